@@ -1,0 +1,77 @@
+// arch_target: one thing a CUDA compiler can be asked to produce — machine code for one GPU
+// (`sm_90a`), PTX for the driver to JIT (`compute_90`), or LTO IR (`lto_90`).
+#pragma once
+
+#include <string_view>
+
+#include "compute_capability.hpp"
+#include "config.hpp"
+#include "detail/text.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Which devices the code is specialised for: every later minor (baseline), exactly this
+/// compute capability (`a`, arch-specific, cc >= 9.0), or the family (`f`, family-specific, cc >= 10.0).
+enum class arch_variant : unsigned char { baseline, arch_specific, family_specific };
+
+/// What the compiler emits: SASS in a cubin (`sm_`), PTX (`compute_`), or NVVM IR for LTO (`lto_`).
+enum class arch_form : unsigned char { sass, ptx, lto };
+
+struct arch_target {
+  compute_capability cc{};
+  arch_variant variant = arch_variant::baseline;
+  arch_form form = arch_form::sass;
+};
+
+// Identity only. Deliberately no ordering: `a` and `f` are not "more" than baseline; order by .cc.
+constexpr bool operator==(const arch_target& a, const arch_target& b) noexcept {
+  return a.cc == b.cc && a.variant == b.variant && a.form == b.form;
+}
+constexpr bool operator!=(const arch_target& a, const arch_target& b) noexcept { return !(a == b); }
+
+/// "", "a" or "f"
+constexpr std::string_view suffix(arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return "a";
+    case arch_variant::family_specific: return "f";
+    case arch_variant::baseline: break;
+  }
+  return "";
+}
+/// "sm_", "compute_" or "lto_"
+constexpr std::string_view prefix(arch_form f) noexcept {
+  switch (f) {
+    case arch_form::ptx: return "compute_";
+    case arch_form::lto: return "lto_";
+    case arch_form::sass: break;
+  }
+  return "sm_";
+}
+
+/// The compiler spelling: "sm_120a", "compute_90", "lto_100f".
+constexpr detail::text<16> to_text(const arch_target& t) {
+  detail::text<16> s(prefix(t.form));
+  s.append_int(t.cc.sm_number()).append(suffix(t.variant));
+  return s;
+}
+
+/// Same cc and variant, another form (the PTX that goes with `sm_90a` is `compute_90a`).
+constexpr arch_target with_form(arch_target t, arch_form f) noexcept {
+  t.form = f;
+  return t;
+}
+
+/// Whether NVIDIA defines this variant for this compute capability at all, independent of any
+/// toolkit: `a` exists from 9.0 on (CUDA 12.0 introduced sm_90a), `f` from 10.0 on (CUDA 12.9
+/// introduced family targets, the first being sm_100f). NVRTC 12.4 and 13.0 reject compute_80a,
+/// compute_88a and compute_90f (shared/reference/ground-truth.md §5, §6b).
+constexpr bool variant_exists(const compute_capability& cc, arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return cc >= compute_capability{9, 0};
+    case arch_variant::family_specific: return cc >= compute_capability{10, 0};
+    case arch_variant::baseline: break;
+  }
+  return true;
+}
+
+CUARCH_END_NAMESPACE

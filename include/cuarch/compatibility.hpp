@@ -1,0 +1,137 @@
+// The rules, and only here: what a CUDA release can build (from the knowledge table), what a device
+// can load, and whether a driver can JIT a compiler's PTX. Each check answers *why not* with a
+// typed error. All constexpr: usable in static_assert.
+#pragma once
+
+#include "arch.hpp"
+#include "arch_table.hpp"
+#include "compute_capability.hpp"
+#include "config.hpp"
+#include "cuda_version.hpp"
+#include "error.hpp"
+#include "expected.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return row.first_a;
+    case arch_variant::family_specific: return row.first_f;
+    case arch_variant::baseline: break;
+  }
+  return row.first;
+}
+}  // namespace detail
+
+/// Whether CUDA `toolkit` (nvcc or NVRTC of that release) can build target t, by the table.
+/// A toolkit newer than the table builds everything the newest known release builds: the table
+/// never calls a newer toolkit "too old" (a live compiler query, where available, has the last word).
+/// Errors: unknown_arch, variant_not_defined, needs_newer_toolkit, removed_in_toolkit,
+/// renamed_in_toolkit, invalid_version (toolkit older than the table).
+constexpr expected<void, error> check_buildable(const arch_target& t, const cuda_version& toolkit) {
+  const cuda_version tk = toolkit.release();
+  if (tk < oldest_known_toolkit()) {
+    error e = detail::make_target_error(errc::invalid_version, source_kind::knowledge_table, t);
+    e.subject.append(" with CUDA ").append(to_text(tk).view());
+    e.raw.append("CUDA ").append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (")
+        .append(to_text(oldest_known_toolkit()).view()).append(")");
+    e.found = tk;
+    return unexpected(e);
+  }
+  const arch_row* row = find_arch_row(t.cc);
+  if (!row) {
+    error e = detail::make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
+    e.found = tk;
+    if (newest_known_toolkit() < tk)
+      e.raw.append("cuarch's table ends at CUDA ").append(to_text(newest_known_toolkit()).view())
+          .append("; CUDA ").append(to_text(tk).view()).append(" may support it, ask the compiler");
+    return unexpected(e);
+  }
+  const cuda_version first = detail::first_release_of(*row, t.variant);
+  if (!variant_exists(t.cc, t.variant) || detail::is_never(first)) {
+    error e = detail::make_target_error(errc::variant_not_defined, source_kind::knowledge_table, t);
+    e.device = t.cc;
+    return unexpected(e);
+  }
+  if (!detail::is_never(row->removed_in) && row->removed_in <= tk) {
+    const bool renamed = row->renamed_to != compute_capability{};
+    error e = detail::make_target_error(renamed ? errc::renamed_in_toolkit : errc::removed_in_toolkit, source_kind::knowledge_table, t);
+    e.required = row->removed_in;
+    e.found = tk;
+    if (renamed) e.replacement = arch_target{row->renamed_to, t.variant, t.form};
+    return unexpected(e);
+  }
+  if (tk < first) {
+    error e = detail::make_target_error(errc::needs_newer_toolkit, source_kind::knowledge_table, t);
+    e.required = first;
+    e.found = tk;
+    return unexpected(e);
+  }
+  return {};
+}
+
+constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) { return check_buildable(t, toolkit).has_value(); }
+
+/// Whether code built for t can run on a device of compute capability `device` (DESIGN §3):
+///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
+///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
+/// (NVIDIA Blackwell family blog; ptxas 13.0 --help; H200 loads sm_90/sm_90a/compute_75..90a and
+/// refuses sm_80/sm_89/sm_100*/compute_100*: shared/reference/ground-truth.md §5.) LTO IR follows the PTX rules.
+constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
+  bool ok = false;
+  const bool same_major = t.cc.major == device.major;
+  switch (t.variant) {
+    case arch_variant::arch_specific: ok = t.cc == device; break;
+    case arch_variant::family_specific: ok = same_major && device.minor >= t.cc.minor; break;
+    case arch_variant::baseline:
+      ok = t.form == arch_form::sass ? (same_major && device.minor >= t.cc.minor) : device >= t.cc;
+      break;
+  }
+  if (ok) return {};
+  error e = detail::make_target_error(errc::cannot_load_on_device, source_kind::none, t);
+  e.device = device;
+  return unexpected(e);
+}
+
+constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
+
+/// The PTX ISA version a release's compilers emit, if the table knows the release.
+constexpr const ptx_isa_version* ptx_isa_of(const cuda_version& release) noexcept {
+  const toolkit_row* row = find_toolkit_row(release);
+  return row ? &row->ptx_isa : nullptr;
+}
+
+/// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
+/// SASS needs no JIT. PTX needs the driver to understand the compiler's PTX ISA (a 13.0 driver
+/// refuses `.version 9.1` with CUDA_ERROR_UNSUPPORTED_PTX_VERSION: ground-truth §2). When either
+/// release is unknown to the table, the driver must be at least the compiler's release.
+constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
+  if (t.form == arch_form::sass) return {};
+  const ptx_isa_version* emitted = ptx_isa_of(compiler);
+  const ptx_isa_version* understood = ptx_isa_of(driver);
+  const bool ok = (emitted && understood) ? *emitted <= *understood : compiler.release() <= driver.release();
+  if (ok) return {};
+  error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
+  e.found = driver.release();
+  e.required = compiler.release();
+  if (emitted) e.ptx_required = *emitted;
+  if (understood) e.ptx_supported = *understood;
+  return unexpected(e);
+}
+
+/// Calls f(arch_target) for every target (sm_, compute_; baseline, a, f) that `toolkit` can build,
+/// by compute capability, then form (sm_ first), then variant.
+template <class F>
+constexpr void for_each_buildable(const cuda_version& toolkit, F&& f) {
+  constexpr arch_variant variants[] = {arch_variant::baseline, arch_variant::arch_specific, arch_variant::family_specific};
+  constexpr arch_form forms[] = {arch_form::sass, arch_form::ptx};
+  for (const auto& row : arch_table)
+    for (const arch_form form : forms)
+      for (const arch_variant v : variants) {
+        const arch_target t{row.cc, v, form};
+        if (is_buildable(t, toolkit)) f(t);
+      }
+}
+
+CUARCH_END_NAMESPACE

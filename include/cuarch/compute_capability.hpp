@@ -1,0 +1,45 @@
+// compute_capability: the device property major.minor (9.0, 12.0, 12.1). Raw integers enter only
+// through the named decoders in decode.hpp.
+#pragma once
+
+#include "config.hpp"
+#include "detail/text.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// A device's compute capability. Plain data members (not major()/minor() functions: glibc defines
+/// function-like macros with those names).
+struct compute_capability {
+  int major = 0;
+  int minor = 0;
+
+  /// The `sm_XY` number: 10 * major + minor (120 for 12.0).
+  constexpr int sm_number() const noexcept { return major * 10 + minor; }
+  /// `__CUDA_ARCH__` encoding: 100 * major + 10 * minor (1200 for 12.0).
+  constexpr int cuda_arch_macro() const noexcept { return major * 100 + minor * 10; }
+};
+
+namespace detail {
+constexpr int compare(const compute_capability& a, const compute_capability& b) noexcept {
+  if (a.major != b.major) return a.major < b.major ? -1 : 1;
+  if (a.minor != b.minor) return a.minor < b.minor ? -1 : 1;
+  return 0;
+}
+}  // namespace detail
+
+// All six operators derive from one compare() so none can disagree with another.
+constexpr bool operator==(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) == 0; }
+constexpr bool operator!=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) != 0; }
+constexpr bool operator<(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) < 0; }
+constexpr bool operator<=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) <= 0; }
+constexpr bool operator>(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) > 0; }
+constexpr bool operator>=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) >= 0; }
+
+/// "12.0"
+constexpr detail::text<8> to_text(const compute_capability& cc) {
+  detail::text<8> t;
+  t.append_int(cc.major).append('.').append_int(cc.minor);
+  return t;
+}
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,46 @@
+// Configuration knobs (each overridable with -D) and the ABI namespace.
+#pragma once
+
+#include "version.hpp"
+
+#if defined(__has_include)
+#  if __has_include(<version>)
+#    include <version>
+#  endif
+#endif
+
+// CUARCH_USE_STD_EXPECTED: 1 = cuarch::expected is std::expected, 0 = the bundled fallback.
+// Automatic choice needs the C++23 library with the monadic operations (202211L); forcing 1 is
+// accepted with the earlier 202202L library (GCC 12) because cuarch itself never calls the monadic
+// members. CMake's CUARCH_EXPECTED option sets this for every consumer, so all agree.
+#ifndef CUARCH_USE_STD_EXPECTED
+#  if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202211L
+#    define CUARCH_USE_STD_EXPECTED 1
+#  else
+#    define CUARCH_USE_STD_EXPECTED 0
+#  endif
+#endif
+#if CUARCH_USE_STD_EXPECTED && !defined(__cpp_lib_expected)
+#  error "CUARCH_USE_STD_EXPECTED=1 needs a standard library with std::expected (C++23)"
+#endif
+
+// The expected implementation is folded into the inline ABI namespace: translation units that
+// disagree on it fail to link instead of silently violating the one-definition rule.
+#if CUARCH_USE_STD_EXPECTED
+#  define CUARCH_ABI_NAMESPACE v0_std_expected
+#else
+#  define CUARCH_ABI_NAMESPACE v0_lite_expected
+#endif
+
+#define CUARCH_BEGIN_NAMESPACE \
+  namespace cuarch {           \
+  inline namespace CUARCH_ABI_NAMESPACE {
+#define CUARCH_END_NAMESPACE \
+  }                          \
+  }
+
+#if defined(__cpp_consteval) && __cpp_consteval >= 201811L && __cplusplus >= 202002L
+#  define CUARCH_HAS_CONSTEVAL() 1
+#else
+#  define CUARCH_HAS_CONSTEVAL() 0
+#endif

@@ -1,0 +1,53 @@
+// constexpr character helpers for the parsers (no <cctype>: it is locale-dependent and not constexpr).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "../config.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+namespace detail {
+
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+constexpr char to_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (to_lower(a[i]) != to_lower(b[i])) return false;
+  return true;
+}
+constexpr bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+constexpr bool istarts_with(std::string_view s, std::string_view p) noexcept { return iequals(s.substr(0, p.size()), p); }
+constexpr bool ends_with(std::string_view s, std::string_view p) noexcept {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+constexpr std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// Reads a run of decimal digits at the front of s (at most 9, so no overflow). Returns the number
+/// of characters consumed (0 when s does not start with a digit or the run is too long).
+constexpr std::size_t read_uint(std::string_view s, int& out) noexcept {
+  std::size_t n = 0;
+  int v = 0;
+  while (n < s.size() && is_digit(s[n])) {
+    if (n == 9) return 0;
+    v = v * 10 + (s[n] - '0');
+    ++n;
+  }
+  if (n > 0) out = v;
+  return n;
+}
+
+/// The whole of s is one unsigned decimal number.
+constexpr bool parse_uint(std::string_view s, int& out) noexcept {
+  return !s.empty() && read_uint(s, out) == s.size();
+}
+
+}  // namespace detail
+CUARCH_END_NAMESPACE

@@ -1,0 +1,257 @@
+// A small expected<T, E> for C++17, with the member names of std::expected and only the subset
+// cuarch documents (has_value, bool, *, ->, value, error, value_or, and_then, transform, or_else,
+// transform_error). constexpr when T and E are trivially destructible, as cuarch's value types are.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "../config.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+template <class E>
+class unexpected {
+ public:
+  constexpr explicit unexpected(const E& e) : error_(e) {}
+  constexpr explicit unexpected(E&& e) : error_(std::move(e)) {}
+  constexpr const E& error() const& noexcept { return error_; }
+  constexpr E& error() & noexcept { return error_; }
+  constexpr E&& error() && noexcept { return std::move(error_); }
+
+ private:
+  E error_;
+};
+template <class E>
+unexpected(E) -> unexpected<E>;
+
+template <class E>
+class bad_expected_access : public std::exception {
+ public:
+  explicit bad_expected_access(E e) : error_(std::move(e)) {}
+  const char* what() const noexcept override { return "bad expected access"; }
+  const E& error() const& noexcept { return error_; }
+
+ private:
+  E error_;
+};
+
+struct unexpect_t {
+  explicit unexpect_t() = default;
+};
+inline constexpr unexpect_t unexpect{};
+
+namespace detail {
+
+// Storage: a union, trivially destructible when both members are (so it stays a literal type).
+template <class T, class E, bool = std::is_trivially_destructible_v<T>&& std::is_trivially_destructible_v<E>>
+struct expected_storage {
+  union {
+    T value_;
+    E error_;
+  };
+  bool has_;
+  template <class... A>
+  constexpr explicit expected_storage(std::in_place_t, A&&... a) : value_(std::forward<A>(a)...), has_(true) {}
+  template <class... A>
+  constexpr explicit expected_storage(unexpect_t, A&&... a) : error_(std::forward<A>(a)...), has_(false) {}
+};
+
+template <class T, class E>
+struct expected_storage<T, E, false> {
+  union {
+    T value_;
+    E error_;
+  };
+  bool has_;
+  template <class... A>
+  explicit expected_storage(std::in_place_t, A&&... a) : value_(std::forward<A>(a)...), has_(true) {}
+  template <class... A>
+  explicit expected_storage(unexpect_t, A&&... a) : error_(std::forward<A>(a)...), has_(false) {}
+  expected_storage(const expected_storage& o) : has_(o.has_) {
+    if (has_) ::new (&value_) T(o.value_);
+    else ::new (&error_) E(o.error_);
+  }
+  expected_storage(expected_storage&& o) noexcept(
+      std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
+      : has_(o.has_) {
+    if (has_) ::new (&value_) T(std::move(o.value_));
+    else ::new (&error_) E(std::move(o.error_));
+  }
+  expected_storage& operator=(const expected_storage& o) {
+    if (this != &o) {
+      destroy();
+      has_ = o.has_;
+      if (has_) ::new (&value_) T(o.value_);
+      else ::new (&error_) E(o.error_);
+    }
+    return *this;
+  }
+  expected_storage& operator=(expected_storage&& o) noexcept(
+      std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>) {
+    if (this != &o) {
+      destroy();
+      has_ = o.has_;
+      if (has_) ::new (&value_) T(std::move(o.value_));
+      else ::new (&error_) E(std::move(o.error_));
+    }
+    return *this;
+  }
+  ~expected_storage() { destroy(); }
+  void destroy() {
+    if (has_) value_.~T();
+    else error_.~E();
+  }
+};
+
+template <class X>
+struct is_expected : std::false_type {};
+
+}  // namespace detail
+
+template <class T, class E>
+class expected;
+
+namespace detail {
+template <class T, class E>
+struct is_expected<expected<T, E>> : std::true_type {};
+}  // namespace detail
+
+template <class T, class E>
+class expected {
+  static_assert(!std::is_void_v<T>, "use expected<void, E> specialization");
+
+ public:
+  using value_type = T;
+  using error_type = E;
+  using unexpected_type = unexpected<E>;
+
+  template <class U = T, std::enable_if_t<std::is_default_constructible_v<U>, int> = 0>
+  constexpr expected() : s_(std::in_place) {}
+  template <class U = T,
+            std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                 !std::is_same_v<std::decay_t<U>, expected> &&
+                                 !std::is_same_v<std::decay_t<U>, std::in_place_t> &&
+                                 !std::is_same_v<std::decay_t<U>, unexpect_t>,
+                             int> = 0>
+  constexpr expected(U&& v) : s_(std::in_place, std::forward<U>(v)) {}  // NOLINT: implicit like std
+  template <class G>
+  constexpr expected(const unexpected<G>& u) : s_(unexpect, u.error()) {}  // NOLINT
+  template <class G>
+  constexpr expected(unexpected<G>&& u) : s_(unexpect, std::move(u).error()) {}  // NOLINT
+  template <class... A>
+  constexpr explicit expected(std::in_place_t, A&&... a) : s_(std::in_place, std::forward<A>(a)...) {}
+  template <class... A>
+  constexpr explicit expected(unexpect_t, A&&... a) : s_(unexpect, std::forward<A>(a)...) {}
+
+  constexpr bool has_value() const noexcept { return s_.has_; }
+  constexpr explicit operator bool() const noexcept { return s_.has_; }
+
+  constexpr const T& operator*() const& noexcept { return s_.value_; }
+  constexpr T& operator*() & noexcept { return s_.value_; }
+  constexpr T&& operator*() && noexcept { return std::move(s_.value_); }
+  constexpr const T* operator->() const noexcept { return &s_.value_; }
+  constexpr T* operator->() noexcept { return &s_.value_; }
+
+  constexpr const T& value() const& {
+    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    return s_.value_;
+  }
+  constexpr T& value() & {
+    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    return s_.value_;
+  }
+  constexpr T&& value() && {
+    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    return std::move(s_.value_);
+  }
+  constexpr const E& error() const& noexcept { return s_.error_; }
+  constexpr E& error() & noexcept { return s_.error_; }
+  constexpr E&& error() && noexcept { return std::move(s_.error_); }
+
+  template <class U>
+  constexpr T value_or(U&& fallback) const& {
+    return s_.has_ ? s_.value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <class U>
+  constexpr T value_or(U&& fallback) && {
+    return s_.has_ ? std::move(s_.value_) : static_cast<T>(std::forward<U>(fallback));
+  }
+
+  template <class F>
+  constexpr auto and_then(F&& f) const& {
+    using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const T&>>>;
+    static_assert(detail::is_expected<R>::value, "and_then: F must return an expected");
+    if (s_.has_) return std::invoke(std::forward<F>(f), s_.value_);
+    return R(unexpect, s_.error_);
+  }
+  template <class F>
+  constexpr auto transform(F&& f) const& {
+    using U = std::remove_cv_t<std::invoke_result_t<F, const T&>>;
+    if (s_.has_) return expected<U, E>(std::in_place, std::invoke(std::forward<F>(f), s_.value_));
+    return expected<U, E>(unexpect, s_.error_);
+  }
+  template <class F>
+  constexpr auto or_else(F&& f) const& {
+    using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const E&>>>;
+    if (s_.has_) return R(std::in_place, s_.value_);
+    return std::invoke(std::forward<F>(f), s_.error_);
+  }
+  template <class F>
+  constexpr auto transform_error(F&& f) const& {
+    using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
+    if (s_.has_) return expected<T, G>(std::in_place, s_.value_);
+    return expected<T, G>(unexpect, std::invoke(std::forward<F>(f), s_.error_));
+  }
+
+ private:
+  detail::expected_storage<T, E> s_;
+};
+
+// expected<void, E>: success carries nothing; E must be trivially destructible or copyable.
+template <class E>
+class expected<void, E> {
+ public:
+  using value_type = void;
+  using error_type = E;
+
+  constexpr expected() noexcept : has_(true), error_() {}
+  template <class G>
+  constexpr expected(const unexpected<G>& u) : has_(false), error_(u.error()) {}  // NOLINT
+  template <class G>
+  constexpr expected(unexpected<G>&& u) : has_(false), error_(std::move(u).error()) {}  // NOLINT
+  template <class... A>
+  constexpr explicit expected(unexpect_t, A&&... a) : has_(false), error_(std::forward<A>(a)...) {}
+
+  constexpr bool has_value() const noexcept { return has_; }
+  constexpr explicit operator bool() const noexcept { return has_; }
+  constexpr void operator*() const noexcept {}
+  constexpr void value() const {
+    if (!has_) throw bad_expected_access<E>(error_);
+  }
+  constexpr const E& error() const& noexcept { return error_; }
+  constexpr E& error() & noexcept { return error_; }
+
+  template <class F>
+  constexpr auto and_then(F&& f) const& {
+    using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F>>>;
+    if (has_) return std::invoke(std::forward<F>(f));
+    return R(unexpect, error_);
+  }
+  template <class F>
+  constexpr auto transform_error(F&& f) const& {
+    using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
+    if (has_) return expected<void, G>();
+    return expected<void, G>(unexpect, std::invoke(std::forward<F>(f), error_));
+  }
+
+ private:
+  bool has_;
+  E error_;  // default-constructed on success: E must be default constructible (cuarch::error is)
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,65 @@
+// A fixed-capacity, constexpr string: lets pure functions build text (arch spellings, error
+// subjects) without allocating, so they also work inside static_assert under C++17.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "../config.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+namespace detail {
+
+template <std::size_t Capacity>
+class text {
+ public:
+  constexpr text() = default;
+  constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit, like a string
+
+  /// Appends as much of s as fits; a cut-off end is marked with "..." so it is never silent.
+  constexpr text& append(std::string_view s) {
+    for (char c : s) {
+      if (size_ == Capacity) {
+        mark_truncated();
+        break;
+      }
+      data_[size_++] = c;
+    }
+    return *this;
+  }
+  constexpr text& append(char c) { return append(std::string_view(&c, 1)); }
+  constexpr text& append_int(long long v) {
+    char digits[24]{};
+    std::size_t n = 0;
+    const bool negative = v < 0;
+    unsigned long long u = negative ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do {
+      digits[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (negative) append('-');
+    while (n > 0) append(digits[--n]);
+    return *this;
+  }
+
+  constexpr std::string_view view() const noexcept { return {data_, size_}; }
+  constexpr const char* data() const noexcept { return data_; }
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  std::string str() const { return std::string(view()); }
+
+  friend constexpr bool operator==(const text& a, const text& b) noexcept { return a.view() == b.view(); }
+  friend constexpr bool operator!=(const text& a, const text& b) noexcept { return !(a == b); }
+
+ private:
+  constexpr void mark_truncated() {
+    for (std::size_t i = 0; i < 3 && i < Capacity; ++i) data_[Capacity - 1 - i] = '.';
+  }
+
+  char data_[Capacity + 1]{};  // +1 keeps a terminating NUL for C APIs
+  std::size_t size_ = 0;
+};
+
+}  // namespace detail
+CUARCH_END_NAMESPACE

@@ -1,0 +1,314 @@
+// error: the one structured error of cuarch. A literal type, so constexpr parsing and table
+// queries can return it under C++17; its text (what was asked, what was found where, what would
+// fix it) is rendered on demand by message(). std::error_code users get a bridge.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "arch.hpp"
+#include "compute_capability.hpp"
+#include "config.hpp"
+#include "cuda_version.hpp"
+#include "detail/text.hpp"
+#include "source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+enum class errc : int {
+  // 0 is never an error (std::error_code convention).
+  // --- input ---
+  empty_input = 1,          // "", or a list with no tokens
+  malformed_token,          // "sm_", "9.0.a", "abc"
+  unknown_suffix,           // "compute_90b"
+  variant_not_defined,      // "8.0a", "9.0f": that suffix does not exist for that compute capability
+  ptx_of_specific_variant,  // "12.0a+PTX": forward-compatible PTX cannot be arch-specific
+  keyword_not_alone,        // "native;90": native/all/all-major stand alone
+  too_many_targets,         // more targets than a target list holds
+  invalid_version,          // a version number or text that decodes to nothing sensible
+  // --- what a toolkit can build (knowledge table or live compiler) ---
+  unknown_arch,             // well formed, but no toolkit in the table knows this compute capability
+  needs_newer_toolkit,      // sm_120a with CUDA 12.4
+  removed_in_toolkit,       // sm_70 with CUDA 13.0
+  renamed_in_toolkit,       // sm_101 with CUDA 13.0 (now sm_110)
+  rejected_by_compiler,     // the live compiler does not list / accept it
+  // --- what a device / driver can load ---
+  cannot_load_on_device,    // sm_90a on a 10.0 device, sm_80 on 9.0
+  ptx_too_new_for_driver,   // PTX ISA 9.0 on a 12.8 driver
+  // --- edges: libraries, processes, files, devices ---
+  library_not_found,
+  symbol_not_found,
+  library_call_failed,
+  process_failed,
+  process_timed_out,
+  file_unreadable,
+  malformed_output,         // a tool or file said something that is not a version
+  no_device,
+  invalid_environment,
+  // --- resolution ---
+  nothing_resolved,         // every requested target was rejected
+};
+
+constexpr std::string_view to_string(errc e) noexcept {
+  switch (e) {
+    case errc::empty_input: return "empty input";
+    case errc::malformed_token: return "malformed architecture";
+    case errc::unknown_suffix: return "unknown suffix";
+    case errc::variant_not_defined: return "variant does not exist";
+    case errc::ptx_of_specific_variant: return "+PTX on an a/f target";
+    case errc::keyword_not_alone: return "keyword must stand alone";
+    case errc::too_many_targets: return "too many targets";
+    case errc::invalid_version: return "invalid version";
+    case errc::unknown_arch: return "unknown architecture";
+    case errc::needs_newer_toolkit: return "needs a newer toolkit";
+    case errc::removed_in_toolkit: return "removed from the toolkit";
+    case errc::renamed_in_toolkit: return "renamed in the toolkit";
+    case errc::rejected_by_compiler: return "rejected by the compiler";
+    case errc::cannot_load_on_device: return "cannot load on the device";
+    case errc::ptx_too_new_for_driver: return "PTX too new for the driver";
+    case errc::library_not_found: return "library not found";
+    case errc::symbol_not_found: return "symbol not found";
+    case errc::library_call_failed: return "library call failed";
+    case errc::process_failed: return "process failed";
+    case errc::process_timed_out: return "process timed out";
+    case errc::file_unreadable: return "file unreadable";
+    case errc::malformed_output: return "malformed output";
+    case errc::no_device: return "no device";
+    case errc::invalid_environment: return "invalid environment";
+    case errc::nothing_resolved: return "nothing resolved";
+  }
+  return "unknown error";
+}
+
+/// Everything known about one failure. Fields that do not apply keep their defaults.
+struct error {
+  static constexpr std::size_t no_position = static_cast<std::size_t>(-1);
+
+  errc code{};
+  source_kind source = source_kind::none;  // where the deciding fact came from
+  std::size_t position = no_position;      // offset of the token in the input, for input errors
+  bool has_target = false;
+  arch_target target{};                    // the target asked about
+  arch_target replacement{};               // renamed_in_toolkit: the new name
+  compute_capability device{};             // cannot_load_on_device / no variant: the cc concerned
+  cuda_version required{};                 // needs_newer_toolkit: first release; removed: first release without it
+  cuda_version found{};                    // the version that was found (compiler, driver, ...)
+  ptx_isa_version ptx_required{}, ptx_supported{};
+  int native_status = 0;                   // nvrtcResult / CUresult / errno / exit status
+  detail::text<96> subject;                // what was asked, verbatim: token, list, variable value
+  detail::text<320> location;              // where: a path, a library, an environment variable
+  detail::text<200> raw;                   // raw words of the source (NVRTC log, nvcc output)
+
+  std::error_code error_code() const noexcept;
+  /// One paragraph: what was asked, what was found where, and what would fix it.
+  std::string message() const;
+};
+
+namespace detail {
+
+constexpr error make_error(errc code, source_kind source) {
+  error e;
+  e.code = code;
+  e.source = source;
+  return e;
+}
+constexpr error make_target_error(errc code, source_kind source, const arch_target& t) {
+  error e = make_error(code, source);
+  e.has_target = true;
+  e.target = t;
+  e.subject = to_text(t).view();
+  return e;
+}
+
+inline void append_found_where(std::string& out, const error& e) {
+  if ((e.source == source_kind::none || e.source == source_kind::user_input) && e.location.empty()) return;
+  out += " (";
+  out += to_string(e.source);
+  if (!e.location.empty()) {
+    out += " at ";
+    out += e.location.view();
+  }
+  out += ')';
+}
+
+}  // namespace detail
+
+inline std::string error::message() const {
+  std::string m;
+  const std::string subj(subject.view());
+  const std::string tgt(to_text(target).view());
+  const std::string req(to_text(required).view());
+  const std::string fnd(to_text(found).view());
+  auto where = [&] {
+    std::string w;
+    detail::append_found_where(w, *this);
+    return w;
+  };
+  auto at_position = [&] {
+    return position == no_position ? std::string() : " at position " + std::to_string(position);
+  };
+  switch (code) {
+    case errc::empty_input:
+      m = (position != no_position && !subject.empty() ? "empty entry" + at_position() + " of '" + subj + "'"
+                                                       : std::string("no architecture given")) +
+          where() + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
+      break;
+    case errc::malformed_token:
+      m = "'" + subj + "'" + at_position() + " is not a CUDA architecture" + where() +
+          "; fix: write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real";
+      break;
+    case errc::unknown_suffix:
+      m = "'" + subj + "'" + at_position() + " has an unknown suffix" + where() +
+          "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
+      break;
+    case errc::variant_not_defined:
+      m = "'" + subj + "'" + at_position() + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " +
+          std::string(to_text(target.cc).view()) + where() + "; fix: " +
+          (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
+          ", use the plain target " + std::string(to_text(target.cc).view());
+      break;
+    case errc::ptx_of_specific_variant:
+      m = "'" + subj + "'" + at_position() +
+          ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where() +
+          "; fix: write compute_" + std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) +
+          " for arch-specific PTX, or " + std::string(to_text(target.cc).view()) + "+PTX for portable PTX";
+      break;
+    case errc::keyword_not_alone:
+      m = "'" + subj + "'" + at_position() + " must be the only entry of the list" + where() +
+          "; fix: use native, all or all-major alone, or list targets explicitly";
+      break;
+    case errc::too_many_targets:
+      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() +
+          "; fix: split the list";
+      break;
+    case errc::invalid_version:
+      m = has_target ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
+                     : "'" + subj + "' is not a valid version" + where() + "; fix: pass a version like 12.8 or 12.8.93";
+      break;
+    case errc::unknown_arch:
+      m = tgt + ": compute capability " + std::string(to_text(target.cc).view()) +
+          " is not known to any CUDA release in cuarch's table" + where() +
+          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
+          "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
+          "itself (NVRTC's supported-arch list decides) or update cuarch";
+      break;
+    case errc::needs_newer_toolkit:
+      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where() + "; fix: compile with CUDA " + req +
+          " or newer, or drop " + tgt;
+      break;
+    case errc::removed_in_toolkit:
+      m = tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where() +
+          "; fix: compile it with an older CUDA, or target a newer GPU";
+      break;
+    case errc::renamed_in_toolkit:
+      m = tgt + " was renamed " + std::string(to_text(replacement).view()) + " in CUDA " + req + " (have " + fnd + ")" +
+          where() + "; fix: use " + std::string(to_text(replacement).view());
+      break;
+    case errc::rejected_by_compiler:
+      m = tgt + " is not supported by the compiler, CUDA " + fnd + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
+      break;
+    case errc::cannot_load_on_device:
+      m = tgt + " cannot run on a device of compute capability " + std::string(to_text(device).view()) + where() +
+          "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
+      break;
+    case errc::ptx_too_new_for_driver:
+      m = tgt + " is PTX ISA " + std::string(to_text(ptx_required).view()) + ", but the driver (CUDA " + fnd +
+          ") JITs PTX ISA up to " + std::string(to_text(ptx_supported).view()) + where() +
+          "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
+      break;
+    case errc::library_not_found:
+      m = "could not load " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: install it, or pass its absolute path explicitly";
+      break;
+    case errc::symbol_not_found:
+      m = "symbol " + subj + " is missing" + where() +
+          "; fix: the library is too old or not the one expected; pass another library";
+      break;
+    case errc::library_call_failed:
+      m = subj + " failed with status " + std::to_string(native_status) + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: check the installation (driver loaded, library intact)";
+      break;
+    case errc::process_failed:
+      m = "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: run it by hand to see why";
+      break;
+    case errc::process_timed_out:
+      m = "'" + subj + "' did not finish in time and was killed" + where() +
+          "; fix: check that the program is a working compiler, or raise the timeout";
+      break;
+    case errc::file_unreadable:
+      m = "cannot read " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: check the path and its permissions";
+      break;
+    case errc::malformed_output:
+      m = subj + " gave no recognisable version" + where() +
+          (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +
+          "; fix: point cuarch at a genuine CUDA installation";
+      break;
+    case errc::no_device:
+      m = "no CUDA device is visible" + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: pass the devices explicitly (e.g. --device-cc 9.0) or request explicit targets";
+      break;
+    case errc::invalid_environment:
+      m = "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: correct or unset it";
+      break;
+    case errc::nothing_resolved:
+      m = "no target could be resolved for '" + subj + "'" + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view()));
+      break;
+  }
+  if (m.empty()) m = std::string(to_string(code));
+  return m;
+}
+
+/// The std::error_code category of cuarch::errc. Note: categories are compared by address; across
+/// shared libraries built with hidden visibility compare error::code (the enum) instead.
+class error_category_impl final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "cuarch"; }
+  std::string message(int c) const override { return std::string(to_string(static_cast<errc>(c))); }
+  std::error_condition default_error_condition(int c) const noexcept override {
+    switch (static_cast<errc>(c)) {
+      case errc::empty_input:
+      case errc::malformed_token:
+      case errc::unknown_suffix:
+      case errc::variant_not_defined:
+      case errc::ptx_of_specific_variant:
+      case errc::keyword_not_alone:
+      case errc::invalid_version:
+      case errc::invalid_environment:
+        return std::errc::invalid_argument;
+      case errc::process_timed_out: return std::errc::timed_out;
+      case errc::library_not_found:
+      case errc::file_unreadable: return std::errc::no_such_file_or_directory;
+      case errc::needs_newer_toolkit:
+      case errc::removed_in_toolkit:
+      case errc::renamed_in_toolkit:
+      case errc::rejected_by_compiler:
+      case errc::unknown_arch:
+      case errc::cannot_load_on_device:
+      case errc::ptx_too_new_for_driver: return std::errc::not_supported;
+      default: return std::error_condition(c, *this);
+    }
+  }
+};
+
+inline const std::error_category& error_category() noexcept {
+  static const error_category_impl instance;
+  return instance;
+}
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), error_category()}; }
+inline std::error_code error::error_code() const noexcept { return make_error_code(code); }
+
+CUARCH_END_NAMESPACE
+
+namespace std {
+template <>
+struct is_error_code_enum<cuarch::errc> : true_type {};
+}  // namespace std

@@ -1,0 +1,45 @@
+// Spellings of one target for each consumer: nvcc -gencode, the NVRTC option, CMake
+// CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST and the dotted form. (Whole target sets, where SASS and
+// PTX of one arch merge into `90` / `9.0+PTX`, are spelled by outputs.hpp.)
+#pragma once
+
+#include "arch.hpp"
+#include "config.hpp"
+#include "detail/text.hpp"
+#include "error.hpp"
+#include "expected.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// "-gencode=arch=compute_90a,code=sm_90a" (SASS), "...,code=compute_90" (PTX), "...,code=lto_90" (LTO).
+constexpr detail::text<64> gencode_flag(const arch_target& t) {
+  detail::text<64> s("-gencode=arch=");
+  s.append(to_text(with_form(t, arch_form::ptx)).view()).append(",code=").append(to_text(t).view());
+  return s;
+}
+
+/// The NVRTC option selecting t: "--gpu-architecture=sm_90a" (NVRTC compiles one target per
+/// program). For LTO IR, NVRTC takes the compute_ target and the separate option "-dlto".
+constexpr detail::text<48> nvrtc_arch_option(const arch_target& t) {
+  detail::text<48> s("--gpu-architecture=");
+  s.append(to_text(t.form == arch_form::lto ? with_form(t, arch_form::ptx) : t).view());
+  return s;
+}
+
+/// "12.0a": the dotted spelling (PyTorch, FlashInfer, the CLI's --device-cc).
+constexpr detail::text<16> dotted(const arch_target& t) {
+  detail::text<16> s(to_text(t.cc).view());
+  s.append(suffix(t.variant));
+  return s;
+}
+
+/// CMake CUDA_ARCHITECTURES entry for one target: "90a-real" (SASS) or "90a-virtual" (PTX).
+/// CMake has no spelling for LTO IR.
+constexpr expected<detail::text<24>, error> cmake_spelling(const arch_target& t) {
+  if (t.form == arch_form::lto) return unexpected(detail::make_target_error(errc::malformed_token, source_kind::none, t));
+  detail::text<24> s;
+  s.append_int(t.cc.sm_number()).append(suffix(t.variant)).append(t.form == arch_form::sass ? "-real" : "-virtual");
+  return s;
+}
+
+CUARCH_END_NAMESPACE

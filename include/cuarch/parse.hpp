@@ -1,0 +1,490 @@
+// Parsing every spelling of a CUDA target that users type (DESIGN §4.1), constexpr.
+//
+//   generic  the lenient door: sm_90a, compute_90a, lto_90, 9.0a, 90a, 9.0+PTX, 90-real, 90-virtual;
+//            lists separated by spaces, commas or semicolons
+//   torch    TORCH_CUDA_ARCH_LIST: 8.6, 9.0a, 8.6+PTX, named generations (Ampere, Hopper+PTX...),
+//            separated by spaces or semicolons
+//   cmake    CUDA_ARCHITECTURES / CUDAARCHS: 90 (SASS + PTX), 90a-real, 90-virtual, native, all,
+//            all-major; separated by semicolons
+//   nvcc     flags: -arch=sm_90a, --gpu-architecture=compute_90, -gencode=arch=compute_90a,code=sm_90a,
+//            --generate-code arch=...,code=[sm_90a,compute_90a]
+//
+// Nothing is dropped: an unknown suffix, a suffix that does not exist for that compute capability,
+// an empty entry or list, or anything unrecognised is an error naming the token and its offset.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "arch.hpp"
+#include "config.hpp"
+#include "detail/chars.hpp"
+#include "error.hpp"
+#include "expected.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+enum class arch_dialect : unsigned char { generic, torch, cmake, nvcc };
+
+/// native / all / all-major: requests resolved later against devices or the compile toolkit.
+enum class arch_keyword : unsigned char { none, native, all, all_major };
+
+constexpr std::string_view to_string(arch_keyword k) noexcept {
+  switch (k) {
+    case arch_keyword::native: return "native";
+    case arch_keyword::all: return "all";
+    case arch_keyword::all_major: return "all-major";
+    case arch_keyword::none: break;
+  }
+  return "";
+}
+
+/// One target and where in the input it was written.
+struct parsed_target {
+  arch_target target{};
+  std::size_t position = 0;  // offset of the token in the input
+  std::size_t length = 0;    // length of the token
+};
+
+/// The targets one token stands for (`9.0+PTX` is two: sm_90 and compute_90).
+struct token_targets {
+  arch_target items[2]{};
+  std::size_t count = 0;
+};
+
+/// A parsed list: either a keyword, or targets in input order without duplicates. Fixed capacity,
+/// so it is a literal type and parsing allocates nothing.
+class parsed_arch_list {
+ public:
+  static constexpr std::size_t capacity = 96;
+
+  constexpr arch_keyword keyword() const noexcept { return keyword_; }
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr const parsed_target& operator[](std::size_t i) const noexcept { return items_[i]; }
+  constexpr const parsed_target* begin() const noexcept { return items_; }
+  constexpr const parsed_target* end() const noexcept { return items_ + size_; }
+  constexpr bool contains(const arch_target& t) const noexcept {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (items_[i].target == t) return true;
+    return false;
+  }
+
+  constexpr void set_keyword(arch_keyword k) noexcept { keyword_ = k; }
+  /// Adds t unless already present; false when full.
+  constexpr bool add(const parsed_target& t) noexcept {
+    if (contains(t.target)) return true;
+    if (size_ == capacity) return false;
+    items_[size_++] = t;
+    return true;
+  }
+
+ private:
+  parsed_target items_[capacity]{};
+  std::size_t size_ = 0;
+  arch_keyword keyword_ = arch_keyword::none;
+};
+
+namespace detail {
+
+constexpr error token_error(errc code, std::string_view token, std::size_t position) {
+  error e = make_error(code, source_kind::user_input);
+  e.subject = token;
+  e.position = position;
+  return e;
+}
+
+/// The part after the prefix: "<sm number>[a|f]". Used for sm_/compute_/lto_ and CMake integers.
+struct number_and_suffix {
+  compute_capability cc{};
+  arch_variant variant = arch_variant::baseline;
+  std::size_t consumed = 0;
+};
+
+constexpr expected<number_and_suffix, error> read_variant(std::string_view rest, compute_capability cc, std::size_t n,
+                                                          std::string_view token, std::size_t position) {
+  number_and_suffix r{cc, arch_variant::baseline, n};
+  if (n < rest.size()) {
+    const char c = rest[n];
+    if (c == 'a' || c == 'f') {
+      r.variant = c == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
+      ++r.consumed;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      return unexpected(token_error(errc::unknown_suffix, token, position));
+    }
+  }
+  if (!variant_exists(r.cc, r.variant)) {
+    error e = token_error(errc::variant_not_defined, token, position);
+    e.has_target = true;
+    e.target = arch_target{r.cc, r.variant, arch_form::sass};
+    return unexpected(e);
+  }
+  return r;
+}
+
+constexpr expected<number_and_suffix, error> read_sm_number(std::string_view rest, std::string_view token, std::size_t position) {
+  int number = 0;
+  const std::size_t n = read_uint(rest, number);
+  // Two or three digits, no leading zero: 75, 90, 120. One digit or "075" is not a target.
+  if (n < 2 || n > 3 || rest[0] == '0') return unexpected(token_error(errc::malformed_token, token, position));
+  return read_variant(rest, compute_capability{number / 10, number % 10}, n, token, position);
+}
+
+/// "12.0a" -> 12.0 + a; major one or two digits, minor exactly one digit.
+constexpr expected<number_and_suffix, error> read_dotted(std::string_view s, std::string_view token, std::size_t position) {
+  int major = 0, minor = 0;
+  std::size_t n = read_uint(s, major);
+  if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.')
+    return unexpected(token_error(errc::malformed_token, token, position));
+  const std::size_t m = read_uint(s.substr(n + 1), minor);
+  if (m != 1) return unexpected(token_error(errc::malformed_token, token, position));
+  return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
+}
+
+constexpr bool has_ptx_suffix(std::string_view s) noexcept {
+  return s.size() >= 4 && iequals(s.substr(s.size() - 4), "+ptx");
+}
+
+constexpr token_targets one(arch_target t) noexcept {
+  token_targets r;
+  r.items[0] = t;
+  r.count = 1;
+  return r;
+}
+constexpr token_targets two(arch_target a, arch_target b) noexcept {
+  token_targets r;
+  r.items[0] = a;
+  r.items[1] = b;
+  r.count = 2;
+  return r;
+}
+
+/// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it).
+constexpr expected<token_targets, error> parse_prefixed(std::string_view token, std::size_t position, bool& matched) {
+  struct prefix_form {
+    std::string_view text;
+    arch_form form;
+  };
+  constexpr prefix_form prefixes[] = {{"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
+  for (const auto& p : prefixes) {
+    if (!starts_with(token, p.text)) continue;
+    matched = true;
+    const std::string_view rest = token.substr(p.text.size());
+    const auto r = read_sm_number(rest, token, position);
+    if (!r) return unexpected(r.error());
+    if (r->consumed != rest.size()) {
+      // "compute_90b" is a wrong suffix; "sm_90a1", "sm_9.0" are malformed.
+      const char c = rest[r->consumed];
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      return unexpected(token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
+    }
+    return one(arch_target{r->cc, r->variant, p.form});
+  }
+  return token_targets{};
+}
+
+/// `+PTX` asks for PTX that later GPUs can JIT; a/f code never runs on later GPUs.
+constexpr expected<token_targets, error> with_ptx(arch_target sass, bool ptx, std::string_view token, std::size_t position) {
+  if (!ptx) return one(sass);
+  if (sass.variant != arch_variant::baseline) {
+    error e = token_error(errc::ptx_of_specific_variant, token, position);
+    e.has_target = true;
+    e.target = sass;
+    return unexpected(e);
+  }
+  return two(sass, with_form(sass, arch_form::ptx));
+}
+
+/// Integer forms: "90a", "90-real", "90-virtual". `bare_means_both` is CMake's rule: a bare
+/// number means SASS and PTX.
+constexpr expected<token_targets, error> parse_integer(std::string_view token, std::size_t position, bool bare_means_both) {
+  std::string_view body = token;
+  enum { bare, real, virt } kind = bare;
+  if (ends_with(body, "-real")) {
+    kind = real;
+    body.remove_suffix(5);
+  } else if (ends_with(body, "-virtual")) {
+    kind = virt;
+    body.remove_suffix(8);
+  }
+  const auto r = read_sm_number(body, token, position);
+  if (!r) return unexpected(r.error());
+  if (r->consumed != body.size()) {
+    const char c = body[r->consumed];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return unexpected(token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
+  }
+  const arch_target sass{r->cc, r->variant, arch_form::sass};
+  if (kind == real) return one(sass);
+  if (kind == virt) return one(with_form(sass, arch_form::ptx));
+  return bare_means_both ? two(sass, with_form(sass, arch_form::ptx)) : one(sass);
+}
+
+}  // namespace detail
+
+/// One token of a list in the given dialect (no keywords, no named generations, no nvcc flags).
+constexpr expected<token_targets, error> parse_arch_token(std::string_view token, arch_dialect dialect = arch_dialect::generic,
+                                                          std::size_t position = 0) {
+  if (token.empty()) return unexpected(detail::token_error(errc::empty_input, token, position));
+  bool matched = false;
+  if (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc) {
+    auto r = detail::parse_prefixed(token, position, matched);
+    if (matched) return r;
+  }
+  if (dialect == arch_dialect::nvcc) return unexpected(detail::token_error(errc::malformed_token, token, position));
+
+  std::string_view body = token;
+  const bool ptx = dialect != arch_dialect::cmake && detail::has_ptx_suffix(body);
+  if (ptx) body.remove_suffix(4);
+  if (body.find('.') != std::string_view::npos && dialect != arch_dialect::cmake) {
+    const auto r = detail::read_dotted(body, token, position);
+    if (!r) return unexpected(r.error());
+    if (r->consumed != body.size()) {
+      const char c = body[r->consumed];
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      return unexpected(detail::token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
+    }
+    return detail::with_ptx(arch_target{r->cc, r->variant, arch_form::sass}, ptx, token, position);
+  }
+  if (dialect == arch_dialect::torch) return unexpected(detail::token_error(errc::malformed_token, token, position));
+  if (ptx) {  // generic "90+PTX"
+    const auto r = detail::parse_integer(body, position, false);
+    if (!r) return unexpected(detail::token_error(r.error().code, token, position));
+    if (body.find('-') != std::string_view::npos) return unexpected(detail::token_error(errc::malformed_token, token, position));
+    return detail::with_ptx(r->items[0], true, token, position);
+  }
+  return detail::parse_integer(token, position, dialect == arch_dialect::cmake);
+}
+
+/// Exactly one target: `sm_120a`, `compute_90`, `lto_90`, `12.0a`, `120a`, `90-virtual`.
+/// Spellings that stand for two targets (`9.0+PTX`) are rejected here; use parse_arch_list.
+constexpr expected<arch_target, error> parse_arch(std::string_view token) {
+  const std::string_view t = detail::trim(token);
+  const auto r = parse_arch_token(t);
+  if (!r) return unexpected(r.error());
+  if (r->count != 1) return unexpected(detail::token_error(errc::malformed_token, t, 0));
+  return r->items[0];
+}
+
+namespace detail {
+
+/// PyTorch's named generations (torch/utils/cpp_extension.py `named_arches`, late 2025).
+struct named_generation {
+  std::string_view name;
+  std::string_view archs;
+};
+inline constexpr named_generation torch_named_generations[] = {
+    {"Kepler+Tesla", "3.7"},       {"Kepler", "3.5+PTX"},         {"Maxwell+Tegra", "5.3"},
+    {"Maxwell", "5.0;5.2+PTX"},    {"Pascal", "6.0;6.1+PTX"},     {"Volta+Tegra", "7.2"},
+    {"Volta", "7.0+PTX"},          {"Turing", "7.5+PTX"},         {"Ampere+Tegra", "8.7"},
+    {"Ampere", "8.0;8.6+PTX"},     {"Ada", "8.9+PTX"},            {"Hopper", "9.0+PTX"},
+    {"Blackwell+Tegra", "11.0"},   {"Blackwell", "10.0;10.3;12.0;12.1+PTX"},
+};
+
+constexpr bool is_separator(char c, arch_dialect d) noexcept {
+  switch (d) {
+    case arch_dialect::generic: return c == ';' || c == ',' || is_space(c);
+    case arch_dialect::torch: return c == ';' || is_space(c);
+    case arch_dialect::cmake: return c == ';';
+    case arch_dialect::nvcc: return is_space(c);
+  }
+  return false;
+}
+
+constexpr arch_keyword keyword_of(std::string_view token, arch_dialect d) noexcept {
+  if (d == arch_dialect::torch) return token == "native" ? arch_keyword::native : arch_keyword::none;
+  if (token == "native") return arch_keyword::native;
+  if (token == "all") return arch_keyword::all;
+  if (token == "all-major") return arch_keyword::all_major;
+  return arch_keyword::none;
+}
+
+constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position,
+                                            std::size_t length, std::string_view input) {
+  for (std::size_t i = 0; i < t.count; ++i) {
+    if (!list.add(parsed_target{t.items[i], position, length})) {
+      error e = token_error(errc::too_many_targets, input, error::no_position);
+      return unexpected(e);
+    }
+  }
+  return {};
+}
+
+/// nvcc: the value of --gpu-code / code= : "sm_90a" or "[sm_90a,compute_90a]", with the PTX
+/// architecture of `arch=` as context (code=sm_90a with arch=compute_90a is just sm_90a).
+constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
+                                               std::size_t position, std::string_view flag, std::string_view input) {
+  if (!codes.empty() && codes.front() == '[') {
+    if (codes.back() != ']') return unexpected(token_error(errc::malformed_token, flag, position));
+    codes = codes.substr(1, codes.size() - 2);
+  }
+  if (codes.empty()) return unexpected(token_error(errc::malformed_token, flag, position));
+  while (!codes.empty()) {
+    const std::size_t comma = codes.find(',');
+    const std::string_view code = codes.substr(0, comma);
+    bool matched = false;
+    const auto t = parse_prefixed(code, position, matched);
+    if (!matched || !t) return unexpected(matched ? t.error() : token_error(errc::malformed_token, flag, position));
+    const arch_target c = t->items[0];
+    // nvcc refuses code= older than arch= and code=compute_X different from arch=compute_X.
+    if (c.cc < virt.cc || (c.form == arch_form::ptx && c != virt))
+      return unexpected(token_error(errc::malformed_token, flag, position));
+    const auto added = add_targets(list, t.value(), position, flag.size(), input);
+    if (!added) return added;
+    if (comma == std::string_view::npos) break;
+    codes.remove_prefix(comma + 1);
+  }
+  return {};
+}
+
+/// "arch=compute_90a,code=sm_90a" (the value of -gencode / --generate-code).
+constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_view value, std::size_t position,
+                                            std::string_view flag, std::string_view input) {
+  if (!starts_with(value, "arch=")) return unexpected(token_error(errc::malformed_token, flag, position));
+  value.remove_prefix(5);
+  const std::size_t comma = value.find(",code=");
+  const std::string_view arch_part = value.substr(0, comma);
+  bool matched = false;
+  const auto a = parse_prefixed(arch_part, position, matched);
+  if (!matched || !a) return unexpected(matched ? a.error() : token_error(errc::malformed_token, flag, position));
+  if (a->items[0].form != arch_form::ptx) return unexpected(token_error(errc::malformed_token, flag, position));
+  if (comma == std::string_view::npos) return add_targets(list, a.value(), position, flag.size(), input);
+  return add_nvcc_codes(list, value.substr(comma + 6), a->items[0], position, flag, input);
+}
+
+/// -arch=sm_90a: nvcc's shorthand for SASS sm_90a plus PTX compute_90a; -arch=compute_90: PTX only.
+constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::string_view value, std::size_t position,
+                                              std::string_view flag, std::string_view input) {
+  const arch_keyword k = keyword_of(value, arch_dialect::nvcc);
+  if (k != arch_keyword::none) {
+    if (!list.empty() || list.keyword() != arch_keyword::none)
+      return unexpected(token_error(errc::keyword_not_alone, flag, position));
+    list.set_keyword(k);
+    return {};
+  }
+  bool matched = false;
+  const auto t = parse_prefixed(value, position, matched);
+  if (!matched || !t) return unexpected(matched ? t.error() : token_error(errc::malformed_token, flag, position));
+  const arch_target a = t->items[0];
+  if (a.form == arch_form::sass) return add_targets(list, two(a, with_form(a, arch_form::ptx)), position, flag.size(), input);
+  return add_targets(list, t.value(), position, flag.size(), input);
+}
+
+constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
+  struct flag_kind {
+    std::string_view name;
+    bool gencode;
+  };
+  // Longest spellings first, so "--gpu-architecture" is not read as "-arch".
+  constexpr flag_kind flags[] = {{"--gpu-architecture", false}, {"--generate-code", true}, {"-gencode", true}, {"-arch", false}};
+  std::size_t i = 0;
+  auto next_word = [&](std::size_t& start) {
+    while (i < input.size() && is_space(input[i])) ++i;
+    start = i;
+    while (i < input.size() && !is_space(input[i])) ++i;
+    return input.substr(start, i - start);
+  };
+  bool any = false;
+  while (true) {
+    std::size_t pos = 0;
+    const std::string_view word = next_word(pos);
+    if (word.empty()) break;
+    any = true;
+    bool handled = false;
+    for (const auto& f : flags) {
+      if (!starts_with(word, f.name)) continue;
+      std::string_view value;
+      if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
+        std::size_t vpos = 0;
+        value = next_word(vpos);
+        if (value.empty()) return unexpected(token_error(errc::malformed_token, word, pos));
+      } else if (word[f.name.size()] == '=') {
+        value = word.substr(f.name.size() + 1);
+      } else {
+        continue;  // e.g. "-architecture": not this flag
+      }
+      const auto r = f.gencode ? add_gencode(list, value, pos, word, input) : add_nvcc_arch(list, value, pos, word, input);
+      if (!r) return r;
+      handled = true;
+      break;
+    }
+    if (!handled) return unexpected(token_error(errc::malformed_token, word, pos));
+  }
+  if (!any) return unexpected(token_error(errc::empty_input, input, 0));
+  if (list.keyword() != arch_keyword::none && !list.empty())
+    return unexpected(token_error(errc::keyword_not_alone, to_string(list.keyword()), 0));
+  return {};
+}
+
+}  // namespace detail
+
+/// A whole list in the given dialect. An empty list, an empty entry ("8.0;;9.0"), a keyword mixed
+/// with targets, or any bad token is an error naming the token and its offset.
+constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic) {
+  parsed_arch_list list;
+  if (dialect == arch_dialect::nvcc) {
+    const auto r = detail::parse_nvcc_flags(list, input);
+    if (!r) return unexpected(r.error());
+    return list;
+  }
+  // Trailing/leading whitespace is tolerated; empty entries between separators are not.
+  std::size_t begin = 0, end = input.size();
+  while (begin < end && detail::is_space(input[begin])) ++begin;
+  while (end > begin && detail::is_space(input[end - 1])) --end;
+  if (begin == end) return unexpected(detail::token_error(errc::empty_input, input, 0));
+
+  std::size_t count = 0;
+  std::size_t i = begin;
+  while (i <= end) {
+    std::size_t j = i;
+    while (j < end && !detail::is_separator(input[j], dialect)) ++j;
+    const std::string_view token = input.substr(i, j - i);
+    // Runs of spaces are one separator; an empty entry between ';' or ',' is an error.
+    const bool space_gap = token.empty() && j < end && detail::is_space(input[j]);
+    if (token.empty() && !space_gap) {
+      // Allow "8.0 ;9.0": an empty entry right after whitespace is part of the same gap.
+      const bool after_space = i > begin && detail::is_space(input[i - 1]);
+      if (!after_space) return unexpected(detail::token_error(errc::empty_input, input, i));
+    }
+    if (!token.empty()) {
+      ++count;
+      const arch_keyword k = detail::keyword_of(token, dialect);
+      bool named = false;
+      if (dialect == arch_dialect::torch) {
+        for (const auto& g : detail::torch_named_generations) {
+          const bool plus_ptx = detail::ends_with(token, "+PTX") && token.substr(0, token.size() - 4) == g.name;
+          if (token != g.name && !plus_ptx) continue;
+          named = true;
+          auto sub = parse_arch_list(g.archs, arch_dialect::torch);
+          if (!sub) return unexpected(sub.error());
+          for (const auto& t : *sub) {
+            const auto r = detail::add_targets(list, detail::one(t.target), i, token.size(), input);
+            if (!r) return unexpected(r.error());
+          }
+          if (plus_ptx) {  // "Ampere+PTX": PTX for the newest member, as "8.6+PTX" would give
+            const auto& last = (*sub)[sub->size() - 1].target;
+            const auto r = detail::add_targets(list, detail::one(with_form(last, arch_form::ptx)), i, token.size(), input);
+            if (!r) return unexpected(r.error());
+          }
+          break;
+        }
+      }
+      if (k != arch_keyword::none) {
+        if (count > 1 || list.keyword() != arch_keyword::none) return unexpected(detail::token_error(errc::keyword_not_alone, token, i));
+        list.set_keyword(k);
+      } else if (!named) {
+        if (list.keyword() != arch_keyword::none)
+          return unexpected(detail::token_error(errc::keyword_not_alone, to_string(list.keyword()), begin));
+        const auto t = parse_arch_token(token, dialect, i);
+        if (!t) return unexpected(t.error());
+        const auto r = detail::add_targets(list, t.value(), i, token.size(), input);
+        if (!r) return unexpected(r.error());
+      }
+    }
+    if (j >= end) break;
+    i = j + 1;
+  }
+  return list;
+}
+
+CUARCH_END_NAMESPACE
