@@ -13,6 +13,7 @@
 #include "expected.hpp"
 #include "format.hpp"
 #include "literals.hpp"
+#include "observation.hpp"
 #include "parse.hpp"
 #include "source_kind.hpp"
 #include "version.hpp"

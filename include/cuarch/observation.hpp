@@ -1,0 +1,74 @@
+// Plain values that connect detection (the edge) to resolution (the pure core): what was observed,
+// where, and how it was found. Detection produces them; resolution and reports only read them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compute_capability.hpp"
+#include "config.hpp"
+#include "cuda_version.hpp"
+#include "source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// How a candidate was found. Determines precedence and is reported with every observation.
+enum class discovery : unsigned char {
+  explicit_argument,     // the caller passed the path or value
+  environment,           // CUARCH_*, CUDA_HOME, CUDA_PATH, ...
+  path_search,           // found on PATH
+  already_loaded,        // a library already mapped into this process
+  loader_search,         // dlopen by soname (LD_LIBRARY_PATH, ld.so.cache, RUNPATH)
+  default_location,      // /usr/local/cuda and similar
+  python_site_packages,  // pip nvidia-* wheels
+  linked,                // the library this program was linked against
+  compile_time,          // the including translation unit's CUDA_VERSION
+};
+
+constexpr std::string_view to_string(discovery d) noexcept {
+  switch (d) {
+    case discovery::explicit_argument: return "explicit argument";
+    case discovery::environment: return "environment";
+    case discovery::path_search: return "PATH";
+    case discovery::already_loaded: return "already loaded";
+    case discovery::loader_search: return "loader search";
+    case discovery::default_location: return "default location";
+    case discovery::python_site_packages: return "Python site-packages";
+    case discovery::linked: return "linked";
+    case discovery::compile_time: return "compile time";
+  }
+  return "unknown";
+}
+
+/// One version, with its provenance: what said it, where, how that place was found, and the raw
+/// words it used ("13.0" from nvrtcVersion, "Cuda compilation tools, release 12.8, V12.8.93").
+struct observation {
+  source_kind source = source_kind::none;
+  cuda_version version{};
+  std::string location;  // absolute path of the library / executable / file, or the variable name
+  discovery how = discovery::explicit_argument;
+  std::string raw;
+};
+
+/// The compiler that will build the code: NVRTC for JIT, nvcc for offline builds. Resolution
+/// validates every target against this and nothing else.
+struct compiler_info {
+  source_kind kind = source_kind::nvrtc;  // nvrtc or nvcc (knowledge_table for a bare version)
+  cuda_version version{};
+  std::string location;                   // realpath of the library / executable; empty for a bare version
+  /// nvrtcGetSupportedArchs as sm numbers (75, 90, 120), when the compiler could be asked.
+  /// It lists baseline archs only; `a`/`f` availability still comes from the table.
+  std::optional<std::vector<int>> supported_sm_numbers;
+};
+
+/// One visible device.
+struct device_info {
+  int ordinal = 0;
+  compute_capability cc{};
+  std::string name;  // "NVIDIA H200"; empty for devices given explicitly
+  source_kind source = source_kind::device_list;
+};
+
+CUARCH_END_NAMESPACE
