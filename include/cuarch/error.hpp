@@ -176,8 +176,8 @@ inline std::string error::message() const {
           " for arch-specific PTX, or " + std::string(to_text(target.cc).view()) + "+PTX for portable PTX";
       break;
     case errc::keyword_not_alone:
-      m = "'" + subj + "'" + at_position() + " must be the only entry of the list" + where() +
-          "; fix: use native, all or all-major alone, or list targets explicitly";
+      m = "'" + subj + "'" + at_position() + ": native, all and all-major must be the only entry of a list" + where() +
+          "; fix: use the keyword alone, or list targets explicitly";
       break;
     case errc::too_many_targets:
       m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() +

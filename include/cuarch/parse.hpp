@@ -474,7 +474,7 @@ constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view inp
         list.set_keyword(k);
       } else if (!named) {
         if (list.keyword() != arch_keyword::none)
-          return unexpected(detail::token_error(errc::keyword_not_alone, to_string(list.keyword()), begin));
+          return unexpected(detail::token_error(errc::keyword_not_alone, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
         const auto r = detail::add_targets(list, t.value(), i, token.size(), input);

@@ -1,0 +1,116 @@
+// The rules: what a release builds (table), what a device loads, what a driver can JIT.
+#include <cuarch/compatibility.hpp>
+#include <cuarch/literals.hpp>
+
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace cuarch;
+
+TEST_CASE("why-not answers of the knowledge table", "[table]") {
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_120a"), {12, 4}).error().code == errc::needs_newer_toolkit);
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_120a"), {12, 4}).error().required == cuda_version{12, 8});
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_101"), {13, 0}).error().code == errc::renamed_in_toolkit);
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_101"), {13, 0}).error().replacement == CUARCH_ARCH("sm_110"));
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_70"), {13, 0}).error().code == errc::removed_in_toolkit);
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_35"), {12, 0}).error().code == errc::removed_in_toolkit);
+  CUARCH_CHECK_BOTH(check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().code ==
+                    errc::variant_not_defined);
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107"), {13, 0}).error().code == errc::unknown_arch);
+
+  const std::string m = [] {
+    std::vector<std::string> v;
+    for (auto [t, tk] : {std::pair{CUARCH_ARCH("sm_120a"), cuda_version{12, 4}}, {CUARCH_ARCH("sm_101"), cuda_version{13, 0}},
+                         {CUARCH_ARCH("sm_70"), cuda_version{13, 0}}})
+      v.push_back(check_buildable(t, tk).error().message());
+    return v[0] + "\n" + v[1] + "\n" + v[2];
+  }();
+  CHECK(m.find("sm_120a needs CUDA >= 12.8 (have 12.4)") != std::string::npos);
+  CHECK(m.find("sm_101 was renamed sm_110 in CUDA 13.0") != std::string::npos);
+  CHECK(m.find("sm_70 was removed in CUDA 13.0") != std::string::npos);
+  const auto no_f = check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().message();
+  CHECK(no_f.find("no 'f' variant exists for 9.0") != std::string::npos);
+}
+
+TEST_CASE("first releases of variants", "[table]") {
+  CUARCH_CHECK_BOTH(!is_buildable(CUARCH_ARCH("sm_90a"), {11, 8}) && is_buildable(CUARCH_ARCH("sm_90a"), {12, 0}));
+  CUARCH_CHECK_BOTH(!is_buildable(CUARCH_ARCH("sm_100f"), {12, 8}) && is_buildable(CUARCH_ARCH("sm_100f"), {12, 9}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_100a"), {12, 8}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_101f"), {12, 9}) && !is_buildable(CUARCH_ARCH("sm_101f"), {13, 0}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_110f"), {13, 0}) && !is_buildable(CUARCH_ARCH("sm_110"), {12, 9}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_88"), {13, 0}) && !is_buildable(CUARCH_ARCH("sm_88"), {12, 9}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("compute_35"), {11, 8}) && !is_buildable(CUARCH_ARCH("compute_35"), {12, 0}));
+  // Patch levels do not matter to the table.
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_120a"), {12, 8, 93}));
+}
+
+TEST_CASE("a toolkit newer than the table is never called too old", "[table]") {
+  const cuda_version future{newest_known_toolkit().major, newest_known_toolkit().minor + 7};
+  for (const char* t : {"sm_120a", "sm_121f", "sm_100f", "sm_90a", "sm_75", "compute_110f"}) {
+    INFO(t);
+    CHECK(is_buildable(parse_arch(t).value(), future));
+  }
+  const auto unknown = check_buildable(CUARCH_ARCH("sm_150"), future);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == errc::unknown_arch);
+  CHECK(unknown.error().message().find("ask the compiler") != std::string::npos);
+  CHECK(unknown.error().message().find("needs CUDA") == std::string::npos);
+}
+
+TEST_CASE("toolkits older than the table are not judged", "[table]") {
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_75"), {10, 2}).error().code == errc::invalid_version);
+}
+
+TEST_CASE("loadability, as verified on an H200 (cc 9.0, driver 580)", "[load]") {
+  // ground-truth.md §5 [VGPU]: cuModuleLoadData results on the H200.
+  constexpr compute_capability h200{9, 0};
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90"), h200));
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90a"), h200));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_80"), h200));   // older major SASS: NO_BINARY_FOR_GPU
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_89"), h200));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_100"), h200));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_100f"), h200));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_120"), h200));
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("compute_75"), h200));
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("compute_80"), h200));
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("compute_90a"), h200));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("compute_100"), h200));  // INVALID_PTX
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("compute_120f"), h200));
+}
+
+TEST_CASE("loadability of a and f across a family", "[load]") {
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_86"), {8, 9}) && !can_load(CUARCH_ARCH("sm_89"), {8, 6}));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_120a"), {12, 1}));  // a: exactly 12.0
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_120f"), {12, 1}));   // f: the 12.x family
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_100f"), {10, 3}) && !can_load(CUARCH_ARCH("sm_103f"), {10, 0}));
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_100f"), {11, 0}));  // Thor (11.0) is its own family since 13.0
+  CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("compute_90"), {12, 0}) && !can_load(CUARCH_ARCH("compute_90a"), {12, 0}));
+  const auto e = check_loadable(CUARCH_ARCH("sm_120a"), {12, 1});
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == errc::cannot_load_on_device);
+  CHECK(e.error().message() == "sm_120a cannot run on a device of compute capability 12.1; fix: build a target that device can load (e.g. sm_121)");
+}
+
+TEST_CASE("a driver JITs PTX only up to its own PTX ISA", "[driver]") {
+  // A 13.0 driver rejects PTX ISA 9.1 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and JITs 9.0 and 8.8.
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 1}, {13, 0}).error().code == errc::ptx_too_new_for_driver);
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {13, 0}).has_value());
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {12, 9}, {13, 0}).has_value());
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {12, 6}, {12, 5}).has_value());  // both PTX ISA 8.5
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("sm_90"), {13, 1}, {12, 0}).has_value());       // SASS needs no JIT
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 0}, {13, 9}).error().code == errc::ptx_too_new_for_driver);
+  const auto e = check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {12, 8});
+  REQUIRE_FALSE(e);
+  CHECK(e.error().message().find("PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7") != std::string::npos);
+}
+
+TEST_CASE("for_each_buildable lists what a release builds", "[table]") {
+  std::string listed;
+  for_each_buildable({12, 4}, [&](const arch_target& t) { listed += std::string(to_text(t).view()) + " "; });
+  CHECK(listed ==
+        "sm_50 compute_50 sm_52 compute_52 sm_53 compute_53 sm_60 compute_60 sm_61 compute_61 sm_62 compute_62 sm_70 compute_70 "
+        "sm_72 compute_72 sm_75 compute_75 sm_80 compute_80 sm_86 compute_86 sm_87 compute_87 sm_89 compute_89 sm_90 sm_90a "
+        "compute_90 compute_90a ");
+}

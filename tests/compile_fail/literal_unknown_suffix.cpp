@@ -1,0 +1,5 @@
+// Must not compile: 'b' is not a suffix. Expected diagnostic names invalid_arch_literal_unknown_suffix.
+#include <cuarch/literals.hpp>
+using namespace cuarch::literals;
+constexpr auto t = "compute_90b"_arch;
+int main() { return t.cc.major; }

@@ -1,0 +1,4 @@
+// Must not compile (C++17 form): 12.0a+PTX is not one valid target.
+#include <cuarch/literals.hpp>
+constexpr auto t = CUARCH_ARCH("12.0a+PTX");
+int main() { return t.cc.major; }

@@ -1,0 +1,179 @@
+// Parsing every spelling of DESIGN §4.1, each case checked at compile time and at run time.
+#include <cuarch/parse.hpp>
+
+#include <string_view>
+
+#include "test_support.hpp"
+
+using namespace cuarch;
+
+namespace {
+
+constexpr arch_target sm(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::sass}; }
+constexpr arch_target ptx(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::ptx}; }
+constexpr arch_target lto(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::lto}; }
+constexpr auto A = arch_variant::arch_specific;
+constexpr auto F = arch_variant::family_specific;
+
+struct good_case {
+  std::string_view input;
+  arch_dialect dialect;
+  arch_target expected[4];
+  std::size_t count;
+};
+
+// clang-format off
+constexpr good_case good_cases[] = {
+  {"sm_120a", arch_dialect::generic, {sm(12, 0, A)}, 1},
+  {"compute_90", arch_dialect::generic, {ptx(9, 0)}, 1},
+  {"compute_90a", arch_dialect::generic, {ptx(9, 0, A)}, 1},
+  {"sm_100f", arch_dialect::generic, {sm(10, 0, F)}, 1},
+  {"lto_90", arch_dialect::generic, {lto(9, 0)}, 1},
+  {"sm90", arch_dialect::generic, {sm(9, 0)}, 1},
+  {"12.0", arch_dialect::generic, {sm(12, 0)}, 1},
+  {"12.0a", arch_dialect::generic, {sm(12, 0, A)}, 1},
+  {"10.0f", arch_dialect::generic, {sm(10, 0, F)}, 1},
+  {"9.0+PTX", arch_dialect::generic, {sm(9, 0), ptx(9, 0)}, 2},
+  {"120", arch_dialect::generic, {sm(12, 0)}, 1},
+  {"90a", arch_dialect::generic, {sm(9, 0, A)}, 1},
+  {"120a-real", arch_dialect::generic, {sm(12, 0, A)}, 1},
+  {"90-virtual", arch_dialect::generic, {ptx(9, 0)}, 1},
+  {" 8.0, 9.0a;sm_100f  compute_120 ", arch_dialect::generic, {sm(8, 0), sm(9, 0, A), sm(10, 0, F), ptx(12, 0)}, 4},
+  {"8.0 8.0 sm_80", arch_dialect::generic, {sm(8, 0)}, 1},  // duplicates collapse, first kept
+  // CMake: a bare number is SASS + PTX
+  {"90", arch_dialect::cmake, {sm(9, 0), ptx(9, 0)}, 2},
+  {"120a-real;90-virtual", arch_dialect::cmake, {sm(12, 0, A), ptx(9, 0)}, 2},
+  {"100f", arch_dialect::cmake, {sm(10, 0, F), ptx(10, 0, F)}, 2},
+  // PyTorch
+  {"8.0 8.6+PTX", arch_dialect::torch, {sm(8, 0), sm(8, 6), ptx(8, 6)}, 3},
+  {"9.0a;12.0", arch_dialect::torch, {sm(9, 0, A), sm(12, 0)}, 2},
+  {"Ampere", arch_dialect::torch, {sm(8, 0), sm(8, 6), ptx(8, 6)}, 3},
+  {"Hopper+PTX", arch_dialect::torch, {sm(9, 0), ptx(9, 0)}, 2},
+  {"Maxwell+Tegra;6.1", arch_dialect::torch, {sm(5, 3), sm(6, 1)}, 2},
+  // nvcc flags: -arch=sm_XY is SASS + PTX, -arch=compute_XY is PTX only
+  {"-arch=sm_90a", arch_dialect::nvcc, {sm(9, 0, A), ptx(9, 0, A)}, 2},
+  {"--gpu-architecture=compute_90", arch_dialect::nvcc, {ptx(9, 0)}, 1},
+  {"-arch sm_80", arch_dialect::nvcc, {sm(8, 0), ptx(8, 0)}, 2},
+  {"-gencode=arch=compute_90a,code=sm_90a", arch_dialect::nvcc, {sm(9, 0, A)}, 1},
+  {"-gencode arch=compute_100f,code=[sm_100f,sm_103f]", arch_dialect::nvcc, {sm(10, 0, F), sm(10, 3, F)}, 2},
+  {"--generate-code=arch=compute_80,code=[compute_80,sm_80]", arch_dialect::nvcc, {ptx(8, 0), sm(8, 0)}, 2},
+};
+// clang-format on
+
+constexpr bool matches(const good_case& c) {
+  const auto r = parse_arch_list(c.input, c.dialect);
+  if (!r || r->size() != c.count || r->keyword() != arch_keyword::none) return false;
+  for (std::size_t i = 0; i < c.count; ++i)
+    if ((*r)[i].target != c.expected[i]) return false;
+  return true;
+}
+
+constexpr bool all_good_cases_match() {
+  for (const auto& c : good_cases)
+    if (!matches(c)) return false;
+  return true;
+}
+
+struct bad_case {
+  std::string_view input;
+  arch_dialect dialect;
+  errc code;
+  std::size_t position;
+};
+
+// clang-format off
+constexpr bad_case bad_cases[] = {
+  {"8.0a", arch_dialect::generic, errc::variant_not_defined, 0},       // a exists from 9.0 on
+  {"9.0f", arch_dialect::generic, errc::variant_not_defined, 0},       // f exists from 10.0 on
+  {"sm_88a", arch_dialect::generic, errc::variant_not_defined, 0},
+  {"sm_", arch_dialect::generic, errc::malformed_token, 0},
+  {"compute_90b", arch_dialect::generic, errc::unknown_suffix, 0},
+  {"12.0a+PTX", arch_dialect::generic, errc::ptx_of_specific_variant, 0},
+  {"9.0.a", arch_dialect::generic, errc::malformed_token, 0},
+  {"", arch_dialect::generic, errc::empty_input, 0},
+  {"   ", arch_dialect::torch, errc::empty_input, 0},
+  {"8.0;;9.0", arch_dialect::generic, errc::empty_input, 4},
+  {"8.0;9.0;", arch_dialect::cmake, errc::malformed_token, 0},          // cmake has no dotted form
+  {"80;90;", arch_dialect::cmake, errc::empty_input, 6},
+  {"8.0 sm_12x", arch_dialect::generic, errc::unknown_suffix, 4},
+  {"sm_9", arch_dialect::generic, errc::malformed_token, 0},
+  {"sm_075", arch_dialect::generic, errc::malformed_token, 0},
+  {"12.10", arch_dialect::generic, errc::malformed_token, 0},
+  {"native;90", arch_dialect::cmake, errc::keyword_not_alone, 7},
+  {"90;all", arch_dialect::cmake, errc::keyword_not_alone, 3},
+  {"90", arch_dialect::torch, errc::malformed_token, 0},                // torch is dotted only
+  {"sm_90", arch_dialect::torch, errc::malformed_token, 0},
+};
+// clang-format on
+
+}  // namespace
+
+TEST_CASE("every spelling of DESIGN 4.1 parses to the exact targets", "[parse]") {
+  for (const auto& c : good_cases) {
+    INFO(c.input);
+    REQUIRE(matches(c));
+  }
+  STATIC_REQUIRE(all_good_cases_match());
+}
+
+TEST_CASE("invalid spellings are errors naming the token and position, never dropped", "[parse]") {
+  for (const auto& c : bad_cases) {
+    INFO(c.input);
+    const auto r = parse_arch_list(c.input, c.dialect);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == c.code);
+    CHECK(r.error().position == c.position);
+    CHECK(r.error().source == source_kind::user_input);
+  }
+  CUARCH_CHECK_BOTH(parse_arch_list("8.0a").error().code == errc::variant_not_defined);
+  CUARCH_CHECK_BOTH(parse_arch_list("12.0a+PTX").error().code == errc::ptx_of_specific_variant);
+  CUARCH_CHECK_BOTH(parse_arch_list("compute_90b").error().code == errc::unknown_suffix);
+}
+
+TEST_CASE("the error names the offending token, not the whole list", "[parse]") {
+  const auto r = parse_arch_list("8.0;9.0a;sm_12x;10.0", arch_dialect::generic);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().subject.view() == "sm_12x");
+  CHECK(r.error().position == 9);
+  CHECK(r.error().message().find("'sm_12x' at position 9") != std::string::npos);
+}
+
+TEST_CASE("f suffix is kept verbatim, never downgraded to a", "[parse]") {
+  CUARCH_CHECK_BOTH(parse_arch("10.0f")->variant == arch_variant::family_specific);
+  CUARCH_CHECK_BOTH(parse_arch("12.0a")->variant == arch_variant::arch_specific);
+  CUARCH_CHECK_BOTH(parse_arch("12.0")->variant == arch_variant::baseline);
+}
+
+TEST_CASE("keywords native, all and all-major stand alone", "[parse]") {
+  CUARCH_CHECK_BOTH(parse_arch_list("native", arch_dialect::cmake)->keyword() == arch_keyword::native);
+  CUARCH_CHECK_BOTH(parse_arch_list("all", arch_dialect::cmake)->keyword() == arch_keyword::all);
+  CUARCH_CHECK_BOTH(parse_arch_list("all-major")->keyword() == arch_keyword::all_major);
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch=native", arch_dialect::nvcc)->keyword() == arch_keyword::native);
+  CUARCH_CHECK_BOTH(parse_arch_list("native", arch_dialect::torch)->keyword() == arch_keyword::native);
+  CUARCH_CHECK_BOTH(parse_arch_list("native")->empty());
+}
+
+TEST_CASE("parse_arch takes exactly one target", "[parse]") {
+  CUARCH_CHECK_BOTH(parse_arch("sm_120a")->cc == compute_capability{12, 0});
+  CUARCH_CHECK_BOTH(parse_arch(" 9.0a ")->cc == compute_capability{9, 0});
+  CUARCH_CHECK_BOTH(parse_arch("9.0+PTX").error().code == errc::malformed_token);  // two targets
+  CUARCH_CHECK_BOTH(parse_arch("0.5").error().code == errc::malformed_token);
+}
+
+TEST_CASE("nvcc flags: unknown flags and inconsistent gencode are errors", "[parse]") {
+  CUARCH_CHECK_BOTH(parse_arch_list("-O3", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=sm_90,code=sm_90", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=compute_90,code=sm_80", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch=sm_90 -arch=native", arch_dialect::nvcc).error().code == errc::keyword_not_alone);
+}
+
+TEST_CASE("a list longer than the set capacity is an error, not a truncation", "[parse]") {
+  std::string many;
+  int added = 0;
+  for (int major = 1; major <= 20 && added <= static_cast<int>(parsed_arch_list::capacity); ++major)
+    for (int minor = 0; minor <= 9; ++minor, ++added) many += std::to_string(major) + "." + std::to_string(minor) + "+PTX ";
+  const auto r = parse_arch_list(many);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == errc::too_many_targets);
+}
