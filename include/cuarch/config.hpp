@@ -32,9 +32,23 @@
 #  define CUARCH_ABI_NAMESPACE v0_lite_expected
 #endif
 
+// GCC and Clang also tag the namespace: a function whose only cuarch type is its *return* type
+// (return types are not part of a plain function's mangled name) then still carries the tag, so
+// even `cuarch::expected<int, cuarch::error> f();` cannot link across a disagreement.
+#if defined(__GNUC__) || defined(__clang__)
+#  define CUARCH_ABI_TAG __attribute__((abi_tag(CUARCH_ABI_TAG_NAME)))
+#else
+#  define CUARCH_ABI_TAG
+#endif
+#if CUARCH_USE_STD_EXPECTED
+#  define CUARCH_ABI_TAG_NAME "cuarch_std_expected"
+#else
+#  define CUARCH_ABI_TAG_NAME "cuarch_lite_expected"
+#endif
+
 #define CUARCH_BEGIN_NAMESPACE \
   namespace cuarch {           \
-  inline namespace CUARCH_ABI_NAMESPACE {
+  inline namespace CUARCH_ABI_NAMESPACE CUARCH_ABI_TAG {
 #define CUARCH_END_NAMESPACE \
   }                          \
   }

@@ -1,0 +1,104 @@
+// The knowledge table against what real NVRTC libraries said (tests/data/nvrtc_releases.tsv,
+// recorded by scripts/toolkits/record-nvrtc.sh). For every recorded release and every candidate
+// spelling the probe tried, the table's answer must equal the library's. Offline and fast.
+#include <cuarch/compatibility.hpp>
+#include <cuarch/decode.hpp>
+#include <cuarch/parse.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+
+using namespace cuarch;
+
+namespace {
+
+struct recorded_release {
+  std::string release, origin, nvrtc_version, ptx_isa, default_target, supported, accepted;
+};
+
+std::string data_path() {
+  const std::string here = __FILE__;
+  return here.substr(0, here.find_last_of('/')) + "/data/nvrtc_releases.tsv";
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
+  return out;
+}
+
+std::vector<recorded_release> load() {
+  std::ifstream in(data_path());
+  std::vector<recorded_release> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto f = split(line, '\t');
+    if (f.size() != 7) FAIL("malformed row in " << data_path() << ": " << line);
+    rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f[6]});
+  }
+  return rows;
+}
+
+/// Every spelling the probe tried: {sm_, compute_} x sm numbers 10..159 x {"", a, f}.
+std::vector<std::string> candidates() {
+  std::vector<std::string> out;
+  for (int n = 10; n <= 159; ++n)
+    for (const char* prefix : {"compute_", "sm_"})
+      for (const char* sfx : {"", "a", "f"}) out.push_back(prefix + std::to_string(n) + sfx);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the recorded data covers at least 12 real NVRTC releases", "[ground-truth]") {
+  const auto rows = load();
+  std::set<std::string> releases;
+  for (const auto& r : rows) releases.insert(r.nvrtc_version);
+  CHECK(releases.size() >= 12);
+  for (const char* must : {"11.8", "12.0", "12.4", "12.8", "12.9", "13.0"}) {
+    INFO(must);
+    CHECK(releases.count(must) == 1);
+  }
+}
+
+TEST_CASE("the table agrees with every recorded NVRTC release on every candidate target", "[ground-truth]") {
+  const auto all = candidates();
+  for (const auto& r : load()) {
+    INFO("release " << r.release << " from " << r.origin);
+    const auto version = parse_cuda_version(r.release, source_kind::nvrtc);
+    REQUIRE(version);
+    REQUIRE(parse_cuda_version(r.nvrtc_version)->release() == version->release());
+
+    const toolkit_row* row = find_toolkit_row(*version);
+    REQUIRE(row != nullptr);  // every real release is in the table
+    CHECK(std::string(to_text(row->ptx_isa).view()) == r.ptx_isa);
+
+    std::set<std::string> accepted;
+    for (const auto& a : split(r.accepted, ',')) accepted.insert(a);
+    std::vector<std::string> disagreements;
+    for (const auto& spelling : all) {
+      const auto t = parse_arch(spelling);
+      const bool table_says = t && is_buildable(*t, *version);
+      const bool library_says = accepted.count(spelling) == 1;
+      if (table_says != library_says)
+        disagreements.push_back(spelling + (library_says ? " (library builds it, table says no)" : " (table says yes, library refuses)"));
+    }
+    CHECK(disagreements == std::vector<std::string>{});
+
+    // nvrtcGetSupportedArchs lists baseline archs only: exactly the table's baseline sm_ targets.
+    if (r.supported != "-") {
+      std::string from_table;
+      for_each_buildable(*version, [&](const arch_target& t) {
+        if (t.form == arch_form::sass && t.variant == arch_variant::baseline)
+          from_table += (from_table.empty() ? "" : ",") + std::to_string(t.cc.sm_number());
+      });
+      CHECK(from_table == r.supported);
+    }
+  }
+}
