@@ -73,6 +73,10 @@ inline constexpr toolkit_row toolkit_table[] = {
   {detail::v(13, 0), {9, 0}, {580, 65, 6},  "[NVRTC 13.0]; RN131 table 3"},
   {detail::v(13, 1), {9, 1}, {590, 44, 1},  "[NVRTC 13.1]; RN131 table 3"},
   {detail::v(13, 2), {9, 2}, {595, 45, 4},  "[NVRTC 13.2]; RN132 table 3"},
+  // Minimum drivers of 13.3+ are not recorded here; the 13.x family floor is 580 (COMPAT).
+  {detail::v(13, 3), {9, 3}, {},            "[NVRTC 13.3]"},
+  {detail::v(13, 4), {9, 4}, {},            "[NVRTC 13.4]"},
+  {detail::v(13, 5), {9, 5}, {},            "[NVRTC 13.5]"},
 };
 
 inline constexpr arch_row arch_table[] = {
@@ -97,11 +101,29 @@ inline constexpr arch_row arch_table[] = {
   {{10, 0}, "Blackwell: B200, GB200",                        detail::v(12, 8), detail::v(12, 8), detail::v(12, 9), detail::never, {}, {8, 6}, "[NVRTC 12.8]; f: [NVRTC 12.9]; PTXAS13"},
   {{10, 1}, "Blackwell (Tegra, Thor, before the rename)",    detail::v(12, 8), detail::v(12, 8), detail::v(12, 9), detail::v(13, 0), {11, 0}, {8, 6}, "[NVRTC 12.8/12.9]; FEAT: renumbered SM110 in 13.0"},
   {{10, 3}, "Blackwell Ultra: B300, GB300",                  detail::v(12, 9), detail::v(12, 9), detail::v(12, 9), detail::never, {}, {8, 8}, "[NVRTC 12.9]; FEAT 12.9"},
+  {{10, 7}, "Blackwell family member (no product in cuarch's sources)", detail::v(13, 4), detail::v(13, 4), detail::v(13, 4), detail::never, {}, {9, 4}, "[NVRTC 13.4] builds sm_107/107a/107f, [NVRTC 13.3] does not"},
   {{11, 0}, "Blackwell (Tegra): Jetson Thor",                detail::v(13, 0), detail::v(13, 0), detail::v(13, 0), detail::never, {}, {9, 0}, "[NVRTC 13.0]; FEAT 13.0"},
   {{12, 0}, "Blackwell: RTX PRO 6000 Blackwell, RTX 50xx",   detail::v(12, 8), detail::v(12, 8), detail::v(12, 9), detail::never, {}, {8, 7}, "[NVRTC 12.8]; f: [NVRTC 12.9]; PTXAS13"},
   {{12, 1}, "Blackwell: GB10 (DGX Spark)",                   detail::v(12, 9), detail::v(12, 9), detail::v(12, 9), detail::never, {}, {8, 8}, "[NVRTC 12.9]; FEAT 12.9"},
 };
 // clang-format on
+
+/// A real library that disagrees with the table, and why the table is right about the release.
+/// tests/ground_truth_test.cpp accepts exactly these differences and no others.
+struct recorded_deviation {
+  std::string_view release;        // full NVRTC release as recorded
+  std::string_view origin_prefix;  // which build of it ("debian:")
+  std::string_view spellings;      // comma-separated targets, or "supported:N" for nvrtcGetSupportedArchs
+  std::string_view reason;
+};
+
+inline constexpr recorded_deviation recorded_deviations[] = {
+  {"11.2.152", "debian:", "compute_53,sm_53,compute_62,sm_62,compute_72,sm_72",
+   "Debian 11's libnvrtc-builtins11.2 lacks these Tegra builtins (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE "
+   "\"failed to load builtins\"); NVIDIA's 11.7 and 11.8 libraries build them"},
+  {"11.2.152", "debian:", "supported:69",
+   "NVRTC 11.2 lists 69 in nvrtcGetSupportedArchs, a compute capability no GPU has; compiling for it fails"},
+};
 
 /// The oldest and newest releases the table describes.
 constexpr cuda_version oldest_known_toolkit() noexcept { return toolkit_table[0].release; }
