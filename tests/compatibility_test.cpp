@@ -18,7 +18,9 @@ TEST_CASE("why-not answers of the knowledge table", "[table]") {
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_35"), {12, 0}).error().code == errc::removed_in_toolkit);
   CUARCH_CHECK_BOTH(check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().code ==
                     errc::variant_not_defined);
-  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107"), {13, 0}).error().code == errc::unknown_arch);
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107"), {13, 0}).error().code == errc::needs_newer_toolkit);  // 13.4+
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107f"), {13, 4}).has_value());
+  CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_150"), {13, 0}).error().code == errc::unknown_arch);
 
   const std::string m = [] {
     std::vector<std::string> v;

@@ -1,0 +1,57 @@
+# cmake -P driver for the package consumer tests (tests/package/).
+#   -DMODE=install|build_tree|add_subdirectory
+#   -DCUARCH_SOURCE_DIR=<repo> -DCUARCH_BINARY_DIR=<cuarch build tree> -DWORK_DIR=<scratch dir>
+#   -DGENERATOR=<gen> -DCXX=<compiler> -DREQUEST_VERSION=<major.minor> [-DCONFIG=<cfg>]
+# install:          cmake --install the library into WORK_DIR/prefix, then find_package(cuarch VERSION CONFIG)
+# build_tree:       find_package(cuarch VERSION CONFIG) with cuarch_DIR = the build tree (export())
+# add_subdirectory: add_subdirectory(<repo>)
+# Each then builds and runs a consumer that includes <cuarch/cuarch.hpp> and links cuarch::cuarch.
+foreach(_v MODE CUARCH_SOURCE_DIR CUARCH_BINARY_DIR WORK_DIR GENERATOR CXX REQUEST_VERSION)
+  if(NOT DEFINED ${_v})
+    message(FATAL_ERROR "package_test: ${_v} not set")
+  endif()
+endforeach()
+if(NOT CONFIG)
+  set(CONFIG Debug)
+endif()
+
+function(_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "FAIL (${MODE}): ${what}\n$ ${ARGN}\n${out}")
+  endif()
+  message(STATUS "ok: ${what}")
+  set(_out "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(_pkg "${CUARCH_SOURCE_DIR}/tests/package")
+set(_args -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_BUILD_TYPE=${CONFIG}")
+
+if(MODE STREQUAL "install")
+  set(_prefix "${WORK_DIR}/prefix")
+  _step("cmake --install (component cuarch_Development)"
+    "${CMAKE_COMMAND}" --install "${CUARCH_BINARY_DIR}" --prefix "${_prefix}" --config "${CONFIG}"
+    --component cuarch_Development)
+  if(NOT EXISTS "${_prefix}/include/cuarch/cuarch.hpp")
+    message(FATAL_ERROR "FAIL (install): include/cuarch/cuarch.hpp was not installed")
+  endif()
+  set(_src "${_pkg}/find_package")
+  list(APPEND _args "-DCMAKE_PREFIX_PATH=${_prefix}" "-DCUARCH_REQUEST_VERSION=${REQUEST_VERSION}"
+    "-DCUARCH_EXPECT_INCLUDE_PREFIX=${_prefix}")
+elseif(MODE STREQUAL "build_tree")
+  set(_src "${_pkg}/find_package")
+  list(APPEND _args "-Dcuarch_DIR=${CUARCH_BINARY_DIR}" "-DCUARCH_REQUEST_VERSION=${REQUEST_VERSION}")
+elseif(MODE STREQUAL "add_subdirectory")
+  set(_src "${_pkg}/add_subdirectory")
+  list(APPEND _args "-DCUARCH_SOURCE_DIR=${CUARCH_SOURCE_DIR}")
+else()
+  message(FATAL_ERROR "package_test: unknown MODE '${MODE}'")
+endif()
+
+set(_bin "${WORK_DIR}/consumer")
+_step("configure consumer (${_src})" "${CMAKE_COMMAND}" -S "${_src}" -B "${_bin}" ${_args})
+_step("build consumer" "${CMAKE_COMMAND}" --build "${_bin}" --config "${CONFIG}")
+find_program(_exe consumer PATHS "${_bin}" "${_bin}/${CONFIG}" NO_DEFAULT_PATH REQUIRED)
+_step("run consumer" "${_exe}")
+message(STATUS "${_out}")
