@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every cuarch parser with libFuzzer + ASan + UBSan (clang).
+#   bash scripts/fuzz.sh [seconds=60]
+# Needs clang++ with libFuzzer (Debian: clang, libclang-rt-14-dev). Findings go to build-fuzz/.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+out="$root/build-fuzz"
+mkdir -p "$out/corpus"
+cp -n "$root"/tests/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
+clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/parse_fuzz.cpp" -o "$out/parse_fuzz"
+cd "$out"
+./parse_fuzz -max_total_time="$seconds" -max_len=256 -timeout=5 -print_final_stats=1 corpus

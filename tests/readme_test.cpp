@@ -1,0 +1,31 @@
+// The README's library snippet, verbatim in behaviour: each claim in its comments is asserted here.
+#include <cuarch/cuarch.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+TEST_CASE("README: parse, why-not, static_assert", "[readme]") {
+  auto list = cuarch::parse_arch_list("8.0;9.0a;12.0+PTX");
+  REQUIRE(list);
+  CHECK(list->size() == 4);  // sm_80, sm_90a, sm_120, compute_120
+  auto bad = cuarch::parse_arch_list("8.0;sm_12x");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().rfind("'sm_12x' at position 4 has an unknown suffix", 0) == 0);
+
+  auto why = cuarch::check_buildable(*cuarch::parse_arch("sm_120a"), cuarch::cuda_version{12, 4});
+  REQUIRE_FALSE(why);
+  CHECK(why.error().message() ==
+        "sm_120a needs CUDA >= 12.8 (have 12.4) (cuarch's table); fix: compile with CUDA 12.8 or newer, or drop sm_120a");
+
+  static_assert(!cuarch::is_buildable(CUARCH_ARCH("sm_120a"), cuarch::cuda_version{12, 4}));
+}
+
+TEST_CASE("README: errc maps onto std::error_condition", "[readme]") {
+  CHECK(make_error_code(cuarch::errc::malformed_token) == std::errc::invalid_argument);
+}
+
+TEST_CASE("README: the table spans CUDA 11.0 - 13.5 and sm_35 - sm_121", "[readme]") {
+  CHECK(cuarch::oldest_known_toolkit() == cuarch::cuda_version{11, 0});
+  CHECK(cuarch::newest_known_toolkit() == cuarch::cuda_version{13, 5});
+  CHECK(cuarch::arch_table[0].cc == cuarch::compute_capability{3, 5});
+  CHECK(cuarch::arch_table[std::size(cuarch::arch_table) - 1].cc == cuarch::compute_capability{12, 1});
+}
