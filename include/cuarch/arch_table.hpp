@@ -129,18 +129,34 @@ inline constexpr recorded_deviation recorded_deviations[] = {
 constexpr cuda_version oldest_known_toolkit() noexcept { return toolkit_table[0].release; }
 constexpr cuda_version newest_known_toolkit() noexcept { return toolkit_table[std::size(toolkit_table) - 1].release; }
 
-/// The row of an exact release (patch ignored), or nullptr (12.7, or outside the table).
+/// Index lookups return `not_found` rather than a null pointer: comparing addresses is not a
+/// constant expression under GCC's -fsanitize=undefined, and these run inside static_assert.
+inline constexpr std::size_t not_found = static_cast<std::size_t>(-1);
+
+/// Index into toolkit_table of an exact release (patch ignored), or not_found (12.7, outside the table).
+constexpr std::size_t toolkit_index(const cuda_version& v) noexcept {
+  for (std::size_t i = 0; i < std::size(toolkit_table); ++i)
+    if (toolkit_table[i].release == v.release()) return i;
+  return not_found;
+}
+
+/// Index into arch_table of a compute capability, or not_found.
+constexpr std::size_t arch_index(const compute_capability& cc) noexcept {
+  for (std::size_t i = 0; i < std::size(arch_table); ++i)
+    if (arch_table[i].cc == cc) return i;
+  return not_found;
+}
+
+/// The row of an exact release (patch ignored), or nullptr.
 constexpr const toolkit_row* find_toolkit_row(const cuda_version& v) noexcept {
-  for (const auto& row : toolkit_table)
-    if (row.release == v.release()) return &row;
-  return nullptr;
+  const std::size_t i = toolkit_index(v);
+  return i == not_found ? nullptr : &toolkit_table[i];
 }
 
 /// The row of a compute capability, or nullptr.
 constexpr const arch_row* find_arch_row(const compute_capability& cc) noexcept {
-  for (const auto& row : arch_table)
-    if (row.cc == cc) return &row;
-  return nullptr;
+  const std::size_t i = arch_index(cc);
+  return i == not_found ? nullptr : &arch_table[i];
 }
 
 namespace detail {
@@ -165,13 +181,13 @@ constexpr bool arch_table_is_valid() noexcept {
     const auto& r = arch_table[i];
     if (i > 0 && !(arch_table[i - 1].cc < r.cc)) return false;                       // sorted, unique
     if (r.source.empty() || r.gpus.empty() || is_never(r.first)) return false;
-    if (!find_toolkit_row(r.first)) return false;                                     // first release is a real release
+    if (toolkit_index(r.first) == not_found) return false;                            // first release is a real release
     if (!is_never(r.removed_in) && !(r.first < r.removed_in)) return false;
     if (!is_never(r.first_a) && (r.first_a < r.first || r.cc < compute_capability{9, 0})) return false;   // a from 9.0 on
     if (!is_never(r.first_f) && (r.first_f < r.first || r.cc < compute_capability{10, 0})) return false;  // f from 10.0 on
     if (r.renamed_to != compute_capability{}) {                                       // a rename hands over in one release
-      const arch_row* to = find_arch_row(r.renamed_to);
-      if (is_never(r.removed_in) || !to || to->first != r.removed_in) return false;
+      const std::size_t to = arch_index(r.renamed_to);
+      if (is_never(r.removed_in) || to == not_found || arch_table[to].first != r.removed_in) return false;
     }
   }
   return true;

@@ -3,6 +3,8 @@
 // typed error. All constexpr: usable in static_assert.
 #pragma once
 
+#include <optional>
+
 #include "arch.hpp"
 #include "arch_table.hpp"
 #include "compute_capability.hpp"
@@ -39,8 +41,8 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
     e.found = tk;
     return unexpected(e);
   }
-  const arch_row* row = find_arch_row(t.cc);
-  if (!row) {
+  const std::size_t index = arch_index(t.cc);
+  if (index == not_found) {
     error e = detail::make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
     e.found = tk;
     if (newest_known_toolkit() < tk)
@@ -48,18 +50,19 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
           .append("; CUDA ").append(to_text(tk).view()).append(" may support it, ask the compiler");
     return unexpected(e);
   }
-  const cuda_version first = detail::first_release_of(*row, t.variant);
+  const arch_row& row = arch_table[index];
+  const cuda_version first = detail::first_release_of(row, t.variant);
   if (!variant_exists(t.cc, t.variant) || detail::is_never(first)) {
     error e = detail::make_target_error(errc::variant_not_defined, source_kind::knowledge_table, t);
     e.device = t.cc;
     return unexpected(e);
   }
-  if (!detail::is_never(row->removed_in) && row->removed_in <= tk) {
-    const bool renamed = row->renamed_to != compute_capability{};
+  if (!detail::is_never(row.removed_in) && row.removed_in <= tk) {
+    const bool renamed = row.renamed_to != compute_capability{};
     error e = detail::make_target_error(renamed ? errc::renamed_in_toolkit : errc::removed_in_toolkit, source_kind::knowledge_table, t);
-    e.required = row->removed_in;
+    e.required = row.removed_in;
     e.found = tk;
-    if (renamed) e.replacement = arch_target{row->renamed_to, t.variant, t.form};
+    if (renamed) e.replacement = arch_target{row.renamed_to, t.variant, t.form};
     return unexpected(e);
   }
   if (tk < first) {
@@ -97,9 +100,10 @@ constexpr expected<void, error> check_loadable(const arch_target& t, const compu
 constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
 
 /// The PTX ISA version a release's compilers emit, if the table knows the release.
-constexpr const ptx_isa_version* ptx_isa_of(const cuda_version& release) noexcept {
-  const toolkit_row* row = find_toolkit_row(release);
-  return row ? &row->ptx_isa : nullptr;
+constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release) noexcept {
+  const std::size_t i = toolkit_index(release);
+  if (i == not_found) return std::nullopt;
+  return toolkit_table[i].ptx_isa;
 }
 
 /// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
@@ -108,8 +112,8 @@ constexpr const ptx_isa_version* ptx_isa_of(const cuda_version& release) noexcep
 /// release is unknown to the table, the driver must be at least the compiler's release.
 constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
   if (t.form == arch_form::sass) return {};
-  const ptx_isa_version* emitted = ptx_isa_of(compiler);
-  const ptx_isa_version* understood = ptx_isa_of(driver);
+  const std::optional<ptx_isa_version> emitted = ptx_isa_of(compiler);
+  const std::optional<ptx_isa_version> understood = ptx_isa_of(driver);
   const bool ok = (emitted && understood) ? *emitted <= *understood : compiler.release() <= driver.release();
   if (ok) return {};
   error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
