@@ -19,7 +19,7 @@ TEST_CASE("errors are built in constant expressions", "[error]") {
 }
 
 TEST_CASE("every errc renders a message with a fix", "[error]") {
-  for (int c = 1; c <= static_cast<int>(errc::nothing_resolved); ++c) {
+  for (int c = 1; c <= static_cast<int>(errc::not_expressible); ++c) {  // the last enumerator
     error e;
     e.code = static_cast<errc>(c);
     e.subject = "X";
@@ -27,7 +27,7 @@ TEST_CASE("every errc renders a message with a fix", "[error]") {
     const std::string m = e.message();
     CHECK_FALSE(m.empty());
     CHECK(to_string(e.code) != "unknown error");
-    if (e.code != errc::nothing_resolved) CHECK(m.find("fix:") != std::string::npos);
+    if (e.code != errc::nothing_resolved) CHECK(m.find("fix:") != std::string::npos);  // its diagnostics carry the fixes
   }
 }
 

@@ -49,6 +49,8 @@ enum class errc : int {
   invalid_environment,
   // --- resolution ---
   nothing_resolved,         // every requested target was rejected
+  // --- outputs ---
+  not_expressible,          // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
@@ -78,6 +80,7 @@ constexpr std::string_view to_string(errc e) noexcept {
     case errc::no_device: return "no device";
     case errc::invalid_environment: return "invalid environment";
     case errc::nothing_resolved: return "nothing resolved";
+    case errc::not_expressible: return "not expressible in the format";
   }
   return "unknown error";
 }
@@ -262,6 +265,10 @@ inline std::string error::message() const {
       m = "no target could be resolved for '" + subj + "'" + where() +
           (raw.empty() ? std::string() : ": " + std::string(raw.view()));
       break;
+    case errc::not_expressible:
+      m = tgt + " cannot be written in " + subj + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
+      break;
   }
   if (m.empty()) m = std::string(to_string(code));
   return m;
@@ -293,7 +300,8 @@ class error_category_impl final : public std::error_category {
       case errc::rejected_by_compiler:
       case errc::unknown_arch:
       case errc::cannot_load_on_device:
-      case errc::ptx_too_new_for_driver: return std::errc::not_supported;
+      case errc::ptx_too_new_for_driver:
+      case errc::not_expressible: return std::errc::not_supported;
       default: return std::error_condition(c, *this);
     }
   }
