@@ -212,46 +212,50 @@ class expected {
   detail::expected_storage<T, E> s_;
 };
 
-// expected<void, E>: success carries nothing; E must be trivially destructible or copyable.
+namespace detail {
+struct no_value {};  // what expected<void, E> holds on success
+}  // namespace detail
+
+// expected<void, E>: success carries nothing. The error lives in a union, so a success does not
+// construct (or zero) an E: cuarch::error is ~760 bytes and success is the hot path.
 template <class E>
 class expected<void, E> {
  public:
   using value_type = void;
   using error_type = E;
 
-  constexpr expected() noexcept : has_(true), error_() {}
+  constexpr expected() noexcept : s_(std::in_place) {}
   template <class G>
-  constexpr expected(const unexpected<G>& u) : has_(false), error_(u.error()) {}  // NOLINT
+  constexpr expected(const unexpected<G>& u) : s_(unexpect, u.error()) {}  // NOLINT
   template <class G>
-  constexpr expected(unexpected<G>&& u) : has_(false), error_(std::move(u).error()) {}  // NOLINT
+  constexpr expected(unexpected<G>&& u) : s_(unexpect, std::move(u).error()) {}  // NOLINT
   template <class... A>
-  constexpr explicit expected(unexpect_t, A&&... a) : has_(false), error_(std::forward<A>(a)...) {}
+  constexpr explicit expected(unexpect_t, A&&... a) : s_(unexpect, std::forward<A>(a)...) {}
 
-  constexpr bool has_value() const noexcept { return has_; }
-  constexpr explicit operator bool() const noexcept { return has_; }
+  constexpr bool has_value() const noexcept { return s_.has_; }
+  constexpr explicit operator bool() const noexcept { return s_.has_; }
   constexpr void operator*() const noexcept {}
   constexpr void value() const {
-    if (!has_) throw bad_expected_access<E>(error_);
+    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
   }
-  constexpr const E& error() const& noexcept { return error_; }
-  constexpr E& error() & noexcept { return error_; }
+  constexpr const E& error() const& noexcept { return s_.error_; }
+  constexpr E& error() & noexcept { return s_.error_; }
 
   template <class F>
   constexpr auto and_then(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F>>>;
-    if (has_) return std::invoke(std::forward<F>(f));
-    return R(unexpect, error_);
+    if (s_.has_) return std::invoke(std::forward<F>(f));
+    return R(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto transform_error(F&& f) const& {
     using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
-    if (has_) return expected<void, G>();
-    return expected<void, G>(unexpect, std::invoke(std::forward<F>(f), error_));
+    if (s_.has_) return expected<void, G>();
+    return expected<void, G>(unexpect, std::invoke(std::forward<F>(f), s_.error_));
   }
 
  private:
-  bool has_;
-  E error_;  // default-constructed on success: E must be default constructible (cuarch::error is)
+  detail::expected_storage<detail::no_value, E> s_;
 };
 
 CUARCH_END_NAMESPACE
