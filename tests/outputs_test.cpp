@@ -144,7 +144,7 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
   CHECK(contains(json, R"("targets":[{"name":"compute_90","cc":"9.0","variant":"baseline","form":"ptx"},)"
                        R"({"name":"sm_90a","cc":"9.0","variant":"arch_specific","form":"sass"}])"));
   CHECK(contains(json, R"("cmake":"90-virtual;90a-real","cmake_error":null)"));
-  CHECK(contains(json, R"("torch":null,"torch_error":{"what":"not expressible in the format")"));
+  CHECK(contains(json, R"("torch":null,"torch_error":{"code":"not expressible in the format")"));
   CHECK(contains(json, R"("cache_key":"cuarch-jit-key/1 compiler=NVRTC version=13.0 path=30:/opt/cuda/lib64/libnvrtc.so.13 targets=compute_90,sm_90a")"));
   CHECK(contains(json, R"({"input":"compute_90","position":5,"device":null,"requested":"compute_90","outcome":"kept","result":"compute_90","decided_by":"NVRTC")"));
   CHECK(json.front() == '{');
@@ -154,6 +154,6 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
   const auto f = resolve_target_archs(r, c);
   REQUIRE_FALSE(f);
   const std::string fj = to_json(f.error());
-  CHECK(contains(fj, R"({"ok":false,"error":{"what":"nothing resolved")"));
-  CHECK(contains(fj, R"("outcome":"rejected","result":null,"decided_by":"none","reason":{"what":"removed from the toolkit")"));
+  CHECK(contains(fj, R"({"ok":false,"error":{"code":"nothing resolved")"));
+  CHECK(contains(fj, R"("outcome":"rejected","result":null,"decided_by":"none","reason":{"code":"removed from the toolkit")"));
 }

@@ -12,6 +12,7 @@
 #include "arch.hpp"
 #include "config.hpp"
 #include "detail/json.hpp"
+#include "detail/json_error.hpp"
 #include "error.hpp"
 #include "expected.hpp"
 #include "format.hpp"
@@ -185,9 +186,6 @@ constexpr std::string_view form_name(arch_form f) noexcept {
   return "sass";
 }
 
-inline void json_error(json_writer& w, const error& e) {
-  w.begin_object().key("what").value(to_string(e.code)).key("message").value(e.message()).end_object();
-}
 inline void json_optional_error(json_writer& w, const std::optional<error>& e) {
   if (e) json_error(w, *e);
   else w.null();

@@ -1,0 +1,198 @@
+// Device sources and the driver as a version source: explicit lists (build machines without GPUs),
+// the real driver when there is one (else its typed absence), the toolkit's real stub libcuda, and a
+// stub driver for mixed devices, CUDA_VISIBLE_DEVICES and failing calls. No device is a typed error
+// telling the user to pass a list — never a default architecture.
+#include <cuarch/device_source.hpp>
+#include <cuarch/driver_source.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <string>
+#include <vector>
+
+#include "fixtures/fixture_support.hpp"
+
+using cuarch::compute_capability;
+using cuarch::errc;
+using cuarch_test::scoped_env;
+
+namespace {
+
+std::string stub_driver(const char* rel = "lib/libcuda.so.1") {
+  const auto& s = cuarch_test::stubs();
+  if (!s) SKIP(s.why_not);
+  return s.path + "/" + rel;
+}
+
+std::vector<compute_capability> ccs(const std::vector<cuarch::device_info>& devs) {
+  std::vector<compute_capability> out;
+  for (const auto& d : devs) out.push_back(d.cc);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("parse_compute_capability: dotted, sm numbers; suffixes and junk refused", "[devices]") {
+  CHECK(*cuarch::parse_compute_capability("12.0") == compute_capability{12, 0});
+  CHECK(*cuarch::parse_compute_capability(" 9.0 ") == compute_capability{9, 0});
+  CHECK(*cuarch::parse_compute_capability("120") == compute_capability{12, 0});
+  CHECK(*cuarch::parse_compute_capability("sm_90") == compute_capability{9, 0});
+  CHECK(*cuarch::parse_compute_capability("86") == compute_capability{8, 6});
+  for (const char* bad : {"", "9", "12.0a", "sm_90a", "9.10", "12.", ".5", "sm_9.0", "abc", "100.0", "-9.0", "9.0+PTX"}) {
+    const auto r = cuarch::parse_compute_capability(bad);
+    INFO(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::malformed_token);
+    CHECK(r.error().source == cuarch::source_kind::device_list);
+  }
+  static_assert(cuarch::parse_compute_capability("10.3")->minor == 3, "usable in constant expressions");
+}
+
+TEST_CASE("parse_device_list: separators, positions of bad entries, empty lists", "[devices]") {
+  const auto l = cuarch::parse_device_list("12.0,9.0;sm_121 8.6");
+  REQUIRE(l);
+  CHECK(*l == std::vector<compute_capability>{{12, 0}, {9, 0}, {12, 1}, {8, 6}});
+  const auto bad = cuarch::parse_device_list("12.0,9.0x");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().position == 5);
+  CHECK(bad.error().subject.view() == "9.0x");
+  const auto hole = cuarch::parse_device_list("12.0,,9.0");
+  REQUIRE_FALSE(hole);
+  CHECK(hole.error().code == errc::empty_input);
+  const auto empty = cuarch::parse_device_list("  ");
+  REQUIRE_FALSE(empty);
+  CHECK(empty.error().code == errc::no_device);
+}
+
+TEST_CASE("explicit devices: the list as given, mixed devices kept; an empty list is no_device", "[devices]") {
+  const auto d = cuarch::explicit_device_source({{12, 0}, {9, 0}}).devices();
+  REQUIRE(d);
+  REQUIRE(d->size() == 2);
+  CHECK((*d)[0].cc == compute_capability{12, 0});
+  CHECK((*d)[1].ordinal == 1);
+  CHECK((*d)[1].source == cuarch::source_kind::device_list);
+  const auto none = cuarch::explicit_device_source({}).devices();
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code == errc::no_device);
+  CHECK(none.error().message().find("pass the devices explicitly") != std::string::npos);
+}
+
+TEST_CASE("the real driver: devices when there is a GPU, else library_not_found naming libcuda.so.1", "[devices][real]") {
+  if (!cuarch::loaded_library_paths("libcuda.so.").empty()) SKIP("a libcuda is already mapped into this process");
+  const auto v = cuarch::driver_library_source::from_loader().driver_version();
+  const auto d = cuarch::driver_device_source().devices();
+  if (v) {
+    CHECK(v->version.major >= 11);
+    CHECK(v->raw.find("cuDriverGetVersion: ") == 0);
+    if (d) {
+      CHECK_FALSE(d->empty());
+      for (const auto& dev : *d) CHECK_FALSE(dev.name.empty());
+    } else {
+      CHECK(d.error().code == errc::no_device);
+    }
+    return;
+  }
+  CHECK(v.error().code == errc::library_not_found);
+  CHECK(v.error().source == cuarch::source_kind::driver);
+  CHECK(v.error().subject.view() == "libcuda.so.1");
+  CHECK(v.error().raw.view().find("libcuda.so.1") != std::string_view::npos);
+  REQUIRE_FALSE(d);
+  CHECK(d.error().code == errc::library_not_found);
+}
+
+TEST_CASE("the toolkit's real stub libcuda answers CUDA_ERROR_STUB_LIBRARY, which is said plainly", "[devices][real][fault]") {
+  const std::string stub = cuarch_test::local_file("lib64/stubs/libcuda.so");
+  if (stub.empty()) SKIP("no lib64/stubs/libcuda.so in the local toolkit");
+  const auto v = cuarch::driver_library_source(stub).driver_version();
+  REQUIRE_FALSE(v);
+  CHECK(v.error().code == errc::library_call_failed);
+  CHECK(v.error().native_status == 34);
+  CHECK(v.error().raw.view().find("CUDA_ERROR_STUB_LIBRARY") != std::string_view::npos);
+  const auto d = cuarch::driver_device_source(cuarch::driver_library_source(stub)).devices();
+  REQUIRE_FALSE(d);
+  CHECK(d.error().subject.view() == "cuInit");
+  CHECK(d.error().message().find("stub") != std::string::npos);
+}
+
+TEST_CASE("a stub driver: versions, mixed devices, CUDA_VISIBLE_DEVICES, failing calls", "[devices][fault]") {
+  const std::string lib = stub_driver();
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  const cuarch::driver_device_source source{cuarch::driver_library_source(lib)};
+  SECTION("cuDriverGetVersion, decoded; no cuInit needed") {
+    env.set("CUARCH_STUB_DRIVER_VERSION", "12080");
+    const auto v = cuarch::driver_library_source(lib).driver_version();
+    REQUIRE(v);
+    CHECK(v->version == cuarch::cuda_version{12, 8, -1});
+    CHECK(v->location == lib);
+  }
+  SECTION("mixed devices, in ordinal order, with names") {
+    env.set("CUARCH_STUB_DEVICES", "9.0,12.0,12.0");
+    const auto d = source.devices();
+    REQUIRE(d);
+    CHECK(ccs(*d) == std::vector<compute_capability>{{9, 0}, {12, 0}, {12, 0}});
+    CHECK((*d)[1].name == "Stub GPU (cc 12.0)");
+    CHECK((*d)[2].ordinal == 2);
+    CHECK((*d)[0].source == cuarch::source_kind::driver);
+  }
+  SECTION("CUDA_VISIBLE_DEVICES is applied by the driver, and named when it hides every GPU") {
+    env.set("CUARCH_STUB_DEVICES", "9.0,12.0");
+    env.set("CUDA_VISIBLE_DEVICES", "1");
+    auto d = source.devices();
+    REQUIRE(d);
+    CHECK(ccs(*d) == std::vector<compute_capability>{{12, 0}});
+    env.set("CUDA_VISIBLE_DEVICES", "0,7,1");  // stops at the first invalid entry, as the driver does
+    d = source.devices();
+    REQUIRE(d);
+    CHECK(ccs(*d) == std::vector<compute_capability>{{9, 0}});
+    env.set("CUDA_VISIBLE_DEVICES", "");
+    d = source.devices();
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == errc::no_device);
+    CHECK(d.error().raw.view().find("CUDA_VISIBLE_DEVICES=\"\"") != std::string_view::npos);
+    CHECK(d.error().message().find("--device-cc") != std::string::npos);
+  }
+  SECTION("no GPU at all") {
+    env.set("CUARCH_STUB_DEVICES", "");
+    const auto d = source.devices();
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == errc::no_device);
+    CHECK(d.error().location.view() == lib);
+  }
+  SECTION("cuInit fails") {
+    env.set("CUARCH_STUB_INIT_STATUS", "999");
+    const auto d = source.devices();
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == errc::library_call_failed);
+    CHECK(d.error().native_status == 999);
+    CHECK(d.error().raw.view().find("CUDA_ERROR_UNKNOWN") != std::string_view::npos);
+  }
+  SECTION("cuDriverGetVersion fails, or reports nonsense") {
+    env.set("CUARCH_STUB_VERSION_STATUS", "803");
+    auto v = cuarch::driver_library_source(lib).driver_version();
+    REQUIRE_FALSE(v);
+    CHECK(v.error().raw.view().find("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH") != std::string_view::npos);
+    env.unset("CUARCH_STUB_VERSION_STATUS");
+    env.set("CUARCH_STUB_DRIVER_VERSION", "0");
+    v = cuarch::driver_library_source(lib).driver_version();
+    REQUIRE_FALSE(v);
+    CHECK(v.error().code == errc::invalid_version);
+    CHECK(v.error().location.view() == lib);
+  }
+  SECTION("a driver library missing a symbol") {
+    const std::string noname = stub_driver("lib-noname/libcuda.so.1");
+    const auto d = cuarch::driver_device_source(cuarch::driver_library_source(noname)).devices();
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == errc::symbol_not_found);
+    CHECK(d.error().subject.view() == "cuDeviceGetName");
+    CHECK(d.error().location.view() == noname);
+  }
+}
+
+TEST_CASE("the kernel module's version line, proprietary and open modules", "[devices]") {
+  CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Apr 20 2025") == "580.159.04");
+  CHECK(cuarch::detail::parse_kernel_module_line(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)") == "570.124.06");
+  CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  broken").empty());
+  CHECK(cuarch::detail::parse_kernel_module_line("GCC version: gcc version 12.2.0").empty());
+}

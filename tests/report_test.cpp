@@ -1,0 +1,199 @@
+// The report: every planted disagreement of the make-layouts.sh scenarios is found (and nothing
+// that is not there), each finding says what it means, the text and JSON renderings hold it all,
+// and `cuarch doctor` (when built) reports it end to end.
+#include <cuarch/report.hpp>
+#include <cuarch/toolkit_files.hpp>  // detail::json_strings validates the JSON
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "fixtures/fixture_support.hpp"
+
+using cuarch::errc;
+using cuarch::severity;
+using cuarch_test::scoped_env;
+
+namespace {
+
+std::vector<std::string> kinds(const std::vector<cuarch::finding>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.kind);
+  return out;
+}
+bool has(const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+
+const std::string& stub_dir() {
+  const auto& s = cuarch_test::stubs();
+  if (!s) SKIP(s.why_not);
+  return s.path;
+}
+
+}  // namespace
+
+TEST_CASE("every scenario: the planted disagreements are found, each with its meaning; nothing else is claimed", "[report][layouts][real]") {
+  const auto& root = cuarch_test::layouts();
+  if (!root) SKIP(root.why_not);
+  const auto names = cuarch_test::read_lines(root.path + "/scenarios");
+  REQUIRE(names.size() >= 10);
+  for (const auto& line : names) {
+    const std::string name = line.substr(0, line.find(' '));
+    // Scenarios that need a fresh process (LD_LIBRARY_PATH) run only through the command line:
+    // tests/fixtures/doctor-layouts.sh and the CLI test below.
+    if (cuarch_test::load_scenario(root.path, name).cli_only) continue;
+    DYNAMIC_SECTION(name) {
+      const auto s = cuarch_test::load_scenario(root.path, name);
+      if (!s.skip.empty()) SKIP(s.skip);
+      scoped_env env;
+      cuarch_test::apply_stub_env(env, s);
+      const auto d = cuarch::detect(s.options);
+      const auto findings = cuarch::find_disagreements(d);
+      const auto k = kinds(findings);
+      for (const auto& want : s.findings) {
+        INFO("expected finding " << want);
+        CHECK(has(k, want));
+      }
+      for (const auto& not_want : s.absent) {
+        INFO("unexpected finding " << not_want);
+        CHECK_FALSE(has(k, not_want));
+      }
+      for (const auto& f : findings) {
+        CHECK_FALSE(f.what.empty());
+        CHECK_FALSE(f.meaning.empty());
+      }
+      const std::string text = cuarch::render_text(d, findings);
+      for (const auto& g : s.grep) {
+        INFO("text report lacks: " << g << "\n" << text);
+        CHECK(text.find(g) != std::string::npos);
+      }
+      CHECK(cuarch::detail::json_strings::read(cuarch::render_json(d, findings)));
+    }
+  }
+}
+
+TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond minor-version compatibility", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  env.set("CUARCH_STUB_NVRTC_VERSION", "13.0");
+  env.set("CUARCH_STUB_DEVICES", "12.0");
+  auto opts = cuarch_test::hermetic({{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_LIBCUDA", stub_dir() + "/lib/libcuda.so.1"}});
+  SECTION("driver 12.8 under NVRTC 13.0: PTX ISA 9.0 vs 8.7") {
+    env.set("CUARCH_STUB_DRIVER_VERSION", "12080");
+    const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
+    const auto it = std::find_if(fs.begin(), fs.end(), [](const cuarch::finding& f) { return f.kind == "ptx_too_new_for_driver"; });
+    REQUIRE(it != fs.end());
+    CHECK(it->level == severity::problem);
+    CHECK(it->what.find("PTX ISA 9.0") != std::string::npos);
+    CHECK(it->what.find("up to 8.7") != std::string::npos);
+    CHECK(it->meaning.find("CUDA_ERROR_UNSUPPORTED_PTX_VERSION") != std::string::npos);
+  }
+  SECTION("driver 13.0: nothing to say") {
+    env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
+    const auto k = kinds(cuarch::find_disagreements(cuarch::detect(opts)));
+    CHECK_FALSE(has(k, "ptx_too_new_for_driver"));
+    CHECK_FALSE(has(k, "runtime_vs_driver"));
+  }
+}
+
+TEST_CASE("a compiler newer than cuarch's table is never called too old; the table's age is said", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  env.set("CUARCH_STUB_NVRTC_VERSION", "99.0");
+  env.set("CUARCH_STUB_NVRTC_ARCHS", "90,120,121,150");
+  auto opts = cuarch_test::hermetic({{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}});
+  opts.device_ccs = std::vector<cuarch::compute_capability>{{12, 0}, {15, 0}};
+  const auto d = cuarch::detect(opts);
+  const auto k = kinds(cuarch::find_disagreements(d));
+  CHECK(has(k, "table_older_than_compiler"));
+  CHECK_FALSE(has(k, "device_not_buildable"));  // 15.0 is unknown to the table, but NVRTC lists 150
+  CHECK(has(k, "mixed_devices"));
+}
+
+TEST_CASE("devices the governing compilers cannot build are problems, per compiler and device", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  env.set("CUARCH_STUB_NVRTC_VERSION", "12.4");
+  env.set("CUARCH_STUB_NVRTC_ARCHS", "50,75,80,86,89,90");
+  const std::string t = cuarch_test::make_temp_dir("build");
+  cuarch_test::write_file(t + "/bin/nvcc", "#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n", true);
+  auto opts = cuarch_test::hermetic({{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_NVCC", t + "/bin/nvcc"}});
+  opts.device_ccs = std::vector<cuarch::compute_capability>{{12, 0}, {12, 1}, {9, 0}};
+  const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
+  std::vector<std::string> lines;
+  for (const auto& f : fs)
+    if (f.kind == "device_not_buildable") lines.push_back(f.what);
+  REQUIRE(lines.size() == 3);  // NVRTC 12.4: 12.0 and 12.1; nvcc 12.8: 12.1 only; 9.0 fine for both
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) { return w.find("JIT NVRTC 12.4") == 0; }) == 2);
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) {
+          return w.find("offline nvcc 12.8.93") == 0 && w.find("sm_121 needs CUDA >= 12.9") != std::string::npos;
+        }) == 1);
+  CHECK(has(kinds(fs), "nvcc_vs_nvrtc"));
+}
+
+TEST_CASE("the text and JSON renderings carry every source, role, error and finding", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  auto opts = cuarch_test::hermetic({{"CUDA_HOME", "/nonexistent/cuda"}, {"CUARCH_NVCC", stub_dir() + "/bin/nvcc-fail"}});
+  opts.device_ccs = std::vector<cuarch::compute_capability>{{9, 0}};
+  const auto d = cuarch::detect(opts);
+  const auto fs = cuarch::find_disagreements(d);
+  const auto k = kinds(fs);
+  CHECK(has(k, "invalid_environment"));
+  CHECK(has(k, "explicit_source_failed"));
+  CHECK(fs.front().level == severity::problem);  // most severe first
+  const std::string text = cuarch::render_text(d, fs);
+  for (const char* part : {"compile path", "load path", "devices", "sources (discovery order", "findings (", "CUDA_HOME=/nonexistent/cuda",
+                           "exit status 3", "0  9.0"})
+    CHECK(text.find(part) != std::string::npos);
+  const std::string json = cuarch::render_json(d, fs);
+  const auto parsed = cuarch::detail::json_strings::read(json);
+  REQUIRE(parsed);
+  CHECK(json.find("\"offline_compiler\":{\"candidate\":null") != std::string::npos);
+  CHECK(json.find("\"kind\":\"invalid_environment\"") != std::string::npos);
+  CHECK(json.find("\"code\":\"process failed\"") != std::string::npos);
+}
+
+TEST_CASE("cuarch doctor end to end (when the command line is built)", "[report][cli]") {
+#ifndef CUARCH_CLI_PATH
+  SKIP("the cuarch command line is not built in this tree");
+#else
+  const std::string cli = CUARCH_CLI_PATH;
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(60);
+  SECTION("--json on this machine: valid JSON, exit 0") {
+    const auto r = cuarch::run_process({cli, "doctor", "--json", "--device-cc", "9.0"}, limits);
+    REQUIRE(r);
+    CHECK(r->exit_status == 0);
+    CHECK(cuarch::detail::json_strings::read(r->out));
+  }
+  SECTION("--strict exits 1 on a problem; usage errors exit 2") {
+    const auto strict = cuarch::run_process({cli, "doctor", "--isolated", "--strict", "--nvcc", "/nonexistent/nvcc"}, limits);
+    REQUIRE(strict);
+    CHECK(strict->exit_status == 1);
+    CHECK(strict->out.find("explicit_source_failed") != std::string::npos);
+    for (const std::vector<std::string>& bad : {std::vector<std::string>{cli, "doctor", "--device-cc", "12.0x"},
+                                                std::vector<std::string>{cli, "doctor", "--timeout", "soon"},
+                                                std::vector<std::string>{cli, "doctor", "--bogus"}}) {
+      const auto r = cuarch::run_process(bad, limits);
+      REQUIRE(r);
+      CHECK(r->exit_status == 2);
+    }
+  }
+  SECTION("the scenarios, through the command line") {
+    const auto& root = cuarch_test::layouts();
+    if (!root) SKIP(root.why_not);
+    const auto r = cuarch::run_process({"/usr/bin/env", "CUARCH_LAYOUTS_DIR=" + root.path, "bash",
+                                        cuarch_test::source_dir() + "/tests/fixtures/doctor-layouts.sh", cli},
+                                       [] {
+                                         cuarch::process_limits l;
+                                         l.timeout = std::chrono::seconds(300);
+                                         return l;
+                                       }());
+    REQUIRE(r);
+    INFO(r->out);
+    CHECK(r->exit_status == 0);
+  }
+#endif
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `cuarch resolve` end to end: outputs, notes on stderr, and exit codes (0 ok, 1 failed, 2 bad input).
+# Uses only given compilers and devices (--toolkit, --device-cc), so it needs no CUDA and no GPU.
+# Environment: CUARCH_CLI (the built command line). Exit 77 (skipped) when it is not built.
+set -uo pipefail
+cli="${CUARCH_CLI:-}"
+if [[ -z "$cli" || ! -x "$cli" ]]; then
+  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
+  exit 77
+fi
+unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS
+failures=0
+out="$(mktemp)" err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+
+# check WANT_EXIT WANT_STDOUT -- ARGS...: runs `cuarch resolve ARGS`, compares exit status and stdout.
+check() {
+  local want_rc="$1" want_out="$2"; shift 3
+  "$cli" resolve "$@" >"$out" 2>"$err"
+  local rc=$?
+  if [[ "$rc" != "$want_rc" || "$(cat "$out")" != "$want_out" ]]; then
+    echo "FAIL: cuarch resolve $*" >&2
+    echo "  exit $rc (want $want_rc); stdout: $(cat "$out") (want: $want_out)" >&2
+    sed 's/^/  stderr: /' "$err" >&2
+    failures=$((failures + 1))
+  fi
+}
+# stderr_has TEXT: the last run's stderr contains TEXT.
+stderr_has() {
+  if ! grep -qF -- "$1" "$err"; then
+    echo "FAIL: stderr lacks: $1" >&2
+    sed 's/^/  stderr: /' "$err" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+check 0 "-gencode=arch=compute_90a,code=sm_90a" -- --toolkit 13.0 --device-cc 9.0
+check 0 "12.0a" -- --toolkit 12.8 --device-cc 12.0 --format torch
+check 0 "86-real;120a-real" -- --toolkit 13.0 --device-cc 8.6,12.0,12.0 --format cmake
+check 0 "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120-real;121" -- --toolkit 13.0 --archs all --format cmake
+check 0 "7.5;8.0;9.0;10.0;11.0;12.0+PTX" -- --toolkit 13.0 --archs all-major --format torch
+check 0 $'--gpu-architecture=sm_90a\n--gpu-architecture=sm_100' -- --toolkit 13.0 --archs "9.0a 10.0" --format nvrtc
+check 0 "90;100a-real" -- --toolkit 13.0 --archs "-arch=sm_90 -gencode=arch=compute_100a,code=sm_100a" --dialect nvcc --format cmake
+check 0 "86-real;90-virtual" -- --toolkit 12.6 --device-cc 12.0,8.6 --policy ptx-fallback --driver 12.8 --format cmake
+stderr_has "note: native, device 0 (cc 12.0): sm_120a -> compute_90 (PTX fallback"
+
+# Resolution failures: exit 1, every reason on stderr.
+check 1 "" -- --toolkit 12.6 --device-cc 12.0
+stderr_has "sm_120a needs CUDA >= 12.8 (have 12.6)"
+stderr_has "a PTX fallback is off"
+check 1 "" -- --toolkit 12.6 --device-cc 12.0 --policy ptx-fallback --driver 12.4
+stderr_has "PTX fallback refused: compute_90 is PTX ISA 8.5, but the driver (CUDA 12.4) JITs PTX ISA up to 8.4"
+check 1 "" -- --toolkit 13.0 --archs "sm_70;sm_101a"
+stderr_has "sm_70 was removed in CUDA 13.0"
+stderr_has "sm_101a was renamed sm_110a in CUDA 13.0"
+check 0 "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_110a,code=sm_110a" -- --toolkit 13.0 --archs "sm_70;sm_101a;8.0" --policy best-effort
+stderr_has "note: 'sm_70' at position 0: sm_70 rejected"
+check 1 "" -- --toolkit 13.0 --archs sm_120a --device-cc 9.0 --policy verify-devices
+stderr_has "sm_120a cannot run on a device of compute capability 9.0"
+check 1 "" -- --toolkit 13.0 --archs compute_90 --format torch
+stderr_has "compute_90 cannot be written in TORCH_CUDA_ARCH_LIST"
+check 1 "" -- --toolkit 13.0 --archs native
+stderr_has "no CUDA device is visible"
+
+# The environment overrides the request, and says so; a bad value names the variable (exit 2).
+CUARCH_ARCHS="9.0a;10.0" check 0 "90a-real;100-real" -- --toolkit 13.0 --archs all --format cmake
+stderr_has "the request came from the environment variable CUARCH_ARCHS"
+CUARCH_ARCHS="9.0a" check 0 "75-real" -- --toolkit 13.0 --archs 75-real --env none --format cmake
+TORCH_CUDA_ARCH_LIST="8.6+PTX" check 0 "8.6+PTX" -- --toolkit 13.0 --archs 9.0 --env torch --format torch
+CUARCH_ARCHS="sm_" check 2 "" -- --toolkit 13.0
+stderr_has "'sm_' at position 0 is not a CUDA architecture (environment at CUARCH_ARCHS)"
+
+# Bad usage or input: exit 2.
+check 2 "" -- --toolkit 13.0 --archs "9.0;;10.0"
+check 2 "" -- --toolkit 13.0 --archs "8.0a"
+check 2 "" -- --toolkit banana
+check 2 "" -- --toolkit 13.0 --format yaml
+check 2 "" -- --toolkit 13.0 --policy lenient
+check 2 "" -- --toolkit 13.0 --nvcc /usr/bin/nvcc
+check 2 "" -- --toolkit 13.0 --bogus
+
+# JSON: one object on stdout, also for failures.
+"$cli" resolve --toolkit 13.0 --archs "9.0a;compute_90" --format json >"$out" 2>"$err"
+grep -qF '"ok":true' "$out" && grep -qF '"cmake":"90-virtual;90a-real"' "$out" || { echo "FAIL: json success" >&2; cat "$out" >&2; failures=$((failures + 1)); }
+"$cli" resolve --toolkit 13.0 --archs sm_70 --format json >"$out" 2>"$err"
+[[ $? == 1 ]] && grep -qF '"ok":false' "$out" || { echo "FAIL: json failure" >&2; cat "$out" >&2; failures=$((failures + 1)); }
+
+if [[ "$failures" != 0 ]]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "cli_resolve_test: all checks passed"
