@@ -2,6 +2,8 @@
 // the JIT and offline compile paths and which driver the load path, and why; the devices; and
 // every disagreement with what it means. Diagnoses only: exit 0 unless --strict finds a problem.
 #include <cuarch/compile_time.hpp>  // the compile-time CUDA_VERSION of this very file
+
+#include <utility>
 #include <cuarch/detect.hpp>
 #include <cuarch/report.hpp>
 
@@ -48,7 +50,9 @@ constexpr const char* doctor_help =
 int run_doctor(cuarch_cli::arguments& args) {
   cuarch::detect_options opts;
   opts.probe_ptxas = true;
-  opts.compile_time = CUARCH_COMPILE_TIME_OBSERVATION();
+  // The doctor's own compile-time CUDA_VERSION is a source only when it was built with CUDA headers;
+  // a doctor built without them has nothing to say there (that is not a fault of the machine).
+  if (auto built_with = CUARCH_COMPILE_TIME_OBSERVATION(); built_with) opts.compile_time = std::move(built_with);
   const bool json = args.flag("--json");
   const bool strict = args.flag("--strict");
   if (args.flag("--isolated")) {

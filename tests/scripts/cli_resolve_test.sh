@@ -59,7 +59,8 @@ check 1 "" -- --toolkit 13.0 --archs sm_120a --device-cc 9.0 --policy verify-dev
 stderr_has "sm_120a cannot run on a device of compute capability 9.0"
 check 1 "" -- --toolkit 13.0 --archs compute_90 --format torch
 stderr_has "compute_90 cannot be written in TORCH_CUDA_ARCH_LIST"
-check 1 "" -- --toolkit 13.0 --archs native
+# No visible device (forced, so this holds on a GPU machine too): a typed error, never a default arch.
+CUDA_VISIBLE_DEVICES="" check 1 "" -- --toolkit 13.0 --archs native
 stderr_has "no CUDA device is visible"
 
 # The environment overrides the request, and says so; a bad value names the variable (exit 2).
