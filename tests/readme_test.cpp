@@ -29,3 +29,20 @@ TEST_CASE("README: the table spans CUDA 11.0 - 13.5 and sm_35 - sm_121", "[readm
   CHECK(cuarch::arch_table[0].cc == cuarch::compute_capability{3, 5});
   CHECK(cuarch::arch_table[std::size(cuarch::arch_table) - 1].cc == cuarch::compute_capability{12, 1});
 }
+
+#include <cuarch/detect.hpp>
+
+TEST_CASE("README: resolving native with the detected compiler and devices", "[readme]") {
+  const cuarch::detection found = cuarch::detect({});
+  cuarch::arch_request request{"native"};
+  request.overrides = cuarch::env_override::none;  // the test must not depend on CUARCH_ARCHS
+  auto result = cuarch::resolve_target_archs(request, cuarch::detected_jit_compiler{&found}, cuarch::detected_devices{&found},
+                                             cuarch::jit_policy{});
+  if (found.devices()) {  // a GPU machine: a non-empty set of NVRTC compiles
+    REQUIRE(result);
+    CHECK_FALSE(cuarch::nvrtc_compiles(result->targets).empty());
+  } else {  // no GPU: a typed error, never a default arch
+    REQUIRE_FALSE(result);
+    CHECK(result.error().summary.code == cuarch::errc::no_device);
+  }
+}
