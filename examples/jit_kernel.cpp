@@ -18,6 +18,9 @@
 // Build: c++ -std=c++17 -Iinclude -I/usr/local/cuda/include examples/jit_kernel.cpp
 //        -L/usr/local/cuda/lib64 -lnvrtc -ldl -o jit_kernel
 #include <cuarch/decode.hpp>
+#include <cuarch/device_source.hpp>
+#include <cuarch/driver_source.hpp>
+#include <cuarch/nvrtc_source.hpp>
 #include <cuarch/outputs.hpp>
 #include <cuarch/resolve.hpp>
 
@@ -66,7 +69,7 @@ constexpr float factor = 3.0f;
 float x_at(unsigned i) { return static_cast<float>(i % 1024u); }
 float y_at(unsigned i) { return static_cast<float>(2u * (i % 7u)); }
 
-// ---- the driver API, loaded at run time --------------------------------------------------------
+// ---- the driver API, loaded at run time, for what cuarch does not do: load modules and launch ---
 
 #define JIT_STR2(x) #x
 #define JIT_STR(x) JIT_STR2(x)  // the exported name after cuda.h's versioning macros (cuMemAlloc_v2)
@@ -75,11 +78,7 @@ struct driver_api {
   void* handle = nullptr;
   std::string path;
   decltype(&cuInit) init = nullptr;
-  decltype(&cuDriverGetVersion) driver_get_version = nullptr;
-  decltype(&cuDeviceGetCount) device_get_count = nullptr;
   decltype(&cuDeviceGet) device_get = nullptr;
-  decltype(&cuDeviceGetAttribute) device_get_attribute = nullptr;
-  decltype(&cuDeviceGetName) device_get_name = nullptr;
   decltype(&cuDevicePrimaryCtxRetain) primary_ctx_retain = nullptr;
   decltype(&cuDevicePrimaryCtxRelease) primary_ctx_release = nullptr;
   decltype(&cuCtxSetCurrent) ctx_set_current = nullptr;
@@ -125,11 +124,7 @@ const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
     };
 #define JIT_BIND(member, function) bind(api.member, JIT_STR(function))
     JIT_BIND(init, cuInit);
-    JIT_BIND(driver_get_version, cuDriverGetVersion);
-    JIT_BIND(device_get_count, cuDeviceGetCount);
     JIT_BIND(device_get, cuDeviceGet);
-    JIT_BIND(device_get_attribute, cuDeviceGetAttribute);
-    JIT_BIND(device_get_name, cuDeviceGetName);
     JIT_BIND(primary_ctx_retain, cuDevicePrimaryCtxRetain);
     JIT_BIND(primary_ctx_release, cuDevicePrimaryCtxRelease);
     JIT_BIND(ctx_set_current, cuCtxSetCurrent);
@@ -163,98 +158,7 @@ std::string cu_error_name(const driver_api& api, CUresult r) {
   return name;
 }
 
-/// Device source (cuarch contract): the visible GPUs, through the driver API.
-struct driver_api_devices {
-  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> devices() const {
-    const auto& loaded = load_driver();
-    if (!loaded) return cuarch::unexpected(loaded.error());
-    const driver_api& api = **loaded;
-    int count = 0;
-    if (const CUresult r = api.device_get_count(&count); r != CUDA_SUCCESS)
-      return cuarch::unexpected(driver_error(cuarch::errc::library_call_failed, "cuDeviceGetCount", cu_error_name(api, r), static_cast<int>(r)));
-    std::vector<cuarch::device_info> devices;
-    for (int i = 0; i < count; ++i) {
-      CUdevice dev = 0;
-      int major = 0, minor = 0;
-      char name[256] = {};
-      if (const CUresult r = api.device_get(&dev, i); r != CUDA_SUCCESS)
-        return cuarch::unexpected(driver_error(cuarch::errc::library_call_failed, "cuDeviceGet", cu_error_name(api, r), static_cast<int>(r)));
-      if (api.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
-          api.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
-        return cuarch::unexpected(driver_error(cuarch::errc::library_call_failed, "cuDeviceGetAttribute", "compute capability"));
-      if (api.device_get_name(name, static_cast<int>(sizeof name - 1), dev) != CUDA_SUCCESS) name[0] = '\0';
-      cuarch::device_info d;
-      d.ordinal = i;
-      d.cc = cuarch::compute_capability{major, minor};
-      d.name = name;
-      d.source = cuarch::source_kind::driver;
-      devices.push_back(std::move(d));
-    }
-    return devices;
-  }
-};
-
-/// Driver source (cuarch contract): the CUDA version the driver supports (cuDriverGetVersion).
-struct driver_api_version {
-  cuarch::expected<cuarch::observation, cuarch::error> driver_version() const {
-    const auto& loaded = load_driver();
-    if (!loaded) return cuarch::unexpected(loaded.error());
-    const driver_api& api = **loaded;
-    int v = 0;
-    if (const CUresult r = api.driver_get_version(&v); r != CUDA_SUCCESS)
-      return cuarch::unexpected(driver_error(cuarch::errc::library_call_failed, "cuDriverGetVersion", cu_error_name(api, r), static_cast<int>(r)));
-    const auto decoded = cuarch::decode_cudart_version(v, cuarch::source_kind::driver);
-    if (!decoded) return cuarch::unexpected(decoded.error());
-    cuarch::observation o;
-    o.source = cuarch::source_kind::driver;
-    o.version = *decoded;
-    o.location = api.path;
-    o.how = cuarch::discovery::loader_search;
-    o.raw = "cuDriverGetVersion: " + std::to_string(v);
-    return o;
-  }
-};
-
 // ---- NVRTC, as linked --------------------------------------------------------------------------
-
-/// Compiler source (cuarch contract): the NVRTC this program is linked against, with its real
-/// path (the full version is read from the file name libnvrtc.so.13.0.88 when it is there).
-struct linked_nvrtc {
-  cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const {
-    auto nvrtc_failure = [](const char* call, nvrtcResult r) {
-      cuarch::error e = cuarch::detail::make_error(cuarch::errc::library_call_failed, cuarch::source_kind::nvrtc);
-      e.subject = call;
-      e.raw = nvrtcGetErrorString(r);
-      e.native_status = static_cast<int>(r);
-      return cuarch::unexpected(e);
-    };
-    int major = 0, minor = 0;
-    if (const nvrtcResult r = nvrtcVersion(&major, &minor); r != NVRTC_SUCCESS) return nvrtc_failure("nvrtcVersion", r);
-    const auto version = cuarch::decode_nvrtc_version(major, minor);
-    if (!version) return cuarch::unexpected(version.error());
-    int count = 0;
-    if (const nvrtcResult r = nvrtcGetNumSupportedArchs(&count); r != NVRTC_SUCCESS) return nvrtc_failure("nvrtcGetNumSupportedArchs", r);
-    std::vector<int> archs(static_cast<std::size_t>(count));
-    if (const nvrtcResult r = nvrtcGetSupportedArchs(archs.data()); r != NVRTC_SUCCESS) return nvrtc_failure("nvrtcGetSupportedArchs", r);
-
-    cuarch::compiler_info info;
-    info.kind = cuarch::source_kind::nvrtc;
-    info.version = *version;
-    info.supported_sm_numbers = std::move(archs);
-    Dl_info dl{};
-    char real[PATH_MAX];
-    if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &dl) && dl.dli_fname && realpath(dl.dli_fname, real)) {
-      info.location = real;
-      const std::string_view file = std::string_view(info.location).substr(info.location.rfind('/') + 1);
-      const std::size_t so = file.find(".so.");
-      if (so != std::string_view::npos) {
-        const auto full = cuarch::parse_cuda_version(file.substr(so + 4), cuarch::source_kind::nvrtc);
-        if (full && full->release() == version->release()) info.version = *full;
-      }
-    }
-    return info;
-  }
-};
 
 struct compiled_image {
   cuarch::arch_target target;
@@ -422,7 +326,9 @@ int main(int argc, char** argv) {
     }
   }
 
-  const cuarch::resolver jit(linked_nvrtc{}, driver_api_devices{}, policy, driver_api_version{});
+  // cuarch's own sources: the NVRTC this program links, the driver's devices and version (dlopen).
+  const cuarch::resolver jit(cuarch::linked_nvrtc_source(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs),
+                             cuarch::driver_device_source{}, policy, cuarch::driver_library_source::from_loader());
   cuarch::arch_request request;
   request.list = archs;  // CUARCH_ARCHS, when set, overrides it (reported below)
   const auto resolved = jit.resolve(request);
@@ -472,7 +378,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "jit_kernel: %s\n", loaded.error().message().c_str());
     return 77;
   }
-  const auto devices = driver_api_devices{}.devices();
+  const auto devices = cuarch::driver_device_source{}.devices();
   if (!devices) {
     std::fprintf(stderr, "jit_kernel: %s\n", devices.error().message().c_str());
     return 77;

@@ -10,17 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "target_names.hpp"
 #include "test_support.hpp"
 
 using namespace cuarch;
 
 namespace {
 
-std::string names(const target_set& s) {
-  std::string out;
-  for (const auto& t : s) out += (out.empty() ? "" : " ") + std::string(to_text(t).view());
-  return out;
-}
 
 arch_request request(std::string_view list, arch_dialect dialect = arch_dialect::generic) {
   arch_request r;

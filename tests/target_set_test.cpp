@@ -6,17 +6,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "target_names.hpp"
 #include "test_support.hpp"
 
 using namespace cuarch;
 
 namespace {
-
-std::string names(const target_set& s) {
-  std::string out;
-  for (const auto& t : s) out += (out.empty() ? "" : " ") + std::string(to_text(t).view());
-  return out;
-}
 
 constexpr arch_target sm(int major, int minor, arch_variant v = arch_variant::baseline) { return {{major, minor}, v, arch_form::sass}; }
 constexpr arch_target ptx(int major, int minor, arch_variant v = arch_variant::baseline) { return {{major, minor}, v, arch_form::ptx}; }

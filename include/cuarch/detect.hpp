@@ -519,25 +519,26 @@ class detector {
     return out;
   }
 
-  std::vector<search_spec> nvrtc_specs() const {
+  // Tiers 1-3 of a library: the explicit argument, its CUARCH_* variable, what is already loaded.
+  std::vector<search_spec> first_library_specs(const std::string& explicit_path, const char* what, const char* variable,
+                                               source_kind kind, const char* soname_prefix) const {
     std::vector<search_spec> out;
-    explicit_spec(out, opts_.nvrtc_path, "NVRTC library");
-    variable_spec(out, "CUARCH_NVRTC", source_kind::nvrtc);
-    loaded_specs(out, "libnvrtc.so.");
-    return library_plan(std::move(out), source_kind::nvrtc, "libnvrtc.so.", nvrtc_sonames());
+    explicit_spec(out, explicit_path, what);
+    variable_spec(out, variable, kind);
+    loaded_specs(out, soname_prefix);
+    return out;
+  }
+  std::vector<search_spec> nvrtc_specs() const {
+    return library_plan(first_library_specs(opts_.nvrtc_path, "NVRTC library", "CUARCH_NVRTC", source_kind::nvrtc, "libnvrtc.so."),
+                        source_kind::nvrtc, "libnvrtc.so.", nvrtc_sonames());
   }
   std::vector<search_spec> runtime_specs() const {
-    std::vector<search_spec> out;
-    explicit_spec(out, opts_.cudart_path, "CUDA runtime library");
-    variable_spec(out, "CUARCH_CUDART", source_kind::cuda_runtime);
-    loaded_specs(out, "libcudart.so.");
-    return library_plan(std::move(out), source_kind::cuda_runtime, "libcudart.so.", cudart_sonames());
+    return library_plan(first_library_specs(opts_.cudart_path, "CUDA runtime library", "CUARCH_CUDART", source_kind::cuda_runtime,
+                                            "libcudart.so."),
+                        source_kind::cuda_runtime, "libcudart.so.", cudart_sonames());
   }
-  std::vector<search_spec> driver_specs() const {
-    std::vector<search_spec> out;
-    explicit_spec(out, opts_.libcuda_path, "driver library");
-    variable_spec(out, "CUARCH_LIBCUDA", source_kind::driver);
-    loaded_specs(out, "libcuda.so.");
+  std::vector<search_spec> driver_specs() const {  // never from a toolkit root: its libcuda is a stub
+    auto out = first_library_specs(opts_.libcuda_path, "driver library", "CUARCH_LIBCUDA", source_kind::driver, "libcuda.so.");
     loader_specs(out, {std::string(driver_soname)});
     return out;
   }

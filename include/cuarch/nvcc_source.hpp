@@ -109,23 +109,13 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
 /// one, or a toolkit's). Satisfies the compiler-source contract: `compiler()` (kind nvcc / ptxas;
 /// no supported-arch list: `--list-gpu-code` omits a/f variants, so the table decides).
 template <source_kind Kind>
-class tool_source {
+class tool_source : public probed_source<tool_source<Kind>> {
  public:
   explicit tool_source(std::string path, discovery how = discovery::explicit_argument,
                        std::chrono::milliseconds timeout = default_tool_timeout)
       : path_(std::move(path)), how_(how), timeout_(timeout) {}
 
   expected<probed_compiler, error> probe() const { return probe_tool_version(path_, Kind, how_, timeout_); }
-  expected<compiler_info, error> compiler() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->info);
-  }
-  expected<observation, error> observe() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->seen);
-  }
   const std::string& path() const noexcept { return path_; }
 
  private:

@@ -15,6 +15,7 @@
 
 #include "config.hpp"
 #include "decode.hpp"
+#include "detail/posix.hpp"
 #include "dynamic_library.hpp"
 #include "error.hpp"
 #include "expected.hpp"
@@ -27,6 +28,23 @@ CUARCH_BEGIN_NAMESPACE
 struct probed_compiler {
   observation seen;
   compiler_info info;
+};
+
+/// Gives a source whose `probe()` returns expected<probed_compiler, error> the two views the rest of
+/// cuarch asks for: compiler() (the resolver's compiler-source contract) and observe() (a report line).
+template <class Source>
+class probed_source {
+ public:
+  expected<compiler_info, error> compiler() const {
+    auto p = static_cast<const Source&>(*this).probe();
+    if (!p) return unexpected(p.error());
+    return std::move(p->info);
+  }
+  expected<observation, error> observe() const {
+    auto p = static_cast<const Source&>(*this).probe();
+    if (!p) return unexpected(p.error());
+    return std::move(p->seen);
+  }
 };
 
 namespace detail {
@@ -56,6 +74,17 @@ inline error nvrtc_failed(std::string_view call, int status, const std::string& 
   return e;
 }
 
+/// nvrtcVersion says only major.minor; the real file name usually carries the full release
+/// (libnvrtc.so.13.0.88), which a JIT cache key needs. Used only when it agrees with nvrtcVersion.
+inline cuda_version full_version_from_file_name(const std::string& location, const cuda_version& reported) {
+  const std::string real = real_path(location);
+  const std::string_view file = std::string_view(real).substr(real.rfind('/') + 1);
+  const std::size_t so = file.find(".so.");
+  if (so == std::string_view::npos) return reported;
+  const auto full = parse_cuda_version(file.substr(so + 4), source_kind::nvrtc);
+  return full && full->release() == reported.release() ? *full : reported;
+}
+
 /// Asks an NVRTC for its version and supported archs; `location` names the library (real path).
 inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location, const std::string& found_as,
                                                     discovery how) {
@@ -70,7 +99,7 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   }
   probed_compiler p;
   p.info.kind = source_kind::nvrtc;
-  p.info.version = *version;
+  p.info.version = full_version_from_file_name(location, *version);
   p.info.location = location;
   p.seen.source = source_kind::nvrtc;
   p.seen.version = *version;
@@ -143,7 +172,7 @@ inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_librar
 /// A dynamically loaded NVRTC: a named library file, or the loader's search (newest major first).
 /// Satisfies the compiler-source contract: `compiler()`. Stateless: each call asks again (the
 /// library itself is loaded once per process: see dynamic_library::retain).
-class nvrtc_library_source {
+class nvrtc_library_source : public probed_source<nvrtc_library_source> {
  public:
   /// A library file. A relative path is accepted here because the caller passed it (policy
   /// allow_relative); detection passes absolute_only for paths it did not get from the caller.
@@ -162,16 +191,6 @@ class nvrtc_library_source {
     const auto lib = load();
     if (!lib) return unexpected(lib.error());
     return probe_nvrtc_library(*lib, path_.empty() ? lib->path() : path_, how_);
-  }
-  expected<compiler_info, error> compiler() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->info);
-  }
-  expected<observation, error> observe() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->seen);
   }
 
  private:
@@ -199,7 +218,7 @@ class nvrtc_library_source {
 /// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.
 /// `cuarch::linked_nvrtc_source nvrtc(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs);`
 /// The library's path is taken from the dynamic loader (dladdr).
-class linked_nvrtc_source {
+class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
  public:
   template <class VersionFn>
   explicit linked_nvrtc_source(VersionFn* version) {
@@ -216,16 +235,6 @@ class linked_nvrtc_source {
   }
 
   expected<probed_compiler, error> probe() const { return detail::query_nvrtc(calls_, location_, location_, discovery::linked); }
-  expected<compiler_info, error> compiler() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->info);
-  }
-  expected<observation, error> observe() const {
-    auto p = probe();
-    if (!p) return unexpected(p.error());
-    return std::move(p->seen);
-  }
 
  private:
   static std::string library_of(const void* fn) {

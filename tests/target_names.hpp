@@ -1,0 +1,12 @@
+// "sm_90a compute_90": a target set as one line, for exact comparisons in tests.
+#pragma once
+
+#include <cuarch/target_set.hpp>
+
+#include <string>
+
+inline std::string names(const cuarch::target_set& s) {
+  std::string out;
+  for (const auto& t : s) out += (out.empty() ? "" : " ") + std::string(to_text(t).view());
+  return out;
+}
