@@ -226,10 +226,10 @@ constexpr expected<token_targets, error> parse_integer(std::string_view token, s
 constexpr expected<token_targets, error> parse_arch_token(std::string_view token, arch_dialect dialect = arch_dialect::generic,
                                                           std::size_t position = 0) {
   if (token.empty()) return unexpected(detail::token_error(errc::empty_input, token, position));
-  bool matched = false;
-  if (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc) {
-    auto r = detail::parse_prefixed(token, position, matched);
-    if (matched) return r;
+  const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") || detail::starts_with(token, "lto_");
+  if (prefixed && (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc)) {
+    bool matched = false;  // true here: the prefix is known to match
+    return detail::parse_prefixed(token, position, matched);  // returned directly, not copied
   }
   if (dialect == arch_dialect::nvcc) return unexpected(detail::token_error(errc::malformed_token, token, position));
 
@@ -418,73 +418,85 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
 
 }  // namespace detail
 
-/// A whole list in the given dialect. An empty list, an empty entry ("8.0;;9.0"), a keyword mixed
-/// with targets, or any bad token is an error naming the token and its offset.
-constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic) {
-  parsed_arch_list list;
+constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic);
+
+namespace detail {
+
+/// Parses `input` into `list` (which the caller owns, so the 3 KB list is never copied).
+constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
   if (dialect == arch_dialect::nvcc) {
-    const auto r = detail::parse_nvcc_flags(list, input);
-    if (!r) return unexpected(r.error());
-    return list;
+    return parse_nvcc_flags(list, input);
   }
   // Trailing/leading whitespace is tolerated; empty entries between separators are not.
   std::size_t begin = 0, end = input.size();
-  while (begin < end && detail::is_space(input[begin])) ++begin;
-  while (end > begin && detail::is_space(input[end - 1])) --end;
-  if (begin == end) return unexpected(detail::token_error(errc::empty_input, input, 0));
+  while (begin < end && is_space(input[begin])) ++begin;
+  while (end > begin && is_space(input[end - 1])) --end;
+  if (begin == end) return unexpected(token_error(errc::empty_input, input, 0));
 
   std::size_t count = 0;
   std::size_t i = begin;
   while (i <= end) {
     std::size_t j = i;
-    while (j < end && !detail::is_separator(input[j], dialect)) ++j;
+    while (j < end && !is_separator(input[j], dialect)) ++j;
     const std::string_view token = input.substr(i, j - i);
     // Runs of spaces are one separator; an empty entry between ';' or ',' is an error.
-    const bool space_gap = token.empty() && j < end && detail::is_space(input[j]);
+    const bool space_gap = token.empty() && j < end && is_space(input[j]);
     if (token.empty() && !space_gap) {
       // Allow "8.0 ;9.0": an empty entry right after whitespace is part of the same gap.
-      const bool after_space = i > begin && detail::is_space(input[i - 1]);
-      if (!after_space) return unexpected(detail::token_error(errc::empty_input, input, i));
+      const bool after_space = i > begin && is_space(input[i - 1]);
+      if (!after_space) return unexpected(token_error(errc::empty_input, input, i));
     }
     if (!token.empty()) {
       ++count;
-      const arch_keyword k = detail::keyword_of(token, dialect);
+      const arch_keyword k = keyword_of(token, dialect);
       bool named = false;
       if (dialect == arch_dialect::torch) {
-        for (const auto& g : detail::torch_named_generations) {
-          const bool plus_ptx = detail::ends_with(token, "+PTX") && token.substr(0, token.size() - 4) == g.name;
+        for (const auto& g : torch_named_generations) {
+          const bool plus_ptx = ends_with(token, "+PTX") && token.substr(0, token.size() - 4) == g.name;
           if (token != g.name && !plus_ptx) continue;
           named = true;
           auto sub = parse_arch_list(g.archs, arch_dialect::torch);
           if (!sub) return unexpected(sub.error());
           for (const auto& t : *sub) {
-            const auto r = detail::add_targets(list, detail::one(t.target), i, token.size(), input);
+            const auto r = add_targets(list, one(t.target), i, token.size(), input);
             if (!r) return unexpected(r.error());
           }
           if (plus_ptx) {  // "Ampere+PTX": PTX for the newest member, as "8.6+PTX" would give
             const auto& last = (*sub)[sub->size() - 1].target;
-            const auto r = detail::add_targets(list, detail::one(with_form(last, arch_form::ptx)), i, token.size(), input);
+            const auto r = add_targets(list, one(with_form(last, arch_form::ptx)), i, token.size(), input);
             if (!r) return unexpected(r.error());
           }
           break;
         }
       }
       if (k != arch_keyword::none) {
-        if (count > 1 || list.keyword() != arch_keyword::none) return unexpected(detail::token_error(errc::keyword_not_alone, token, i));
+        if (count > 1 || list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, token, i));
         list.set_keyword(k);
       } else if (!named) {
         if (list.keyword() != arch_keyword::none)
-          return unexpected(detail::token_error(errc::keyword_not_alone, token, i));
+          return unexpected(token_error(errc::keyword_not_alone, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
-        const auto r = detail::add_targets(list, t.value(), i, token.size(), input);
+        const auto r = add_targets(list, t.value(), i, token.size(), input);
         if (!r) return unexpected(r.error());
       }
     }
     if (j >= end) break;
     i = j + 1;
   }
-  return list;
+  return {};
+}
+
+
+}  // namespace detail
+
+/// A whole list in the given dialect. An empty list, an empty entry ("8.0;;9.0"), a keyword mixed
+/// with targets, or any bad token is an error naming the token and its offset.
+constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect) {
+  // One named result returned on every path: the list is built in place, never copied.
+  expected<parsed_arch_list, error> result(std::in_place);
+  if (const auto filled = detail::fill_arch_list(*result, input, dialect); !filled) result = unexpected(filled.error());
+  return result;
 }
 
 CUARCH_END_NAMESPACE
