@@ -674,7 +674,11 @@ class detector {
     sel->failure = e;
   }
 
-  void run_libraries(source_kind kind, const std::vector<search_spec>& specs, selection* sel, const char* what) {
+  // The frame both kinds of search share: one candidate per spec, in order; a spec that could not
+  // even be tried is a failed candidate; `ask` fills the candidate and returns false when it is
+  // not one (the loader has no such name, or the file is already a candidate by another route).
+  template <class Ask>
+  void run_specs(source_kind kind, const std::vector<search_spec>& specs, selection* sel, const char* what, Ask&& ask) {
     bool done = false;
     const std::size_t first = d_.candidates.size();
     for (const auto& s : specs) {
@@ -686,38 +690,11 @@ class detector {
       sticky_ = s.sticky;
       if (s.problem) {
         fail_spec(c, *s.problem);
-      } else {
-        const auto lib = !s.path.empty() ? load_library_file(s.path, kind, s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only)
-                                         : load_library_by_name(s.soname, kind);
-        if (!lib) {
-          if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
-            if (!loader_miss_) loader_miss_ = lib.error();
-            continue;
-          }
-          c.real_path = s.path.empty() ? std::string() : real_path(s.path);
-          if (!c.real_path.empty() && merge_duplicate(kind, c.real_path, s.origin)) continue;
-          fail_spec(c, lib.error());
-        } else {
-          c.real_path = lib->path();
-          if (s.path.empty()) c.path = lib->path();
-          if (merge_duplicate(kind, c.real_path, s.origin)) continue;
-          c.toolkit_root = toolkit_root_of(c.real_path);
-          if (kind == source_kind::nvrtc) {
-            auto p = probe_nvrtc_library(*lib, c.path, s.how);
-            if (p) {
-              c.result = p->seen;
-              c.compiler = std::move(p->info);
-            } else {
-              c.result = unexpected(p.error());
-            }
-          } else if (kind == source_kind::cuda_runtime) {
-            c.result = probe_cudart_library(*lib, c.path, s.how);
-          } else {
-            c.result = driver_library_source(lib->path(), s.how, library_path_policy::absolute_only).driver_version();
-            if (c.result) c.result->location = c.path;
-          }
-        }
+      } else if (!ask(s, c)) {
+        continue;
       }
+      // The first nvcc on PATH is what a shell would run: remembered even when it failed.
+      if (kind == source_kind::nvcc && s.how == discovery::path_search && !d_.nvcc_on_path) d_.nvcc_on_path = d_.candidates.size();
       d_.candidates.push_back(std::move(c));
       choose(sel, d_.candidates.size() - 1, done, what);
     }
@@ -725,47 +702,67 @@ class detector {
     finish(sel, done, kind, what, first);
   }
 
-  void run_tools(source_kind kind, const std::vector<search_spec>& specs, selection* sel, const char* what) {
-    bool done = false;
-    const std::size_t first = d_.candidates.size();
-    for (const auto& s : specs) {
-      candidate c;
-      c.source = kind;
-      c.how = s.how;
-      c.origin = s.origin;
-      c.path = s.path;
-      sticky_ = s.sticky;
-      if (s.problem) {
-        fail_spec(c, *s.problem);
-      } else {
-        std::string abs = s.path;
-        if (s.allow_relative && !abs.empty() && abs.front() != '/') abs = current_directory() + "/" + abs;
-        c.real_path = real_path(abs);
-        if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
-          c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
-          c.origin += " (wrapper script for " + target + ")";
+  void run_libraries(source_kind kind, const std::vector<search_spec>& specs, selection* sel, const char* what) {
+    run_specs(kind, specs, sel, what, [&](const search_spec& s, candidate& c) {
+      const auto lib = !s.path.empty() ? load_library_file(s.path, kind, s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only)
+                                       : load_library_by_name(s.soname, kind);
+      if (!lib) {
+        if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
+          if (!loader_miss_) loader_miss_ = lib.error();
+          return false;
         }
-        if (!c.real_path.empty() && merge_duplicate(kind, c.real_path, c.origin)) {
-          if (kind == source_kind::nvcc && s.how == discovery::path_search && !d_.nvcc_on_path) d_.nvcc_on_path = last_merged_;
-          continue;
-        }
-        c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
-        auto p = probe_tool_version(abs, kind, s.how, opts_.tool_timeout,
-                                    s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
+        c.real_path = s.path.empty() ? std::string() : real_path(s.path);
+        if (!c.real_path.empty() && merge_duplicate(kind, c.real_path, s.origin)) return false;
+        fail_spec(c, lib.error());
+        return true;
+      }
+      c.real_path = lib->path();
+      if (s.path.empty()) c.path = lib->path();
+      if (merge_duplicate(kind, c.real_path, s.origin)) return false;
+      c.toolkit_root = toolkit_root_of(c.real_path);
+      if (kind == source_kind::nvrtc) {
+        auto p = probe_nvrtc_library(*lib, c.path, s.how);
         if (p) {
-          p->seen.location = s.path;
           c.result = p->seen;
           c.compiler = std::move(p->info);
         } else {
           c.result = unexpected(p.error());
         }
+      } else if (kind == source_kind::cuda_runtime) {
+        c.result = probe_cudart_library(*lib, c.path, s.how);
+      } else {
+        c.result = driver_library_source(lib->path(), s.how, library_path_policy::absolute_only).driver_version();
+        if (c.result) c.result->location = c.path;
       }
-      if (kind == source_kind::nvcc && s.how == discovery::path_search && !d_.nvcc_on_path) d_.nvcc_on_path = d_.candidates.size();
-      d_.candidates.push_back(std::move(c));
-      choose(sel, d_.candidates.size() - 1, done, what);
-    }
-    sticky_ = false;
-    finish(sel, done, kind, what, first);
+      return true;
+    });
+  }
+
+  void run_tools(source_kind kind, const std::vector<search_spec>& specs, selection* sel, const char* what) {
+    run_specs(kind, specs, sel, what, [&](const search_spec& s, candidate& c) {
+      std::string abs = s.path;
+      if (s.allow_relative && !abs.empty() && abs.front() != '/') abs = current_directory() + "/" + abs;
+      c.real_path = real_path(abs);
+      if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
+        c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
+        c.origin += " (wrapper script for " + target + ")";
+      }
+      if (!c.real_path.empty() && merge_duplicate(kind, c.real_path, c.origin)) {
+        if (kind == source_kind::nvcc && s.how == discovery::path_search && !d_.nvcc_on_path) d_.nvcc_on_path = last_merged_;
+        return false;  // already a candidate by another route; still the first nvcc on PATH if it is
+      }
+      c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
+      auto p = probe_tool_version(abs, kind, s.how, opts_.tool_timeout,
+                                  s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
+      if (p) {
+        p->seen.location = s.path;
+        c.result = p->seen;
+        c.compiler = std::move(p->info);
+      } else {
+        c.result = unexpected(p.error());
+      }
+      return true;
+    });
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -232,6 +233,22 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
   void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return unexpected(detail::library_error(errc::library_not_found, src, soname, "loader search", detail::last_dlerror()));
   return detail::adopt_library_handle(h, soname, src, soname);
+}
+
+/// The first of `sonames` (newest first) the loader has. A refusal other than "not found" (a
+/// relative LD_LIBRARY_PATH entry) is the answer at once; if none is found, the error names
+/// `any_version` ("libnvrtc.so (any version)").
+inline expected<dynamic_library, error> load_first_library(const std::vector<std::string>& sonames, source_kind src,
+                                                           std::string_view any_version) {
+  std::optional<error> first;
+  for (const auto& name : sonames) {
+    auto lib = load_library_by_name(name, src);
+    if (lib || lib.error().code != errc::library_not_found) return lib;
+    if (!first) first = lib.error();
+  }
+  error e = first ? *first : detail::library_error(errc::library_not_found, src, any_version, "loader search", "no candidate names");
+  e.subject = any_version;
+  return unexpected(e);
 }
 
 /// Whether cuarch itself holds the library file at `real_path` (retained, or in use right now).

@@ -197,16 +197,7 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
   expected<dynamic_library, error> load() const {
     if (!path_.empty()) return load_library_file(path_, source_kind::nvrtc, policy_);
     if (!soname_.empty()) return load_library_by_name(soname_, source_kind::nvrtc);
-    std::optional<error> first;
-    for (const auto& name : nvrtc_sonames()) {
-      auto lib = load_library_by_name(name, source_kind::nvrtc);
-      if (lib) return lib;
-      if (lib.error().code != errc::library_not_found) return lib;  // e.g. refused: relative LD_LIBRARY_PATH
-      if (!first) first = lib.error();
-    }
-    error e = *first;
-    e.subject = "libnvrtc.so (any version)";
-    return unexpected(e);
+    return load_first_library(nvrtc_sonames(), source_kind::nvrtc, "libnvrtc.so (any version)");
   }
 
   std::string path_;

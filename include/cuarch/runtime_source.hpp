@@ -69,24 +69,9 @@ class cuda_runtime_source {
   }
 
   expected<observation, error> observe() const {
-    expected<dynamic_library, error> lib = unexpected(detail::make_error(errc::library_not_found, source_kind::cuda_runtime));
-    if (!path_.empty()) {
-      lib = load_library_file(path_, source_kind::cuda_runtime, policy_);
-    } else if (!soname_.empty()) {
-      lib = load_library_by_name(soname_, source_kind::cuda_runtime);
-    } else {
-      std::optional<error> first;
-      for (const auto& name : cudart_sonames()) {
-        lib = load_library_by_name(name, source_kind::cuda_runtime);
-        if (lib || lib.error().code != errc::library_not_found) break;
-        if (!first) first = lib.error();
-      }
-      if (!lib && first) {
-        error e = *first;
-        e.subject = "libcudart.so (any version)";
-        return unexpected(e);
-      }
-    }
+    const auto lib = !path_.empty()     ? load_library_file(path_, source_kind::cuda_runtime, policy_)
+                     : !soname_.empty() ? load_library_by_name(soname_, source_kind::cuda_runtime)
+                                        : load_first_library(cudart_sonames(), source_kind::cuda_runtime, "libcudart.so (any version)");
     if (!lib) return unexpected(lib.error());
     return probe_cudart_library(*lib, path_.empty() ? lib->path() : path_, how_);
   }
