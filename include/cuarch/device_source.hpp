@@ -11,39 +11,27 @@
 
 #include "compute_capability.hpp"
 #include "config.hpp"
-#include "decode.hpp"
 #include "detail/chars.hpp"
 #include "driver_source.hpp"
 #include "error.hpp"
 #include "expected.hpp"
 #include "observation.hpp"
+#include "parse.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 /// One compute capability as users write it: "12.0", "9.0", or the sm number "120", "sm_90".
 /// Suffixes are refused: a device has a compute capability, not a target variant.
 constexpr expected<compute_capability, error> parse_compute_capability(std::string_view s) {
+  // The target grammar (parse.hpp) reads the spellings; a device is one plain machine-code target.
   const std::string_view t = detail::trim(s);
-  auto bad = [&] {
+  const auto parsed = parse_arch_token(t);
+  if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline || parsed->items[0].form != arch_form::sass) {
     error e = detail::make_error(errc::malformed_token, source_kind::device_list);
     e.subject = t;
-    return e;
-  };
-  std::string_view digits = t;
-  if (detail::istarts_with(digits, "sm_")) digits.remove_prefix(3);
-  int major = 0, minor = 0;
-  const std::size_t n = detail::read_uint(digits, major);
-  if (n == 0) return unexpected(bad());
-  if (n == digits.size()) {  // "120": an sm number
-    if (n < 2) return unexpected(bad());
-    const auto cc = decode_sm_number(major, source_kind::device_list);
-    if (!cc) return unexpected(bad());
-    return *cc;
+    return unexpected(e);
   }
-  if (digits.size() != t.size() || digits[n] != '.') return unexpected(bad());  // sm_ takes no dot
-  const std::string_view rest = digits.substr(n + 1);
-  if (rest.size() != 1 || !detail::parse_uint(rest, minor) || major < 1 || major > 99) return unexpected(bad());
-  return compute_capability{major, minor};
+  return parsed->items[0].cc;
 }
 
 /// "12.0,9.0" (also ';' or spaces): an explicit device list. Empty or malformed entries are errors
