@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "detection_options.hpp"
 
 namespace {
 
@@ -55,25 +56,8 @@ int run_doctor(cuarch_cli::arguments& args) {
   if (auto built_with = CUARCH_COMPILE_TIME_OBSERVATION(); built_with) opts.compile_time = std::move(built_with);
   const bool json = args.flag("--json");
   const bool strict = args.flag("--strict");
-  if (args.flag("--isolated")) {
-    opts.already_loaded = false;
-    opts.loader_search = false;
-    opts.path_search = false;
-    opts.default_locations = false;
-  }
   if (args.flag("--no-device-query")) opts.query_devices = false;
-  if (auto v = args.take("--cuda-home")) opts.cuda_home = *v;
-  if (auto v = args.take("--nvrtc")) opts.nvrtc_path = *v;
-  if (auto v = args.take("--nvcc")) opts.nvcc_path = *v;
-  if (auto v = args.take("--cudart")) opts.cudart_path = *v;
-  if (auto v = args.take("--libcuda")) opts.libcuda_path = *v;
-  if (auto v = args.take("--ptxas")) opts.ptxas_path = *v;
-  while (auto v = args.take("--python-prefix")) opts.python_prefixes.push_back(*v);
-  if (auto v = args.take("--device-cc")) {
-    auto list = cuarch::parse_device_list(*v);
-    if (!list) return cuarch_cli::usage_error("doctor", "--device-cc: " + list.error().message());
-    opts.device_ccs = std::move(*list);
-  }
+  if (const auto chosen = cuarch_cli::take_detection_options("doctor", args, opts); chosen.status != 0) return chosen.status;
   if (auto v = args.take("--timeout")) {
     char* end = nullptr;
     const double seconds = std::strtod(v->c_str(), &end);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "detection_options.hpp"
 
 namespace {
 
@@ -150,29 +151,9 @@ int read_options(arguments& args, options& o) {
     if (*c != "nvcc" && *c != "nvrtc") return usage_error(command_name, "--compiler must be nvcc or nvrtc, not '" + *c + "'");
     o.compiler_role = *c;
   }
-  auto detection_path = [&](const char* name, std::string& into) {
-    if (auto v = args.take(name)) {
-      into = *v;
-      o.detection_options = true;
-    }
-  };
-  detection_path("--cuda-home", o.detect.cuda_home);
-  detection_path("--nvcc", o.detect.nvcc_path);
-  detection_path("--nvrtc", o.detect.nvrtc_path);
-  if (auto v = args.take("--libcuda")) o.detect.libcuda_path = *v;  // the driver: devices, --driver detected
-  while (auto v = args.take("--python-prefix")) {
-    o.detect.python_prefixes.push_back(*v);
-    o.detection_options = true;
-  }
-  if (args.flag("--isolated")) {
-    o.detect.already_loaded = o.detect.loader_search = o.detect.default_locations = false;
-    o.detection_options = true;
-  }
-  if (auto d = args.take("--device-cc")) {
-    auto list = cuarch::parse_device_list(*d);
-    if (!list) return usage_error(command_name, "--device-cc: " + list.error().message());
-    o.detect.device_ccs = std::move(*list);
-  }
+  const auto chosen = cuarch_cli::take_detection_options(command_name, args, o.detect);
+  if (chosen.status != 0) return chosen.status;
+  o.detection_options = chosen.compiler_options;
   if (auto v = args.take("--driver")) {
     if (*v == "detected") {
       o.driver = driver_choice::detected;

@@ -86,6 +86,13 @@ grep -qF '"ok":true' "$out" && grep -qF '"cmake":"90-virtual;90a-real"' "$out" |
 "$cli" resolve --toolkit 13.0 --archs sm_70 --format json >"$out" 2>"$err"
 [[ $? == 1 ]] && grep -qF '"ok":false' "$out" || { echo "FAIL: json failure" >&2; cat "$out" >&2; failures=$((failures + 1)); }
 
+# --isolated looks only where options and CUARCH_* variables point: no PATH, no /usr/local/cuda
+# (the same option set as cuarch doctor), so with nothing named there is no compiler to resolve for.
+before=$failures
+(unset CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH; check 1 "" -- --isolated --archs 9.0; exit $((failures - before))) ||
+  failures=$((failures + 1))
+stderr_has "not found anywhere cuarch looked"
+
 if [[ "$failures" != 0 ]]; then
   echo "$failures check(s) failed" >&2
   exit 1
