@@ -1,6 +1,6 @@
 // Parsing cost per token (DESIGN §7: <= 50 ns per token), for each dialect and for whole lists.
 // Parsing is constexpr and allocation-free; these figures are its run-time cost.
-#include <cuarch/parse.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -2,9 +2,9 @@
 // have already been asked (the compiler described by value, devices given): what a JIT library
 // pays per kernel launch configuration once detection is cached. Every benchmark reports the heap
 // allocations of one resolve ("allocs"): the result's diagnostics vector is the one expected.
-#include <cuarch/fixed_sources.hpp>
-#include <cuarch/outputs.hpp>
-#include <cuarch/resolve.hpp>
+#include <cuarch/resolve/fixed_sources.hpp>
+#include <cuarch/resolve/outputs.hpp>
+#include <cuarch/resolve/resolver.hpp>
 
 #include <benchmark/benchmark.h>
 

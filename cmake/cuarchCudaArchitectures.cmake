@@ -28,7 +28,7 @@ function(cuarch_validate_cuda_architectures)
     message(FATAL_ERROR "cuarch_validate_cuda_architectures: the architecture list is empty: set "
                         "CMAKE_CUDA_ARCHITECTURES or pass ARCHITECTURES <list> (an empty list is never valid)")
   endif()
-  if(NOT CUARCH_MODULE_INCLUDE_DIR OR NOT EXISTS "${CUARCH_MODULE_INCLUDE_DIR}/cuarch/parse.hpp")
+  if(NOT CUARCH_MODULE_INCLUDE_DIR OR NOT EXISTS "${CUARCH_MODULE_INCLUDE_DIR}/cuarch/core/parse.hpp")
     message(FATAL_ERROR "cuarch_validate_cuda_architectures: cuarch headers not found (CUARCH_MODULE_INCLUDE_DIR="
                         "'${CUARCH_MODULE_INCLUDE_DIR}')")
   endif()

@@ -1,9 +1,9 @@
 // Configure-time checker behind cuarch_validate_cuda_architectures() (cmake/cuarchCudaArchitectures.cmake):
 //   cuarch_validate_architectures <CUDA version> <CUDA_ARCHITECTURES entry>...
 // Prints one line per target; exit 0 all buildable, 1 some not, 2 malformed input.
-#include <cuarch/compatibility.hpp>
-#include <cuarch/decode.hpp>
-#include <cuarch/parse.hpp>
+#include <cuarch/core/compatibility.hpp>
+#include <cuarch/core/decode.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <cstdio>
 #include <string>

@@ -17,12 +17,12 @@
 //
 // Build: c++ -std=c++17 -Iinclude -I/usr/local/cuda/include examples/jit_kernel.cpp
 //        -L/usr/local/cuda/lib64 -lnvrtc -ldl -o jit_kernel
-#include <cuarch/decode.hpp>
-#include <cuarch/device_source.hpp>
-#include <cuarch/driver_source.hpp>
-#include <cuarch/nvrtc_source.hpp>
-#include <cuarch/outputs.hpp>
-#include <cuarch/resolve.hpp>
+#include <cuarch/core/decode.hpp>
+#include <cuarch/sources/device_source.hpp>
+#include <cuarch/sources/driver_source.hpp>
+#include <cuarch/sources/nvrtc_source.hpp>
+#include <cuarch/resolve/outputs.hpp>
+#include <cuarch/resolve/resolver.hpp>
 
 #include <cuda.h>  // types and prototypes only: the functions come from dlopen("libcuda.so.1")
 #include <dlfcn.h>

@@ -19,7 +19,7 @@ if [[ ! -f "$build_dir/CMakeCache.txt" && -z "${CMAKE_GENERATOR:-}" ]] && comman
   generator=(-G Ninja)
 fi
 echo "doctor: building the cuarch command line in $build_dir (log: $log)" >&2
-if ! { cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_EXAMPLES=ON &&
+if ! { cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON &&
        cmake --build "$build_dir" --target cuarch_cli -j "$jobs"; } >"$log" 2>&1; then
   cat "$log" >&2
   echo "doctor: error: building the cuarch command line failed (see above)" >&2

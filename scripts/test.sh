@@ -20,7 +20,7 @@ if [[ ! -f "$build_dir/CMakeCache.txt" && -z "${CMAKE_GENERATOR:-}" ]] && comman
 fi
 
 echo "== configure ($build_dir)"
-cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
+cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
 echo "== build (-j$jobs)"
 cmake --build "$build_dir" -j "$jobs"
 echo "== test"

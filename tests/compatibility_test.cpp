@@ -1,6 +1,6 @@
 // The rules: what a release builds (table), what a device loads, what a driver can JIT.
-#include <cuarch/compatibility.hpp>
-#include <cuarch/literals.hpp>
+#include <cuarch/core/compatibility.hpp>
+#include <cuarch/core/literals.hpp>
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // Value types and their named decoders: every encoding in use, and what is not an encoding.
-#include <cuarch/decode.hpp>
+#include <cuarch/core/decode.hpp>
 
 #include "test_support.hpp"
 

@@ -1,7 +1,7 @@
 // detect(): the discovery order per component, provenance, identity by real path, sticky explicit
 // requests, environment mistakes, devices, threads and caching — on synthetic toolkit trees built
 // from stub libraries and fake programs, and on the scenarios of make-layouts.sh (real pieces).
-#include <cuarch/compile_time.hpp>
+#include <cuarch/sources/compile_time.hpp>
 #include <cuarch/detect.hpp>
 
 #include <catch2/catch_test_macros.hpp>

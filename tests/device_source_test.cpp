@@ -2,8 +2,8 @@
 // the real driver when there is one (else its typed absence), the toolkit's real stub libcuda, and a
 // stub driver for mixed devices, CUDA_VISIBLE_DEVICES and failing calls. No device is a typed error
 // telling the user to pass a list — never a default architecture.
-#include <cuarch/device_source.hpp>
-#include <cuarch/driver_source.hpp>
+#include <cuarch/sources/device_source.hpp>
+#include <cuarch/sources/driver_source.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

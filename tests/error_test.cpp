@@ -1,6 +1,6 @@
 // The error type: a literal type, rendered on demand, bridged to std::error_code.
-#include <cuarch/error.hpp>
-#include <cuarch/parse.hpp>
+#include <cuarch/core/error.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <system_error>
 #include <type_traits>

@@ -1,6 +1,6 @@
 // cuarch::expected: the documented subset behaves the same with std::expected and the fallback.
-#include <cuarch/decode.hpp>
-#include <cuarch/expected.hpp>
+#include <cuarch/core/decode.hpp>
+#include <cuarch/core/expected.hpp>
 
 #include <memory>
 #include <string>

@@ -1,9 +1,9 @@
 // Spellings of one target for each consumer, round-trips through the parser, and fmt support.
-#include <cuarch/arch_table.hpp>
+#include <cuarch/core/arch_table.hpp>
 #include <cuarch/fmt.hpp>
-#include <cuarch/format.hpp>
-#include <cuarch/literals.hpp>
-#include <cuarch/parse.hpp>
+#include <cuarch/core/format.hpp>
+#include <cuarch/core/literals.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <fmt/format.h>
 

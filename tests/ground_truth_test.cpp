@@ -1,9 +1,9 @@
 // The knowledge table against what real NVRTC libraries said (tests/data/nvrtc_releases.tsv,
 // recorded by scripts/toolkits/record-nvrtc.sh). For every recorded release and every candidate
 // spelling the probe tried, the table's answer must equal the library's. Offline and fast.
-#include <cuarch/compatibility.hpp>
-#include <cuarch/decode.hpp>
-#include <cuarch/parse.hpp>
+#include <cuarch/core/compatibility.hpp>
+#include <cuarch/core/decode.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <fstream>
 #include <set>

@@ -1,7 +1,7 @@
 // Compile-time targets: CUARCH_ARCH (C++17) and "..."_arch (C++20); invalid spellings are
 // compile errors, proven by tests/compile_fail/*.cpp.
-#include <cuarch/compatibility.hpp>
-#include <cuarch/literals.hpp>
+#include <cuarch/core/compatibility.hpp>
+#include <cuarch/core/literals.hpp>
 
 #include "test_support.hpp"
 

@@ -2,8 +2,8 @@
 // local toolkit's nvcc, Debian's nvcc 12.4, the ptxas of PyPI's nvcc wheels) and fake programs for
 // the faults (hang, non-zero exit, nonsense, endless output, a signal), each a typed error naming
 // the program within its timeout.
-#include <cuarch/nvcc_source.hpp>
-#include <cuarch/subprocess.hpp>
+#include <cuarch/sources/nvcc_source.hpp>
+#include <cuarch/sources/posix/subprocess.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

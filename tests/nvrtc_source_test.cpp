@@ -1,8 +1,8 @@
 // NVRTC as a version source: real libraries (the local toolkit's, older releases from PyPI wheels
 // and Debian), stub libraries for the faults reality cannot show, and the loading rules (no
 // relative paths, one mapping per file, no leak on error paths).
-#include <cuarch/dynamic_library.hpp>
-#include <cuarch/nvrtc_source.hpp>
+#include <cuarch/sources/posix/dynamic_library.hpp>
+#include <cuarch/sources/nvrtc_source.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

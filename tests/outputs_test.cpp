@@ -1,9 +1,9 @@
 // Output spellings of a target set: nvcc, NVRTC, CMake, PyTorch, JSON, and the JIT cache key.
-#include <cuarch/fixed_sources.hpp>
-#include <cuarch/literals.hpp>
-#include <cuarch/outputs.hpp>
-#include <cuarch/parse.hpp>
-#include <cuarch/resolve.hpp>
+#include <cuarch/resolve/fixed_sources.hpp>
+#include <cuarch/core/literals.hpp>
+#include <cuarch/resolve/outputs.hpp>
+#include <cuarch/core/parse.hpp>
+#include <cuarch/resolve/resolver.hpp>
 
 #include <string>
 #include <vector>

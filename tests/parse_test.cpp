@@ -1,5 +1,5 @@
 // Parsing every spelling of DESIGN §4.1, each case checked at compile time and at run time.
-#include <cuarch/parse.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <string_view>
 

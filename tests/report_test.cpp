@@ -1,8 +1,8 @@
 // The report: every planted disagreement of the make-layouts.sh scenarios is found (and nothing
 // that is not there), each finding says what it means, the text and JSON renderings hold it all,
 // and `cuarch doctor` (when built) reports it end to end.
-#include <cuarch/report.hpp>
-#include <cuarch/toolkit_files.hpp>  // detail::json_strings validates the JSON
+#include <cuarch/doctor/report.hpp>
+#include <cuarch/sources/toolkit_files.hpp>  // detail::json_strings validates the JSON
 
 #include <catch2/catch_test_macros.hpp>
 

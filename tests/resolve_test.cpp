@@ -1,9 +1,9 @@
 // resolve_target_archs() mechanics: environment overrides, lazy sources, the compiler's list vs the
 // table, policies, diagnostics and failures. (The scenario matrix lives in scenario_test.cpp.)
-#include <cuarch/compiler_rules.hpp>
-#include <cuarch/fixed_sources.hpp>
-#include <cuarch/literals.hpp>
-#include <cuarch/resolve.hpp>
+#include <cuarch/resolve/compiler_rules.hpp>
+#include <cuarch/resolve/fixed_sources.hpp>
+#include <cuarch/core/literals.hpp>
+#include <cuarch/resolve/resolver.hpp>
 
 #include <algorithm>
 #include <cstring>

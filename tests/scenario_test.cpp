@@ -3,9 +3,9 @@
 // Compiler lists marked [NVRTC x.y] are nvrtcGetSupportedArchs of that real library
 // (shared/reference/ground-truth.md §6b); versions "newer than the table" are computed from the
 // table, so the rows stay true when the table grows.
-#include <cuarch/fixed_sources.hpp>
-#include <cuarch/outputs.hpp>
-#include <cuarch/resolve.hpp>
+#include <cuarch/resolve/fixed_sources.hpp>
+#include <cuarch/resolve/outputs.hpp>
+#include <cuarch/resolve/resolver.hpp>
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 // "sm_90a compute_90": a target set as one line, for exact comparisons in tests.
 #pragma once
 
-#include <cuarch/target_set.hpp>
+#include <cuarch/resolve/target_set.hpp>
 
 #include <string>
 

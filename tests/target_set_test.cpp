@@ -1,6 +1,6 @@
 // target_set: never empty, canonical order, no duplicates, validated members.
-#include <cuarch/literals.hpp>
-#include <cuarch/target_set.hpp>
+#include <cuarch/core/literals.hpp>
+#include <cuarch/resolve/target_set.hpp>
 
 #include <string>
 #include <type_traits>

@@ -2,8 +2,8 @@
 // *.dist-info and conda-meta names, toolkit roots, site-packages scans — on the real local toolkit,
 // real wheels, and small files written here for the malformed cases.
 #include <cuarch/detect.hpp>  // detail::exec_wrapper_target
-#include <cuarch/toolkit_files.hpp>
-#include <cuarch/wheel_layout.hpp>
+#include <cuarch/sources/toolkit_files.hpp>
+#include <cuarch/sources/wheel_layout.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

@@ -6,11 +6,11 @@
 
 #include <string_view>
 
-#include "arch.hpp"
-#include "compute_capability.hpp"
-#include "cuda_version.hpp"
-#include "error.hpp"
-#include "source_kind.hpp"
+#include "core/arch.hpp"
+#include "core/compute_capability.hpp"
+#include "core/cuda_version.hpp"
+#include "core/error.hpp"
+#include "core/source_kind.hpp"
 
 namespace cuarch::detail {
 /// Formats any cuarch value through its to_text()/to_string()/message() spelling.

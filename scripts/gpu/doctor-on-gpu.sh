@@ -68,7 +68,7 @@ build_cmake() {
   [[ -x "$dir/cuarch" ]] && "$dir/cuarch" doctor --help >/dev/null 2>&1 || return 1  # the doctor is in it
   cli="$dir/cuarch"
 }
-build_direct() {  # g++ on examples/cli/*.cpp; fmt from a library, or header-only
+build_direct() {  # g++ on tools/cuarch/*.cpp; fmt from a library, or header-only
   local cxx="${CXX:-}" inc=""
   if [[ -z "$cxx" ]]; then for c in g++ c++ clang++; do command -v "$c" >/dev/null 2>&1 && { cxx="$c"; break; }; done; fi
   [[ -n "$cxx" ]] || { echo "no C++ compiler" >>"$work/build.log"; return 1; }
@@ -85,7 +85,7 @@ build_direct() {  # g++ on examples/cli/*.cpp; fmt from a library, or header-onl
     return 1
   fi
   echo "== $cxx -std=c++17 -O2 ... ${fmt_flags[*]}" >>"$work/build.log"
-  "$cxx" -std=c++17 -O2 -Wall -Wextra -Iinclude examples/cli/*.cpp "${fmt_flags[@]}" -ldl -o "$bin/cuarch" >>"$work/build.log" 2>&1 || return 1
+  "$cxx" -std=c++17 -O2 -Wall -Wextra -Iinclude tools/cuarch/*.cpp "${fmt_flags[@]}" -ldl -o "$bin/cuarch" >>"$work/build.log" 2>&1 || return 1
   cli="$bin/cuarch"
 }
 log "building the cuarch command line (CMake first)"

@@ -3,9 +3,9 @@
 // A violated property aborts, so both harnesses report it.
 #pragma once
 
-#include <cuarch/decode.hpp>
-#include <cuarch/format.hpp>
-#include <cuarch/parse.hpp>
+#include <cuarch/core/decode.hpp>
+#include <cuarch/core/format.hpp>
+#include <cuarch/core/parse.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,0 +1,65 @@
+// Device lists as users write them ("12.0,9.0", "sm_90 120"): parsing only, so that a build
+// machine without a GPU can name its targets' devices without loading anything.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "compute_capability.hpp"
+#include "config.hpp"
+#include "detail/chars.hpp"
+#include "error.hpp"
+#include "expected.hpp"
+#include "parse.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// One compute capability as users write it: "12.0", "9.0", or the sm number "120", "sm_90".
+/// Suffixes are refused: a device has a compute capability, not a target variant.
+constexpr expected<compute_capability, error> parse_compute_capability(std::string_view s) {
+  // The target grammar (parse.hpp) reads the spellings; a device is one plain machine-code target.
+  const std::string_view t = detail::trim(s);
+  const auto parsed = parse_arch_token(t);
+  if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline || parsed->items[0].form != arch_form::sass) {
+    error e = detail::make_error(errc::malformed_token, source_kind::device_list);
+    e.subject = t;
+    return unexpected(e);
+  }
+  return parsed->items[0].cc;
+}
+
+/// "12.0,9.0" (also ';' or spaces): an explicit device list. Empty or malformed entries are errors
+/// naming the entry and its position.
+inline expected<std::vector<compute_capability>, error> parse_device_list(std::string_view list) {
+  std::vector<compute_capability> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find_first_of(",; ", start);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string_view entry = list.substr(start, end - start);
+    if (!entry.empty()) {
+      auto cc = parse_compute_capability(entry);
+      if (!cc) {
+        error e = cc.error();
+        e.position = start;
+        return unexpected(e);
+      }
+      out.push_back(*cc);
+    } else if (end < list.size() && list[end] != ' ') {
+      error e = detail::make_error(errc::empty_input, source_kind::device_list);
+      e.subject = list;
+      e.position = start;
+      return unexpected(e);
+    }
+    start = end + 1;
+  }
+  if (out.empty()) {
+    error e = detail::make_error(errc::no_device, source_kind::device_list);
+    e.subject = list;
+    e.raw = "the device list is empty";
+    return unexpected(e);
+  }
+  return out;
+}
+
+CUARCH_END_NAMESPACE

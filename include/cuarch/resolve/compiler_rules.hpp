@@ -1,0 +1,134 @@
+// What one concrete compiler can build: the compiler's own answer first, the knowledge table second.
+//
+// When compiler_info carries the compiler's supported-arch list (nvrtcGetSupportedArchs), that list
+// is the authority on baseline archs (DESIGN §2.5): an arch it lists is buildable even if cuarch's
+// table does not know it or thinks the release too old, and an arch it does not list is rejected
+// even if the table claims it. The list never names `a`/`f` variants (NVRTC 12.4 builds sm_90a but
+// does not list it: shared/reference/ground-truth.md §3c), so their availability comes from the
+// table; for a release newer than the table, variants the newest known release builds are assumed
+// to still exist (the table is never allowed to call a newer toolkit too old).
+#pragma once
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/arch_table.hpp"
+#include "../core/compatibility.hpp"
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Why a target counts as buildable.
+struct build_verdict {
+  /// What decided: the compiler's list (compiler_info::kind, e.g. nvrtc) or cuarch's table.
+  source_kind decided_by = source_kind::knowledge_table;
+};
+
+namespace detail {
+
+inline bool lists_sm(const std::vector<int>& live, int sm) noexcept {
+  return std::find(live.begin(), live.end(), sm) != live.end();
+}
+
+inline void locate(error& e, const compiler_info& c) {
+  e.source = c.kind;
+  e.location = std::string_view(c.location);
+  e.found = c.version;
+}
+
+/// `a`/`f` of an arch the compiler lists: the table's first release of that variant decides, except
+/// that a compiler newer than the table keeps every variant the table's newest release builds.
+inline expected<build_verdict, error> check_listed_variant(const arch_target& t, const compiler_info& c) {
+  const arch_row* row = find_arch_row(t.cc);
+  if (!row) {
+    error e = make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
+    e.found = c.version;
+    e.raw.append("the compiler lists sm_").append_int(t.cc.sm_number())
+        .append(", but cuarch's table cannot tell whether its '").append(suffix(t.variant))
+        .append("' variant exists (compilers do not list variants)");
+    return unexpected(e);
+  }
+  const cuda_version first = first_release_of(*row, t.variant);
+  if (!variant_exists(t.cc, t.variant) || is_never(first)) {
+    error e = make_target_error(errc::variant_not_defined, source_kind::knowledge_table, t);
+    e.device = t.cc;
+    return unexpected(e);
+  }
+  const cuda_version tk = c.version.release();
+  if (tk < first && !(newest_known_toolkit() < tk)) {
+    error e = make_target_error(errc::needs_newer_toolkit, source_kind::knowledge_table, t);
+    e.required = first;
+    e.found = tk;
+    return unexpected(e);
+  }
+  return build_verdict{source_kind::knowledge_table};
+}
+
+}  // namespace detail
+
+/// Whether `compiler` can build t. With a supported-arch list: the list decides baseline archs
+/// (errc::rejected_by_compiler when it lacks one the table claims; the table's own reason, e.g.
+/// removed_in_toolkit, when both agree), the table decides `a`/`f` (see the file comment).
+/// Without one: the table decides (check_buildable).
+inline expected<build_verdict, error> check_buildable_by(const arch_target& t, const compiler_info& compiler) {
+  if (!compiler.supported_sm_numbers) {
+    const auto r = check_buildable(t, compiler.version);
+    if (!r) return unexpected(r.error());
+    return build_verdict{};
+  }
+  const auto& live = *compiler.supported_sm_numbers;
+  if (!detail::lists_sm(live, t.cc.sm_number())) {
+    const auto table = check_buildable(t, compiler.version);
+    if (!table) return unexpected(table.error());  // both agree; the table says why
+    error e = detail::make_target_error(errc::rejected_by_compiler, compiler.kind, t);
+    detail::locate(e, compiler);
+    e.raw.append("its supported-arch list has no sm_").append_int(t.cc.sm_number())
+        .append(" although cuarch's table expects one");
+    return unexpected(e);
+  }
+  if (t.variant != arch_variant::baseline) return detail::check_listed_variant(t, compiler);
+  return build_verdict{compiler.kind};
+}
+
+/// Whether cuarch's table is older than `compiler`: a release after the table's newest, or a listed
+/// arch the table does not know. Resolution reports it; the compiler's own answers still decide.
+inline bool table_is_older_than(const compiler_info& compiler) {
+  if (newest_known_toolkit() < compiler.version.release()) return true;
+  if (!compiler.supported_sm_numbers) return false;
+  for (const int sm : *compiler.supported_sm_numbers)  // ~12 entries against ~25 rows: a scan is enough
+    if (arch_index(compute_capability{sm / 10, sm % 10}) == not_found) return true;
+  return false;
+}
+
+/// Calls f(compute_capability) for every baseline arch `compiler` builds, oldest first: the
+/// compiler's list when it has one (values outside 10..999 are no sm numbers and are skipped),
+/// else the table.
+template <class F>
+void for_each_buildable_baseline(const compiler_info& compiler, F&& f) {
+  if (compiler.supported_sm_numbers) {
+    const std::vector<int>& live = *compiler.supported_sm_numbers;
+    auto each = [&f](const std::vector<int>& ascending) {
+      for (const int sm : ascending)
+        if (sm >= 10 && sm <= 999) f(compute_capability{sm / 10, sm % 10});
+    };
+    // NVRTC returns it sorted and unique; only a list from elsewhere pays for a sorted copy.
+    if (std::adjacent_find(live.begin(), live.end(), [](int a, int b) { return a >= b; }) == live.end()) {
+      each(live);
+    } else {
+      std::vector<int> sorted = live;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      each(sorted);
+    }
+    return;
+  }
+  for (const auto& row : arch_table)
+    if (is_buildable(arch_target{row.cc, arch_variant::baseline, arch_form::sass}, compiler.version)) f(row.cc);
+}
+
+CUARCH_END_NAMESPACE

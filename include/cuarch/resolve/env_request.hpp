@@ -1,0 +1,95 @@
+// The request: what the caller asks for (an explicit list in any dialect, native, all, all-major),
+// and the environment variables that may override it. The environment is read first, before any
+// device is touched, so CUARCH_ARCHS=9.0a works on a machine where device queries fail or hang.
+//
+//   CUARCH_ARCHS          generic dialect (every spelling cuarch reads); read unless turned off
+//   TORCH_CUDA_ARCH_LIST  PyTorch dialect; read only when the caller asks
+//   CUDAARCHS             CMake dialect; read only when the caller asks
+//
+// The first variable that is set and not blank wins, in the order above. A variable set to an
+// empty or blank value counts as unset (shells clear variables that way; PyTorch treats an empty
+// TORCH_CUDA_ARCH_LIST the same). A malformed value is an error naming the variable, never ignored.
+#pragma once
+
+#include <cstdlib>
+#include <string_view>
+
+#include "../core/config.hpp"
+#include "../core/detail/chars.hpp"
+#include "../core/parse.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Environment variables that may replace the request; combine with |.
+enum class env_override : unsigned char {
+  none = 0,
+  cuarch_archs = 1,          // CUARCH_ARCHS
+  torch_cuda_arch_list = 2,  // TORCH_CUDA_ARCH_LIST
+  cudaarchs = 4,             // CUDAARCHS
+};
+constexpr env_override operator|(env_override a, env_override b) noexcept {
+  return static_cast<env_override>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool has_override(env_override set, env_override one) noexcept {
+  return (static_cast<unsigned>(set) & static_cast<unsigned>(one)) != 0;
+}
+
+/// Looks up an environment variable: nullptr when unset. Tests pass a fake.
+using env_lookup = const char* (*)(const char* name);
+
+/// What is asked for. The default is `native`, overridable by CUARCH_ARCHS.
+struct arch_request {
+  /// "native", "all", "all-major", or a list in `dialect` ("9.0a;10.0", "sm_90a compute_90").
+  /// Not copied: it must outlive the resolve call (the result keeps no view of it).
+  std::string_view list = "native";
+  arch_dialect dialect = arch_dialect::generic;
+  /// Which variables may replace `list`. env_override::none: the list is final.
+  env_override overrides = env_override::cuarch_archs;
+  /// nullptr: the process environment (std::getenv).
+  env_lookup lookup = nullptr;
+};
+
+/// Where the request that was resolved came from.
+struct request_origin {
+  source_kind source = source_kind::user_input;  // user_input or environment
+  std::string_view variable;                      // the variable's name (a string literal); empty for user input
+};
+
+/// The request after environment overrides: the list to parse, its dialect, and its origin.
+struct effective_request {
+  std::string_view list;
+  arch_dialect dialect = arch_dialect::generic;
+  request_origin origin;
+};
+
+namespace detail {
+
+inline const char* process_environment(const char* name) { return std::getenv(name); }
+
+struct env_variable {
+  env_override flag;
+  const char* name;
+  arch_dialect dialect;
+};
+inline constexpr env_variable override_variables[] = {
+    {env_override::cuarch_archs, "CUARCH_ARCHS", arch_dialect::generic},
+    {env_override::torch_cuda_arch_list, "TORCH_CUDA_ARCH_LIST", arch_dialect::torch},
+    {env_override::cudaarchs, "CUDAARCHS", arch_dialect::cmake},
+};
+
+}  // namespace detail
+
+/// Applies the environment overrides the request allows. Reads only the environment.
+inline effective_request read_request(const arch_request& request) {
+  const env_lookup lookup = request.lookup ? request.lookup : &detail::process_environment;
+  for (const auto& v : detail::override_variables) {
+    if (!has_override(request.overrides, v.flag)) continue;
+    const char* value = lookup(v.name);
+    if (!value || detail::trim(value).empty()) continue;
+    return effective_request{value, v.dialect, request_origin{source_kind::environment, v.name}};
+  }
+  return effective_request{request.list, request.dialect, request_origin{}};
+}
+
+CUARCH_END_NAMESPACE

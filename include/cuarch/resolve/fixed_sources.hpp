@@ -1,0 +1,113 @@
+// The source contract of resolution, and the simple sources: a fixed compiler, fixed devices, no
+// devices, a fixed driver, no driver. Real detection (NVRTC, nvcc, the driver API) lives in its own
+// headers and meets the same contract; tests, build tools and CLIs plug these in instead.
+//
+// Contract (duck-typed; checked with a readable static_assert by resolve.hpp):
+//   compiler source  expected<compiler_info, error>            compiler() const
+//   device source    expected<std::vector<device_info>, error> devices() const
+//   driver source    expected<observation, error>              driver_version() const
+// Resolution asks the compiler once per resolve, the devices only when it needs them (`native`,
+// or explicit targets under verify_on_devices) and after environment overrides are read, and the
+// driver only for PTX. Sources that query a library should cache: resolve calls them every time.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/cuda_version.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// A compiler known by value: a bare CUDA release (judged by the knowledge table), or a release
+/// with the supported-arch list its compiler reported (judged by that list first).
+class fixed_compiler {
+ public:
+  /// A bare release, e.g. `fixed_compiler({12, 8})` for "nvcc 12.8, not asked".
+  explicit fixed_compiler(cuda_version version) {
+    info_.kind = source_kind::knowledge_table;
+    info_.version = version;
+  }
+  /// A release with its compiler's list of sm numbers (75, 90, 120), as nvrtcGetSupportedArchs gives.
+  fixed_compiler(cuda_version version, std::vector<int> supported_sm_numbers, source_kind kind = source_kind::nvrtc,
+                 std::string location = {}) {
+    info_.kind = kind;
+    info_.version = version;
+    info_.location = std::move(location);
+    info_.supported_sm_numbers = std::move(supported_sm_numbers);
+  }
+  /// Everything, as detection produced it earlier.
+  explicit fixed_compiler(compiler_info info) : info_(std::move(info)) {}
+
+  expected<compiler_info, error> compiler() const { return info_; }
+
+ private:
+  compiler_info info_;
+};
+
+/// Devices known by value (`--device-cc 9.0,12.0`, a fake multi-GPU box in a test).
+class fixed_devices {
+ public:
+  fixed_devices(std::initializer_list<compute_capability> ccs) : fixed_devices(std::vector<compute_capability>(ccs)) {}
+  explicit fixed_devices(const std::vector<compute_capability>& ccs) {
+    devices_.reserve(ccs.size());
+    for (const auto& cc : ccs) {
+      device_info d;
+      d.ordinal = static_cast<int>(devices_.size());
+      d.cc = cc;
+      d.source = source_kind::device_list;
+      devices_.push_back(std::move(d));
+    }
+  }
+  explicit fixed_devices(std::vector<device_info> list) : devices_(std::move(list)) {}
+
+  /// The devices as given (an empty list is passed on: resolution reports errc::no_device).
+  expected<std::vector<device_info>, error> devices() const { return devices_; }
+
+ private:
+  std::vector<device_info> devices_;
+};
+
+/// No device source: `native` fails with errc::no_device, saying that no devices were given.
+struct no_devices {
+  expected<std::vector<device_info>, error> devices() const {
+    error e = detail::make_error(errc::no_device, source_kind::none);
+    e.raw = "no device source was given to the resolver";
+    return unexpected(e);
+  }
+};
+
+/// A driver known by value: the CUDA version it supports (cuDriverGetVersion, 13000 -> 13.0).
+class fixed_driver {
+ public:
+  explicit fixed_driver(cuda_version version) {
+    observation_.source = source_kind::driver;
+    observation_.version = version;
+  }
+  explicit fixed_driver(observation o) : observation_(std::move(o)) {}
+
+  expected<observation, error> driver_version() const { return observation_; }
+
+ private:
+  observation observation_;
+};
+
+/// No driver source: PTX is not checked against a driver (right for build tools, whose driver is
+/// not the one that will run the code), and a PTX fallback is refused because it cannot be checked.
+struct no_driver {
+  expected<observation, error> driver_version() const {
+    error e = detail::make_error(errc::library_not_found, source_kind::driver);
+    e.subject = "the CUDA driver";
+    e.raw = "no driver source was given, so PTX cannot be checked against the driver";
+    return unexpected(e);
+  }
+};
+
+CUARCH_END_NAMESPACE

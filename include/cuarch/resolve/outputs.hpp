@@ -1,0 +1,294 @@
+// Spelling a whole target set for each consumer: nvcc -gencode flags, NVRTC options (one compile
+// per target), CMake CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST, JSON, and a stable JIT cache key.
+// A format that cannot express a target says so (errc::not_expressible); nothing is dropped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/json.hpp"
+#include "../core/detail/json_error.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/format.hpp"
+#include "../core/observation.hpp"
+#include "resolution.hpp"
+#include "target_set.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// One nvcc flag per target, in set order: "-gencode=arch=compute_90a,code=sm_90a",
+/// "-gencode=arch=compute_90,code=compute_90" (PTX), "...,code=lto_90" (LTO IR).
+inline std::vector<std::string> nvcc_gencode_flags(const target_set& targets) {
+  std::vector<std::string> flags;
+  flags.reserve(targets.size());
+  for (const auto& t : targets) flags.push_back(gencode_flag(t).str());
+  return flags;
+}
+
+/// The same flags on one line, separated by single spaces (for shells and build scripts).
+inline std::string nvcc_flags(const target_set& targets) {
+  std::string line;
+  for (const auto& t : targets) {
+    if (!line.empty()) line += ' ';
+    line += gencode_flag(t).view();
+  }
+  return line;
+}
+
+/// The NVRTC options of one compile: NVRTC builds one target per program.
+struct nvrtc_compile {
+  arch_target target;
+  /// "--gpu-architecture=sm_90a"; LTO IR adds "-dlto" (NVRTC takes the compute_ target then).
+  std::vector<std::string> options;
+};
+
+/// One NVRTC compile per target, in set order.
+inline std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets) {
+  std::vector<nvrtc_compile> compiles;
+  compiles.reserve(targets.size());
+  for (const auto& t : targets) {
+    nvrtc_compile c{t, {nvrtc_arch_option(t).str()}};
+    if (t.form == arch_form::lto) c.options.emplace_back("-dlto");
+    compiles.push_back(std::move(c));
+  }
+  return compiles;
+}
+
+namespace detail {
+
+inline error not_expressible(const arch_target& t, std::string_view format, std::string_view why) {
+  error e = make_target_error(errc::not_expressible, source_kind::none, t);
+  e.subject = format;
+  e.raw = why;
+  return e;
+}
+
+/// Calls f(sass, ptx, lto) once per (compute capability, variant) of the set, in set order; each
+/// argument points at that form's target or is null. The set's order puts them next to each other.
+template <class F>
+expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
+  for (std::size_t i = 0; i < targets.size();) {
+    const arch_target* forms[3] = {nullptr, nullptr, nullptr};
+    const arch_target& first = targets[i];
+    for (; i < targets.size() && targets[i].cc == first.cc && targets[i].variant == first.variant; ++i)
+      forms[static_cast<std::size_t>(order_of(targets[i].form))] = &targets[i];
+    const auto r = f(forms[0], forms[1], forms[2]);
+    if (!r) return r;
+  }
+  return {};
+}
+
+}  // namespace detail
+
+/// CMake CUDA_ARCHITECTURES: machine code and PTX of one arch merge into "90", machine code alone
+/// is "90-real", PTX alone "90-virtual"; suffixes kept ("90a-real", "100f"). Joined with ';'.
+/// Errors: not_expressible for LTO IR (CMake has no spelling for it).
+inline expected<std::string, error> cmake_architectures(const target_set& targets) {
+  std::string out;
+  const auto r = detail::for_each_arch_group(targets, [&](const arch_target* sass, const arch_target* ptx,
+                                                          const arch_target* lto) -> expected<void, error> {
+    if (lto) return unexpected(detail::not_expressible(*lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
+    const arch_target& t = sass ? *sass : *ptx;
+    if (!out.empty()) out += ';';
+    out += std::to_string(t.cc.sm_number());
+    out += suffix(t.variant);
+    if (!(sass && ptx)) out += sass ? "-real" : "-virtual";
+    return {};
+  });
+  if (!r) return unexpected(r.error());
+  return out;
+}
+
+/// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of a baseline arch),
+/// joined with ';'. Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always
+/// adds both), PTX of an `a` target (cuarch rejects "9.0a+PTX" as input, so it never writes it),
+/// any `f` target (PyTorch rejects "12.0f": "Unknown CUDA arch"), and LTO IR.
+inline expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
+  constexpr std::string_view format = "TORCH_CUDA_ARCH_LIST";
+  std::string out;
+  const auto r = detail::for_each_arch_group(targets, [&](const arch_target* sass, const arch_target* ptx,
+                                                          const arch_target* lto) -> expected<void, error> {
+    if (lto) return unexpected(detail::not_expressible(*lto, format, "PyTorch has no spelling for LTO IR"));
+    const arch_target& t = sass ? *sass : *ptx;
+    if (t.variant == arch_variant::family_specific)
+      return unexpected(detail::not_expressible(t, format, "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
+    if (ptx && t.variant != arch_variant::baseline)
+      return unexpected(detail::not_expressible(*ptx, format, "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
+    if (!sass) return unexpected(detail::not_expressible(*ptx, format, "+PTX always adds the machine code too; PTX alone has no spelling"));
+    if (!out.empty()) out += ';';
+    out += dotted(t).view();
+    if (ptx) out += "+PTX";
+    return {};
+  });
+  if (!r) return unexpected(r.error());
+  return out;
+}
+
+/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 1,
+/// one line, fields in this order:
+///   cuarch-jit-key/1 compiler=<kind> version=<version> path=<byte length>:<path> targets=<t1>,<t2>,...
+/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0" or "13.0.88"), path the
+/// compiler's realpath as detection recorded it (length-prefixed, so any bytes are unambiguous),
+/// targets in the set's canonical order. Add your source and options to it; hash it with
+/// jit_cache_digest() for a file name.
+inline std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
+  std::string key = "cuarch-jit-key/1 compiler=";
+  key += to_string(compiler.kind);
+  key += " version=";
+  key += to_text(compiler.version).view();
+  key += " path=";
+  key += std::to_string(compiler.location.size());
+  key += ':';
+  key += compiler.location;
+  key += " targets=";
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (i) key += ',';
+    key += to_text(targets[i]).view();
+  }
+  return key;
+}
+
+/// 16 lowercase hex digits: FNV-1a (64 bit) of the bytes of `key`. Deterministic everywhere.
+inline std::string jit_cache_digest(std::string_view key) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (std::size_t i = 0; i < 16; ++i) out[15 - i] = hex[(h >> (4 * i)) & 0xf];
+  return out;
+}
+
+namespace detail {
+
+constexpr std::string_view variant_name(arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return "arch_specific";
+    case arch_variant::family_specific: return "family_specific";
+    case arch_variant::baseline: break;
+  }
+  return "baseline";
+}
+constexpr std::string_view form_name(arch_form f) noexcept {
+  switch (f) {
+    case arch_form::ptx: return "ptx";
+    case arch_form::lto: return "lto";
+    case arch_form::sass: break;
+  }
+  return "sass";
+}
+
+inline void json_optional_error(json_writer& w, const std::optional<error>& e) {
+  if (e) json_error(w, *e);
+  else w.null();
+}
+
+inline void json_target(json_writer& w, const arch_target& t) {
+  w.begin_object()
+      .key("name").value(to_text(t).view())
+      .key("cc").value(to_text(t.cc).view())
+      .key("variant").value(variant_name(t.variant))
+      .key("form").value(form_name(t.form))
+      .end_object();
+}
+
+inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags) {
+  w.key("diagnostics").begin_array();
+  for (const auto& d : diags) {
+    w.begin_object().key("input").value(d.input.view()).key("position");
+    if (d.position == error::no_position) w.null();
+    else w.value(static_cast<long long>(d.position));
+    w.key("device");
+    if (d.device) {
+      w.begin_object().key("ordinal").value(d.device->ordinal).key("cc").value(to_text(d.device->cc).view())
+          .key("name").value(d.device->name.view()).end_object();
+    } else {
+      w.null();
+    }
+    w.key("requested").value(to_text(d.requested).view()).key("outcome").value(to_string(d.outcome)).key("result");
+    if (d.result) w.value(to_text(*d.result).view());
+    else w.null();
+    w.key("decided_by").value(to_string(d.decided_by)).key("reason");
+    json_optional_error(w, d.reason);
+    w.key("ptx_fallback").value(to_string(d.fallback)).key("ptx_fallback_error");
+    json_optional_error(w, d.fallback_error);
+    w.key("message").value(d.message()).end_object();
+  }
+  w.end_array();
+}
+
+inline void json_spelling(json_writer& w, std::string_view name, const expected<std::string, error>& s) {
+  w.key(name);
+  if (s) w.value(*s);
+  else w.null();
+  w.key(std::string(name) + "_error");
+  json_optional_error(w, s ? std::optional<error>() : std::optional<error>(s.error()));
+}
+
+}  // namespace detail
+
+/// The whole resolution as one JSON object: "ok": true, the request's origin, the compiler (with
+/// its supported-arch list and the cache key when `compiler` is given), the targets, every output
+/// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
+inline std::string to_json(const resolution& r, const compiler_info* compiler = nullptr) {
+  detail::json_writer w;
+  w.begin_object().key("ok").value(true);
+  w.key("request").begin_object().key("keyword");
+  if (r.keyword == arch_keyword::none) w.null();
+  else w.value(to_string(r.keyword));
+  w.key("origin").value(to_string(r.origin.source)).key("variable");
+  if (r.origin.variable.empty()) w.null();
+  else w.value(r.origin.variable);
+  w.end_object();
+  w.key("compiler").begin_object().key("kind").value(to_string(r.compiler_kind)).key("version").value(to_text(r.compiler_version).view());
+  if (compiler) {
+    w.key("location").value(compiler->location).key("supported_sm_numbers");
+    if (compiler->supported_sm_numbers) {
+      w.begin_array();
+      for (const int sm : *compiler->supported_sm_numbers) w.value(sm);
+      w.end_array();
+    } else {
+      w.null();
+    }
+  }
+  w.key("table_older_than_compiler").value(r.table_older_than_compiler).end_object();
+  w.key("targets").begin_array();
+  for (const auto& t : r.targets) detail::json_target(w, t);
+  w.end_array();
+  w.key("nvcc").begin_array();
+  for (const auto& f : nvcc_gencode_flags(r.targets)) w.value(f);
+  w.end_array();
+  w.key("nvrtc").begin_array();
+  for (const auto& c : nvrtc_compiles(r.targets)) {
+    w.begin_object().key("target").value(to_text(c.target).view()).key("options").begin_array();
+    for (const auto& o : c.options) w.value(o);
+    w.end_array().end_object();
+  }
+  w.end_array();
+  detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
+  detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
+  if (compiler) w.key("cache_key").value(jit_cache_key(*compiler, r.targets));
+  detail::json_diagnostics(w, r.diagnostics);
+  w.end_object();
+  return w.str();
+}
+
+/// A failed resolution as one JSON object: "ok": false, the summary error, and the diagnostics.
+inline std::string to_json(const resolution_failure& f) {
+  detail::json_writer w;
+  w.begin_object().key("ok").value(false).key("error");
+  detail::json_error(w, f.summary);
+  detail::json_diagnostics(w, f.diagnostics);
+  w.end_object();
+  return w.str();
+}
+
+CUARCH_END_NAMESPACE

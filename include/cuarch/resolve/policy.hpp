@@ -1,0 +1,85 @@
+// Resolution policies: what happens to a target the compiler cannot build, to a device newer than
+// the compiler, and which variant `native` picks for each device.
+//
+// Native variant (the default: arch-specific `a` where it exists, i.e. cc >= 9.0):
+//   `native` asks for code for *these* devices, resolved per device. An `a` target gives that code
+//   the whole feature set of the device (wgmma/setmaxnreg on 9.0a, tcgen05 on 10.0a: features a
+//   family or baseline target cannot use) and loads on exactly that compute capability, which is
+//   the device it was resolved for (verified on an H200: sm_90a loads, ground-truth.md §5). Nothing
+//   is lost in portability, because native results are never meant for other devices. Triton,
+//   numba-cuda and FlashInfer make the same choice for cc >= 9.0. When the compiler cannot build
+//   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
+//   it. Choose arch_variant::baseline for a cache shared by several GPUs of one major, or
+//   family_specific for family code (cc >= 10.0); a policy type may also decide per device and
+//   compiler by hiding native_variant_for().
+#pragma once
+
+#include <string_view>
+
+#include "../core/arch.hpp"
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/observation.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// What happens to a requested target the compiler cannot build (or a driver cannot JIT).
+enum class on_unbuildable : unsigned char {
+  error,  // strict: the whole resolution fails, with every target's reason
+  drop,   // best effort: the target is dropped and reported; still an error when nothing remains
+};
+
+constexpr std::string_view to_string(on_unbuildable u) noexcept {
+  return u == on_unbuildable::drop ? "best-effort" : "strict";
+}
+
+/// The knobs of resolution. Use it as is (runtime choice), or through a type derived from it
+/// (strict_policy, best_effort_policy, jit_policy, or your own) to fix them at compile time.
+struct resolve_policy {
+  /// Targets the compiler cannot build: error (strict, the default) or drop (best effort).
+  on_unbuildable unbuildable = on_unbuildable::error;
+  /// An arch the compiler renamed (sm_101 -> sm_110 in CUDA 13.0) becomes its new name, reported
+  /// as transformed. Off: the old name is rejected with the new one as the fix.
+  bool follow_renames = false;
+  /// A device newer than the compiler (nothing it can load is buildable as machine code) gets PTX
+  /// of the newest buildable arch below it, only if the driver can JIT that PTX's ISA version.
+  /// Needs a driver source; without one the fallback is refused with that reason.
+  bool ptx_fallback = false;
+  /// For JIT: explicit targets are resolved for the visible devices. A target no device can load
+  /// is rejected (errc::cannot_load_on_device), and a device left with nothing it can load fails
+  /// the resolution. Devices are then queried for explicit lists too.
+  bool verify_on_devices = false;
+  /// The variant `native` prefers for each device (falls back to baseline where it does not exist).
+  arch_variant native_variant = arch_variant::arch_specific;
+
+  /// The variant `native` asks for on `device`. Derived policy types may hide this to choose per
+  /// compute capability and compiler; the result must exist for the device (variant_exists) or
+  /// resolution treats it as baseline.
+  constexpr arch_variant native_variant_for(const compute_capability& device, const compiler_info& compiler) const noexcept {
+    static_cast<void>(compiler);
+    return variant_exists(device, native_variant) ? native_variant : arch_variant::baseline;
+  }
+};
+
+/// Any target the compiler cannot build fails the resolution (the default).
+struct strict_policy : resolve_policy {};
+
+/// Unbuildable targets are dropped and reported; renamed archs follow their new name. Still an
+/// error when nothing remains or a native device is left with nothing it can load.
+struct best_effort_policy : resolve_policy {
+  constexpr best_effort_policy() noexcept {
+    unbuildable = on_unbuildable::drop;
+    follow_renames = true;
+  }
+};
+
+/// For a JIT library compiling for the GPUs of this process: strict, explicit targets verified
+/// against the devices, PTX fallback for a device newer than the compiler when the driver can JIT it.
+struct jit_policy : resolve_policy {
+  constexpr jit_policy() noexcept {
+    ptx_fallback = true;
+    verify_on_devices = true;
+  }
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,187 @@
+// What resolution returns: a non-empty target set plus one diagnostic per request (kept,
+// transformed from what and why, rejected and why), or a failure that carries every per-target
+// reason. Both are plain values; resolve.hpp produces them, outputs.hpp spells them.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/cuda_version.hpp"
+#include "../core/detail/text.hpp"
+#include "env_request.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/parse.hpp"
+#include "../core/source_kind.hpp"
+#include "target_set.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// What became of one request.
+enum class resolution_outcome : unsigned char {
+  kept,         // the target as asked (native: the documented choice for the device)
+  transformed,  // another target stands in for it; `reason` says why the asked one could not
+  rejected,     // nothing stands in for it; `reason` says why and what would fix it
+};
+
+constexpr std::string_view to_string(resolution_outcome o) noexcept {
+  switch (o) {
+    case resolution_outcome::transformed: return "transformed";
+    case resolution_outcome::rejected: return "rejected";
+    case resolution_outcome::kept: break;
+  }
+  return "kept";
+}
+
+/// Whether a device newer than the compiler got PTX instead of machine code.
+enum class ptx_fallback_status : unsigned char {
+  not_needed,    // machine code was found (or the request is not for a device)
+  off,           // needed, but the policy does not allow it (resolve_policy::ptx_fallback)
+  no_candidate,  // needed, but the compiler builds nothing at or below the device
+  refused,       // tried: the driver cannot JIT it, or no driver was given (`fallback_error`)
+  used,          // the result is that PTX
+};
+
+constexpr std::string_view to_string(ptx_fallback_status s) noexcept {
+  switch (s) {
+    case ptx_fallback_status::off: return "off";
+    case ptx_fallback_status::no_candidate: return "no candidate";
+    case ptx_fallback_status::refused: return "refused";
+    case ptx_fallback_status::used: return "used";
+    case ptx_fallback_status::not_needed: break;
+  }
+  return "not needed";
+}
+
+/// The device a diagnostic is about (native requests; devices left with nothing under verify_on_devices).
+struct resolved_device {
+  int ordinal = 0;
+  compute_capability cc{};
+  detail::text<64> name;  // "NVIDIA H200"; empty for given devices
+};
+
+/// One line of the report: a requested target, a keyword's target, or a native device.
+struct diagnostic {
+  // User-provided on purpose: value-initialisation (emplace_back()) then runs only the member
+  // initialisers instead of first zero-filling all 1.7 KB.
+  diagnostic() noexcept {}
+
+  /// The token as written ("9.0a", "sm_120a", "Ampere"), or the keyword ("native", "all").
+  detail::text<48> input;
+  /// Offset of the token in the request; error::no_position for keywords and devices.
+  std::size_t position = error::no_position;
+  /// The device this request resolved for (native).
+  std::optional<resolved_device> device;
+  /// What was asked: the parsed target, or for native the preferred target of the device.
+  arch_target requested{};
+  resolution_outcome outcome = resolution_outcome::kept;
+  /// The target it contributes to the set (kept, transformed); empty when rejected.
+  std::optional<arch_target> result;
+  /// What decided that `result` is buildable: the compiler's supported-arch list (nvrtc, nvcc)
+  /// or cuarch's table (knowledge_table).
+  source_kind decided_by = source_kind::none;
+  /// Transformed: why `requested` could not be used. Rejected: why nothing could, with the fix.
+  std::optional<error> reason;
+  /// Native devices: whether PTX stood in for machine code, and why not when it could not.
+  ptx_fallback_status fallback = ptx_fallback_status::not_needed;
+  std::optional<error> fallback_error;
+
+  /// One line: "'9.0a' at position 0: sm_90a kept", "native, device 0 (cc 12.0): sm_120a -> compute_90 ...".
+  std::string message() const;
+};
+
+/// A successful resolution.
+struct resolution {
+  /// Never empty.
+  target_set targets;
+  /// One per request, in request order (native: one per device).
+  std::vector<diagnostic> diagnostics;
+  /// native / all / all-major, or none for an explicit list.
+  arch_keyword keyword = arch_keyword::none;
+  /// Where the resolved request came from (an argument, or an environment variable that overrode it).
+  request_origin origin;
+  /// The compiler resolution validated against.
+  source_kind compiler_kind = source_kind::none;
+  cuda_version compiler_version{};
+  /// cuarch's table is older than the compiler (a newer release, or archs it does not know); the
+  /// compiler's own list decided where it could.
+  bool table_older_than_compiler = false;
+};
+
+/// A failed resolution: the summary error, and every diagnostic (each rejected one with its reason).
+struct resolution_failure {
+  /// errc::nothing_resolved when targets were rejected (the policy decides when that fails);
+  /// otherwise the error that stopped resolution before any target was judged: a malformed
+  /// request (naming the environment variable it came from), no_device, or a source's error.
+  error summary;
+  std::vector<diagnostic> diagnostics;
+
+  /// The summary, then one line per rejected request.
+  std::string message() const;
+};
+
+using resolve_result = expected<resolution, resolution_failure>;
+
+namespace detail {
+
+inline std::string describe_device(const resolved_device& d) {
+  std::string s = "device " + std::to_string(d.ordinal) + " (";
+  if (!d.name.empty()) s.append(d.name.view()).append(", ");
+  s.append("cc ").append(to_text(d.cc).view()).append(")");
+  return s;
+}
+
+}  // namespace detail
+
+inline std::string diagnostic::message() const {
+  std::string m;
+  if (!input.empty()) {
+    m = position == error::no_position ? std::string(input.view()) : "'" + std::string(input.view()) + "' at position " + std::to_string(position);
+  }
+  if (device) m += (m.empty() ? "" : ", ") + detail::describe_device(*device);
+  m += ": ";
+  m += to_text(requested).view();
+  switch (outcome) {
+    case resolution_outcome::kept: m += " kept"; break;
+    case resolution_outcome::transformed:
+      m += " -> ";
+      if (result) m += to_text(*result).view();
+      if (fallback == ptx_fallback_status::used) m += " (PTX fallback: the driver JITs it for the device)";
+      m += ", because ";
+      break;
+    case resolution_outcome::rejected: m += " rejected: "; break;
+  }
+  if (outcome != resolution_outcome::kept && reason) m += reason->message();
+  if (result && decided_by != source_kind::none && decided_by != source_kind::knowledge_table)
+    m += std::string(" [").append(to_string(decided_by)).append(" lists it]");
+  if (outcome == resolution_outcome::rejected) {
+    switch (fallback) {
+      case ptx_fallback_status::off:
+        m += "; a PTX fallback is off (policy ptx_fallback; it also needs the driver version)";
+        break;
+      case ptx_fallback_status::no_candidate: m += "; no PTX fallback: the compiler builds nothing at or below this device"; break;
+      case ptx_fallback_status::refused:
+        m += "; PTX fallback refused: ";
+        if (fallback_error) m += fallback_error->message();
+        break;
+      case ptx_fallback_status::not_needed:
+      case ptx_fallback_status::used: break;
+    }
+  }
+  return m;
+}
+
+inline std::string resolution_failure::message() const {
+  std::string m = summary.message();
+  for (const auto& d : diagnostics)
+    if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message();
+  return m;
+}
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,454 @@
+// resolve_target_archs(): from a request (explicit list, native, all, all-major) to a non-empty
+// target set, validated against the compiler that will build it, the devices that will load it
+// and, for PTX, the driver that will JIT it.
+//
+// Order of work (each step only when needed):
+//   1. environment overrides (CUARCH_ARCHS, ...) replace the request      env_request.hpp
+//   2. the request is parsed (a malformed one is an error naming the token and its origin)
+//   3. the compiler source is asked once                                    compiler_rules.hpp
+//   4. devices are asked only for `native` (or explicit lists under verify_on_devices)
+//   5. the driver is asked only for PTX targets, and never through no_driver
+//
+// What each request becomes:
+//   explicit target  kept if the compiler builds it (and, for PTX with a driver source, the driver
+//                    JITs it); renamed archs follow their new name under follow_renames; otherwise
+//                    rejected. Suffixes are never changed: 10.0 and 10.0a both stay, 12.0 stays plain.
+//   native           per device: the policy's variant (default `a`, see policy.hpp), else baseline,
+//                    else baseline machine code of the lowest buildable minor of the same major (it
+//                    loads on the device: 12.1 with CUDA 12.8 gets sm_120), else, under ptx_fallback
+//                    and only if the driver can JIT it, PTX of the newest buildable arch below the
+//                    device (12.0 with CUDA 12.6 gets compute_90). Nothing that cannot load on the device
+//                    is ever emitted (no `a` target of another minor, no SASS of another major).
+//   all, all-major   machine code of every baseline arch the compiler builds (all-major: the lowest
+//                    minor of each major, as CMake does), plus PTX of the newest of them.
+// The policy then decides: strict fails on any rejected target; best effort drops them; both
+// fail when nothing remains or a native device is left with nothing it can load.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/compatibility.hpp"
+#include "compiler_rules.hpp"
+#include "../core/config.hpp"
+#include "env_request.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "fixed_sources.hpp"
+#include "../core/observation.hpp"
+#include "../core/parse.hpp"
+#include "policy.hpp"
+#include "resolution.hpp"
+#include "target_set.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+// ---- the source contract, checked with readable messages ---------------------------------------
+template <class S, class = void>
+struct is_compiler_source : std::false_type {};
+template <class S>
+struct is_compiler_source<S, std::void_t<decltype(std::declval<const S&>().compiler())>>
+    : std::is_convertible<decltype(std::declval<const S&>().compiler()), expected<compiler_info, error>> {};
+
+template <class S, class = void>
+struct is_device_source : std::false_type {};
+template <class S>
+struct is_device_source<S, std::void_t<decltype(std::declval<const S&>().devices())>>
+    : std::is_convertible<decltype(std::declval<const S&>().devices()), expected<std::vector<device_info>, error>> {};
+
+template <class S, class = void>
+struct is_driver_source : std::false_type {};
+template <class S>
+struct is_driver_source<S, std::void_t<decltype(std::declval<const S&>().driver_version())>>
+    : std::is_convertible<decltype(std::declval<const S&>().driver_version()), expected<observation, error>> {};
+
+template <class CompilerSource, class DeviceSource, class Policy, class DriverSource>
+constexpr bool check_resolver_arguments() {
+  static_assert(is_compiler_source<CompilerSource>::value,
+                "CompilerSource needs: expected<compiler_info, error> compiler() const (e.g. cuarch::fixed_compiler)");
+  static_assert(is_device_source<DeviceSource>::value,
+                "DeviceSource needs: expected<std::vector<device_info>, error> devices() const (e.g. cuarch::fixed_devices)");
+  static_assert(is_driver_source<DriverSource>::value,
+                "DriverSource needs: expected<observation, error> driver_version() const (e.g. cuarch::fixed_driver)");
+  static_assert(std::is_base_of_v<resolve_policy, Policy>,
+                "Policy must be cuarch::resolve_policy or derive from it (strict_policy, best_effort_policy, jit_policy)");
+  return true;
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+/// Attaches the request's origin to an error about the request itself (parse errors, the summary).
+inline error with_origin(error e, const request_origin& origin) {
+  if (origin.source == source_kind::environment) {
+    e.source = source_kind::environment;
+    e.location = origin.variable;
+  }
+  return e;
+}
+
+/// A target that no device can load (verify_on_devices).
+inline error no_device_loads(const arch_target& t, const std::vector<device_info>& devices) {
+  error e = make_target_error(errc::cannot_load_on_device, source_kind::none, t);
+  e.device = devices.front().cc;
+  if (devices.size() > 1) {
+    e.raw = "no visible device can load it (";
+    for (std::size_t i = 0; i < devices.size(); ++i) e.raw.append(i ? ", " : "").append(to_text(devices[i].cc).view());
+    e.raw.append(")");
+  }
+  return e;
+}
+
+inline resolved_device describe(const device_info& d) {
+  resolved_device r;
+  r.ordinal = d.ordinal;
+  r.cc = d.cc;
+  r.name = std::string_view(d.name);
+  return r;
+}
+
+inline void set_outcome(diagnostic& d) {
+  if (!d.result) d.outcome = resolution_outcome::rejected;
+  else d.outcome = *d.result == d.requested ? resolution_outcome::kept : resolution_outcome::transformed;
+}
+
+/// The summary of a resolution the policy refuses: which requests were rejected, in short.
+inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags) {
+  std::size_t rejected = 0;
+  for (const auto& d : diags) rejected += d.outcome == resolution_outcome::rejected ? 1 : 0;
+  error e = with_origin(make_error(errc::nothing_resolved, source_kind::user_input), req.origin);
+  e.subject = req.list;
+  e.raw.append(to_string(policy.unbuildable)).append(" policy, ").append_int(static_cast<long long>(rejected))
+      .append(" of ").append_int(static_cast<long long>(diags.size())).append(" rejected: ");
+  bool first = true;
+  for (const auto& d : diags) {
+    if (d.outcome != resolution_outcome::rejected) continue;
+    e.raw.append(first ? "" : "; ");
+    first = false;
+    if (d.device) e.raw.append("device ").append_int(d.device->ordinal).append(" (cc ").append(to_text(d.device->cc).view()).append(") ");
+    e.raw.append(to_text(d.requested).view());
+    if (d.reason) e.raw.append(" (").append(to_string(d.reason->code)).append(")");
+  }
+  return e;
+}
+
+// ---- one resolution ----------------------------------------------------------------------------
+
+template <class Policy, class DeviceSource, class DriverSource>
+class resolution_run {
+ public:
+  resolution_run(const effective_request& req, const compiler_info& compiler, const Policy& policy,
+                 const DeviceSource& devices, const DriverSource& driver)
+      : req_(req), compiler_(compiler), policy_(policy), device_source_(devices), driver_source_(driver) {}
+
+  resolve_result run() {
+    const auto parsed = parse_arch_list(req_.list, req_.dialect);
+    if (!parsed) return failure(with_origin(parsed.error(), req_.origin));
+    const arch_keyword keyword = parsed->keyword();
+    std::optional<error> stop;
+    switch (keyword) {
+      case arch_keyword::native: stop = resolve_native(); break;
+      case arch_keyword::all:
+      case arch_keyword::all_major: stop = resolve_all(keyword); break;
+      case arch_keyword::none: stop = resolve_list(*parsed); break;
+    }
+    if (stop) return failure(*stop);
+
+    bool rejected_any = false, device_left_without = false;
+    for (const auto& d : diags_) {
+      if (d.outcome != resolution_outcome::rejected) continue;
+      rejected_any = true;
+      device_left_without = device_left_without || d.device.has_value();
+    }
+    const bool refuse = builder_.empty() || device_left_without || (rejected_any && policy_.unbuildable == on_unbuildable::error);
+    if (refuse) return failure(refusal_summary(req_, policy_, diags_));
+    auto set = builder_.build();  // cannot fail: not empty
+    if (!set) return failure(set.error());
+    return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind,
+                                                    compiler_.version, table_is_older_than(compiler_)});
+  }
+
+ private:
+  static constexpr bool checks_driver = !std::is_same_v<DriverSource, no_driver>;
+
+  resolve_result failure(error summary) { return unexpected(resolution_failure{std::move(summary), std::move(diags_)}); }
+
+  error too_many_targets() const {
+    error e = with_origin(make_error(errc::too_many_targets, source_kind::user_input), req_.origin);
+    e.subject = req_.list;
+    return e;
+  }
+
+  /// Asked at most once per resolution, and only for PTX.
+  const expected<observation, error>& driver() {
+    if (!driver_) driver_.emplace(driver_source_.driver_version());
+    return *driver_;
+  }
+
+  /// Devices, asked at most once per resolution; an empty list is errc::no_device.
+  expected<std::vector<device_info>, error> devices() const {
+    auto d = device_source_.devices();
+    if (d && d->empty()) {
+      error e = make_error(errc::no_device, source_kind::device_list);
+      e.raw = "the device source reported no devices";
+      return unexpected(e);
+    }
+    return d;
+  }
+
+  /// The compiler builds t, and for PTX with a driver source, the driver can JIT it.
+  expected<build_verdict, error> check(const arch_target& t) {
+    auto verdict = check_buildable_by(t, compiler_);
+    if (!verdict || !checks_driver || t.form != arch_form::ptx) return verdict;
+    const auto& drv = driver();
+    if (!drv) return unexpected(drv.error());
+    const auto jit = check_driver_can_jit(t, compiler_.version, drv->version);
+    if (!jit) {
+      error e = jit.error();
+      e.location = std::string_view(drv->location);
+      return unexpected(e);
+    }
+    return verdict;
+  }
+
+  /// A new diagnostic, built in place (one is 1.7 KB: no copies on the warm path).
+  diagnostic& next() { return diags_.emplace_back(); }
+  /// Settles a diagnostic's outcome and adds its result to the set; false when the set is full.
+  bool finish(diagnostic& d) {
+    set_outcome(d);
+    return !d.result || builder_.add(*d.result);
+  }
+
+  std::optional<error> resolve_list(const parsed_arch_list& parsed) {
+    std::vector<device_info> devs;
+    if (policy_.verify_on_devices) {
+      auto d = devices();
+      if (!d) return d.error();
+      devs = std::move(*d);
+    }
+    diags_.reserve(parsed.size());
+    for (const parsed_target& p : parsed) {
+      diagnostic& d = next();
+      d.input = req_.list.substr(p.position, p.length);
+      d.position = p.position;
+      d.requested = p.target;
+      auto verdict = check(p.target);
+      if (verdict) {
+        d.result = p.target;
+        d.decided_by = verdict->decided_by;
+      } else {
+        d.reason = verdict.error();
+        if (verdict.error().code == errc::renamed_in_toolkit && policy_.follow_renames) {
+          const arch_target renamed = verdict.error().replacement;
+          if (auto again = check(renamed)) {
+            d.result = renamed;
+            d.decided_by = again->decided_by;
+          }
+        }
+      }
+      if (d.result && !devs.empty()) {
+        bool loads = false;
+        for (const auto& dev : devs) loads = loads || can_load(*d.result, dev.cc);
+        if (!loads) {
+          d.reason = no_device_loads(*d.result, devs);
+          d.result.reset();
+        }
+      }
+      if (!finish(d)) return too_many_targets();
+    }
+    // Every device the code is for must be able to load something (when anything remains at all;
+    // an empty set already fails with every target's reason).
+    if (!builder_.empty())
+      for (const auto& dev : devs) {
+        if (builder_.can_load_on(dev.cc)) continue;
+        diagnostic& d = next();
+        d.device = describe(dev);
+        d.requested = parsed[0].target;
+        d.reason = no_device_loads(parsed[0].target, std::vector<device_info>{dev});
+        finish(d);
+      }
+    return std::nullopt;
+  }
+
+  std::optional<error> resolve_native() {
+    auto devs = devices();
+    if (!devs) return devs.error();
+    diags_.reserve(devs->size());
+    for (const device_info& dev : *devs) {
+      diagnostic& d = next();
+      d.input = "native";
+      d.device = describe(dev);
+      const arch_variant v = policy_.native_variant_for(dev.cc, compiler_);
+      d.requested = arch_target{dev.cc, variant_exists(dev.cc, v) ? v : arch_variant::baseline, arch_form::sass};
+      // Machine code, best first; each candidate must load on this very device.
+      auto try_target = [&](const arch_target& t) {
+        auto verdict = check(t);
+        if (verdict && can_load(t, dev.cc)) {
+          d.result = t;
+          d.decided_by = verdict->decided_by;
+          return true;
+        }
+        if (!verdict && !d.reason) d.reason = verdict.error();
+        return false;
+      };
+      bool found = try_target(d.requested);
+      if (!found && d.requested.variant != arch_variant::baseline)
+        found = try_target(arch_target{dev.cc, arch_variant::baseline, arch_form::sass});
+      // Machine code of a lower minor loads too (same major, minor <=). The family's base, the
+      // lowest minor the compiler builds, is taken rather than the nearest: the nearest can be an
+      // integrated part (8.7 Orin for an 8.9 Ada, 10.1 Thor for a 10.3 B300) whose code NVIDIA's
+      // rule allows but no one runs on a discrete GPU.
+      for (int minor = 0; !found && minor < dev.cc.minor; ++minor)
+        found = try_target(arch_target{compute_capability{dev.cc.major, minor}, arch_variant::baseline, arch_form::sass});
+      if (!found) ptx_fallback(dev, d);
+      if (!finish(d)) return too_many_targets();
+    }
+    return std::nullopt;
+  }
+
+  /// PTX of the newest buildable arch at or below the device, if the policy allows it and the
+  /// driver can JIT it (jitify2's rule, with cuda.core's driver check; never CuPy's old SASS).
+  void ptx_fallback(const device_info& dev, diagnostic& d) {
+    if (!policy_.ptx_fallback) {
+      d.fallback = ptx_fallback_status::off;
+      return;
+    }
+    std::optional<compute_capability> newest;
+    for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
+      if (cc <= dev.cc) newest = cc;
+    });
+    if (!newest) {
+      d.fallback = ptx_fallback_status::no_candidate;
+      return;
+    }
+    const arch_target ptx{*newest, arch_variant::baseline, arch_form::ptx};
+    if (!checks_driver) {
+      d.fallback = ptx_fallback_status::refused;
+      d.fallback_error = driver_source_.driver_version().error();
+      return;
+    }
+    auto verdict = check(ptx);
+    if (verdict && can_load(ptx, dev.cc)) {
+      d.result = ptx;
+      d.decided_by = verdict->decided_by;
+      d.fallback = ptx_fallback_status::used;
+      return;
+    }
+    d.fallback = ptx_fallback_status::refused;
+    if (verdict) {
+      const auto loadable = check_loadable(ptx, dev.cc);
+      if (!loadable) d.fallback_error = loadable.error();
+    } else {
+      d.fallback_error = verdict.error();
+    }
+  }
+
+  std::optional<error> resolve_all(arch_keyword keyword) {
+    compute_capability chosen[target_set::capacity]{};
+    std::size_t n = 0;
+    for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
+      if (keyword == arch_keyword::all_major && n > 0 && chosen[n - 1].major == cc.major) return;
+      if (n < target_set::capacity) chosen[n++] = cc;
+    });
+    if (n == 0) {
+      error e = with_origin(make_error(errc::nothing_resolved, source_kind::user_input), req_.origin);
+      e.subject = to_string(keyword);
+      e.source = compiler_.kind;
+      e.location = std::string_view(compiler_.location);
+      e.raw.append("the compiler (CUDA ").append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
+      return e;
+    }
+    diags_.reserve(n + 1);
+    auto one = [&](const arch_target& t) {
+      diagnostic& d = next();
+      d.input = to_string(keyword);
+      d.requested = t;
+      auto verdict = check(t);
+      if (verdict) {
+        d.result = t;
+        d.decided_by = verdict->decided_by;
+      } else {
+        d.reason = verdict.error();
+      }
+      finish(d);
+    };
+    for (std::size_t i = 0; i < n; ++i) one(arch_target{chosen[i], arch_variant::baseline, arch_form::sass});
+    one(arch_target{chosen[n - 1], arch_variant::baseline, arch_form::ptx});  // forward compatibility
+    return std::nullopt;
+  }
+
+  const effective_request& req_;
+  const compiler_info& compiler_;
+  const Policy& policy_;
+  const DeviceSource& device_source_;
+  const DriverSource& driver_source_;
+  std::optional<expected<observation, error>> driver_;
+  target_set_builder builder_;
+  std::vector<diagnostic> diags_;
+};
+
+}  // namespace detail
+
+/// Resolves `request` against a compiler already described by value (the warm path: no source is
+/// asked for the compiler). Devices and driver are still asked lazily, as described above.
+template <class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver>
+resolve_result resolve_target_archs(const arch_request& request, const compiler_info& compiler,
+                                    const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
+                                    const DriverSource& driver = DriverSource{}) {
+  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, Policy, DriverSource>());
+  const effective_request req = read_request(request);
+  return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, compiler, policy, devices, driver).run();
+}
+
+/// Resolves `request`: environment overrides first, then the compiler source (once), then devices
+/// and driver only when needed. Returns the non-empty target set with one diagnostic per request,
+/// or a resolution_failure carrying every per-target reason.
+template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver,
+          std::enable_if_t<detail::is_compiler_source<CompilerSource>::value, int> = 0>
+resolve_result resolve_target_archs(const arch_request& request, const CompilerSource& compiler,
+                                    const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
+                                    const DriverSource& driver = DriverSource{}) {
+  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
+  const effective_request req = read_request(request);  // before any source is asked
+  const auto info = compiler.compiler();
+  if (!info) return unexpected(resolution_failure{info.error(), {}});
+  return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, *info, policy, devices, driver).run();
+}
+
+/// A resolver with its sources and policy bound: a JIT library holds one (linked NVRTC, the driver
+/// API's devices, jit_policy), a build tool another (nvcc's version, given devices, best effort),
+/// a test a third (fixed sources). Sources are asked on every resolve, lazily (see above).
+template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver>
+class resolver {
+  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
+
+ public:
+  explicit resolver(CompilerSource compiler, DeviceSource devices = DeviceSource{}, Policy policy = Policy{},
+                    DriverSource driver = DriverSource{})
+      : compiler_(std::move(compiler)), devices_(std::move(devices)), policy_(std::move(policy)), driver_(std::move(driver)) {}
+
+  /// See resolve_target_archs().
+  resolve_result resolve(const arch_request& request) const {
+    return resolve_target_archs(request, compiler_, devices_, policy_, driver_);
+  }
+
+  const CompilerSource& compiler_source() const noexcept { return compiler_; }
+  const DeviceSource& device_source() const noexcept { return devices_; }
+  const Policy& policy() const noexcept { return policy_; }
+  const DriverSource& driver_source() const noexcept { return driver_; }
+
+ private:
+  CompilerSource compiler_;
+  DeviceSource devices_;
+  Policy policy_;
+  DriverSource driver_;
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,186 @@
+// The CUDA driver (libcuda.so.1) as a version source: cuDriverGetVersion, which needs no cuInit and
+// creates no context. The driver decides what can be *loaded*: the newest CUDA it serves (minor-
+// version compatibility) and the newest PTX ISA it can JIT. Only ever loaded by its SONAME or a
+// path the caller gives: never from a toolkit's lib64/stubs (that stub answers every call with
+// CUDA_ERROR_STUB_LIBRARY, which is reported as such). Device queries live in device_source.hpp.
+#pragma once
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "posix/dynamic_library.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// The driver's SONAME: the only name the loader is asked for.
+inline constexpr std::string_view driver_soname = "libcuda.so.1";
+
+namespace detail {
+
+/// CUresult names for the codes detection can meet (cuGetErrorName is absent from the stub).
+constexpr std::string_view cu_result_name(int rc) noexcept {
+  switch (rc) {
+    case 0: return "CUDA_SUCCESS";
+    case 1: return "CUDA_ERROR_INVALID_VALUE";
+    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+    case 4: return "CUDA_ERROR_DEINITIALIZED";
+    case 34: return "CUDA_ERROR_STUB_LIBRARY";
+    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+    case 100: return "CUDA_ERROR_NO_DEVICE";
+    case 101: return "CUDA_ERROR_INVALID_DEVICE";
+    case 102: return "CUDA_ERROR_DEVICE_NOT_LICENSED";
+    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 801: return "CUDA_ERROR_NOT_SUPPORTED";
+    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
+    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 999: return "CUDA_ERROR_UNKNOWN";
+    default: return "CUresult";
+  }
+}
+
+/// What a CUresult means for the user, where that is not obvious from the name.
+constexpr std::string_view cu_result_hint(int rc) noexcept {
+  switch (rc) {
+    case 34: return "this is the CUDA toolkit's stub libcuda (lib64/stubs), not the NVIDIA driver: install the driver, or take the stubs directory out of LD_LIBRARY_PATH";
+    case 100: return "the driver sees no GPU";
+    case 803: return "the user-mode driver (libcuda) and the kernel module are different versions";
+    case 804: return "the forward-compatibility libcuda does not support this GPU";
+    default: return "";
+  }
+}
+
+/// The driver entry points cuarch calls (CUresult is an int-sized C enum; CUdevice is int).
+struct driver_api {
+  dynamic_library lib;
+  int (*init)(unsigned) = nullptr;
+  int (*driver_get_version)(int*) = nullptr;
+  int (*device_get_count)(int*) = nullptr;
+  int (*device_get)(int*, int) = nullptr;
+  int (*device_get_attribute)(int*, int, int) = nullptr;
+  int (*device_get_name)(char*, int, int) = nullptr;
+};
+
+inline error driver_call_failed(std::string_view call, int rc, const std::string& where) {
+  error e = make_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver);
+  e.subject = call;
+  e.location = where;
+  e.native_status = rc;
+  e.raw.append(call).append(": ").append(cu_result_name(rc));
+  if (cu_result_name(rc) == "CUresult") e.raw.append(' ').append_int(rc);
+  if (!cu_result_hint(rc).empty()) e.raw.append("; ").append(cu_result_hint(rc));
+  return e;
+}
+
+/// Resolves every entry point; symbol_not_found for the first one missing. The handle is released
+/// on that error path (driver_api owns it).
+inline expected<driver_api, error> bind_driver(dynamic_library lib) {
+  driver_api api;
+  api.lib = std::move(lib);
+  auto bind = [&api](auto& slot, const char* name) -> std::optional<error> {
+    using fn = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
+    const auto f = api.lib.function<fn>(name, source_kind::driver);
+    if (!f) return f.error();
+    slot = *f;
+    return std::nullopt;
+  };
+  if (auto e = bind(api.driver_get_version, "cuDriverGetVersion")) return unexpected(*e);
+  if (auto e = bind(api.init, "cuInit")) return unexpected(*e);
+  if (auto e = bind(api.device_get_count, "cuDeviceGetCount")) return unexpected(*e);
+  if (auto e = bind(api.device_get, "cuDeviceGet")) return unexpected(*e);
+  if (auto e = bind(api.device_get_attribute, "cuDeviceGetAttribute")) return unexpected(*e);
+  if (auto e = bind(api.device_get_name, "cuDeviceGetName")) return unexpected(*e);
+  return api;
+}
+
+/// The driver version in /proc/driver/nvidia/version's first line:
+///   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." or, for the open modules,
+///   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...".
+inline std::string parse_kernel_module_line(std::string_view line) {
+  constexpr std::string_view key = "Kernel Module";
+  const std::size_t at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + key.size());
+  while (!(rest = trim(rest)).empty()) {
+    const std::size_t end = std::min(rest.find_first_of(" \t"), rest.size());
+    const std::string_view word = rest.substr(0, end);
+    if (is_digit(word.front()) && parse_driver_version(word)) return std::string(word);
+    rest.remove_prefix(end);
+  }
+  return {};
+}
+
+/// The kernel module's version ("580.159.04"), or empty: it names the driver branch, which
+/// cuDriverGetVersion's CUDA number does not.
+inline std::string kernel_module_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!in || !std::getline(in, line)) return {};
+  return parse_kernel_module_line(line);
+}
+
+}  // namespace detail
+
+/// libcuda.so.1 (or a named file): the driver as a version source and the door to its devices.
+/// Satisfies the driver-source contract: `driver_version()`.
+class driver_library_source {
+ public:
+  explicit driver_library_source(std::string path, discovery how = discovery::explicit_argument,
+                                 library_path_policy policy = library_path_policy::allow_relative)
+      : path_(std::move(path)), how_(how), policy_(policy) {}
+  /// The loader's search for libcuda.so.1.
+  static driver_library_source from_loader() { return driver_library_source{std::string(), discovery::loader_search}; }
+
+  /// Loads the library and binds its entry points.
+  expected<detail::driver_api, error> load() const {
+    auto lib = path_.empty() ? load_library_by_name(std::string(driver_soname), source_kind::driver)
+                             : load_library_file(path_, source_kind::driver, policy_);
+    if (!lib) return unexpected(lib.error());
+    return detail::bind_driver(std::move(*lib));
+  }
+
+  /// cuDriverGetVersion: the newest CUDA release the driver serves. No cuInit, no context.
+  expected<observation, error> driver_version() const {
+    const auto api = load();
+    if (!api) return unexpected(api.error());
+    int v = -1;
+    if (const int rc = api->driver_get_version(&v); rc != 0) return unexpected(detail::driver_call_failed("cuDriverGetVersion", rc, api->lib.path()));
+    const auto version = decode_cudart_version(v, source_kind::driver);
+    if (!version) {
+      error e = version.error();
+      e.location = api->lib.path();
+      e.raw.append("cuDriverGetVersion returned ").append_int(v);
+      return unexpected(e);
+    }
+    observation o;
+    o.source = source_kind::driver;
+    o.version = *version;
+    o.location = path_.empty() ? api->lib.path() : path_;
+    o.how = how_;
+    o.raw = "cuDriverGetVersion: " + std::to_string(v);
+    if (const std::string km = detail::kernel_module_version(); !km.empty()) o.raw += "; kernel module " + km;
+    api->lib.retain();  // it answered: loaded once per process
+    return o;
+  }
+
+  const std::string& path() const noexcept { return path_; }
+  discovery how() const noexcept { return how_; }
+
+ private:
+  std::string path_;
+  discovery how_ = discovery::explicit_argument;
+  library_path_policy policy_ = library_path_policy::allow_relative;
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,132 @@
+// nvcc (the offline compiler) and ptxas (the assembler Triton and nvcc run) as version sources:
+// `<tool> --version`, executed without a shell, with a timeout, exit status checked, output parsed
+// (CRLF line ends and extra banner lines tolerated). A hang, a non-zero exit, or output that names
+// no release each end in a typed error naming the tool's path.
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "posix/posix.hpp"
+#include "posix/dynamic_library.hpp"  // library_path_policy
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "nvrtc_source.hpp"     // probed_compiler
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "posix/subprocess.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// How long `nvcc --version` may take by default (it takes ~20 ms; a cold network file system more).
+inline constexpr std::chrono::milliseconds default_tool_timeout{10000};
+
+namespace detail {
+
+inline error tool_error(errc code, source_kind kind, const std::string& path, std::string_view raw, int status = 0) {
+  error e = make_error(code, kind);
+  e.subject = path;
+  e.location = path;
+  e.raw = raw;
+  e.native_status = status;
+  return e;
+}
+
+/// The line holding "release X.Y" (CR removed), for the observation's raw words.
+inline std::string release_line(std::string_view out) {
+  const std::size_t at = out.find("release ");
+  if (at == std::string_view::npos) return std::string(trim(out.substr(0, 120)));
+  const std::size_t begin = out.rfind('\n', at);
+  const std::size_t end = out.find_first_of("\r\n", at);
+  return std::string(trim(out.substr(begin == std::string_view::npos ? 0 : begin + 1,
+                                     end == std::string_view::npos ? std::string_view::npos : end - (begin == std::string_view::npos ? 0 : begin + 1))));
+}
+
+/// The last non-empty line of a tool's output: usually its error message.
+inline std::string last_line(std::string_view text) {
+  text = trim(text);
+  const std::size_t nl = text.find_last_of("\r\n");
+  return std::string(nl == std::string_view::npos ? text : trim(text.substr(nl + 1)));
+}
+
+}  // namespace detail
+
+/// Runs `<path> --version` and reads the release. `kind` is source_kind::nvcc or ::ptxas.
+inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind, discovery how = discovery::explicit_argument,
+                                                           std::chrono::milliseconds timeout = default_tool_timeout,
+                                                           library_path_policy policy = library_path_policy::allow_relative) {
+  if (path.empty()) return unexpected(detail::tool_error(errc::file_unreadable, kind, "(empty path)", "no program path given"));
+  if (path.front() != '/') {
+    if (policy != library_path_policy::allow_relative)
+      return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "relative program path refused; pass an absolute path"));
+    path = detail::current_directory() + "/" + path;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(errno), errno));
+  if (S_ISDIR(st.st_mode)) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "is a directory, not a program"));
+  if (::access(path.c_str(), X_OK) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "not executable", errno));
+
+  process_limits limits;
+  limits.timeout = timeout;
+  const auto run = run_process({path, "--version"}, limits, kind);
+  if (!run) return unexpected(run.error());
+  if (run->exit_status != 0) {
+    const std::string why = detail::last_line(run->err.empty() ? run->out : run->err);
+    return unexpected(detail::tool_error(errc::process_failed, kind, path,
+                                         "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why), run->exit_status));
+  }
+  auto version = parse_nvcc_version_output(run->out, kind);
+  if (!version) version = parse_nvcc_version_output(run->err, kind);
+  if (!version) {
+    error e = version.error();
+    e.subject = std::string(to_string(kind)) + " --version";
+    e.location = path;
+    e.raw = detail::trim(std::string_view(run->out.empty() ? run->err : run->out).substr(0, 190));
+    return unexpected(e);
+  }
+  probed_compiler p;
+  p.info.kind = kind;
+  p.info.version = *version;
+  const std::string real = detail::real_path(path);
+  p.info.location = real.empty() ? path : real;
+  p.seen.source = kind;
+  p.seen.version = *version;
+  p.seen.location = path;
+  p.seen.how = how;
+  p.seen.raw = detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err);
+  return p;
+}
+
+/// A compiler tool run for its version: nvcc as the offline compiler, or ptxas (Triton's bundled
+/// one, or a toolkit's). Satisfies the compiler-source contract: `compiler()` (kind nvcc / ptxas;
+/// no supported-arch list: `--list-gpu-code` omits a/f variants, so the table decides).
+template <source_kind Kind>
+class tool_source : public probed_source<tool_source<Kind>> {
+ public:
+  explicit tool_source(std::string path, discovery how = discovery::explicit_argument,
+                       std::chrono::milliseconds timeout = default_tool_timeout)
+      : path_(std::move(path)), how_(how), timeout_(timeout) {}
+
+  expected<probed_compiler, error> probe() const { return probe_tool_version(path_, Kind, how_, timeout_); }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+  discovery how_;
+  std::chrono::milliseconds timeout_;
+};
+
+/// nvcc: the compiler of offline builds.
+using nvcc_compiler_source = tool_source<source_kind::nvcc>;
+/// ptxas: what Triton (and nvcc) assemble PTX with.
+using ptxas_source = tool_source<source_kind::ptxas>;
+
+CUARCH_END_NAMESPACE

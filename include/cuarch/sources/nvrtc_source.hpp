@@ -1,0 +1,242 @@
+// NVRTC as a version source and as the JIT compiler: nvrtcVersion and, where the library has it
+// (11.2 and later), nvrtcGetSupportedArchs. Works on a dynamically loaded libnvrtc (a named file or
+// the loader's search) or on the functions of an NVRTC the program links (linked_nvrtc_source).
+// No CUDA headers: the three entry points are declared here with their C ABI types.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "posix/posix.hpp"
+#include "posix/dynamic_library.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// One successful question to a compiler: the observation (with provenance) and what resolution needs.
+struct probed_compiler {
+  observation seen;
+  compiler_info info;
+};
+
+/// Gives a source whose `probe()` returns expected<probed_compiler, error> the two views the rest of
+/// cuarch asks for: compiler() (the resolver's compiler-source contract) and observe() (a report line).
+template <class Source>
+class probed_source {
+ public:
+  expected<compiler_info, error> compiler() const {
+    auto p = static_cast<const Source&>(*this).probe();
+    if (!p) return unexpected(p.error());
+    return std::move(p->info);
+  }
+  expected<observation, error> observe() const {
+    auto p = static_cast<const Source&>(*this).probe();
+    if (!p) return unexpected(p.error());
+    return std::move(p->seen);
+  }
+};
+
+namespace detail {
+
+// nvrtcResult is a C enum: int-sized, returned in the same register as int on every ABI CUDA supports.
+using nvrtc_version_fn = int(int*, int*);
+using nvrtc_count_fn = int(int*);
+using nvrtc_archs_fn = int(int*);
+using nvrtc_error_string_fn = const char*(int);
+
+/// The NVRTC entry points cuarch calls. count/archs are empty for NVRTC before 11.2.
+struct nvrtc_calls {
+  std::function<int(int*, int*)> version;
+  std::function<int(int*)> count_archs;
+  std::function<int(int*)> archs;
+  std::function<const char*(int)> error_string;
+};
+
+inline error nvrtc_failed(std::string_view call, int status, const std::string& where, const nvrtc_calls& c) {
+  error e = make_error(errc::library_call_failed, source_kind::nvrtc);
+  e.subject = call;
+  e.location = where;
+  e.native_status = status;
+  const char* text = c.error_string ? c.error_string(status) : nullptr;
+  e.raw = text ? std::string_view(text) : std::string_view("nvrtcResult ") ;
+  if (!text) e.raw.append_int(status);
+  return e;
+}
+
+/// nvrtcVersion says only major.minor; the real file name usually carries the full release
+/// (libnvrtc.so.13.0.88), which a JIT cache key needs. Used only when it agrees with nvrtcVersion.
+inline cuda_version full_version_from_file_name(const std::string& location, const cuda_version& reported) {
+  const std::string real = real_path(location);
+  const std::string_view file = std::string_view(real).substr(real.rfind('/') + 1);
+  const std::size_t so = file.find(".so.");
+  if (so == std::string_view::npos) return reported;
+  const auto full = parse_cuda_version(file.substr(so + 4), source_kind::nvrtc);
+  return full && full->release() == reported.release() ? *full : reported;
+}
+
+/// Asks an NVRTC for its version and supported archs; `location` names the library (real path).
+inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location, const std::string& found_as,
+                                                    discovery how) {
+  int major = -1, minor = -1;
+  if (const int rc = c.version(&major, &minor); rc != 0) return unexpected(nvrtc_failed("nvrtcVersion", rc, location, c));
+  const auto version = decode_nvrtc_version(major, minor);
+  if (!version) {
+    error e = version.error();
+    e.location = location;
+    e.raw.append("nvrtcVersion returned ").append_int(major).append('.').append_int(minor);
+    return unexpected(e);
+  }
+  probed_compiler p;
+  p.info.kind = source_kind::nvrtc;
+  p.info.version = full_version_from_file_name(location, *version);
+  p.info.location = location;
+  p.seen.source = source_kind::nvrtc;
+  p.seen.version = *version;
+  p.seen.location = found_as.empty() ? location : found_as;
+  p.seen.how = how;
+  p.seen.raw = "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor);
+  if (!c.count_archs || !c.archs) {
+    p.seen.raw += "; nvrtcGetSupportedArchs: not in this library (NVRTC before 11.2)";
+    return p;
+  }
+  int n = -1;
+  if (const int rc = c.count_archs(&n); rc != 0) return unexpected(nvrtc_failed("nvrtcGetNumSupportedArchs", rc, location, c));
+  if (n <= 0 || n > 256) {
+    error e = make_error(errc::malformed_output, source_kind::nvrtc);
+    e.subject = "nvrtcGetNumSupportedArchs";
+    e.location = location;
+    e.raw.append("returned ").append_int(n).append(" architectures");
+    return unexpected(e);
+  }
+  std::vector<int> archs(static_cast<std::size_t>(n), 0);
+  if (const int rc = c.archs(archs.data()); rc != 0) return unexpected(nvrtc_failed("nvrtcGetSupportedArchs", rc, location, c));
+  p.seen.raw += "; nvrtcGetSupportedArchs:";
+  for (const int a : archs) {
+    if (!decode_sm_number(a, source_kind::nvrtc)) {
+      error e = make_error(errc::malformed_output, source_kind::nvrtc);
+      e.subject = "nvrtcGetSupportedArchs";
+      e.location = location;
+      e.raw.append("returned ").append_int(a).append(", which is not an sm number");
+      return unexpected(e);
+    }
+    p.seen.raw += " " + std::to_string(a);
+  }
+  p.info.supported_sm_numbers = std::move(archs);
+  return p;
+}
+
+/// The entry points of a loaded libnvrtc; symbol_not_found if nvrtcVersion is missing.
+inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
+  const auto version = lib.function<nvrtc_version_fn>("nvrtcVersion", source_kind::nvrtc);
+  if (!version) return unexpected(version.error());
+  nvrtc_calls c;
+  c.version = *version;
+  // Optional: absent before NVRTC 11.2. dlsym failures here are expected, not errors.
+  if (const auto f = lib.function<nvrtc_count_fn>("nvrtcGetNumSupportedArchs", source_kind::nvrtc)) c.count_archs = *f;
+  if (const auto f = lib.function<nvrtc_archs_fn>("nvrtcGetSupportedArchs", source_kind::nvrtc)) c.archs = *f;
+  if (const auto f = lib.function<nvrtc_error_string_fn>("nvrtcGetErrorString", source_kind::nvrtc)) c.error_string = *f;
+  return c;
+}
+
+}  // namespace detail
+
+/// The NVRTC sonames the loader is asked for, newest major first (a newer major than cuarch knows
+/// is still found: the list runs ahead of the table). NVRTC 11.2-11.8 all use libnvrtc.so.11.2.
+inline std::vector<std::string> nvrtc_sonames() {
+  std::vector<std::string> names;
+  for (int major = 20; major >= 12; --major) names.push_back("libnvrtc.so." + std::to_string(major));
+  for (const char* old : {"libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0"}) names.emplace_back(old);
+  return names;
+}
+
+/// Asks a loaded libnvrtc. `found_as` / `how` are the provenance recorded in the observation.
+inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
+  const auto calls = detail::nvrtc_calls_of(lib);
+  if (!calls) return unexpected(calls.error());
+  auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how);
+  if (p) lib.retain();  // it answered: loaded once per process
+  return p;
+}
+
+/// A dynamically loaded NVRTC: a named library file, or the loader's search (newest major first).
+/// Satisfies the compiler-source contract: `compiler()`. Stateless: each call asks again (the
+/// library itself is loaded once per process: see dynamic_library::retain).
+class nvrtc_library_source : public probed_source<nvrtc_library_source> {
+ public:
+  /// A library file. A relative path is accepted here because the caller passed it (policy
+  /// allow_relative); detection passes absolute_only for paths it did not get from the caller.
+  explicit nvrtc_library_source(std::string path, discovery how = discovery::explicit_argument,
+                                library_path_policy policy = library_path_policy::allow_relative)
+      : path_(std::move(path)), how_(how), policy_(policy) {}
+
+  /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`.
+  static nvrtc_library_source from_loader(std::string soname = {}) {
+    nvrtc_library_source s{std::string(), discovery::loader_search};
+    s.soname_ = std::move(soname);
+    return s;
+  }
+
+  expected<probed_compiler, error> probe() const {
+    const auto lib = load();
+    if (!lib) return unexpected(lib.error());
+    return probe_nvrtc_library(*lib, path_.empty() ? lib->path() : path_, how_);
+  }
+
+ private:
+  expected<dynamic_library, error> load() const {
+    if (!path_.empty()) return load_library_file(path_, source_kind::nvrtc, policy_);
+    if (!soname_.empty()) return load_library_by_name(soname_, source_kind::nvrtc);
+    return load_first_library(nvrtc_sonames(), source_kind::nvrtc, "libnvrtc.so (any version)");
+  }
+
+  std::string path_;
+  std::string soname_;
+  discovery how_ = discovery::explicit_argument;
+  library_path_policy policy_ = library_path_policy::allow_relative;
+};
+
+/// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.
+/// `cuarch::linked_nvrtc_source nvrtc(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs);`
+/// The library's path is taken from the dynamic loader (dladdr).
+class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
+ public:
+  template <class VersionFn>
+  explicit linked_nvrtc_source(VersionFn* version) {
+    calls_.version = [version](int* a, int* b) { return static_cast<int>(version(a, b)); };
+    const void* address = nullptr;
+    static_assert(sizeof(address) == sizeof(version), "function and object pointers differ in size");
+    std::memcpy(&address, &version, sizeof address);
+    location_ = library_of(address);
+  }
+  template <class VersionFn, class CountFn, class ArchsFn>
+  linked_nvrtc_source(VersionFn* version, CountFn* count, ArchsFn* archs) : linked_nvrtc_source(version) {
+    calls_.count_archs = [count](int* n) { return static_cast<int>(count(n)); };
+    calls_.archs = [archs](int* a) { return static_cast<int>(archs(a)); };
+  }
+
+  expected<probed_compiler, error> probe() const { return detail::query_nvrtc(calls_, location_, location_, discovery::linked); }
+
+ private:
+  static std::string library_of(const void* fn) {
+    Dl_info info{};
+    if (dladdr(fn, &info) == 0 || info.dli_fname == nullptr) return "(linked)";
+    const std::string real = detail::real_path(info.dli_fname);
+    return real.empty() ? std::string(info.dli_fname) : real;
+  }
+
+  detail::nvrtc_calls calls_;
+  std::string location_;
+};
+
+CUARCH_END_NAMESPACE

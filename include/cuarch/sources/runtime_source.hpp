@@ -1,0 +1,86 @@
+// The CUDA runtime (libcudart) as a version source: cudaRuntimeGetVersion, which needs no driver
+// and no device. What it reports is the runtime a framework in this process was built against
+// (torch, cupy): the version the driver must serve, through minor-version compatibility.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "posix/dynamic_library.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// The runtime sonames the loader is asked for, newest major first (11.x uses libcudart.so.11.0).
+inline std::vector<std::string> cudart_sonames() {
+  std::vector<std::string> names;
+  for (int major = 20; major >= 12; --major) names.push_back("libcudart.so." + std::to_string(major));
+  names.emplace_back("libcudart.so.11.0");
+  return names;
+}
+
+/// Asks a loaded libcudart for cudaRuntimeGetVersion.
+inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
+  const auto get = lib.function<int(int*)>("cudaRuntimeGetVersion", source_kind::cuda_runtime);
+  if (!get) return unexpected(get.error());
+  int v = -1;
+  if (const int rc = (*get)(&v); rc != 0) {
+    error e = detail::make_error(errc::library_call_failed, source_kind::cuda_runtime);
+    e.subject = "cudaRuntimeGetVersion";
+    e.location = lib.path();
+    e.native_status = rc;
+    if (const auto text = lib.function<const char*(int)>("cudaGetErrorString", source_kind::cuda_runtime))
+      if (const char* t = (*text)(rc)) e.raw = t;
+    return unexpected(e);
+  }
+  const auto version = decode_cudart_version(v, source_kind::cuda_runtime);
+  if (!version) {
+    error e = version.error();
+    e.location = lib.path();
+    return unexpected(e);
+  }
+  observation o;
+  o.source = source_kind::cuda_runtime;
+  o.version = *version;
+  o.location = found_as.empty() ? lib.path() : found_as;
+  o.how = how;
+  o.raw = "cudaRuntimeGetVersion: " + std::to_string(v);
+  lib.retain();  // it answered: loaded once per process
+  return o;
+}
+
+/// A dynamically loaded CUDA runtime: a named file, or the loader's search (newest major first).
+/// Satisfies the version-source shape `observe()`.
+class cuda_runtime_source {
+ public:
+  explicit cuda_runtime_source(std::string path, discovery how = discovery::explicit_argument,
+                               library_path_policy policy = library_path_policy::allow_relative)
+      : path_(std::move(path)), how_(how), policy_(policy) {}
+  static cuda_runtime_source from_loader(std::string soname = {}) {
+    cuda_runtime_source s{std::string(), discovery::loader_search};
+    s.soname_ = std::move(soname);
+    return s;
+  }
+
+  expected<observation, error> observe() const {
+    const auto lib = !path_.empty()     ? load_library_file(path_, source_kind::cuda_runtime, policy_)
+                     : !soname_.empty() ? load_library_by_name(soname_, source_kind::cuda_runtime)
+                                        : load_first_library(cudart_sonames(), source_kind::cuda_runtime, "libcudart.so (any version)");
+    if (!lib) return unexpected(lib.error());
+    return probe_cudart_library(*lib, path_.empty() ? lib->path() : path_, how_);
+  }
+
+ private:
+  std::string path_;
+  std::string soname_;
+  discovery how_ = discovery::explicit_argument;
+  library_path_policy policy_ = library_path_policy::allow_relative;
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,359 @@
+// Toolkit files as version sources: what a toolkit directory says about itself without running
+// anything — version.json (CUDA 11.1+), version.txt (CUDA 11.0 and older), include/cuda.h's
+// CUDA_VERSION, the *.dist-info names of a toolkit assembled from pip wheels, and a conda
+// prefix's conda-meta records. An absent file is no error; an unreadable or malformed one is.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "../core/detail/chars.hpp"
+#include "posix/posix.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// One version read from a file, and which component it describes (nvrtc, nvcc, cuda_runtime;
+/// `none` for the toolkit as a whole).
+struct file_observation {
+  observation seen;
+  source_kind describes = source_kind::none;
+};
+
+namespace detail {
+
+inline bool is_directory(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+inline bool is_file(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+inline bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+inline std::string join(const std::string& a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  return a.back() == '/' ? a + std::string(b) : a + "/" + std::string(b);
+}
+inline std::string parent_dir(const std::string& p) {
+  const std::size_t slash = p.find_last_of('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? std::string("/") : p.substr(0, slash);
+}
+inline std::string file_name(const std::string& p) {
+  const std::size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+/// A whole small file; file_unreadable (with errno text) when it cannot be read or is too big.
+inline expected<std::string, error> read_small_file(const std::string& path, source_kind src, std::size_t limit = 1 << 20) {
+  auto fail = [&](std::string_view why) {
+    error e = make_error(errc::file_unreadable, src);
+    e.subject = path;
+    e.location = path;
+    e.raw = why;
+    return unexpected(e);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(errno_text(errno));
+  std::string text;
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > limit) return fail("larger than " + std::to_string(limit) + " bytes: not a version file");
+  }
+  return text;
+}
+
+inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
+  error e = make_error(errc::malformed_output, src);
+  e.subject = what;
+  e.location = path;
+  e.raw = trim(raw.substr(0, 190));
+  return e;
+}
+
+/// A minimal JSON reader for version.json: collects the string members of the top-level objects
+/// ("cuda_nvcc.version" -> "12.4.131"). Rejects malformed input instead of guessing.
+class json_strings {
+ public:
+  static std::optional<std::map<std::string, std::string>> read(std::string_view text) {
+    json_strings j(text);
+    j.skip_ws();
+    if (!j.value(0, "")) return std::nullopt;
+    j.skip_ws();
+    if (j.pos_ != j.text_.size()) return std::nullopt;
+    return std::move(j.out_);
+  }
+
+ private:
+  explicit json_strings(std::string_view t) : text_(t) {}
+  void skip_ws() {
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool string(std::string& s) {
+    if (!eat('"')) return false;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_++];
+      if (c == '"') return true;
+      if (c == '\\') {
+        if (pos_ >= text_.size()) return false;
+        const char esc = text_[pos_++];
+        if (esc == 'u') {  // keep escapes verbatim: version strings never need them
+          if (pos_ + 4 > text_.size()) return false;
+          s += "\\u";
+          s.append(text_.substr(pos_, 4));
+          pos_ += 4;
+          continue;
+        }
+        s += esc == 'n' ? '\n' : esc == 't' ? '\t' : esc;
+        continue;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      s += c;
+    }
+    return false;
+  }
+  bool value(int depth, const std::string& path) {
+    if (depth > 32) return false;
+    skip_ws();
+    if (pos_ >= text_.size()) return false;
+    const char c = text_[pos_];
+    if (c == '{') {
+      ++pos_;
+      if (eat('}')) return true;
+      do {
+        std::string key;
+        if (!string(key) || !eat(':')) return false;
+        if (!value(depth + 1, path.empty() ? key : path + "." + key)) return false;
+      } while (eat(','));
+      return eat('}');
+    }
+    if (c == '[') {
+      ++pos_;
+      if (eat(']')) return true;
+      do {
+        if (!value(depth + 1, path + "[]")) return false;
+      } while (eat(','));
+      return eat(']');
+    }
+    if (c == '"') {
+      std::string s;
+      if (!string(s)) return false;
+      out_[path] = std::move(s);
+      return true;
+    }
+    // number, true, false, null: skip the bare word
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+' || text_[pos_] == '.' || is_digit(text_[pos_]) ||
+                                   (text_[pos_] >= 'a' && text_[pos_] <= 'z') || text_[pos_] == 'E'))
+      ++pos_;
+    const std::string_view word = text_.substr(start, pos_ - start);
+    return !word.empty() && (is_digit(word.front()) || word.front() == '-' || word == "true" || word == "false" || word == "null");
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::map<std::string, std::string> out_;
+};
+
+/// The entries of a directory, sorted (detection must be deterministic); empty if unreadable.
+inline std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+inline observation file_seen(source_kind src, cuda_version v, const std::string& path, discovery how, std::string raw) {
+  observation o;
+  o.source = src;
+  o.version = v;
+  o.location = path;
+  o.how = how;
+  o.raw = std::move(raw);
+  return o;
+}
+
+/// Which component a pip/conda package name describes: nvidia_cuda_nvrtc_cu12 -> nvrtc.
+inline source_kind component_of_package(std::string_view name) {
+  for (const auto prefix : {std::string_view("nvidia_cuda_"), std::string_view("nvidia-cuda-"), std::string_view("cuda-")}) {
+    if (!starts_with(name, prefix)) continue;
+    std::string_view rest = name.substr(prefix.size());
+    const std::size_t cu = rest.find_first_of("_-");
+    const std::string_view base = rest.substr(0, cu);
+    const std::string_view tail = cu == std::string_view::npos ? std::string_view() : rest.substr(cu + 1);
+    if (!tail.empty() && !(starts_with(tail, "cu") && tail.size() <= 4)) return source_kind::none;  // cuda-nvcc-impl, ..._linux-64
+    if (base == "nvrtc") return source_kind::nvrtc;
+    if (base == "nvcc") return source_kind::nvcc;
+    if (base == "runtime" || base == "cudart") return source_kind::cuda_runtime;
+    if (base == "version" && prefix == "cuda-") return source_kind::toolkit_files;  // conda's cuda-version pin
+  }
+  return source_kind::none;
+}
+
+}  // namespace detail
+
+/// Whether a directory looks like a CUDA toolkit root (bin/nvcc, include/cuda.h, version.json,
+/// version.txt or targets/).
+inline bool looks_like_toolkit_root(const std::string& dir) {
+  for (const char* marker : {"bin/nvcc", "include/cuda.h", "version.json", "version.txt", "targets"})
+    if (detail::exists(detail::join(dir, marker))) return true;
+  return false;
+}
+
+/// The toolkit root a file belongs to: <root>/bin/nvcc, <root>/lib64/libnvrtc.so.12,
+/// <root>/targets/x86_64-linux/lib/... -> <root>. Empty when the file is not inside a toolkit
+/// (e.g. a pip wheel's nvidia/cuda_nvrtc/lib). Give it a real path (symlinks resolved).
+inline std::string toolkit_root_of(const std::string& file) {
+  const std::string dir = detail::parent_dir(file);
+  const std::string leaf = detail::file_name(dir);
+  if (leaf != "bin" && leaf != "lib" && leaf != "lib64") return {};
+  std::string root = detail::parent_dir(dir);
+  if (detail::file_name(detail::parent_dir(root)) == "targets") root = detail::parent_dir(detail::parent_dir(root));
+  return !root.empty() && looks_like_toolkit_root(root) ? root : std::string();
+}
+
+/// version.json: the "cuda" release, with the nvcc / nvrtc / cudart component releases in raw.
+inline expected<file_observation, error> read_version_json(const std::string& path, discovery how = discovery::explicit_argument) {
+  const auto text = detail::read_small_file(path, source_kind::toolkit_files);
+  if (!text) return unexpected(text.error());
+  const auto members = detail::json_strings::read(*text);
+  if (!members) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "not valid JSON: " + text->substr(0, 80)));
+  const auto it = members->find("cuda.version");
+  if (it == members->end()) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "no \"cuda\": {\"version\": ...} member"));
+  const auto v = parse_cuda_version(it->second, source_kind::toolkit_files);
+  if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "cuda.version = '" + it->second + "'"));
+  std::string raw = "version.json cuda.version " + it->second;
+  for (const char* component : {"cuda_nvcc", "cuda_nvrtc", "cuda_cudart"}) {
+    const auto c = members->find(std::string(component) + ".version");
+    if (c != members->end()) raw += std::string("; ") + component + " " + c->second;
+  }
+  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, std::move(raw)), source_kind::none};
+}
+
+/// version.txt (CUDA 11.0 and older): "CUDA Version 11.0.228".
+inline expected<file_observation, error> read_version_txt(const std::string& path, discovery how = discovery::explicit_argument) {
+  const auto text = detail::read_small_file(path, source_kind::toolkit_files);
+  if (!text) return unexpected(text.error());
+  constexpr std::string_view key = "CUDA Version ";
+  const std::size_t at = text->find(key);
+  if (at == std::string::npos) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
+  std::string_view rest = std::string_view(*text).substr(at + key.size());
+  rest = rest.substr(0, rest.find_first_of(" \t\r\n"));
+  const auto v = parse_cuda_version(rest, source_kind::toolkit_files);
+  if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
+  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)), source_kind::none};
+}
+
+/// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against.
+inline expected<file_observation, error> read_cuda_h(const std::string& path, discovery how = discovery::explicit_argument) {
+  const auto text = detail::read_small_file(path, source_kind::toolkit_files, 4 << 20);
+  if (!text) return unexpected(text.error());
+  std::string_view t(*text);
+  for (std::size_t at = t.find("#define CUDA_VERSION"); at != std::string_view::npos; at = t.find("#define CUDA_VERSION", at + 1)) {
+    std::string_view rest = t.substr(at + 20);
+    if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;  // CUDA_VERSION_MAJOR etc.
+    rest = detail::trim(rest.substr(0, rest.find('\n')));
+    int n = 0;
+    if (!detail::parse_uint(rest, n)) break;
+    const auto v = decode_cudart_version(n, source_kind::toolkit_files);
+    if (!v) break;
+    return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)), source_kind::none};
+  }
+  return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "cuda.h", "no '#define CUDA_VERSION <number>' line"));
+}
+
+/// "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info" -> nvrtc 12.4.127. nullopt for other packages.
+inline std::optional<file_observation> parse_dist_info_name(const std::string& dir_path, discovery how, source_kind src = source_kind::python_wheel) {
+  std::string name = detail::file_name(dir_path);
+  constexpr std::string_view suffix = ".dist-info";
+  if (!detail::ends_with(name, suffix)) return std::nullopt;
+  name.resize(name.size() - suffix.size());
+  const std::size_t dash = name.rfind('-');
+  if (dash == std::string::npos) return std::nullopt;
+  const source_kind component = detail::component_of_package(std::string_view(name).substr(0, dash));
+  if (component == source_kind::none || component == source_kind::toolkit_files) return std::nullopt;
+  const auto v = parse_cuda_version(std::string_view(name).substr(dash + 1), src);
+  if (!v) return std::nullopt;
+  return file_observation{detail::file_seen(src, *v, dir_path, how, detail::file_name(dir_path)), component};
+}
+
+/// conda-meta/<name>-<version>-<build>.json records of CUDA packages (cuda-nvrtc, cuda-nvcc,
+/// cuda-cudart, cuda-version) in a conda prefix.
+inline std::optional<file_observation> parse_conda_meta_name(const std::string& file_path, discovery how) {
+  std::string name = detail::file_name(file_path);
+  if (!detail::ends_with(name, ".json")) return std::nullopt;
+  name.resize(name.size() - 5);
+  const std::size_t build = name.rfind('-');
+  if (build == std::string::npos || build == 0) return std::nullopt;
+  const std::size_t ver = name.rfind('-', build - 1);
+  if (ver == std::string::npos) return std::nullopt;
+  const source_kind component = detail::component_of_package(std::string_view(name).substr(0, ver));
+  if (component == source_kind::none) return std::nullopt;
+  const auto v = parse_cuda_version(std::string_view(name).substr(ver + 1, build - ver - 1), source_kind::toolkit_files);
+  if (!v) return std::nullopt;
+  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, file_path, how, "conda-meta/" + detail::file_name(file_path)),
+                          component == source_kind::toolkit_files ? source_kind::none : component};
+}
+
+/// Everything a toolkit root says about itself: version.json, version.txt, include/cuda.h (or
+/// targets/*/include/cuda.h), dist-info/*.dist-info, conda-meta/*.json. Files that exist but cannot
+/// be read or parsed are errors in the list; a root that does not exist, or holds none of them,
+/// is one file_unreadable error naming it.
+inline std::vector<expected<file_observation, error>> observe_toolkit_root(const std::string& root, discovery how = discovery::explicit_argument) {
+  std::vector<expected<file_observation, error>> out;
+  auto not_toolkit = [&](std::string_view why) {
+    error e = detail::make_error(errc::file_unreadable, source_kind::toolkit_files);
+    e.subject = root;
+    e.location = root;
+    e.raw = why;
+    out.emplace_back(unexpected(e));
+    return out;
+  };
+  if (!detail::is_directory(root)) return not_toolkit(detail::exists(root) ? "not a directory" : "no such directory");
+  if (const std::string f = detail::join(root, "version.json"); detail::exists(f)) out.push_back(read_version_json(f, how));
+  if (const std::string f = detail::join(root, "version.txt"); detail::exists(f)) out.push_back(read_version_txt(f, how));
+  if (const std::string f = detail::join(root, "include/cuda.h"); detail::exists(f)) {
+    out.push_back(read_cuda_h(f, how));
+  } else {
+    for (const auto& target : detail::list_dir(detail::join(root, "targets")))
+      if (const std::string t = detail::join(root, "targets/" + target + "/include/cuda.h"); detail::exists(t)) out.push_back(read_cuda_h(t, how));
+  }
+  for (const auto& name : detail::list_dir(detail::join(root, "dist-info")))
+    if (auto o = parse_dist_info_name(detail::join(root, "dist-info/" + name), how)) out.emplace_back(std::move(*o));
+  for (const auto& name : detail::list_dir(detail::join(root, "conda-meta")))
+    if (auto o = parse_conda_meta_name(detail::join(root, "conda-meta/" + name), how)) out.emplace_back(std::move(*o));
+  if (out.empty()) return not_toolkit("no version.json, version.txt, include/cuda.h, dist-info or conda-meta here: not a CUDA toolkit root");
+  return out;
+}
+
+CUARCH_END_NAMESPACE

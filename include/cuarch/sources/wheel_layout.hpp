@@ -1,0 +1,129 @@
+// pip wheel layouts: where NVIDIA's nvidia-* wheels (and Triton) put CUDA pieces inside a Python
+// environment's site-packages, as catalogued by cuda-pathfinder (nvidia/cu13/lib,
+// nvidia/cuda_nvrtc/lib, nvidia/cuda_runtime/lib, nvidia/cuda_nvcc/bin) plus Triton's bundled
+// ptxas. Scanning only finds files and reads *.dist-info names; loading and running them is the
+// version sources' job.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/detail/chars.hpp"
+#include "posix/posix.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "toolkit_files.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// One place a wheel puts a component, relative to site-packages.
+struct wheel_location {
+  std::string_view dir;          // e.g. "nvidia/cuda_nvrtc/lib"
+  std::string_view file_prefix;  // "libnvrtc.so." (any version) or an exact program name ("ptxas")
+  source_kind component;
+  std::string_view package;      // who puts it there
+};
+
+inline constexpr wheel_location wheel_locations[] = {
+    {"nvidia/cu13/lib", "libnvrtc.so.", source_kind::nvrtc, "nvidia-cuda-nvrtc (CUDA 13+)"},
+    {"nvidia/cuda_nvrtc/lib", "libnvrtc.so.", source_kind::nvrtc, "nvidia-cuda-nvrtc-cu11/-cu12"},
+    {"nvidia/cu13/lib", "libcudart.so.", source_kind::cuda_runtime, "nvidia-cuda-runtime (CUDA 13+)"},
+    {"nvidia/cuda_runtime/lib", "libcudart.so.", source_kind::cuda_runtime, "nvidia-cuda-runtime-cu11/-cu12"},
+    {"nvidia/cu13/bin", "nvcc", source_kind::nvcc, "nvidia-cuda-nvcc (CUDA 13+)"},
+    {"nvidia/cuda_nvcc/bin", "nvcc", source_kind::nvcc, "nvidia-cuda-nvcc-cu11/-cu12"},
+    {"nvidia/cu13/bin", "ptxas", source_kind::ptxas, "nvidia-cuda-nvcc (CUDA 13+)"},
+    {"nvidia/cuda_nvcc/bin", "ptxas", source_kind::ptxas, "nvidia-cuda-nvcc-cu11/-cu12"},
+    {"triton/backends/nvidia/bin", "ptxas", source_kind::ptxas, "Triton (bundled ptxas)"},
+    {"triton/third_party/cuda/bin", "ptxas", source_kind::ptxas, "Triton (bundled ptxas, older layout)"},
+};
+
+/// A file found in a wheel layout.
+struct wheel_file {
+  source_kind component = source_kind::none;
+  std::string path;     // as found
+  std::string package;  // wheel_location::package
+};
+
+/// What one site-packages directory holds.
+struct wheel_scan {
+  std::string site_packages;
+  std::vector<wheel_file> files;               // in wheel_locations order, versions newest first
+  std::vector<file_observation> dist_infos;    // nvidia CUDA component *.dist-info names
+};
+
+namespace detail {
+/// Library files of one directory in order: newest major first, and within a major the SONAME
+/// ("libnvrtc.so.12") before the full-version file it links to ("libnvrtc.so.12.4.127").
+inline bool soname_before(std::string_view a, std::string_view b, std::size_t prefix) {
+  int u = -1, v = -1;
+  read_uint(a.substr(std::min(prefix, a.size())), u);
+  read_uint(b.substr(std::min(prefix, b.size())), v);
+  if (u != v) return u > v;
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+}  // namespace detail
+
+/// The site-packages directories of a Python prefix (a venv, a conda env, a system prefix):
+/// <prefix>/lib/python3.*/site-packages, lib64/..., and <prefix> itself when it is already a
+/// site-packages directory (holds nvidia/ or triton/). Sorted; empty if none.
+inline std::vector<std::string> site_packages_of(const std::string& prefix) {
+  std::vector<std::string> out;
+  if (detail::is_directory(detail::join(prefix, "nvidia")) || detail::is_directory(detail::join(prefix, "triton"))) out.push_back(prefix);
+  for (const char* lib : {"lib", "lib64"}) {
+    const std::string libdir = detail::join(prefix, lib);
+    for (const auto& name : detail::list_dir(libdir)) {
+      if (!detail::starts_with(name, "python")) continue;
+      for (const char* sub : {"site-packages", "dist-packages"}) {
+        const std::string sp = detail::join(libdir, name + "/" + sub);
+        if (detail::is_directory(sp)) out.push_back(sp);
+      }
+    }
+  }
+  // lib64 is often a symlink to lib: keep one of each real directory.
+  std::vector<std::string> unique, seen;
+  for (const auto& sp : out) {
+    const std::string real = detail::real_path(sp);
+    bool dup = false;
+    for (const auto& s : seen) dup = dup || s == real;
+    if (dup) continue;
+    seen.push_back(real);
+    unique.push_back(sp);
+  }
+  return unique;
+}
+
+/// Finds every wheel-provided CUDA piece in one site-packages directory.
+inline wheel_scan scan_site_packages(const std::string& site_packages, discovery how = discovery::python_site_packages) {
+  wheel_scan scan;
+  scan.site_packages = site_packages;
+  for (const auto& loc : wheel_locations) {
+    const std::string dir = detail::join(site_packages, loc.dir);
+    if (!detail::is_directory(dir)) continue;
+    std::vector<std::string> hits;
+    for (const auto& name : detail::list_dir(dir)) {
+      const bool library = detail::ends_with(loc.file_prefix, ".");
+      if (library ? (detail::starts_with(name, loc.file_prefix) && name.find(".alt.") == std::string::npos) : name == loc.file_prefix)
+        hits.push_back(name);
+    }
+    // One file per library major: keep the shortest versioned name of each (the SONAME).
+    std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });
+    std::vector<std::string> real_seen;
+    for (const auto& h : hits) {
+      const std::string path = detail::join(dir, h);
+      const std::string real = detail::real_path(path);
+      bool dup = false;
+      for (const auto& r : real_seen) dup = dup || (!real.empty() && r == real);
+      if (dup) continue;
+      real_seen.push_back(real);
+      scan.files.push_back(wheel_file{loc.component, path, std::string(loc.package)});
+    }
+  }
+  for (const auto& name : detail::list_dir(site_packages))
+    if (auto o = parse_dist_info_name(detail::join(site_packages, name), how)) scan.dist_infos.push_back(std::move(*o));
+  return scan;
+}
+
+CUARCH_END_NAMESPACE
