@@ -1,0 +1,256 @@
+// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER applied the way the CUDA driver applies them, as a pure
+// function over a list of GPUs read without CUDA (NVML), so that the devices CUDA *would* show can be
+// known without cuInit (which a fork()ed child cannot survive). Only the C++ standard library: the
+// rules are unit-tested here without loading anything (tests/cuda_visible_devices_test.cpp) and checked
+// against the real driver on a GPU machine (scripts/gpu/devices-on-gpu.sh).
+//
+// The rules, and where they come from:
+//  * unset: every GPU; set to "": no GPU. An integer is an index in CUDA_DEVICE_ORDER order; a
+//    "GPU-<uuid>" entry or any unique prefix of it (e.g. "GPU-8932f937") names a GPU; "MIG-<uuid>" a
+//    MIG device. The devices come in the order of the list. An invalid entry (e.g. -1) ends the list:
+//    "0,2,-1,1" shows 0 and 2. (CUDA Programming Guide, "CUDA Environment Variables",
+//    docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html.)
+//  * integers are read like strtoul (leading blanks skipped, trailing junk ignored: "1gpu2,2ampere" is
+//    "1,2"; no range syntax); an index >= the number of GPUs ends the list; a repeated device empties the
+//    whole list (0 devices), for integers and UUIDs alike; the first entry decides the form of the list
+//    (an entry of another form ends it); an ambiguous UUID prefix ends the list. These are not in NVIDIA's
+//    documentation: PyTorch reproduces them to count devices without cuInit (torch/cuda/__init__.py,
+//    _parse_visible_devices and _transform_uuid_to_ordinals; pytorch/pytorch PR 84879, tested against
+//    driver 510, and PR 92315). scripts/gpu/devices-on-gpu.sh compares each form with cuInit.
+//  * CUDA_DEVICE_ORDER: FASTEST_FIRST (the default) orders devices "fastest to slowest using a simple
+//    heuristic" the driver does not publish; PCI_BUS_ID orders them by PCI bus id (the NVML order once
+//    sorted by bus id). FASTEST_FIRST is approximated here by compute capability, highest first, PCI bus
+//    order among equals; the result says `order_guessed` whenever the GPUs differ (compute capability
+//    or name) and the order decides something (the ordinals, or which GPUs integer indices pick).
+//  * MIG: on a GPU in MIG mode CUDA enumerates its MIG devices instead of the GPU. Enumeration of
+//    MIG devices without a MIG- list, and the legacy "MIG-GPU-<uuid>/<gi>/<ci>" form, are not
+//    documented precisely: the result says `mig_guessed`, or `needs_driver` for the legacy form.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/config.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// CUDA_DEVICE_ORDER.
+enum class cuda_device_order : unsigned char { fastest_first, pci_bus_id };
+
+/// One GPU as an enumeration without CUDA describes it (NVML), listed in PCI bus order.
+struct enumerated_gpu {
+  std::string uuid;                    // "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"
+  std::string name;                    // "NVIDIA H200"
+  int cc_major = 0, cc_minor = 0;      // compute capability
+  bool mig_enabled = false;            // MIG mode on: CUDA shows its MIG devices, not the GPU
+  std::vector<std::string> mig_uuids;  // "MIG-<uuid>" of its MIG devices, in MIG index order
+};
+
+/// One device CUDA would show: a GPU, or one MIG device of it. Its CUDA ordinal is its position.
+struct visible_device {
+  std::size_t gpu = 0;  // index into the enumerated GPUs
+  int mig = -1;         // index into that GPU's mig_uuids, or -1 for the whole GPU
+  friend bool operator==(const visible_device& a, const visible_device& b) { return a.gpu == b.gpu && a.mig == b.mig; }
+  friend bool operator!=(const visible_device& a, const visible_device& b) { return !(a == b); }
+};
+
+/// What CUDA would show, and how sure that is.
+struct device_visibility {
+  std::vector<visible_device> devices;  // in CUDA ordinal order
+  std::string ended;         // where and why the list was cut or emptied ("" when it was not)
+  bool order_guessed = false;  // FASTEST_FIRST among different GPUs decided the ordinals or the pick
+  bool mig_guessed = false;    // MIG devices were enumerated by rules not documented precisely
+  bool needs_driver = false;   // only cuInit can answer (see `ended`)
+};
+
+namespace detail {
+
+inline std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+/// The entries of a comma-separated list, verbatim (empty entries kept).
+inline std::vector<std::string_view> split_commas(std::string_view list) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) return out;
+    start = comma + 1;
+  }
+}
+
+/// strtoul's reading of an entry: blanks, an optional sign, digits; the rest ignored. -1 when there is
+/// no digit or the number is negative (an invalid entry); a huge number saturates (out of range anyway).
+inline long long visible_index(std::string_view entry) {
+  std::string_view s = trim_blanks(entry);
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  long long v = 0;
+  std::size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') {
+    if (v < 1000000) v = v * 10 + (s[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || (negative && v != 0)) return -1;
+  return v;
+}
+
+inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+inline std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+}  // namespace detail
+
+/// CUDA_DEVICE_ORDER's value (nullopt: unset). Anything but "PCI_BUS_ID" is the default FASTEST_FIRST.
+inline cuda_device_order parse_cuda_device_order(const std::optional<std::string>& value) {
+  return value && detail::trim_blanks(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id : cuda_device_order::fastest_first;
+}
+
+/// The GPUs in CUDA enumeration order (indices into `gpus`, which is in PCI bus order): PCI_BUS_ID keeps
+/// that order; FASTEST_FIRST is approximated by compute capability, highest first (stable).
+inline std::vector<std::size_t> cuda_enumeration_order(const std::vector<enumerated_gpu>& gpus, cuda_device_order order) {
+  std::vector<std::size_t> idx(gpus.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  if (order == cuda_device_order::fastest_first)
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      if (gpus[a].cc_major != gpus[b].cc_major) return gpus[a].cc_major > gpus[b].cc_major;
+      return gpus[a].cc_minor > gpus[b].cc_minor;
+    });
+  return idx;
+}
+
+/// Whether FASTEST_FIRST is a guess for these GPUs: they differ in compute capability or name.
+inline bool fastest_first_is_guess(const std::vector<enumerated_gpu>& gpus) {
+  for (const auto& g : gpus)
+    if (g.cc_major != gpus.front().cc_major || g.cc_minor != gpus.front().cc_minor || g.name != gpus.front().name) return true;
+  return false;
+}
+
+/// The devices CUDA would show for `gpus` (PCI bus order) given CUDA_VISIBLE_DEVICES (`visible`, nullopt
+/// when unset) and CUDA_DEVICE_ORDER. Pure; see the rules at the top of this header.
+inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated_gpu>& gpus, const std::optional<std::string>& visible,
+                                                    cuda_device_order order) {
+  device_visibility out;
+  const std::vector<std::size_t> enumeration = cuda_enumeration_order(gpus, order);
+  const bool heterogeneous = !gpus.empty() && fastest_first_is_guess(gpus);
+  // CUDA's devices before CUDA_VISIBLE_DEVICES: each GPU, or the MIG devices of a GPU in MIG mode.
+  std::vector<visible_device> all;
+  for (const std::size_t g : enumeration) {
+    if (!gpus[g].mig_enabled) {
+      all.push_back({g, -1});
+      continue;
+    }
+    out.mig_guessed = true;
+    for (std::size_t m = 0; m < gpus[g].mig_uuids.size(); ++m) all.push_back({g, static_cast<int>(m)});
+  }
+  const bool order_matters_by_index = heterogeneous && order == cuda_device_order::fastest_first;
+  if (!visible) {
+    out.devices = all;
+    out.order_guessed = order_matters_by_index && out.devices.size() > 1;
+    return out;
+  }
+  const std::string_view list(*visible);
+  if (list.empty()) {
+    out.ended = "CUDA_VISIBLE_DEVICES is set and empty: no device is visible";
+    return out;
+  }
+  const auto entries = detail::split_commas(list);
+  auto duplicate = [&](std::string_view entry) {
+    out.devices.clear();
+    out.ended = "entry " + detail::quoted(entry) + " repeats a device: a repeated device hides every device";
+    return out;
+  };
+
+  if (detail::starts_with(list, "GPU-") || detail::starts_with(list, "MIG-")) {
+    const std::string_view prefix = list.substr(0, 4);
+    if (prefix == "MIG-" && detail::starts_with(list, "MIG-GPU-")) {
+      out.needs_driver = true;
+      out.ended = "CUDA_VISIBLE_DEVICES uses the legacy MIG-GPU-<uuid>/<gpu instance>/<compute instance> form, which NVML cannot map";
+      return out;
+    }
+    if (prefix == "MIG-") out.mig_guessed = true;
+    // A literal repeat empties the list even before the entries are matched (as the driver does per PyTorch).
+    std::vector<std::string_view> accepted;
+    for (const auto entry : entries) {
+      if (std::find(accepted.begin(), accepted.end(), entry) != accepted.end()) return duplicate(entry);
+      if (!detail::starts_with(entry, prefix)) break;
+      accepted.push_back(entry);
+    }
+    for (std::size_t i = 0; i < accepted.size(); ++i) {
+      const std::string_view entry = accepted[i];
+      std::optional<visible_device> match;
+      bool ambiguous = false;
+      for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
+        auto consider = [&](const std::string& uuid, int mig) {
+          if (!detail::starts_with(uuid, entry)) return;
+          if (match) ambiguous = true;
+          match = visible_device{g, mig};
+        };
+        if (prefix == "GPU-") {
+          consider(gpus[g].uuid, -1);
+        } else {
+          for (std::size_t m = 0; m < gpus[g].mig_uuids.size(); ++m) consider(gpus[g].mig_uuids[m], static_cast<int>(m));
+        }
+      }
+      if (ambiguous || !match) {
+        out.ended = "entry " + detail::quoted(entry) + (ambiguous ? " is a prefix of more than one UUID" : " matches no device") +
+                    ": the list ends there";
+        if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
+        return out;
+      }
+      if (std::find(out.devices.begin(), out.devices.end(), *match) != out.devices.end()) return duplicate(entry);
+      // A GPU named by UUID while in MIG mode: CUDA shows its MIG devices instead (not documented precisely).
+      if (match->mig < 0 && gpus[match->gpu].mig_enabled) {
+        out.mig_guessed = true;
+        for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m) out.devices.push_back({match->gpu, static_cast<int>(m)});
+        continue;
+      }
+      out.devices.push_back(*match);
+    }
+    if (accepted.size() < entries.size() && out.ended.empty())
+      out.ended = "entry " + detail::quoted(entries[accepted.size()]) + " is not a " + std::string(prefix) +
+                  " UUID like the first entry: the list ends there";
+    return out;
+  }
+
+  // Integer indices (strtoul-like), into `all` (CUDA enumeration order).
+  std::vector<long long> indices;
+  std::size_t stop = entries.size();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const long long x = detail::visible_index(entries[i]);
+    if (x >= 0 && std::find(indices.begin(), indices.end(), x) != indices.end()) return duplicate(entries[i]);
+    if (x < 0) {
+      stop = i;
+      break;
+    }
+    indices.push_back(x);
+  }
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= static_cast<long long>(all.size())) {
+      out.ended = "entry " + detail::quoted(entries[i]) + " is out of range (" + std::to_string(all.size()) +
+                  " device(s)): the list ends there";
+      if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
+      break;
+    }
+    out.devices.push_back(all[static_cast<std::size_t>(indices[i])]);
+  }
+  if (out.ended.empty() && stop < entries.size()) {
+    out.ended = "entry " + detail::quoted(entries[stop]) + " is not a device index: the list ends there";
+    if (stop + 1 < entries.size()) out.ended += " (later entries are ignored)";
+  }
+  out.order_guessed = order_matters_by_index && !out.devices.empty();
+  return out;
+}
+
+CUARCH_END_NAMESPACE
