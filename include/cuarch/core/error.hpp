@@ -51,6 +51,8 @@ enum class errc : int {
   nothing_resolved,         // every requested target was rejected
   // --- outputs ---
   not_expressible,          // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
+  // --- bounds ---
+  deadline_exceeded,        // found but not asked: the detection's overall deadline had passed
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
@@ -81,6 +83,7 @@ constexpr std::string_view to_string(errc e) noexcept {
     case errc::invalid_environment: return "invalid environment";
     case errc::nothing_resolved: return "nothing resolved";
     case errc::not_expressible: return "not expressible in the format";
+    case errc::deadline_exceeded: return "deadline exceeded";
   }
   return "unknown error";
 }
@@ -269,6 +272,11 @@ inline std::string error::message() const {
       m = tgt + " cannot be written in " + subj + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
           "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
       break;
+    case errc::deadline_exceeded:
+      m = subj + " was not asked: the detection's deadline had passed" + where() +
+          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
+          "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
+      break;
   }
   if (m.empty()) m = std::string(to_string(code));
   return m;
@@ -291,7 +299,8 @@ class error_category_impl final : public std::error_category {
       case errc::invalid_version:
       case errc::invalid_environment:
         return std::errc::invalid_argument;
-      case errc::process_timed_out: return std::errc::timed_out;
+      case errc::process_timed_out:
+      case errc::deadline_exceeded: return std::errc::timed_out;
       case errc::library_not_found:
       case errc::file_unreadable: return std::errc::no_such_file_or_directory;
       case errc::needs_newer_toolkit:
