@@ -25,6 +25,7 @@
 #include "resolve/compiler_rules.hpp"
 #include "resolve/env_request.hpp"
 #include "resolve/fixed_sources.hpp"
+#include "resolve/output_format.hpp"
 #include "resolve/outputs.hpp"
 #include "resolve/policy.hpp"
 #include "resolve/resolution.hpp"

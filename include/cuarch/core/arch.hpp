@@ -2,6 +2,7 @@
 // (`sm_90a`), PTX for the driver to JIT (`compute_90`), or LTO IR (`lto_90`).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "compute_capability.hpp"
@@ -13,6 +14,20 @@ CUARCH_BEGIN_NAMESPACE
 /// Which devices the code is specialised for: every later minor (baseline), exactly this
 /// compute capability (`a`, arch-specific, cc >= 9.0), or the family (`f`, family-specific, cc >= 10.0).
 enum class arch_variant : unsigned char { baseline, arch_specific, family_specific };
+
+inline constexpr arch_variant all_arch_variants[] = {arch_variant::baseline, arch_variant::arch_specific,
+                                                     arch_variant::family_specific};
+
+/// The variant's name: "baseline", "arch_specific" or "family_specific" (suffix() is its spelling
+/// in a target: "", "a", "f").
+constexpr std::string_view to_string(arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return "arch_specific";
+    case arch_variant::family_specific: return "family_specific";
+    case arch_variant::baseline: break;
+  }
+  return "baseline";
+}
 
 /// What the compiler emits: SASS in a cubin (`sm_`), PTX (`compute_`), or NVVM IR for LTO (`lto_`).
 enum class arch_form : unsigned char { sass, ptx, lto };
@@ -38,6 +53,13 @@ constexpr std::string_view suffix(arch_variant v) noexcept {
   }
   return "";
 }
+/// The variant named by to_string ("arch_specific") or by its suffix ("a", "f"); nullopt otherwise.
+constexpr std::optional<arch_variant> parse_arch_variant(std::string_view name) noexcept {
+  for (const arch_variant v : all_arch_variants)
+    if (to_string(v) == name || (!suffix(v).empty() && suffix(v) == name)) return v;
+  return std::nullopt;
+}
+
 /// "sm_", "compute_" or "lto_"
 constexpr std::string_view prefix(arch_form f) noexcept {
   switch (f) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "arch.hpp"
@@ -25,6 +26,25 @@
 CUARCH_BEGIN_NAMESPACE
 
 enum class arch_dialect : unsigned char { generic, torch, cmake, nvcc };
+inline constexpr arch_dialect all_arch_dialects[] = {arch_dialect::generic, arch_dialect::torch, arch_dialect::cmake,
+                                                     arch_dialect::nvcc};
+
+/// "generic", "torch", "cmake" or "nvcc".
+constexpr std::string_view to_string(arch_dialect d) noexcept {
+  switch (d) {
+    case arch_dialect::torch: return "torch";
+    case arch_dialect::cmake: return "cmake";
+    case arch_dialect::nvcc: return "nvcc";
+    case arch_dialect::generic: break;
+  }
+  return "generic";
+}
+/// The dialect spelled `name` (as to_string writes it); nullopt for any other text.
+constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) noexcept {
+  for (const arch_dialect d : all_arch_dialects)
+    if (to_string(d) == name) return d;
+  return std::nullopt;
+}
 
 /// native / all / all-major: requests resolved later against devices or the compile toolkit.
 enum class arch_keyword : unsigned char { none, native, all, all_major };

@@ -1,9 +1,11 @@
 // source_kind: where a fact came from. Every version and every error names one.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "config.hpp"
+#include "detail/chars.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -23,6 +25,12 @@ enum class source_kind : unsigned char {
   device_list,    // devices given explicitly by the caller
 };
 
+inline constexpr source_kind all_source_kinds[] = {
+    source_kind::none,          source_kind::user_input, source_kind::knowledge_table, source_kind::nvrtc,
+    source_kind::cuda_runtime,  source_kind::driver,     source_kind::nvcc,            source_kind::ptxas,
+    source_kind::toolkit_files, source_kind::python_wheel, source_kind::environment,   source_kind::compile_time,
+    source_kind::device_list};
+
 constexpr std::string_view to_string(source_kind s) noexcept {
   switch (s) {
     case source_kind::none: return "none";
@@ -40,6 +48,13 @@ constexpr std::string_view to_string(source_kind s) noexcept {
     case source_kind::device_list: return "given device list";
   }
   return "unknown";
+}
+
+/// The kind named as to_string writes it, in any case ("nvrtc", "NVRTC", "pip wheel"); nullopt otherwise.
+constexpr std::optional<source_kind> parse_source_kind(std::string_view name) noexcept {
+  for (const source_kind kind : all_source_kinds)
+    if (detail::iequals(to_string(kind), name)) return kind;
+  return std::nullopt;
 }
 
 CUARCH_END_NAMESPACE

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #include "../core/config.hpp"
@@ -33,6 +34,25 @@ constexpr env_override operator|(env_override a, env_override b) noexcept {
 }
 constexpr bool has_override(env_override set, env_override one) noexcept {
   return (static_cast<unsigned>(set) & static_cast<unsigned>(one)) != 0;
+}
+inline constexpr env_override all_env_overrides[] = {env_override::none, env_override::cuarch_archs,
+                                                     env_override::torch_cuda_arch_list, env_override::cudaarchs};
+
+/// The short name of one override: "none", "cuarch", "torch", "cmake" ("" for a combination).
+constexpr std::string_view to_string(env_override one) noexcept {
+  switch (one) {
+    case env_override::none: return "none";
+    case env_override::cuarch_archs: return "cuarch";
+    case env_override::torch_cuda_arch_list: return "torch";
+    case env_override::cudaarchs: return "cmake";
+  }
+  return "";
+}
+/// The override named `name` (as to_string writes it); nullopt for any other text.
+constexpr std::optional<env_override> parse_env_override(std::string_view name) noexcept {
+  for (const env_override o : all_env_overrides)
+    if (to_string(o) == name) return o;
+  return std::nullopt;
 }
 
 /// Looks up an environment variable: nullptr when unset. Tests pass a fake.

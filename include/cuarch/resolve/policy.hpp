@@ -14,6 +14,7 @@
 //   compiler by hiding native_variant_for().
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "../core/arch.hpp"
@@ -60,6 +61,37 @@ struct resolve_policy {
     return variant_exists(device, native_variant) ? native_variant : arch_variant::baseline;
   }
 };
+
+/// The policies by the names users write (command line, JSON, Python). Several combine, in order
+/// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
+enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices };
+inline constexpr policy_name all_policy_names[] = {policy_name::strict, policy_name::best_effort,
+                                                   policy_name::ptx_fallback, policy_name::verify_devices};
+
+constexpr std::string_view to_string(policy_name p) noexcept {
+  switch (p) {
+    case policy_name::best_effort: return "best-effort";
+    case policy_name::ptx_fallback: return "ptx-fallback";
+    case policy_name::verify_devices: return "verify-devices";
+    case policy_name::strict: break;
+  }
+  return "strict";
+}
+/// The policy spelled `name` (as to_string writes it); nullopt for any other text.
+constexpr std::optional<policy_name> parse_policy_name(std::string_view name) noexcept {
+  for (const policy_name p : all_policy_names)
+    if (to_string(p) == name) return p;
+  return std::nullopt;
+}
+/// Sets the knobs `p` stands for (strict and best-effort set the same ones, the last one given wins).
+constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
+  switch (p) {
+    case policy_name::strict: into.unbuildable = on_unbuildable::error; into.follow_renames = false; break;
+    case policy_name::best_effort: into.unbuildable = on_unbuildable::drop; into.follow_renames = true; break;
+    case policy_name::ptx_fallback: into.ptx_fallback = true; break;
+    case policy_name::verify_devices: into.verify_on_devices = true; break;
+  }
+}
 
 /// Any target the compiler cannot build fails the resolution (the default).
 struct strict_policy : resolve_policy {};
