@@ -10,5 +10,10 @@ mkdir -p "$out/corpus"
 cp -n "$root"/tests/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" "$root/tests/fuzz/parse_fuzz.cpp" -o "$out/parse_fuzz"
+clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/json_fuzz.cpp" -o "$out/json_fuzz"
 cd "$out"
 ./parse_fuzz -max_total_time="$seconds" -max_len=256 -timeout=5 -print_final_stats=1 corpus
+# The JSON writer: any bytes in keys and strings give valid UTF-8, well-formed, recoverable JSON.
+mkdir -p json-corpus
+./json_fuzz -max_total_time="$seconds" -max_len=512 -timeout=5 -print_final_stats=1 json-corpus

@@ -1,100 +1,191 @@
-// A minimal JSON writer for cuarch's reports (doctor --json, resolve --format json). Output only;
-// strings are escaped per RFC 8259, so paths and raw tool output are always valid JSON.
+// The one JSON writer of cuarch's reports (doctor --json, resolve --format json). Output only.
+//
+// Its documents are always valid UTF-8 and well-formed RFC 8259 JSON, whatever bytes they are
+// given: paths, environment values and tool output are bytes, not text.
+//   * Valid UTF-8 is written as is, except control characters (C0, DEL, C1) and U+2028/U+2029,
+//     which are escaped (\n, \t, \u001b, ...), so a report is safe to print and to embed in JS.
+//   * A string that is not valid UTF-8 (a non-UTF-8 path, a text cut in the middle of a character)
+//     is written with each invalid sequence replaced by U+FFFD (one per maximal subpart, as Python's
+//     errors="replace" does), and its raw bytes stay in the document as lower-case hex:
+//       - an object member "k" gets a sibling member "k_bytes" right after it:
+//           {"path":"/opt/\uFFFD/cuda","path_bytes":"2f6f70742fff2f63756461"}
+//       - strings directly in an array that is member "k" get a parallel array "k_bytes" after it,
+//         null where an element was valid: {"list":["ok","\uFFFD"],"list_bytes":[null,"ff"]}
+//       - a key that is not valid UTF-8 gets "<key as written>_key_bytes" after its value.
+//     The siblings appear only when something was replaced, so consumers that know the value is
+//     ASCII never see them. (Strings in an array nested directly in an array, and a top-level
+//     string, have no key to hang a sibling on; cuarch writes neither.)
+// Why not \u00XX escapes for the bad bytes: a standard parser turns them into Latin-1 characters,
+// a different but valid-looking path. U+FFFD is visibly "not this", and the hex is exact.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../config.hpp"
+#include "utf8.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 namespace detail {
 
-inline void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
+/// Appends s as a JSON string (quotes included); returns false if s was not valid UTF-8 (then
+/// invalid sequences were replaced by U+FFFD, and the caller keeps the raw bytes).
+inline bool append_json_string(std::string& out, std::string_view s) {
+  bool valid = true;
   out += '"';
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 0xf];
-        } else {
-          out += ch;
-        }
+  for (std::size_t i = 0; i < s.size();) {
+    const utf8_step step = decode_utf8(s, i);
+    if (!step.valid) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      valid = false;
+    } else {
+      switch (step.code_point) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+          if (is_control(step.code_point) || step.code_point == 0x2028 || step.code_point == 0x2029) {
+            out += "\\u";
+            append_hex_byte(out, static_cast<unsigned char>(step.code_point >> 8));
+            append_hex_byte(out, static_cast<unsigned char>(step.code_point & 0xFF));
+          } else {
+            out.append(s.substr(i, step.length));
+          }
+      }
     }
+    i += step.length;
   }
   out += '"';
+  return valid;
 }
 
-/// Builds one JSON document. Keys and commas are managed; the caller opens and closes scopes.
+/// Builds one JSON document. Keys, commas and the "_bytes" siblings are managed; the caller opens
+/// and closes scopes.
 class json_writer {
  public:
-  json_writer& begin_object() { return open('{'); }
+  json_writer& begin_object() { return open(false); }
   json_writer& end_object() { return close('}'); }
-  json_writer& begin_array() { return open('['); }
+  json_writer& begin_array() { return open(true); }
   json_writer& end_array() { return close(']'); }
   json_writer& key(std::string_view k) {
     comma();
-    append_json_string(out_, k);
+    frame* f = top();
+    const std::size_t start = out_.size() + 1;
+    const bool valid = append_json_string(out_, k);
+    if (f) {
+      f->key.assign(out_, start, out_.size() - 1 - start);  // the key as written, without quotes
+      if (!valid) sibling(*f, "_key_bytes", '"' + hex_bytes(k) + '"');
+    }
     out_ += ':';
     after_key_ = true;
     return *this;
   }
   json_writer& value(std::string_view s) {
     comma();
-    append_json_string(out_, s);
-    return *this;
+    const bool valid = append_json_string(out_, s);
+    if (frame* f = top()) {
+      if (f->is_array) {
+        f->element_bytes.push_back(valid ? std::string() : hex_bytes(s));
+        f->any_invalid = f->any_invalid || !valid;
+      } else if (!valid) {
+        sibling(*f, "_bytes", '"' + hex_bytes(s) + '"');
+      }
+    }
+    return done();
   }
+  json_writer& value(const std::string& s) { return value(std::string_view(s)); }
   json_writer& value(const char* s) { return value(std::string_view(s)); }
   json_writer& value(long long n) {
     comma();
     out_ += std::to_string(n);
-    return *this;
+    return element_done();
   }
   json_writer& value(int n) { return value(static_cast<long long>(n)); }
   json_writer& value(bool b) {
     comma();
     out_ += b ? "true" : "false";
-    return *this;
+    return element_done();
   }
   json_writer& null() {
     comma();
     out_ += "null";
-    return *this;
+    return element_done();
   }
   const std::string& str() const { return out_; }
 
  private:
-  json_writer& open(char c) {
+  struct frame {
+    bool is_array = false;
+    bool first = true;
+    std::string key;                         // objects: the current member's key, as written
+    std::string pending;                     // objects: siblings to write after the current member
+    std::vector<std::string> element_bytes;  // arrays: hex of each string element ("" = valid, or not a string)
+    bool any_invalid = false;
+  };
+
+  frame* top() { return stack_.empty() ? nullptr : &stack_.back(); }
+  void sibling(frame& f, std::string_view suffix, const std::string& json_value) {
+    f.pending += ",\"" + f.key;  // the key as written is already valid, escaped JSON string content
+    f.pending += suffix;
+    f.pending += "\":" + json_value;
+  }
+  /// A non-string value completed: in an array it is an element with nothing to recover.
+  json_writer& element_done() {
+    if (frame* f = top(); f && f->is_array) f->element_bytes.emplace_back();
+    return done();
+  }
+  /// A value completed: an object member's siblings follow it.
+  json_writer& done() {
+    if (frame* f = top(); f && !f->is_array && !f->pending.empty()) {
+      out_ += f->pending;
+      f->pending.clear();
+    }
+    return *this;
+  }
+  json_writer& open(bool is_array) {
     comma();
-    out_ += c;
-    first_ = true;
+    out_ += is_array ? '[' : '{';
+    frame f;
+    f.is_array = is_array;
+    stack_.push_back(std::move(f));
     return *this;
   }
   json_writer& close(char c) {
     out_ += c;
-    first_ = false;
-    return *this;
+    if (stack_.empty()) return *this;
+    frame closed = std::move(stack_.back());
+    stack_.pop_back();
+    frame* parent = top();
+    if (!parent) return *this;
+    if (parent->is_array) return element_done();
+    if (closed.is_array && closed.any_invalid) {
+      std::string list = "[";
+      for (std::size_t i = 0; i < closed.element_bytes.size(); ++i) {
+        if (i) list += ',';
+        list += closed.element_bytes[i].empty() ? std::string("null") : '"' + closed.element_bytes[i] + '"';
+      }
+      sibling(*parent, "_bytes", list + "]");
+    }
+    return done();
   }
   void comma() {
     if (after_key_) {
       after_key_ = false;
       return;
     }
-    if (!first_ && !out_.empty()) out_ += ',';
-    first_ = false;
+    if (frame* f = top()) {
+      if (!f->first) out_ += ',';
+      f->first = false;
+    }
   }
 
   std::string out_;
-  bool first_ = true;
+  std::vector<frame> stack_;
   bool after_key_ = false;
 };
 
