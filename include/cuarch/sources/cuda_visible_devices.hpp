@@ -1,7 +1,7 @@
 // CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER applied the way the CUDA driver applies them, as a pure
 // function over a list of GPUs read without CUDA (NVML), so that the devices CUDA *would* show can be
-// known without cuInit (which a fork()ed child cannot survive). Only the C++ standard library: the
-// rules are unit-tested here without loading anything (tests/cuda_visible_devices_test.cpp) and checked
+// known without cuInit (which a fork()ed child cannot survive). Only the C++ standard library (and core/):
+// the rules are unit-tested here without loading anything (tests/cuda_visible_devices_test.cpp) and checked
 // against the real driver on a GPU machine (scripts/gpu/devices-on-gpu.sh).
 //
 // The rules, and where they come from:
@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "../core/detail/chars.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -69,12 +70,6 @@ struct device_visibility {
 
 namespace detail {
 
-inline std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 /// The entries of a comma-separated list, verbatim (empty entries kept).
 inline std::vector<std::string_view> split_commas(std::string_view list) {
   std::vector<std::string_view> out;
@@ -90,7 +85,7 @@ inline std::vector<std::string_view> split_commas(std::string_view list) {
 /// strtoul's reading of an entry: blanks, an optional sign, digits; the rest ignored. -1 when there is
 /// no digit or the number is negative (an invalid entry); a huge number saturates (out of range anyway).
 inline long long visible_index(std::string_view entry) {
-  std::string_view s = trim_blanks(entry);
+  std::string_view s = trim(entry);
   bool negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
     negative = s.front() == '-';
@@ -106,15 +101,13 @@ inline long long visible_index(std::string_view entry) {
   return v;
 }
 
-inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 inline std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 }  // namespace detail
 
 /// CUDA_DEVICE_ORDER's value (nullopt: unset). Anything but "PCI_BUS_ID" is the default FASTEST_FIRST.
 inline cuda_device_order parse_cuda_device_order(const std::optional<std::string>& value) {
-  return value && detail::trim_blanks(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id : cuda_device_order::fastest_first;
+  return value && detail::trim(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id : cuda_device_order::fastest_first;
 }
 
 /// The GPUs in CUDA enumeration order (indices into `gpus`, which is in PCI bus order): PCI_BUS_ID keeps
@@ -146,17 +139,19 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
   const bool heterogeneous = !gpus.empty() && fastest_first_is_guess(gpus);
   // CUDA's devices before CUDA_VISIBLE_DEVICES: each GPU, or the MIG devices of a GPU in MIG mode.
   std::vector<visible_device> all;
+  bool all_has_mig = false;  // matters only where `all` is used: unset, or integer indices
   for (const std::size_t g : enumeration) {
     if (!gpus[g].mig_enabled) {
       all.push_back({g, -1});
       continue;
     }
-    out.mig_guessed = true;
+    all_has_mig = true;
     for (std::size_t m = 0; m < gpus[g].mig_uuids.size(); ++m) all.push_back({g, static_cast<int>(m)});
   }
   const bool order_matters_by_index = heterogeneous && order == cuda_device_order::fastest_first;
   if (!visible) {
     out.devices = all;
+    out.mig_guessed = all_has_mig;
     out.order_guessed = order_matters_by_index && out.devices.size() > 1;
     return out;
   }
@@ -225,6 +220,7 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
   }
 
   // Integer indices (strtoul-like), into `all` (CUDA enumeration order).
+  out.mig_guessed = all_has_mig;
   std::vector<long long> indices;
   std::size_t stop = entries.size();
   for (std::size_t i = 0; i < entries.size(); ++i) {
