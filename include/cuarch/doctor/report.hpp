@@ -141,7 +141,7 @@ class analyzer {
     };
     for (const auto& r : all) {
       if (r.sel.index || !r.sel.failure) continue;
-      const bool sticky = r.sel.why.find("was given and failed") != std::string::npos;
+      const bool sticky = r.sel.given_and_failed;
       add(sticky ? "explicit_source_failed" : r.kind, sticky ? severity::problem : r.missing,
           std::string("no ") + r.name + ": " + r.sel.failure->message(), sticky ? r.sel.why : std::string(r.meaning));
     }

@@ -1,0 +1,133 @@
+// The places detection looks in, as file-system facts: a toolkit's library directories, the
+// versioned files of a library in them, the default install locations, wrapper scripts that hand
+// over to a toolkit's program, and how a variable's path is checked. No loading, no running.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/cuda_version.hpp"
+#include "../core/decode.hpp"
+#include "../core/error.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "../sources/posix/posix.hpp"
+#include "../sources/toolkit_files.hpp"
+#include "../sources/wheel_layout.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+inline bool same_real(const std::string& a, const std::string& b) { return !a.empty() && a == b; }
+
+/// A variable naming a file or directory: relative values are refused (cuarch does not look in
+/// the current directory on a variable's word).
+inline std::optional<error> check_variable_path(const std::string& name, const std::string& value, source_kind src) {
+  if (!value.empty() && value.front() == '/') return std::nullopt;
+  error e = make_error(errc::invalid_environment, src);
+  e.subject = value;
+  e.location = name;
+  e.raw = "a relative path: cuarch does not load or run anything from the current directory; use an absolute path";
+  return e;
+}
+
+/// Files named prefix* in a directory, one per real file, SONAME before full-version names.
+inline std::vector<std::string> versioned_files(const std::string& dir, std::string_view prefix) {
+  std::vector<std::string> hits;
+  for (const auto& name : list_dir(dir))
+    if (starts_with(name, prefix) && name.find(".alt.") == std::string::npos) hits.push_back(name);
+  std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
+  std::vector<std::string> out, reals;
+  for (const auto& h : hits) {
+    const std::string p = join(dir, h);
+    const std::string r = real_path(p);
+    if (std::find(reals.begin(), reals.end(), r) != reals.end()) continue;
+    reals.push_back(r);
+    out.push_back(p);
+  }
+  return out;
+}
+
+/// The library directories of a toolkit root.
+inline std::vector<std::string> library_dirs(const std::string& root) {
+  std::vector<std::string> dirs{join(root, "lib64"), join(root, "lib")};
+  for (const auto& t : list_dir(join(root, "targets"))) dirs.push_back(join(root, "targets/" + t + "/lib"));
+  return dirs;
+}
+
+/// /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda: those that exist.
+inline std::vector<std::string> default_toolkit_roots() {
+  std::vector<std::string> roots{"/usr/local/cuda"};
+  std::vector<std::pair<cuda_version, std::string>> versioned;
+  for (const auto& name : list_dir("/usr/local")) {
+    if (!starts_with(name, "cuda-")) continue;
+    if (const auto v = parse_cuda_version(std::string_view(name).substr(5))) versioned.emplace_back(*v, "/usr/local/" + name);
+  }
+  std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
+  for (auto& v : versioned) roots.push_back(std::move(v.second));
+  roots.emplace_back("/opt/cuda");
+  std::vector<std::string> out;
+  for (auto& r : roots)
+    if (is_directory(r)) out.push_back(std::move(r));
+  return out;
+}
+
+/// The program a tiny wrapper script hands over to: the target of its final `exec /abs/path "$@"`
+/// line (Debian's /usr/bin/nvcc, /usr/local/bin/nvcc shims). Empty for anything else.
+inline std::string exec_wrapper_target(const std::string& path) {
+  if (path.empty()) return {};
+  const auto text = read_small_file(path, source_kind::none, 4096);
+  if (!text || text->compare(0, 2, "#!") != 0) return {};
+  std::string_view rest(*text), last;
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    const std::string_view line = trim(rest.substr(0, nl));
+    if (!line.empty() && line.front() != '#') last = line;
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  if (!starts_with(last, "exec ")) return {};
+  std::string_view target = trim(last.substr(5));
+  const std::size_t space = target.find(' ');
+  const std::string_view args = space == std::string_view::npos ? std::string_view() : trim(target.substr(space + 1));
+  target = target.substr(0, space);
+  if (target.empty() || target.front() != '/' || !(args.empty() || args == "\"$@\"" || args == "$@")) return {};
+  const std::string real = real_path(std::string(target));
+  return real != path ? real : std::string();
+}
+
+/// How the caller names a component explicitly (for "not found" errors).
+constexpr std::string_view option_hint(source_kind kind) noexcept {
+  switch (kind) {
+    case source_kind::nvrtc: return "detect_options::nvrtc_path, CUARCH_NVRTC, or the doctor's --nvrtc";
+    case source_kind::cuda_runtime: return "detect_options::cudart_path, CUARCH_CUDART, or --cudart";
+    case source_kind::driver: return "detect_options::libcuda_path, CUARCH_LIBCUDA, or --libcuda";
+    case source_kind::nvcc: return "detect_options::nvcc_path, CUARCH_NVCC, CUDACXX, or --nvcc";
+    case source_kind::ptxas: return "detect_options::ptxas_path, CUARCH_PTXAS, or --ptxas";
+    default: return "an explicit path";
+  }
+}
+
+inline std::string describe_how(discovery how) {
+  switch (how) {
+    case discovery::explicit_argument: return "given explicitly";
+    case discovery::environment: return "named by the environment";
+    case discovery::path_search: return "first on PATH: what a build or shell runs";
+    case discovery::already_loaded: return "already loaded in this process: what its code calls";
+    case discovery::loader_search: return "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)";
+    case discovery::default_location: return "the default install location";
+    case discovery::python_site_packages: return "a pip wheel in the Python environment";
+    case discovery::linked: return "linked into this program";
+    case discovery::compile_time: return "compile time";
+  }
+  return "";
+}
+
+}  // namespace detail
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,158 @@
+// The discovery plan: where each component is looked for, in order. ONE table (discovery_plan)
+// lists the tiers; walk.hpp goes down it for each role and asks what each tier yields.
+//
+//   tier                                 NVRTC        CUDA runtime   driver        nvcc          ptxas
+//   explicit argument (sticky)           nvrtc_path   cudart_path    libcuda_path  nvcc_path     ptxas_path
+//   variable (sticky)                    CUARCH_NVRTC CUARCH_CUDART  CUARCH_LIBCUDA CUARCH_NVCC, CUARCH_PTXAS,
+//                                                                                  CUDACXX       TRITON_PTXAS_PATH (not sticky)
+//   already loaded by the application    libnvrtc.so.* libcudart.so.* libcuda.so.*  -             -
+//   beside an nvcc found                 -             -             -             -             <nvcc's dir>/ptxas
+//   explicit toolkit root (cuda_home)    lib64, lib, targets/*/lib    -             bin/nvcc      bin/ptxas
+//   explicit python_prefixes             pip wheels: nvidia/cu13/lib, -             nvidia/cu13/bin, nvidia/cuda_nvcc/bin,
+//                                        nvidia/cuda_nvrtc/lib, ...                 triton/backends/nvidia/bin (ptxas)
+//   $CUDA_HOME, then $CUDA_PATH          as the explicit root         -             as the explicit root
+//   search                               loader (libX.so.<major>,     libcuda.so.1  PATH, in order (the first
+//                                        newest first)                              is what a shell runs)
+//   $VIRTUAL_ENV, $CONDA_PREFIX          as the explicit prefixes     -             as the explicit prefixes
+//   $CONDA_PREFIX as a toolkit root      as the explicit root         -             as the explicit root
+//   default locations                    /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda (never the driver:
+//                                        a toolkit's lib64/stubs/libcuda.so fails every call with CUDA_ERROR_STUB_LIBRARY)
+//
+// "Sticky": when an explicit argument or a sticky variable names a file and asking it fails, that
+// failure is the role's answer (selection::given_and_failed) — cuarch never falls back past what
+// the caller demanded. A relative path in a variable is refused as invalid_environment; libraries
+// and programs are never taken from the current directory unless the caller passed that path.
+// Deterministic: the plan depends only on detect_options, the environment snapshot, the file
+// system and what the application had loaded (already_loaded.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "../sources/driver_source.hpp"
+#include "../sources/nvrtc_source.hpp"
+#include "../sources/runtime_source.hpp"
+#include "result.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// A rung of the discovery order. Toolkit roots and Python environments carry the tier they were
+/// met in, so a tier yields exactly its own roots and environments.
+enum class tier : unsigned char {
+  explicit_argument,   // detect_options::<component>_path
+  variable,            // CUARCH_<COMPONENT>, CUDACXX, TRITON_PTXAS_PATH
+  already_loaded,      // mapped by the application before cuarch loaded anything
+  beside_nvcc,         // the ptxas next to each nvcc found: what that nvcc runs
+  explicit_root,       // detect_options::cuda_home
+  explicit_python,     // detect_options::python_prefixes
+  environment_root,    // $CUDA_HOME, then $CUDA_PATH
+  search,              // the dynamic loader (libraries) or $PATH (programs)
+  environment_python,  // $VIRTUAL_ENV, $CONDA_PREFIX
+  conda_root,          // $CONDA_PREFIX as a toolkit root
+  default_root,        // /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
+  around_candidate,    // not searched: the toolkit around a component found (read for its files only)
+};
+
+/// The components detection looks for, as bits of a plan row.
+enum component_bit : unsigned {
+  nvrtc_bit = 1u << 0,
+  runtime_bit = 1u << 1,
+  driver_bit = 1u << 2,
+  nvcc_bit = 1u << 3,
+  ptxas_bit = 1u << 4,
+};
+inline constexpr unsigned libraries = nvrtc_bit | runtime_bit | driver_bit;
+inline constexpr unsigned every_component = libraries | nvcc_bit | ptxas_bit;
+inline constexpr unsigned toolkit_parts = nvrtc_bit | runtime_bit | nvcc_bit | ptxas_bit;  // what a toolkit or wheel holds
+
+struct plan_row {
+  tier where;
+  unsigned components;  // component_bit set: the components this tier can yield
+};
+
+/// THE discovery order (see the table at the top of this file).
+inline constexpr plan_row discovery_plan[] = {
+    {tier::explicit_argument, every_component},
+    {tier::variable, every_component},
+    {tier::already_loaded, libraries},
+    {tier::beside_nvcc, ptxas_bit},
+    {tier::explicit_root, toolkit_parts},
+    {tier::explicit_python, toolkit_parts},
+    {tier::environment_root, toolkit_parts},
+    {tier::search, every_component},
+    {tier::environment_python, toolkit_parts},
+    {tier::conda_root, toolkit_parts},
+    {tier::default_root, toolkit_parts},
+};
+
+/// A variable that names a component's file.
+struct component_variable {
+  std::string_view name;
+  bool sticky;
+};
+
+/// What the plan needs to know about one component.
+struct component_info {
+  source_kind kind;
+  unsigned bit;
+  std::string_view role_words;      // in selection::why and errors: "libnvrtc", "nvcc"
+  std::string_view explicit_words;  // origin of the explicit argument: "explicit NVRTC library"
+  std::string_view file_prefix;     // libraries: "libnvrtc.so."; programs: the program's name
+  bool program;
+  component_variable variables[2];  // empty names: none
+};
+
+inline constexpr component_info nvrtc_component{
+    source_kind::nvrtc, nvrtc_bit, "libnvrtc", "explicit NVRTC library", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}, {"", false}}};
+inline constexpr component_info runtime_component{source_kind::cuda_runtime, runtime_bit, "libcudart", "explicit CUDA runtime library",
+                                                  "libcudart.so.", false, {{"CUARCH_CUDART", true}, {"", false}}};
+inline constexpr component_info driver_component{
+    source_kind::driver, driver_bit, "libcuda.so.1", "explicit driver library", "libcuda.so.", false, {{"CUARCH_LIBCUDA", true}, {"", false}}};
+inline constexpr component_info nvcc_component{
+    source_kind::nvcc, nvcc_bit, "nvcc", "explicit nvcc", "nvcc", true, {{"CUARCH_NVCC", true}, {"CUDACXX", true}}};
+inline constexpr component_info ptxas_component{source_kind::ptxas, ptxas_bit, "ptxas", "explicit ptxas", "ptxas", true,
+                                                {{"CUARCH_PTXAS", true}, {"TRITON_PTXAS_PATH", false}}};
+
+/// The explicit argument of a component.
+inline const std::string& explicit_path(const detect_options& o, source_kind kind) {
+  switch (kind) {
+    case source_kind::nvrtc: return o.nvrtc_path;
+    case source_kind::cuda_runtime: return o.cudart_path;
+    case source_kind::driver: return o.libcuda_path;
+    case source_kind::nvcc: return o.nvcc_path;
+    default: return o.ptxas_path;
+  }
+}
+
+/// The names the loader is asked for in the search tier, newest first.
+inline std::vector<std::string> loader_names(source_kind kind) {
+  switch (kind) {
+    case source_kind::nvrtc: return nvrtc_sonames();
+    case source_kind::cuda_runtime: return cudart_sonames();
+    case source_kind::driver: return {std::string(driver_soname)};
+    default: return {};
+  }
+}
+
+/// A place to look, before looking: what one tier yields for one component.
+struct search_spec {
+  discovery how = discovery::explicit_argument;
+  std::string origin;
+  std::string path;    // a file; or empty with soname set (loader search)
+  std::string soname;
+  bool sticky = false;
+  bool allow_relative = false;
+  std::optional<error> problem;  // known to be wrong before asking (e.g. a relative variable)
+};
+
+}  // namespace detail
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,206 @@
+// What detection is asked (detect_options) and what it answers (detection: every candidate, and
+// per role the one that governs, or why none does). Plain values: the walk that fills them is in
+// walk.hpp, the order it walks in is plan.hpp.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "../sources/device_source.hpp"
+#include "../sources/environment.hpp"
+#include "../sources/nvcc_source.hpp"  // default_tool_timeout
+
+CUARCH_BEGIN_NAMESPACE
+
+/// A question detection can answer. A request names only the roles it needs: the others are not
+/// looked for at all (nothing loaded, nothing run, no file read for them).
+enum class detect_role : unsigned {
+  jit_compiler = 1u << 0,      // NVRTC: the JIT compile path
+  offline_compiler = 1u << 1,  // nvcc: the offline compile path (and ptxas, when probe_ptxas)
+  runtime = 1u << 2,           // libcudart
+  driver = 1u << 3,            // libcuda.so.1
+  devices = 1u << 4,           // the driver's devices (implies the driver role)
+  toolkit_files = 1u << 5,     // version.json, version.txt, cuda.h, dist-info, conda-meta of every toolkit met
+};
+
+/// A set of roles. role_set::all() is the default: everything, as `cuarch doctor` wants it.
+class role_set {
+ public:
+  constexpr role_set() noexcept = default;  // no role
+  constexpr role_set(detect_role r) noexcept : bits_(static_cast<unsigned>(r)) {}  // NOLINT: a role is a set of one
+  static constexpr role_set all() noexcept { return role_set(0x3Fu); }
+  constexpr bool has(detect_role r) const noexcept { return (bits_ & static_cast<unsigned>(r)) != 0; }
+  constexpr bool empty() const noexcept { return bits_ == 0; }
+  constexpr unsigned bits() const noexcept { return bits_; }
+  friend constexpr role_set operator|(role_set a, role_set b) noexcept { return role_set(a.bits_ | b.bits_); }
+  friend constexpr bool operator==(role_set a, role_set b) noexcept { return a.bits_ == b.bits_; }
+  friend constexpr bool operator!=(role_set a, role_set b) noexcept { return a.bits_ != b.bits_; }
+
+ private:
+  explicit constexpr role_set(unsigned bits) noexcept : bits_(bits) {}
+  unsigned bits_ = 0;
+};
+constexpr role_set operator|(detect_role a, detect_role b) noexcept { return role_set(a) | role_set(b); }
+
+/// How far each role's walk goes.
+enum class detect_mode : unsigned char {
+  enumerate_all,  // ask every candidate of every role (the doctor: disagreements need them all)
+  first_answer,   // stop a role at the candidate that governs it: lower candidates are not even looked for
+};
+
+/// The default bound on one whole detection: every probe shares it (a tool probe gets
+/// min(tool_timeout, time left)); what is not reached in time is recorded as not probed.
+inline constexpr std::chrono::milliseconds default_detection_deadline{10000};
+
+/// What to look at. Empty strings mean "not given".
+struct detect_options {
+  // Explicit arguments: looked at first; a failing one is the answer for its role.
+  std::string nvrtc_path, nvcc_path, cudart_path, libcuda_path, ptxas_path;
+  std::string cuda_home;                     // an explicit toolkit root
+  std::vector<std::string> python_prefixes;  // Python environments to scan (pip nvidia-* wheels, Triton)
+  std::optional<std::vector<compute_capability>> device_ccs;  // explicit devices (build machines without GPUs)
+  std::optional<expected<observation, error>> compile_time;   // CUARCH_COMPILE_TIME_OBSERVATION()
+  std::optional<environment> env;            // default: environment::from_process()
+
+  // Places beyond the explicit arguments and the environment variables.
+  bool already_loaded = true;     // libraries the application mapped into this process (see already_loaded.hpp)
+  bool loader_search = true;      // the dynamic loader's search for libraries
+  bool path_search = true;        // $PATH for programs
+  bool default_locations = true;  // /usr/local/cuda and friends
+  std::vector<std::string> default_roots;  // empty: /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
+
+  bool query_devices = true;  // cuInit + device queries through the chosen driver (with the devices role)
+  bool probe_ptxas = false;   // also find and run ptxas (with the offline_compiler role)
+  std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
+
+  // What the request needs, how far to look, and how long in all. The defaults (every role, every
+  // candidate, 10 s) are what `cuarch doctor` reports; a resolve asks only for its roles and
+  // first_answer, so a hanging tool below the one that governs is never started.
+  role_set roles = role_set::all();
+  detect_mode mode = detect_mode::enumerate_all;
+  std::chrono::milliseconds deadline = default_detection_deadline;  // from detect()'s start, for everything
+};
+
+/// One place a component was found, and what asking it gave.
+struct candidate {
+  source_kind source = source_kind::none;    // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
+  source_kind describes = source_kind::none; // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
+  discovery how = discovery::explicit_argument;
+  std::string origin;     // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
+  std::string path;       // as found
+  std::string real_path;  // symlinks resolved: the identity
+  std::string toolkit_root;  // real path of the toolkit it belongs to, if any
+  std::vector<std::string> also_found_via;
+  expected<observation, error> result;    // what asking it gave
+  std::optional<compiler_info> compiler;  // NVRTC / nvcc / ptxas that answered
+  bool chosen = false;
+  bool probed = true;  // false: found but not asked, because detection's deadline had passed (result says so)
+};
+
+/// Which candidate governs a role, and why; or why none does.
+struct selection {
+  std::optional<std::size_t> index;  // into detection::candidates
+  std::string why;
+  std::optional<error> failure;      // set when no candidate governs (and the role was asked)
+  // An explicit argument or a sticky variable (CUARCH_*, CUDACXX) named this role's component and
+  // asking it failed: `failure` is that failure, and cuarch did not fall back to another candidate.
+  bool given_and_failed = false;
+  bool asked = true;  // false: the role was not in detect_options::roles (no index, no failure)
+};
+
+/// A toolkit directory met during discovery.
+struct toolkit_root {
+  std::string path, real_path;
+  discovery how = discovery::explicit_argument;
+  std::string origin;
+  std::vector<std::string> also_found_via;
+  std::optional<error> problem;  // points nowhere, is not a toolkit, relative value, ...
+};
+
+/// A Python environment scanned for wheels.
+struct python_environment {
+  std::string prefix;
+  discovery how = discovery::explicit_argument;
+  std::string origin;
+  std::vector<std::string> site_packages;
+  std::optional<error> problem;
+};
+
+/// Everything detect() found.
+struct detection {
+  std::vector<candidate> candidates;
+  std::vector<toolkit_root> toolkit_roots;
+  std::vector<python_environment> python_environments;
+  selection jit_compiler;      // NVRTC: the JIT compile path
+  selection offline_compiler;  // nvcc: the offline compile path
+  selection runtime;           // libcudart: what a framework in this process links
+  selection driver;            // libcuda: the load path
+  std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
+  std::optional<std::vector<device_info>> given_devices;
+  std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
+  environment env;             // the snapshot detection read
+  std::chrono::microseconds elapsed{0};
+  bool deadline_passed = false;  // some candidates were not probed (candidate::probed == false)
+
+  const candidate* chosen(const selection& s) const { return s.index ? &candidates[*s.index] : nullptr; }
+
+  /// The compiler of a role, as resolution wants it; the role's failure otherwise.
+  expected<compiler_info, error> compiler_of(const selection& s) const {
+    if (const candidate* c = chosen(s); c && c->compiler) return *c->compiler;
+    return unexpected(s.failure ? *s.failure : detail::make_error(errc::library_not_found, source_kind::none));
+  }
+  /// The driver's observation, or why there is none.
+  expected<observation, error> driver_version() const {
+    if (const candidate* c = chosen(driver)) return c->result;
+    return unexpected(driver.failure ? *driver.failure : detail::make_error(errc::library_not_found, source_kind::driver));
+  }
+  /// The devices that count: the given list, else the driver's. No device is a no_device error
+  /// telling the user to pass a list — never a default architecture.
+  expected<std::vector<device_info>, error> devices() const {
+    if (given_devices) return *given_devices;
+    if (driver_devices && *driver_devices) return **driver_devices;
+    error e = detail::make_error(errc::no_device, source_kind::driver);
+    const error* why = driver_devices ? &driver_devices->error() : driver.failure ? &*driver.failure : nullptr;
+    if (why) {
+      e.location = why->location;
+      e.native_status = why->native_status;
+      if (why->code == errc::no_device) {
+        e.raw = why->raw.view();
+      } else {
+        e.raw.append("the driver could not be asked: ").append(to_string(why->code)).append(" - ").append(why->raw.view());
+      }
+    } else {
+      e.raw = "the driver was not asked for devices";
+    }
+    return unexpected(e);
+  }
+};
+
+/// detection's roles in the source shapes resolution takes (compiler(), devices(), driver_version()).
+struct detected_jit_compiler {
+  const detection* d;
+  expected<compiler_info, error> compiler() const { return d->compiler_of(d->jit_compiler); }
+};
+struct detected_offline_compiler {
+  const detection* d;
+  expected<compiler_info, error> compiler() const { return d->compiler_of(d->offline_compiler); }
+};
+struct detected_devices {
+  const detection* d;
+  expected<std::vector<device_info>, error> devices() const { return d->devices(); }
+};
+struct detected_driver {
+  const detection* d;
+  expected<observation, error> driver_version() const { return d->driver_version(); }
+};
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,113 @@
+// Choosing the candidate that governs a role, as the walk meets them: the first that answers;
+// a sticky one that fails ends the role (given_and_failed); otherwise failures are passed over
+// and named in the winner's `why`. role_choice is the whole state of one role's walk, created and
+// dropped by that walk: nothing carries over to the next role.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/source_kind.hpp"
+#include "places.hpp"
+#include "plan.hpp"
+#include "result.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+class role_choice {
+ public:
+  /// `sel` may be null (ptxas: recorded, never governs a role).
+  role_choice(detection& d, const component_info& comp, selection* sel)
+      : d_(d), comp_(comp), sel_(sel), first_(d.candidates.size()) {}
+
+  /// Whether the role has its answer (a winner, or a sticky failure).
+  bool decided() const noexcept { return decided_; }
+
+  /// Considers the candidate just appended at `index`.
+  void consider(std::size_t index, bool sticky) {
+    if (decided_) return;
+    candidate& c = d_.candidates[index];
+    if (c.result) {
+      decided_ = true;
+      if (!sel_) return;
+      c.chosen = true;
+      sel_->index = index;
+      sel_->why = c.origin + ": " + describe_how(c.how) + "; the first " + std::string(comp_.role_words) +
+                  " in cuarch's discovery order that answered";
+      if (!failed_before_.empty()) sel_->why += " (before it, " + failed_before_ + " failed)";
+    } else if (sticky) {
+      decided_ = true;
+      if (!sel_) return;
+      sel_->failure = c.result.error();
+      sel_->given_and_failed = true;
+      sel_->why = c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words);
+    } else {
+      if (!failed_before_.empty()) failed_before_ += ", ";
+      failed_before_ += c.origin;
+    }
+  }
+
+  /// The loader had none of the names asked: not a candidate, but the loader's words are the best
+  /// explanation if nothing else is found.
+  void loader_missed(const error& e) {
+    if (!loader_miss_) loader_miss_ = e;
+  }
+
+  /// Fills the selection when no candidate governs.
+  void finish(const detect_options& opts) {
+    if (!sel_ || decided_) return;
+    const source_kind kind = comp_.kind;
+    const std::string what(comp_.role_words);
+    error e = make_error(comp_.program ? errc::file_unreadable : errc::library_not_found, kind);
+    e.subject = what;
+    std::size_t found = 0, not_probed = 0;
+    for (std::size_t i = first_; i < d_.candidates.size(); ++i)
+      if (d_.candidates[i].source == kind) {
+        ++found;
+        if (!d_.candidates[i].probed) ++not_probed;
+      }
+    if (found == 0 && loader_miss_) {
+      // Nothing anywhere; the loader's own words say best why the usual place failed.
+      e = *loader_miss_;
+      e.subject = what;
+      e.location = "loader search" + std::string(opts.default_locations ? " and every other place in the discovery order" : "");
+      sel_->why = "no " + what + " found";
+    } else if (found != 0) {
+      // Every candidate failed: the first failure is the most telling (it is the highest tier).
+      for (std::size_t i = first_; i < d_.candidates.size(); ++i)
+        if (d_.candidates[i].source == kind && !d_.candidates[i].result) {
+          e = d_.candidates[i].result.error();
+          break;
+        }
+      sel_->why = not_probed == 0 ? "every " + what + " found failed"
+                                  : "no " + what + " answered before detection's deadline (" + std::to_string(not_probed) + " of " +
+                                        std::to_string(found) + " candidates not probed)";
+    } else {
+      e.location = "explicit arguments, environment, toolkit roots, Python environments" +
+                   std::string(comp_.program ? (opts.path_search ? ", PATH" : "") : (opts.loader_search ? ", loader search" : "")) +
+                   std::string(opts.default_locations ? ", default locations" : "");
+      e.raw.append("not found anywhere cuarch looked (to name it: ").append(option_hint(kind)).append(")");
+      sel_->why = "no " + what + " found";
+    }
+    sel_->failure = e;
+  }
+
+ private:
+  detection& d_;
+  const component_info& comp_;
+  selection* sel_;
+  std::size_t first_;  // the role's candidates start here
+  bool decided_ = false;
+  std::string failed_before_;         // origins of the failed candidates passed over, in order
+  std::optional<error> loader_miss_;  // the first "no such SONAME"
+};
+
+}  // namespace detail
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,564 @@
+// The walk: for each role the request needs, go down discovery_plan (plan.hpp), turn each tier
+// into the places it names, ask each place (load the library, run the program) and let the role's
+// choice (selection.hpp) decide. Then, if asked, the toolkit files and wheels of every toolkit met,
+// and the devices. One detector per detect() call: nothing here is shared between threads except
+// through application_libraries (already_loaded.hpp) and the library registry.
+//
+// Bounded: one clock per detection (detect_options::deadline). A program gets
+// min(tool_timeout, time left); a library load cannot be interrupted, so the clock is read before
+// each one. Once the deadline has passed, every remaining place is still recorded, as a candidate
+// with probed == false and errc::deadline_exceeded: never skipped silently.
+// Lazy: a role not in detect_options::roles is not walked; with detect_mode::first_answer a role's
+// walk stops at its answer, so lower tiers are not even listed.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "../sources/device_source.hpp"
+#include "../sources/driver_source.hpp"
+#include "../sources/environment.hpp"
+#include "../sources/nvcc_source.hpp"
+#include "../sources/nvrtc_source.hpp"
+#include "../sources/posix/dynamic_library.hpp"
+#include "../sources/runtime_source.hpp"
+#include "../sources/toolkit_files.hpp"
+#include "../sources/wheel_layout.hpp"
+#include "already_loaded.hpp"
+#include "places.hpp"
+#include "plan.hpp"
+#include "result.hpp"
+#include "selection.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// The one clock of a detection.
+class detection_clock {
+ public:
+  explicit detection_clock(std::chrono::milliseconds budget)
+      : budget_(budget), end_(std::chrono::steady_clock::now() + std::max(budget, std::chrono::milliseconds(0))) {}
+  bool passed() const { return std::chrono::steady_clock::now() >= end_; }
+  std::chrono::milliseconds left() const {
+    const auto l = std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
+    return std::max(l, std::chrono::milliseconds(0));
+  }
+  std::chrono::milliseconds budget() const { return budget_; }
+
+ private:
+  std::chrono::milliseconds budget_;
+  std::chrono::steady_clock::time_point end_;
+};
+
+/// The error of a place found after the deadline: what would have been asked, and where.
+inline error not_probed_error(source_kind kind, std::string_view what, std::string_view where, std::chrono::milliseconds budget) {
+  error e = make_error(errc::deadline_exceeded, kind);
+  e.subject = what;
+  e.location = where;
+  e.raw.append("deadline ").append_int(static_cast<long long>(budget.count())).append(" ms from the start of detection");
+  return e;
+}
+
+class detector {
+ public:
+  explicit detector(const detect_options& o)
+      : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline) {}
+
+  detection run() {
+    const auto start = std::chrono::steady_clock::now();
+    application_libraries::instance().snapshot();  // before this detection loads anything
+    d_.env = env_;
+    collect_roots();
+    collect_python();
+    const role_set roles = opts_.roles;
+    role(nvrtc_component, d_.jit_compiler, roles.has(detect_role::jit_compiler));
+    role(runtime_component, d_.runtime, roles.has(detect_role::runtime));
+    role(driver_component, d_.driver, roles.has(detect_role::driver) || roles.has(detect_role::devices));
+    role(nvcc_component, d_.offline_compiler, roles.has(detect_role::offline_compiler));
+    if (opts_.probe_ptxas && roles.has(detect_role::offline_compiler)) walk(ptxas_component, nullptr);
+    if (roles.has(detect_role::toolkit_files)) {
+      add_roots_of_candidates();
+      observe_roots();
+      observe_wheels();
+    }
+    if (opts_.compile_time) {
+      candidate c;
+      c.source = source_kind::compile_time;
+      c.how = discovery::compile_time;
+      c.origin = "CUARCH_COMPILE_TIME_OBSERVATION()";
+      c.result = *opts_.compile_time;
+      if (c.result) c.path = c.result->location;
+      d_.candidates.push_back(std::move(c));
+    }
+    detect_devices(roles.has(detect_role::devices));
+    d_.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    return std::move(d_);
+  }
+
+ private:
+  // ---- roles: down the plan ------------------------------------------------------------------
+  void role(const component_info& comp, selection& sel, bool asked) {
+    if (asked) return walk(comp, &sel);
+    sel.asked = false;
+    sel.why = "not asked: detect_options::roles does not include the " + std::string(comp.role_words) + " role";
+  }
+
+  void walk(const component_info& comp, selection* sel) {
+    role_choice choice(d_, comp, sel);
+    const auto enough = [&] { return opts_.mode == detect_mode::first_answer && choice.decided(); };
+    for (const plan_row& row : discovery_plan) {
+      if ((row.components & comp.bit) == 0) continue;
+      if (enough()) break;
+      for (const search_spec& s : places(row.where, comp)) {
+        if (enough()) break;
+        visit(comp, s, choice);
+      }
+    }
+    choice.finish(opts_);
+  }
+
+  // ---- one place -------------------------------------------------------------------------------
+  void visit(const component_info& comp, const search_spec& s, role_choice& choice) {
+    candidate c;
+    c.source = comp.kind;
+    c.how = s.how;
+    c.origin = s.origin;
+    c.path = s.path.empty() ? s.soname : s.path;
+    if (s.problem) {
+      c.result = unexpected(*s.problem);
+    } else if (clock_.passed()) {
+      if (!record_not_probed(comp, s, c)) return;
+    } else if (!(comp.program ? ask_program(comp, s, c) : ask_library(comp, s, c, choice))) {
+      return;
+    }
+    note_nvcc_on_path(comp, s, d_.candidates.size());
+    d_.candidates.push_back(std::move(c));
+    choice.consider(d_.candidates.size() - 1, s.sticky);
+  }
+
+  /// The first nvcc on PATH is what a shell would run: remembered even when it failed.
+  void note_nvcc_on_path(const component_info& comp, const search_spec& s, std::size_t index) {
+    if (comp.kind == source_kind::nvcc && s.how == discovery::path_search && !d_.nvcc_on_path) d_.nvcc_on_path = index;
+  }
+
+  /// Folds a candidate into an earlier one with the same real path; its index if it was a duplicate.
+  std::optional<std::size_t> merge_duplicate(source_kind kind, const std::string& real, const std::string& origin) {
+    if (real.empty()) return std::nullopt;
+    for (std::size_t i = 0; i < d_.candidates.size(); ++i) {
+      candidate& c = d_.candidates[i];
+      if (c.source != kind || c.real_path != real) continue;
+      if (origin != c.origin && std::find(c.also_found_via.begin(), c.also_found_via.end(), origin) == c.also_found_via.end())
+        c.also_found_via.push_back(origin);
+      return i;
+    }
+    return std::nullopt;
+  }
+
+  bool record_not_probed(const component_info& comp, const search_spec& s, candidate& c) {
+    if (!s.path.empty()) {
+      c.real_path = real_path(s.path);
+      if (merge_duplicate(comp.kind, c.real_path, s.origin)) return false;
+    }
+    c.probed = false;
+    c.result = unexpected(not_probed_error(comp.kind, s.path.empty() ? "loader search for " + s.soname : std::string(comp.role_words),
+                                           c.path, clock_.budget()));
+    d_.deadline_passed = true;
+    return true;
+  }
+
+  /// Loads and asks a library; false when it is not a candidate (the loader has no such name, or
+  /// the file is already a candidate by another route).
+  bool ask_library(const component_info& comp, const search_spec& s, candidate& c, role_choice& choice) {
+    const source_kind kind = comp.kind;
+    const auto policy = s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only;
+    const auto lib = application_libraries::instance().load(
+        [&] { return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind); });
+    if (!lib) {
+      if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
+        choice.loader_missed(lib.error());
+        return false;
+      }
+      c.real_path = s.path.empty() ? std::string() : real_path(s.path);
+      if (merge_duplicate(kind, c.real_path, s.origin)) return false;
+      c.result = unexpected(lib.error());
+      return true;
+    }
+    c.real_path = lib->path();
+    if (s.path.empty()) c.path = lib->path();
+    if (merge_duplicate(kind, c.real_path, s.origin)) return false;
+    c.toolkit_root = toolkit_root_of(c.real_path);
+    if (kind == source_kind::nvrtc) {
+      auto p = probe_nvrtc_library(*lib, c.path, s.how);
+      if (p) {
+        c.result = p->seen;
+        c.compiler = std::move(p->info);
+      } else {
+        c.result = unexpected(p.error());
+      }
+    } else if (kind == source_kind::cuda_runtime) {
+      c.result = probe_cudart_library(*lib, c.path, s.how);
+    } else {
+      c.result = driver_library_source(lib->path(), s.how, library_path_policy::absolute_only).driver_version();
+      if (c.result) c.result->location = c.path;
+    }
+    return true;
+  }
+
+  /// Runs `<program> --version` within the time left; false when the program is already a
+  /// candidate by another route.
+  bool ask_program(const component_info& comp, const search_spec& s, candidate& c) {
+    const source_kind kind = comp.kind;
+    std::string abs = s.path;
+    if (s.allow_relative && !abs.empty() && abs.front() != '/') abs = current_directory() + "/" + abs;
+    c.real_path = real_path(abs);
+    if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
+      c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
+      c.origin += " (wrapper script for " + target + ")";
+    }
+    if (const auto dup = merge_duplicate(kind, c.real_path, c.origin)) {
+      note_nvcc_on_path(comp, s, *dup);  // already a candidate by another route; still the first nvcc on PATH if it is
+      return false;
+    }
+    c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
+    const auto timeout = std::min(opts_.tool_timeout, clock_.left());
+    auto p = probe_tool_version(abs, kind, s.how, timeout, s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
+    if (p) {
+      p->seen.location = s.path;
+      c.result = p->seen;
+      c.compiler = std::move(p->info);
+    } else {
+      c.result = unexpected(p.error());
+    }
+    return true;
+  }
+
+  // ---- what a tier names, for one component -----------------------------------------------------
+  std::vector<search_spec> places(tier where, const component_info& comp) const {
+    std::vector<search_spec> out;
+    switch (where) {
+      case tier::explicit_argument: explicit_place(out, comp); break;
+      case tier::variable:
+        for (const auto& v : comp.variables)
+          if (!v.name.empty()) variable_place(out, v, comp.kind);
+        break;
+      case tier::already_loaded: loaded_places(out, comp); break;
+      case tier::beside_nvcc: beside_nvcc_places(out); break;
+      case tier::explicit_root:
+      case tier::environment_root:
+      case tier::conda_root:
+      case tier::default_root:
+      case tier::around_candidate: root_places(out, where, comp); break;
+      case tier::explicit_python:
+      case tier::environment_python: wheel_places(out, where, comp.kind); break;
+      case tier::search: comp.program ? path_places(out, comp) : loader_places(out, comp.kind); break;
+    }
+    return out;
+  }
+
+  void explicit_place(std::vector<search_spec>& out, const component_info& comp) const {
+    const std::string& path = explicit_path(opts_, comp.kind);
+    if (path.empty()) return;
+    search_spec s;
+    s.how = discovery::explicit_argument;
+    s.origin = std::string(comp.explicit_words);
+    s.path = path;
+    s.sticky = true;
+    s.allow_relative = true;
+    out.push_back(std::move(s));
+  }
+
+  void variable_place(std::vector<search_spec>& out, const component_variable& var, source_kind kind) const {
+    const auto v = env_.get_nonempty(var.name);
+    if (!v) return;
+    search_spec s;
+    s.how = discovery::environment;
+    s.origin = std::string(var.name) + "=" + *v;
+    s.path = *v;
+    s.sticky = var.sticky;
+    s.problem = check_variable_path(std::string(var.name), *v, kind);
+    out.push_back(std::move(s));
+  }
+
+  void loaded_places(std::vector<search_spec>& out, const component_info& comp) const {
+    if (!opts_.already_loaded) return;
+    for (const auto& p : application_libraries::instance().paths(comp.file_prefix)) {
+      search_spec s;
+      s.how = discovery::already_loaded;
+      s.origin = "already loaded in this process";
+      s.path = p;
+      out.push_back(std::move(s));
+    }
+  }
+
+  void beside_nvcc_places(std::vector<search_spec>& out) const {
+    for (const auto& c : d_.candidates)
+      if (c.source == source_kind::nvcc && !c.real_path.empty()) {
+        search_spec s;
+        s.how = c.how;
+        s.origin = "beside nvcc " + c.path;
+        s.path = join(parent_dir(c.real_path), "ptxas");
+        if (is_file(s.path)) out.push_back(std::move(s));
+      }
+  }
+
+  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp) const {
+    for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
+      const auto& r = d_.toolkit_roots[i];
+      if (root_tiers_[i] != where || r.problem) continue;
+      if (comp.program) {
+        const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
+        if (!is_file(f)) continue;
+        search_spec s;
+        s.how = r.how;
+        s.origin = r.origin;
+        s.path = f;
+        out.push_back(std::move(s));
+        continue;
+      }
+      for (const auto& dir : library_dirs(r.path))
+        for (const auto& f : versioned_files(dir, comp.file_prefix)) {
+          search_spec s;
+          s.how = r.how;
+          s.origin = r.origin;
+          s.path = f;
+          out.push_back(std::move(s));
+        }
+    }
+  }
+
+  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component) const {
+    for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
+      if (python_tiers_[i] != where) continue;
+      for (const auto& sp : d_.python_environments[i].site_packages)
+        for (const auto& f : scan_site_packages(sp).files)
+          if (f.component == component) {
+            search_spec s;
+            s.how = discovery::python_site_packages;
+            s.origin = f.package + " in " + sp;
+            s.path = f.path;
+            out.push_back(std::move(s));
+          }
+    }
+  }
+
+  void loader_places(std::vector<search_spec>& out, source_kind kind) const {
+    if (!opts_.loader_search) return;
+    for (const auto& name : loader_names(kind)) {
+      search_spec s;
+      s.how = discovery::loader_search;
+      s.origin = "loader search for " + name;
+      s.soname = name;
+      out.push_back(std::move(s));
+    }
+  }
+
+  void path_places(std::vector<search_spec>& out, const component_info& comp) const {
+    if (!opts_.path_search) return;
+    const auto path = env_.get("PATH");
+    if (!path) return;
+    const std::string name(comp.file_prefix);
+    for (const auto& dir : split_path_list(*path)) {
+      search_spec s;
+      s.how = discovery::path_search;
+      s.origin = "PATH " + (dir.empty() ? std::string("(empty entry)") : dir);
+      s.path = join(dir.empty() ? std::string(".") : dir, name);
+      if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
+      if (dir.empty() || dir.front() != '/') {  // PATH entry relative to the current directory
+        error e = make_error(errc::invalid_environment, comp.kind);
+        e.subject = dir;
+        e.location = "PATH";
+        e.raw.append("entry '").append(dir).append("' is relative and holds ").append(name).append("; cuarch does not run programs from the current directory");
+        s.problem = e;
+      }
+      out.push_back(std::move(s));
+    }
+  }
+
+  // ---- toolkit roots and Python environments, each tagged with its tier ---------------------
+  void add_root(const std::string& path, discovery how, const std::string& origin, tier where, const std::string& variable = {}) {
+    toolkit_root r;
+    r.path = path;
+    r.how = how;
+    r.origin = origin;
+    if (!variable.empty()) r.problem = check_variable_path(variable, path, source_kind::toolkit_files);
+    if (!r.problem) {
+      r.real_path = real_path(path);
+      if (r.real_path.empty() || !is_directory(r.real_path)) {
+        error e = make_error(variable.empty() ? errc::file_unreadable : errc::invalid_environment, source_kind::toolkit_files);
+        e.subject = path;
+        e.location = variable.empty() ? path : variable;
+        e.raw = exists(path) ? "not a directory" : "no such directory";
+        r.problem = e;
+      }
+    }
+    if (!r.problem)
+      for (auto& existing : d_.toolkit_roots)
+        if (!r.real_path.empty() && existing.real_path == r.real_path) {
+          if (where != tier::around_candidate) existing.also_found_via.push_back(origin);  // "toolkit of X" adds nothing new
+          return;
+        }
+    d_.toolkit_roots.push_back(std::move(r));
+    root_tiers_.push_back(where);
+  }
+
+  void collect_roots() {
+    if (!opts_.cuda_home.empty()) {
+      std::string p = opts_.cuda_home;
+      if (p.front() != '/') p = current_directory() + "/" + p;  // the caller passed it: relative is allowed
+      add_root(p, discovery::explicit_argument, "explicit toolkit root " + p, tier::explicit_root);
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+      if (const auto v = env_.get_nonempty(var)) add_root(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_root, var);
+    if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
+      if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
+        add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
+    if (opts_.default_locations) {
+      const auto defaults = opts_.default_roots.empty() ? default_toolkit_roots() : opts_.default_roots;
+      for (const auto& r : defaults) add_root(r, discovery::default_location, "default location " + r, tier::default_root);
+    }
+  }
+
+  void add_python(const std::string& prefix, discovery how, const std::string& origin, tier where, const std::string& variable) {
+    python_environment p;
+    p.prefix = prefix;
+    p.how = how;
+    p.origin = origin;
+    if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
+    if (!p.problem) {
+      if (!is_directory(prefix)) {
+        error e = make_error(variable.empty() ? errc::file_unreadable : errc::invalid_environment, source_kind::python_wheel);
+        e.subject = prefix;
+        e.location = variable.empty() ? prefix : variable;
+        e.raw = "no such directory";
+        p.problem = e;
+      } else {
+        p.site_packages = site_packages_of(prefix);
+        if (p.site_packages.empty() && variable.empty()) {
+          error e = make_error(errc::file_unreadable, source_kind::python_wheel);
+          e.subject = prefix;
+          e.location = prefix;
+          e.raw = "no lib/python3.*/site-packages here, and not a site-packages directory itself";
+          p.problem = e;
+        }
+      }
+    }
+    d_.python_environments.push_back(std::move(p));
+    python_tiers_.push_back(where);
+  }
+
+  void collect_python() {
+    for (const auto& prefix : opts_.python_prefixes) {
+      std::string p = prefix;
+      if (!p.empty() && p.front() != '/') p = current_directory() + "/" + p;
+      add_python(p, discovery::explicit_argument, "python prefix " + p, tier::explicit_python, {});
+    }
+    for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+      if (const auto v = env_.get_nonempty(var)) add_python(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_python, var);
+  }
+
+  // ---- toolkit files, wheels, devices --------------------------------------------------------
+  void add_roots_of_candidates() {
+    const std::size_t n = d_.candidates.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const candidate& c = d_.candidates[i];
+      if (c.toolkit_root.empty()) continue;
+      add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
+    }
+  }
+
+  void observe_roots() {
+    for (const auto& r : d_.toolkit_roots) {
+      if (r.problem) continue;
+      if (clock_.passed()) {
+        candidate c;
+        c.source = source_kind::toolkit_files;
+        c.how = r.how;
+        c.origin = r.origin;
+        c.toolkit_root = r.real_path;
+        c.path = r.path;
+        c.probed = false;
+        c.result = unexpected(not_probed_error(source_kind::toolkit_files, "the toolkit's version files", r.path, clock_.budget()));
+        d_.deadline_passed = true;
+        d_.candidates.push_back(std::move(c));
+        continue;
+      }
+      for (auto& o : observe_toolkit_root(r.path, r.how)) {
+        candidate c;
+        c.source = source_kind::toolkit_files;
+        c.how = r.how;
+        c.origin = r.origin;
+        c.toolkit_root = r.real_path;
+        if (o) {
+          c.source = o->seen.source;
+          c.describes = o->describes;
+          c.path = o->seen.location;
+          c.real_path = real_path(c.path);
+          c.result = std::move(o->seen);
+        } else {
+          c.path = r.path;
+          c.result = unexpected(o.error());
+        }
+        d_.candidates.push_back(std::move(c));
+      }
+    }
+  }
+
+  void observe_wheels() {
+    for (const auto& env : d_.python_environments)
+      for (const auto& sp : env.site_packages)
+        for (auto& o : scan_site_packages(sp).dist_infos) {
+          candidate c;
+          c.source = source_kind::python_wheel;
+          c.describes = o.describes;
+          c.how = discovery::python_site_packages;
+          c.origin = env.origin;
+          c.path = o.seen.location;
+          c.real_path = real_path(c.path);
+          c.result = std::move(o.seen);
+          d_.candidates.push_back(std::move(c));
+        }
+  }
+
+  void detect_devices(bool asked) {
+    if (opts_.device_ccs) {
+      const auto given = explicit_device_source(*opts_.device_ccs).devices();
+      if (given) d_.given_devices = *given;
+    }
+    if (!asked || !opts_.query_devices) return;
+    if (const candidate* c = d_.chosen(d_.driver)) {
+      if (clock_.passed()) {
+        d_.deadline_passed = true;
+        d_.driver_devices = unexpected(not_probed_error(source_kind::driver, "the driver's devices", c->real_path, clock_.budget()));
+        return;
+      }
+      d_.driver_devices = driver_device_source(driver_library_source(c->real_path, c->how, library_path_policy::absolute_only)).devices();
+    } else if (d_.driver.failure) {
+      d_.driver_devices = unexpected(*d_.driver.failure);
+    }
+  }
+
+  const detect_options& opts_;
+  environment env_;
+  detection_clock clock_;
+  detection d_;
+  std::vector<tier> root_tiers_;    // the tier each of d_.toolkit_roots was met in
+  std::vector<tier> python_tiers_;  // the tier each of d_.python_environments was met in
+};
+
+}  // namespace detail
+
+CUARCH_END_NAMESPACE
