@@ -1,6 +1,12 @@
 // error: the one structured error of cuarch. A literal type, so constexpr parsing and table
 // queries can return it under C++17; its text (what was asked, what was found where, what would
 // fix it) is rendered on demand by message(). std::error_code users get a bridge.
+//
+// Make one with its factory in namespace cuarch::errors (core/errors.hpp, included below): one
+// per errc, whose parameters name the fields it fills, e.g.
+//   errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64", dlerror())
+// What each code means outside cuarch (std::errc condition, exit status, JSON name) is decided
+// once, by classify() in core/errc.hpp.
 #pragma once
 
 #include <cstddef>
@@ -13,82 +19,19 @@
 #include "config.hpp"
 #include "cuda_version.hpp"
 #include "detail/text.hpp"
+#include "errc.hpp"
 #include "source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
-enum class errc : int {
-  // 0 is never an error (std::error_code convention).
-  // --- input ---
-  empty_input = 1,          // "", or a list with no tokens
-  malformed_token,          // "sm_", "9.0.a", "abc"
-  unknown_suffix,           // "compute_90b"
-  variant_not_defined,      // "8.0a", "9.0f": that suffix does not exist for that compute capability
-  ptx_of_specific_variant,  // "12.0a+PTX": forward-compatible PTX cannot be arch-specific
-  keyword_not_alone,        // "native;90": native/all/all-major stand alone
-  too_many_targets,         // more targets than a target list holds
-  invalid_version,          // a version number or text that decodes to nothing sensible
-  // --- what a toolkit can build (knowledge table or live compiler) ---
-  unknown_arch,             // well formed, but no toolkit in the table knows this compute capability
-  needs_newer_toolkit,      // sm_120a with CUDA 12.4
-  removed_in_toolkit,       // sm_70 with CUDA 13.0
-  renamed_in_toolkit,       // sm_101 with CUDA 13.0 (now sm_110)
-  rejected_by_compiler,     // the live compiler does not list / accept it
-  // --- what a device / driver can load ---
-  cannot_load_on_device,    // sm_90a on a 10.0 device, sm_80 on 9.0
-  ptx_too_new_for_driver,   // PTX ISA 9.0 on a 12.8 driver
-  // --- edges: libraries, processes, files, devices ---
-  library_not_found,
-  symbol_not_found,
-  library_call_failed,
-  process_failed,
-  process_timed_out,
-  file_unreadable,
-  malformed_output,         // a tool or file said something that is not a version
-  no_device,
-  invalid_environment,
-  // --- resolution ---
-  nothing_resolved,         // every requested target was rejected
-  // --- outputs ---
-  not_expressible,          // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
-  // --- bounds ---
-  deadline_exceeded,        // found but not asked: the detection's overall deadline had passed
-};
-
-constexpr std::string_view to_string(errc e) noexcept {
-  switch (e) {
-    case errc::empty_input: return "empty input";
-    case errc::malformed_token: return "malformed architecture";
-    case errc::unknown_suffix: return "unknown suffix";
-    case errc::variant_not_defined: return "variant does not exist";
-    case errc::ptx_of_specific_variant: return "+PTX on an a/f target";
-    case errc::keyword_not_alone: return "keyword must stand alone";
-    case errc::too_many_targets: return "too many targets";
-    case errc::invalid_version: return "invalid version";
-    case errc::unknown_arch: return "unknown architecture";
-    case errc::needs_newer_toolkit: return "needs a newer toolkit";
-    case errc::removed_in_toolkit: return "removed from the toolkit";
-    case errc::renamed_in_toolkit: return "renamed in the toolkit";
-    case errc::rejected_by_compiler: return "rejected by the compiler";
-    case errc::cannot_load_on_device: return "cannot load on the device";
-    case errc::ptx_too_new_for_driver: return "PTX too new for the driver";
-    case errc::library_not_found: return "library not found";
-    case errc::symbol_not_found: return "symbol not found";
-    case errc::library_call_failed: return "library call failed";
-    case errc::process_failed: return "process failed";
-    case errc::process_timed_out: return "process timed out";
-    case errc::file_unreadable: return "file unreadable";
-    case errc::malformed_output: return "malformed output";
-    case errc::no_device: return "no device";
-    case errc::invalid_environment: return "invalid environment";
-    case errc::nothing_resolved: return "nothing resolved";
-    case errc::not_expressible: return "not expressible in the format";
-    case errc::deadline_exceeded: return "deadline exceeded";
-  }
-  return "unknown error";
-}
-
 /// Everything known about one failure. Fields that do not apply keep their defaults.
+///
+/// Its size is pinned by tests/error_test.cpp: 760 bytes on LP64 targets (x86-64, aarch64). It is
+/// fixed-capacity (no heap) so that it stays a literal type that constexpr parsing can return under
+/// C++17; the three text fields are most of it (subject 96, location 320, raw 200 characters: a
+/// token or command line, a full path, and enough of a tool's words to act on; longer text is cut
+/// with a visible "..."). It is returned by value inside expected<>, so growth costs every fallible
+/// call: change it on purpose, and update the figure here and in the test.
 struct error {
   static constexpr std::size_t no_position = static_cast<std::size_t>(-1);
 
@@ -114,6 +57,8 @@ struct error {
 
 namespace detail {
 
+// The raw builders behind the factories in core/errors.hpp. Kept for cuarch's own code written
+// before the factories; new code calls errors::<code>(...), which names the fields it fills.
 constexpr error make_error(errc code, source_kind source) {
   error e;
   e.code = code;
@@ -287,32 +232,11 @@ inline std::string error::message() const {
 class error_category_impl final : public std::error_category {
  public:
   const char* name() const noexcept override { return "cuarch"; }
-  std::string message(int c) const override { return std::string(to_string(static_cast<errc>(c))); }
+  std::string message(int c) const override { return std::string(classify(static_cast<errc>(c)).title); }
   std::error_condition default_error_condition(int c) const noexcept override {
-    switch (static_cast<errc>(c)) {
-      case errc::empty_input:
-      case errc::malformed_token:
-      case errc::unknown_suffix:
-      case errc::variant_not_defined:
-      case errc::ptx_of_specific_variant:
-      case errc::keyword_not_alone:
-      case errc::invalid_version:
-      case errc::invalid_environment:
-        return std::errc::invalid_argument;
-      case errc::process_timed_out:
-      case errc::deadline_exceeded: return std::errc::timed_out;
-      case errc::library_not_found:
-      case errc::file_unreadable: return std::errc::no_such_file_or_directory;
-      case errc::needs_newer_toolkit:
-      case errc::removed_in_toolkit:
-      case errc::renamed_in_toolkit:
-      case errc::rejected_by_compiler:
-      case errc::unknown_arch:
-      case errc::cannot_load_on_device:
-      case errc::ptx_too_new_for_driver:
-      case errc::not_expressible: return std::errc::not_supported;
-      default: return std::error_condition(c, *this);
-    }
+    const std::errc condition = classify(static_cast<errc>(c)).condition;
+    if (condition == std::errc{}) return std::error_condition(c, *this);
+    return std::make_error_condition(condition);
   }
 };
 
@@ -329,3 +253,6 @@ namespace std {
 template <>
 struct is_error_code_enum<cuarch::errc> : true_type {};
 }  // namespace std
+
+// The factories: the documented way to make an error (after the type is complete).
+#include "errors.hpp"

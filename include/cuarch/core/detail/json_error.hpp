@@ -1,6 +1,14 @@
-// One JSON shape for a cuarch::error, shared by every report (doctor --json, resolve --format json).
+// One JSON shape for a cuarch::error, shared by every report (doctor --json, resolve --format json):
+//   "code"           short human words for the code ("process failed"; kept for existing readers)
+//   "errc"           the code's number
+//   "kind"           the code's stable snake_case identifier ("process_failed"): match on this one
+//   "exit_status"    what the command line exits with for it: 1 failed, 2 bad usage or input
+//   "source", "subject", "location", "raw", "native_status", "message"   the error's fields, as text
+// Keys name the same things as in the rest of cuarch's JSON ("kind" is also a finding's identifier).
+// Everything comes from classify() (core/errc.hpp); text that is not UTF-8 gets "<key>_bytes".
 #pragma once
 
+#include "../errc.hpp"
 #include "../error.hpp"
 #include "json.hpp"
 
@@ -8,9 +16,12 @@ CUARCH_BEGIN_NAMESPACE
 namespace detail {
 
 inline void json_error(json_writer& w, const error& e) {
+  const errc_class c = classify(e.code);
   w.begin_object();
-  w.key("code").value(to_string(e.code));
+  w.key("code").value(c.title);
   w.key("errc").value(static_cast<int>(e.code));
+  w.key("kind").value(c.name);
+  w.key("exit_status").value(static_cast<int>(c.exit));
   w.key("source").value(to_string(e.source));
   w.key("subject").value(e.subject.view());
   w.key("location").value(e.location.view());

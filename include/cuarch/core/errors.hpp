@@ -1,0 +1,217 @@
+// errors: one factory per errc, the documented way to make a cuarch::error. Each factory's
+// parameters are named after the error fields they fill (see struct error in core/error.hpp), so
+// a call says what it records; fields a code does not use keep their defaults. All are constexpr
+// and never allocate, so pure code may fail in constant expressions.
+//
+//   source    where the deciding fact came from (user_input, nvrtc, driver, toolkit_files, ...)
+//   subject   what was asked, verbatim: a token, a list, a command line, a symbol, a variable's value
+//   position  the offset of the token in the input (input errors)
+//   target    the architecture asked about (its spelling becomes the subject when none is given)
+//   location  where: a path, a library, an environment variable's name
+//   raw       the source's own words (dlerror(), NVRTC's log, a tool's output)
+//   required / found   the version needed and the version found
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "error.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+namespace detail {
+constexpr error input_error(errc code, source_kind source, std::string_view subject, std::size_t position) {
+  error e = make_error(code, source);
+  e.subject = subject;
+  e.position = position;
+  return e;
+}
+constexpr error about_target(errc code, source_kind source, const arch_target& target) {
+  return make_target_error(code, source, target);
+}
+constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw) {
+  error e = make_error(code, source);
+  e.subject = subject;
+  e.location = location;
+  e.raw = raw;
+  return e;
+}
+}  // namespace detail
+
+namespace errors {
+
+inline constexpr std::size_t no_position = error::no_position;
+
+// --- input -----------------------------------------------------------------------------------
+
+/// "" or an empty entry of a list: subject is the whole list (empty when nothing was given).
+constexpr error empty_input(source_kind source, std::string_view subject = {}, std::size_t position = no_position) {
+  return detail::input_error(errc::empty_input, source, subject, position);
+}
+/// "sm_", "abc": subject is the token.
+constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position) {
+  return detail::input_error(errc::malformed_token, source, subject, position);
+}
+/// "compute_90b": subject is the token.
+constexpr error unknown_suffix(source_kind source, std::string_view subject, std::size_t position = no_position) {
+  return detail::input_error(errc::unknown_suffix, source, subject, position);
+}
+/// "8.0a": target is what the token asked for; subject the token as written (default: target's spelling).
+constexpr error variant_not_defined(source_kind source, const arch_target& target, std::string_view subject = {},
+                                    std::size_t position = no_position) {
+  error e = detail::about_target(errc::variant_not_defined, source, target);
+  if (!subject.empty()) e.subject = subject;
+  e.position = position;
+  e.device = target.cc;
+  return e;
+}
+/// "12.0a+PTX": target is the a/f target the +PTX was attached to.
+constexpr error ptx_of_specific_variant(source_kind source, const arch_target& target, std::string_view subject = {},
+                                        std::size_t position = no_position) {
+  error e = detail::about_target(errc::ptx_of_specific_variant, source, target);
+  if (!subject.empty()) e.subject = subject;
+  e.position = position;
+  return e;
+}
+/// "native;90": subject is the keyword's entry.
+constexpr error keyword_not_alone(source_kind source, std::string_view subject, std::size_t position = no_position) {
+  return detail::input_error(errc::keyword_not_alone, source, subject, position);
+}
+/// A list with more targets than a target_set holds: subject is the list.
+constexpr error too_many_targets(source_kind source, std::string_view subject) {
+  return detail::input_error(errc::too_many_targets, source, subject, no_position);
+}
+/// A version that decodes to nothing sensible: subject is the text or number; raw says why.
+constexpr error invalid_version(source_kind source, std::string_view subject, std::string_view raw = {}) {
+  return detail::located_error(errc::invalid_version, source, subject, {}, raw);
+}
+
+// --- what a toolkit can build ----------------------------------------------------------------
+
+/// No CUDA release in the table knows target's compute capability; found is the toolkit asked.
+constexpr error unknown_arch(source_kind source, const arch_target& target, const cuda_version& found, std::string_view raw = {}) {
+  error e = detail::about_target(errc::unknown_arch, source, target);
+  e.found = found;
+  e.raw = raw;
+  return e;
+}
+/// target needs CUDA >= required; found is the toolkit that was asked.
+constexpr error needs_newer_toolkit(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found) {
+  error e = detail::about_target(errc::needs_newer_toolkit, source, target);
+  e.required = required;
+  e.found = found;
+  return e;
+}
+/// target was removed in CUDA `required` (the first release without it); found is the toolkit asked.
+constexpr error removed_in_toolkit(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found) {
+  error e = detail::about_target(errc::removed_in_toolkit, source, target);
+  e.required = required;
+  e.found = found;
+  return e;
+}
+/// target was renamed `replacement` in CUDA `required`; found is the toolkit asked.
+constexpr error renamed_in_toolkit(source_kind source, const arch_target& target, const arch_target& replacement, const cuda_version& required,
+                                   const cuda_version& found) {
+  error e = detail::about_target(errc::renamed_in_toolkit, source, target);
+  e.replacement = replacement;
+  e.required = required;
+  e.found = found;
+  return e;
+}
+/// The live compiler (source: nvrtc, nvcc) of version `found` does not accept target; raw is its word.
+constexpr error rejected_by_compiler(source_kind source, const arch_target& target, const cuda_version& found, std::string_view location = {},
+                                     std::string_view raw = {}) {
+  error e = detail::about_target(errc::rejected_by_compiler, source, target);
+  e.found = found;
+  e.location = location;
+  e.raw = raw;
+  return e;
+}
+
+// --- what a device or driver can load --------------------------------------------------------
+
+/// target cannot run on a device of compute capability `device`.
+constexpr error cannot_load_on_device(source_kind source, const arch_target& target, const compute_capability& device) {
+  error e = detail::about_target(errc::cannot_load_on_device, source, target);
+  e.device = device;
+  return e;
+}
+/// PTX of target, built by CUDA `required` (PTX ISA ptx_required), cannot be JIT-compiled by a
+/// driver serving CUDA `found` (PTX ISA up to ptx_supported).
+constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found,
+                                       const ptx_isa_version& ptx_required, const ptx_isa_version& ptx_supported) {
+  error e = detail::about_target(errc::ptx_too_new_for_driver, source, target);
+  e.required = required;
+  e.found = found;
+  e.ptx_required = ptx_required;
+  e.ptx_supported = ptx_supported;
+  return e;
+}
+
+// --- edges: libraries, processes, files, devices ---------------------------------------------
+
+/// subject (a library name) could not be loaded from location; raw is dlerror().
+constexpr error library_not_found(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::library_not_found, source, subject, location, raw);
+}
+/// symbol `subject` is missing from the library at location.
+constexpr error symbol_not_found(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::symbol_not_found, source, subject, location, raw);
+}
+/// The call `subject` (e.g. "nvrtcVersion") returned native_status.
+constexpr error library_call_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
+                                    std::string_view raw = {}) {
+  error e = detail::located_error(errc::library_call_failed, source, subject, location, raw);
+  e.native_status = native_status;
+  return e;
+}
+/// The command line `subject` (program at location) failed with native_status; raw is its output.
+constexpr error process_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
+                               std::string_view raw = {}) {
+  error e = detail::located_error(errc::process_failed, source, subject, location, raw);
+  e.native_status = native_status;
+  return e;
+}
+/// The command line `subject` (program at location) did not finish in time.
+constexpr error process_timed_out(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::process_timed_out, source, subject, location, raw);
+}
+/// subject (what was to be read) at location could not be read; raw says why (strerror, "a FIFO").
+constexpr error file_unreadable(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::file_unreadable, source, subject, location, raw);
+}
+/// subject (a tool or file) at location said `raw`, which holds no recognisable version.
+constexpr error malformed_output(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::malformed_output, source, subject, location, raw);
+}
+/// No device visible to `source`; raw says why (e.g. CUDA_VISIBLE_DEVICES=""), subject what was asked.
+constexpr error no_device(source_kind source, std::string_view raw = {}, std::string_view subject = {}, std::string_view location = {}) {
+  return detail::located_error(errc::no_device, source, subject, location, raw);
+}
+/// The environment variable `location` has the invalid value `subject`; raw says why.
+constexpr error invalid_environment(source_kind source, std::string_view location, std::string_view subject, std::string_view raw = {}) {
+  return detail::located_error(errc::invalid_environment, source, subject, location, raw);
+}
+
+// --- resolution and outputs ------------------------------------------------------------------
+
+/// Every target requested by `subject` (the request) was rejected; raw lists why.
+constexpr error nothing_resolved(source_kind source, std::string_view subject, std::string_view raw = {}) {
+  return detail::located_error(errc::nothing_resolved, source, subject, {}, raw);
+}
+/// target has no spelling in the format named `subject` ("TORCH_CUDA_ARCH_LIST"); raw says why.
+constexpr error not_expressible(source_kind source, const arch_target& target, std::string_view subject, std::string_view raw = {}) {
+  error e = detail::about_target(errc::not_expressible, source, target);
+  e.subject = subject;
+  e.raw = raw;
+  return e;
+}
+
+// --- bounds ----------------------------------------------------------------------------------
+
+/// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
+constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
+}
+
+}  // namespace errors
+CUARCH_END_NAMESPACE
