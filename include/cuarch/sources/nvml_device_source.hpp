@@ -1,0 +1,435 @@
+// NVML (libnvidia-ml.so.1, dlopen()ed) as a device source: the GPUs and their compute capabilities
+// without initialising CUDA in the calling process. cuInit is what breaks a fork()ed child (every CUDA
+// call in the child then returns CUDA_ERROR_NOT_INITIALIZED); NVML talks to the kernel driver directly
+// and is shut down again after the query. CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER are applied as
+// the driver applies them (cuda_visible_devices.hpp). Also a driver-version source: the CUDA version
+// the driver serves (nvmlSystemGetCudaDriverVersion_v2), still without cuInit.
+//
+// NVML API facts, from nvml.h (NVIDIA's header, as shipped in github.com/NVIDIA/go-nvml pkg/nvml/nvml.h,
+// NVML_API_VERSION 13; the NVML API reference at docs.nvidia.com/deploy/nvml-api/):
+//   typedef struct nvmlDevice_st* nvmlDevice_t;   nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0
+//   nvmlReturn_t nvmlInit_v2(void);  nvmlReturn_t nvmlShutdown(void);   (reference counted)
+//   nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount);
+//   nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device);
+//     "The NVML index may not correlate with other APIs, such as the CUDA device index": the GPUs are
+//     therefore put in PCI bus order here (nvmlDeviceGetPciInfo_v3) before the CUDA rules apply; a GPU
+//     whose handle is NVML_ERROR_NO_PERMISSION (counted by _v2 all the same) is one CUDA cannot use.
+//   nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t, int* major, int* minor);
+//   nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t, char* name, unsigned int length);   NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+//   nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t, char* uuid, unsigned int length);   NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+//   nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t, nvmlPciInfo_t* pci);   (nvml.h maps nvmlDeviceGetPciInfo to _v3)
+//     nvmlPciInfo_t = { char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId; char busId[32]; }
+//   nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t, unsigned* currentMode, unsigned* pendingMode);   NVML_DEVICE_MIG_ENABLE 1
+//   nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t, unsigned* count);
+//   nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t, unsigned index, nvmlDevice_t* mig);  (NOT_FOUND: no device there)
+//   nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion);   (what cuDriverGetVersion returns)
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/decode.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/observation.hpp"
+#include "../core/source_kind.hpp"
+#include "cuda_visible_devices.hpp"
+#include "posix/dynamic_library.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// NVML's SONAME: the only name the loader is asked for (never a relative path).
+inline constexpr std::string_view nvml_soname = "libnvidia-ml.so.1";
+
+/// The variables the driver's visibility rules read. Unset and empty differ (CUDA_VISIBLE_DEVICES="").
+struct device_visibility_env {
+  std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES
+  std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER
+  /// This process's values (getenv: do not call while another thread may call setenv).
+  static device_visibility_env from_process() {
+    device_visibility_env e;
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) e.visible_devices = v;
+    if (const char* v = std::getenv("CUDA_DEVICE_ORDER")) e.device_order = v;
+    return e;
+  }
+};
+
+/// What a device source read, and how: the devices in CUDA ordinal order, and the notes a report must
+/// show (guessed order, a cut CUDA_VISIBLE_DEVICES list, a cuInit fallback).
+struct device_reading {
+  std::vector<device_info> devices;
+  std::vector<std::string> uuids;  // per device, "GPU-..." or "MIG-..."; empty strings where unknown
+  std::string via;                 // "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.95.05)"
+  std::vector<std::string> notes;
+};
+
+namespace detail {
+
+/// nvmlReturn_t names (nvml.h, enum nvmlReturn_enum).
+constexpr std::string_view nvml_return_name(int rc) noexcept {
+  switch (rc) {
+    case 0: return "NVML_SUCCESS";
+    case 1: return "NVML_ERROR_UNINITIALIZED";
+    case 2: return "NVML_ERROR_INVALID_ARGUMENT";
+    case 3: return "NVML_ERROR_NOT_SUPPORTED";
+    case 4: return "NVML_ERROR_NO_PERMISSION";
+    case 5: return "NVML_ERROR_ALREADY_INITIALIZED";
+    case 6: return "NVML_ERROR_NOT_FOUND";
+    case 7: return "NVML_ERROR_INSUFFICIENT_SIZE";
+    case 8: return "NVML_ERROR_INSUFFICIENT_POWER";
+    case 9: return "NVML_ERROR_DRIVER_NOT_LOADED";
+    case 10: return "NVML_ERROR_TIMEOUT";
+    case 11: return "NVML_ERROR_IRQ_ISSUE";
+    case 12: return "NVML_ERROR_LIBRARY_NOT_FOUND";
+    case 13: return "NVML_ERROR_FUNCTION_NOT_FOUND";
+    case 14: return "NVML_ERROR_CORRUPTED_INFOROM";
+    case 15: return "NVML_ERROR_GPU_IS_LOST";
+    case 16: return "NVML_ERROR_RESET_REQUIRED";
+    case 17: return "NVML_ERROR_OPERATING_SYSTEM";
+    case 18: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+    case 19: return "NVML_ERROR_IN_USE";
+    case 20: return "NVML_ERROR_MEMORY";
+    case 21: return "NVML_ERROR_NO_DATA";
+    case 22: return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
+    case 23: return "NVML_ERROR_INSUFFICIENT_RESOURCES";
+    case 24: return "NVML_ERROR_FREQ_NOT_SUPPORTED";
+    case 25: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
+    case 26: return "NVML_ERROR_DEPRECATED";
+    case 27: return "NVML_ERROR_NOT_READY";
+    case 28: return "NVML_ERROR_GPU_NOT_FOUND";
+    case 29: return "NVML_ERROR_INVALID_STATE";
+    case 999: return "NVML_ERROR_UNKNOWN";
+    default: return "nvmlReturn_t";
+  }
+}
+
+constexpr std::string_view nvml_return_hint(int rc) noexcept {
+  switch (rc) {
+    case 9: return "the NVIDIA kernel driver is not loaded";
+    case 4: return "no permission to talk to the driver (/dev/nvidia*)";
+    case 18: return "libnvidia-ml and the kernel module are different driver versions";
+    default: return "";
+  }
+}
+
+inline error nvml_call_failed(std::string_view call, int rc, const std::string& where) {
+  error e = make_error(errc::library_call_failed, source_kind::driver);
+  e.subject = call;
+  e.location = where;
+  e.native_status = rc;
+  e.raw.append(call).append(": ").append(nvml_return_name(rc)).append(" (").append_int(rc).append(')');
+  if (!nvml_return_hint(rc).empty()) e.raw.append("; ").append(nvml_return_hint(rc));
+  return e;
+}
+
+using nvml_device = struct nvml_device_opaque*;  // nvmlDevice_t
+
+/// nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 (layout above).
+struct nvml_pci_info {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+static_assert(sizeof(nvml_pci_info) == 68, "nvmlPciInfo_t is 68 bytes");
+
+/// The NVML entry points cuarch calls. The optional ones may be null (older libraries).
+struct nvml_api {
+  dynamic_library lib;
+  int (*init)() = nullptr;
+  int (*shutdown)() = nullptr;
+  int (*device_get_count)(unsigned*) = nullptr;
+  int (*device_get_handle_by_index)(unsigned, nvml_device*) = nullptr;
+  int (*device_get_cuda_compute_capability)(nvml_device, int*, int*) = nullptr;
+  int (*device_get_name)(nvml_device, char*, unsigned) = nullptr;
+  int (*device_get_uuid)(nvml_device, char*, unsigned) = nullptr;
+  // optional
+  int (*device_get_pci_info)(nvml_device, nvml_pci_info*) = nullptr;
+  int (*device_get_mig_mode)(nvml_device, unsigned*, unsigned*) = nullptr;
+  int (*device_get_max_mig_device_count)(nvml_device, unsigned*) = nullptr;
+  int (*device_get_mig_device_handle_by_index)(nvml_device, unsigned, nvml_device*) = nullptr;
+  int (*system_get_cuda_driver_version)(int*) = nullptr;
+};
+
+inline expected<nvml_api, error> bind_nvml(dynamic_library lib) {
+  nvml_api api;
+  api.lib = std::move(lib);
+  auto bind = [&api](auto& slot, const char* name, bool required) -> std::optional<error> {
+    using fn = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
+    if (!required && !api.lib.raw_symbol(name)) return std::nullopt;
+    const auto f = api.lib.function<fn>(name, source_kind::driver);
+    if (!f) return f.error();
+    slot = *f;
+    return std::nullopt;
+  };
+  if (auto e = bind(api.init, "nvmlInit_v2", true)) return unexpected(*e);
+  if (auto e = bind(api.shutdown, "nvmlShutdown", true)) return unexpected(*e);
+  if (auto e = bind(api.device_get_count, "nvmlDeviceGetCount_v2", true)) return unexpected(*e);
+  if (auto e = bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", true)) return unexpected(*e);
+  if (auto e = bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", true)) return unexpected(*e);
+  if (auto e = bind(api.device_get_name, "nvmlDeviceGetName", true)) return unexpected(*e);
+  if (auto e = bind(api.device_get_uuid, "nvmlDeviceGetUUID", true)) return unexpected(*e);
+  bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", false);
+  bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", false);
+  bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", false);
+  bind(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", false);
+  bind(api.system_get_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", false);
+  return api;
+}
+
+/// nvmlInit_v2 ... nvmlShutdown around one query: NVML holds nothing open afterwards.
+class nvml_session {
+ public:
+  explicit nvml_session(const nvml_api& api) : api_(api) {}
+  nvml_session(const nvml_session&) = delete;
+  nvml_session& operator=(const nvml_session&) = delete;
+  std::optional<error> start() {
+    if (const int rc = api_.init(); rc != 0) return nvml_call_failed("nvmlInit_v2", rc, api_.lib.path());
+    started_ = true;
+    return std::nullopt;
+  }
+  ~nvml_session() {
+    if (started_) api_.shutdown();
+  }
+
+ private:
+  const nvml_api& api_;
+  bool started_ = false;
+};
+
+inline std::string nvml_string(const char* buf, std::size_t size) { return std::string(buf, ::strnlen(buf, size)); }
+
+/// One GPU as NVML reports it, with its PCI position for ordering.
+struct nvml_gpu {
+  enumerated_gpu gpu;
+  unsigned domain = 0, bus = 0, device = 0;
+  bool has_pci = false;
+  unsigned nvml_index = 0;
+};
+
+}  // namespace detail
+
+/// Every GPU NVML reports (before CUDA_VISIBLE_DEVICES), what to note about the list, and the library.
+struct nvml_gpu_list {
+  std::vector<enumerated_gpu> gpus;  // PCI bus order
+  std::vector<std::string> notes;
+  std::string library;  // real path of the libnvidia-ml that answered
+};
+
+/// The GPUs NVML reports, as CUDA would show them. Satisfies the device-source contract (`devices()`)
+/// and the driver-source contract (`driver_version()`). Never initialises CUDA.
+class nvml_device_source {
+ public:
+  /// The loader's search for libnvidia-ml.so.1; the process environment, read at each query.
+  nvml_device_source() = default;
+  /// A named library file (absolute, unless `policy` allows a relative path the caller gave).
+  explicit nvml_device_source(std::string path, discovery how = discovery::explicit_argument,
+                              library_path_policy policy = library_path_policy::absolute_only)
+      : path_(std::move(path)), how_(how), policy_(policy) {}
+
+  /// Uses these variables instead of the process environment.
+  nvml_device_source& with_environment(device_visibility_env env) {
+    env_ = std::move(env);
+    return *this;
+  }
+
+  /// Loads the library and binds its entry points.
+  expected<detail::nvml_api, error> load() const {
+    auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
+                             : load_library_file(path_, source_kind::driver, policy_);
+    if (!lib) return unexpected(lib.error());
+    return detail::bind_nvml(std::move(*lib));
+  }
+
+  /// Every GPU NVML reports, in PCI bus order (NVML index order when a bus id is unavailable), before
+  /// CUDA_VISIBLE_DEVICES. GPUs NVML may not open (NVML_ERROR_NO_PERMISSION) are left out and noted.
+  expected<nvml_gpu_list, error> gpus() const {
+    const auto api = load();
+    if (!api) return unexpected(api.error());
+    const std::string& where = api->lib.path();
+    detail::nvml_session session(*api);
+    if (auto e = session.start()) return unexpected(*e);
+    api->lib.retain();  // it answered: loaded once per process
+    unsigned count = 0;
+    if (const int rc = api->device_get_count(&count); rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetCount_v2", rc, where));
+    std::vector<detail::nvml_gpu> found;
+    std::vector<std::string> notes;
+    bool all_pci = api->device_get_pci_info != nullptr;
+    for (unsigned i = 0; i < count; ++i) {
+      detail::nvml_device h = nullptr;
+      if (const int rc = api->device_get_handle_by_index(i, &h); rc != 0) {
+        if (rc == 4) {  // NVML_ERROR_NO_PERMISSION: counted, but not usable by this process (nor by CUDA)
+          notes.push_back("NVML GPU " + std::to_string(i) + " left out: NVML_ERROR_NO_PERMISSION");
+          continue;
+        }
+        return unexpected(detail::nvml_call_failed("nvmlDeviceGetHandleByIndex_v2", rc, where));
+      }
+      detail::nvml_gpu g;
+      g.nvml_index = i;
+      if (const int rc = api->device_get_cuda_compute_capability(h, &g.gpu.cc_major, &g.gpu.cc_minor); rc != 0)
+        return unexpected(detail::nvml_call_failed("nvmlDeviceGetCudaComputeCapability", rc, where));
+      if (g.gpu.cc_major < 1 || g.gpu.cc_major > 99 || g.gpu.cc_minor < 0 || g.gpu.cc_minor > 9) {
+        error e = detail::make_error(errc::malformed_output, source_kind::driver);
+        e.subject = "nvmlDeviceGetCudaComputeCapability";
+        e.location = where;
+        e.raw.append("NVML GPU ").append_int(i).append(" reports compute capability ").append_int(g.gpu.cc_major).append('.').append_int(g.gpu.cc_minor);
+        return unexpected(e);
+      }
+      char buf[96] = {};  // NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE
+      if (const int rc = api->device_get_uuid(h, buf, sizeof buf); rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", rc, where));
+      g.gpu.uuid = detail::nvml_string(buf, sizeof buf);
+      std::memset(buf, 0, sizeof buf);
+      if (api->device_get_name(h, buf, sizeof buf) == 0) g.gpu.name = detail::nvml_string(buf, sizeof buf);
+      if (api->device_get_pci_info) {
+        detail::nvml_pci_info pci{};
+        if (api->device_get_pci_info(h, &pci) == 0) {
+          g.has_pci = true;
+          g.domain = pci.domain;
+          g.bus = pci.bus;
+          g.device = pci.device;
+        } else {
+          all_pci = false;
+        }
+      }
+      unsigned current = 0, pending = 0;
+      if (api->device_get_mig_mode && api->device_get_mig_mode(h, &current, &pending) == 0 && current == 1) {  // NVML_DEVICE_MIG_ENABLE
+        g.gpu.mig_enabled = true;
+        unsigned max_migs = 0;
+        if (!api->device_get_max_mig_device_count || !api->device_get_mig_device_handle_by_index) {
+          notes.push_back("NVML GPU " + std::to_string(i) + " is in MIG mode, but this NVML cannot list MIG devices");
+        } else if (const int rc = api->device_get_max_mig_device_count(h, &max_migs); rc != 0) {
+          return unexpected(detail::nvml_call_failed("nvmlDeviceGetMaxMigDeviceCount", rc, where));
+        }
+        for (unsigned m = 0; m < max_migs; ++m) {
+          detail::nvml_device mh = nullptr;
+          const int rc = api->device_get_mig_device_handle_by_index(h, m, &mh);
+          if (rc == 6) continue;  // NVML_ERROR_NOT_FOUND: no MIG device at this index
+          if (rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetMigDeviceHandleByIndex", rc, where));
+          char mig_uuid[96] = {};
+          if (const int urc = api->device_get_uuid(mh, mig_uuid, sizeof mig_uuid); urc != 0)
+            return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", urc, where));
+          g.gpu.mig_uuids.push_back(detail::nvml_string(mig_uuid, sizeof mig_uuid));
+        }
+      }
+      found.push_back(std::move(g));
+    }
+    if (all_pci) {
+      std::stable_sort(found.begin(), found.end(), [](const detail::nvml_gpu& a, const detail::nvml_gpu& b) {
+        if (a.domain != b.domain) return a.domain < b.domain;
+        if (a.bus != b.bus) return a.bus < b.bus;
+        return a.device < b.device;
+      });
+    } else if (found.size() > 1) {
+      notes.push_back("NVML gave no PCI bus id for every GPU: NVML's index order is taken as PCI bus order");
+    }
+    nvml_gpu_list out;
+    for (auto& g : found) out.gpus.push_back(std::move(g.gpu));
+    out.notes = std::move(notes);
+    out.library = where;
+    return out;
+  }
+
+  /// The devices CUDA would show, read through NVML, with notes. no_device when none is visible
+  /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); library_call_failed when NVML cannot
+  /// say what CUDA would show (then only cuInit can: see system_device_source).
+  expected<device_reading, error> read() const {
+    const auto listed = gpus();
+    if (!listed) return unexpected(listed.error());
+    const std::vector<enumerated_gpu>& all = listed->gpus;
+    const device_visibility_env env = env_ ? *env_ : device_visibility_env::from_process();
+    const cuda_device_order order = parse_cuda_device_order(env.device_order);
+    const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
+    const std::string& where = listed->library;
+    if (vis.needs_driver) {
+      error e = detail::make_error(errc::library_call_failed, source_kind::driver);
+      e.subject = "CUDA_VISIBLE_DEVICES";
+      e.location = where;
+      e.raw = "NVML cannot answer: " + vis.ended;
+      return unexpected(e);
+    }
+    device_reading r;
+    r.via = "NVML (" + where + ")";
+    r.notes = listed->notes;
+    for (std::size_t i = 0; i < vis.devices.size(); ++i) {
+      const visible_device& v = vis.devices[i];
+      const enumerated_gpu& g = all[v.gpu];
+      device_info d;
+      d.ordinal = static_cast<int>(i);
+      d.cc = compute_capability{g.cc_major, g.cc_minor};
+      d.name = g.name;
+      d.source = source_kind::driver;
+      r.devices.push_back(std::move(d));
+      r.uuids.push_back(v.mig < 0 ? g.uuid : g.mig_uuids[static_cast<std::size_t>(v.mig)]);
+    }
+    if (!vis.ended.empty()) r.notes.push_back("CUDA_VISIBLE_DEVICES=\"" + *env.visible_devices + "\": " + vis.ended);
+    if (vis.order_guessed)
+      r.notes.push_back(std::string("CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
+                                    "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order"));
+    if (vis.mig_guessed) r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
+    if (r.devices.empty()) {
+      error e = detail::make_error(errc::no_device, source_kind::driver);
+      e.subject = "nvmlDeviceGetCount_v2";
+      e.location = where;
+      e.raw.append("NVML: ").append_int(static_cast<long long>(all.size())).append(" GPU(s)");
+      if (env.visible_devices) e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(*env.visible_devices).append("\" limits what the driver shows");
+      if (!vis.ended.empty()) e.raw.append(": ").append(vis.ended);
+      return unexpected(e);
+    }
+    return r;
+  }
+
+  /// The devices CUDA would show (device-source contract).
+  expected<std::vector<device_info>, error> devices() const {
+    auto r = read();
+    if (!r) return unexpected(r.error());
+    return std::move(r->devices);
+  }
+
+  /// nvmlSystemGetCudaDriverVersion_v2: the CUDA version the driver serves, as cuDriverGetVersion
+  /// would say, without cuInit (driver-source contract).
+  expected<observation, error> driver_version() const {
+    const auto api = load();
+    if (!api) return unexpected(api.error());
+    const std::string& where = api->lib.path();
+    if (!api->system_get_cuda_driver_version)
+      return unexpected(detail::library_error(errc::symbol_not_found, source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where, ""));
+    detail::nvml_session session(*api);
+    if (auto e = session.start()) return unexpected(*e);
+    int v = -1;
+    if (const int rc = api->system_get_cuda_driver_version(&v); rc != 0)
+      return unexpected(detail::nvml_call_failed("nvmlSystemGetCudaDriverVersion_v2", rc, where));
+    const auto version = decode_cudart_version(v, source_kind::driver);
+    if (!version) {
+      error e = version.error();
+      e.location = where;
+      e.raw.append("nvmlSystemGetCudaDriverVersion_v2 returned ").append_int(v);
+      return unexpected(e);
+    }
+    observation o;
+    o.source = source_kind::driver;
+    o.version = *version;
+    o.location = where;
+    o.how = path_.empty() ? discovery::loader_search : how_;
+    o.raw = "nvmlSystemGetCudaDriverVersion_v2: " + std::to_string(v);
+    api->lib.retain();
+    return o;
+  }
+
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;  // empty: the loader's search for libnvidia-ml.so.1
+  discovery how_ = discovery::loader_search;
+  library_path_policy policy_ = library_path_policy::absolute_only;
+  std::optional<device_visibility_env> env_;
+};
+
+CUARCH_END_NAMESPACE
