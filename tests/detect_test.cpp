@@ -133,6 +133,7 @@ TEST_CASE("a failing explicit request is the answer: no silent fallback; a faili
     CHECK(d.jit_compiler.failure->code == errc::library_not_found);
     CHECK(d.jit_compiler.failure->location.view() == t + "/missing/libnvrtc.so.12");
     CHECK(d.jit_compiler.why.find("does not fall back") != std::string::npos);
+    CHECK(d.jit_compiler.given_and_failed);  // a field, not a search in `why`
     CHECK(of(d, source_kind::nvrtc).size() == 2);  // the good one is still recorded, not chosen
     CHECK_FALSE(d.compiler_of(d.jit_compiler));
   }
@@ -141,11 +142,13 @@ TEST_CASE("a failing explicit request is the answer: no silent fallback; a faili
     REQUIRE(d.jit_compiler.failure);
     CHECK(d.jit_compiler.failure->code == errc::invalid_environment);
     CHECK(d.jit_compiler.failure->location.view() == "CUARCH_NVRTC");
+    CHECK(d.jit_compiler.given_and_failed);
   }
   SECTION("CUDA_HOME's NVRTC is broken: CUDA_PATH's is used, and the why says so") {
     const auto d = cuarch::detect(cuarch_test::hermetic({{"CUDA_HOME", t + "/broken"}, {"CUDA_PATH", t + "/good"}}));
     CHECK(chosen_path(d, d.jit_compiler) == t + "/good/lib64/libnvrtc.so.12");
     CHECK(d.jit_compiler.why.find("before it, CUDA_HOME=" + t + "/broken failed") != std::string::npos);
+    CHECK_FALSE(d.jit_compiler.given_and_failed);
     const auto all = of(d, source_kind::nvrtc);
     REQUIRE(all.size() == 2);
     REQUIRE_FALSE(all[0]->result);
@@ -233,6 +236,7 @@ TEST_CASE("nvcc discovery: CUDACXX and CUDA_HOME before PATH; PATH in order; wra
     d = cuarch::detect(opts);
     REQUIRE(d.offline_compiler.failure);
     CHECK(d.offline_compiler.failure->code == errc::malformed_output);
+    CHECK(d.offline_compiler.given_and_failed);
   }
   SECTION("without CUDA_HOME the first on PATH governs") {
     opts.env->unset("CUDA_HOME");

@@ -52,7 +52,7 @@ class detection_clock {
  public:
   explicit detection_clock(std::chrono::milliseconds budget)
       : budget_(budget), end_(std::chrono::steady_clock::now() + std::max(budget, std::chrono::milliseconds(0))) {}
-  bool passed() const { return std::chrono::steady_clock::now() >= end_; }
+  bool passed() const { return left().count() <= 0; }  // less than a millisecond left is none: no probe fits
   std::chrono::milliseconds left() const {
     const auto l = std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
     return std::max(l, std::chrono::milliseconds(0));
