@@ -1,0 +1,194 @@
+"""cuarch: CUDA target architectures, resolved and validated by the compiler that will build them.
+
+In process, with the C++ library's semantics (one implementation: this package binds it):
+
+    import cuarch
+    r = cuarch.resolve("9.0a;12.0", toolkit="12.8")
+    r.targets            # ['sm_90a', 'sm_120']
+    r.torch_arch_list    # '9.0a;12.0'  (raises ResolveError when PyTorch cannot spell a target)
+    r.nvcc_flags         # ['-gencode=arch=compute_90a,code=sm_90a', ...]
+    r.cache_key          # for a JIT cache: compiler kind, version, path, targets
+
+    cuarch.resolve(compiler="nvrtc")   # native: the NVRTC this process already loaded wins
+
+Failures raise ResolveError (see cuarch._errors): ResolveInputError (also a ValueError) for
+malformed input, ResolveFailure (also a RuntimeError) for everything else; each has .code,
+.diagnostics and .to_json(). Nothing is swallowed and no call returns an empty answer.
+
+Every call releases the GIL while the library works, and calls may run in many threads at once.
+The command line is `cuarch` (or `python -m cuarch`); docs in README.md.
+"""
+
+import json
+import warnings
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+from . import _cuarch
+from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
+from ._result import Compiler, Resolution
+
+__version__: str = _cuarch.__version__
+
+__all__ = [
+    "resolve",
+    "doctor",
+    "check",
+    "list_targets",
+    "Resolution",
+    "Compiler",
+    "ResolveError",
+    "ResolveInputError",
+    "ResolveFailure",
+    "CuarchWarning",
+    "__version__",
+]
+
+
+class CuarchWarning(UserWarning):
+    """Something worth knowing that does not stop the call (a toolkit newer than cuarch's table)."""
+
+
+Strings = Union[str, Iterable[str]]
+
+
+def _joined(value: Any, name: str, separator: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} takes a string or a sequence of strings, not {type(value).__name__}")
+    return separator.join(str(v) for v in value)
+
+
+def _optional_text(value: Any, name: str) -> Optional[str]:
+    if value is None:
+        return None
+    if hasattr(value, "__fspath__"):
+        value = value.__fspath__()
+    if not isinstance(value, str):
+        raise TypeError(f"{name} takes a string, not {type(value).__name__}")
+    return value
+
+
+def _version_text(value: Any, name: str) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    # A float cannot tell CUDA 12.1 from 12.10; the library reads the text exactly.
+    raise TypeError(f"{name} takes a version string such as '12.8' or '13.0.88', not {type(value).__name__} {value!r}")
+
+
+def _names(value: Any, name: str) -> List[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{name} takes a string or a sequence of strings, not {type(value).__name__}")
+    return [str(v) for v in value]
+
+
+def resolve(
+    archs: Strings = "native",
+    *,
+    toolkit: Optional[str] = None,
+    devices: Optional[Union[str, Iterable[Any]]] = None,
+    compiler: Optional[str] = None,
+    nvrtc: Optional[str] = None,
+    nvcc: Optional[str] = None,
+    cuda_home: Optional[str] = None,
+    policy: Strings = "strict",
+    native_variant: Optional[str] = None,
+    driver: Optional[str] = None,
+    env: Optional[Strings] = ("cuarch",),
+    dialect: str = "generic",
+) -> Resolution:
+    """Resolves CUDA targets, as `cuarch resolve` does, in this process.
+
+    archs           "native" (the devices), "all", "all-major", or a list in any spelling:
+                    "9.0a;12.0", "sm_90a compute_90", ["90a-real", "100f"], "8.6+PTX".
+    toolkit         a CUDA release ("12.8"): judged by cuarch's table, nothing detected. Without it
+                    the compiler is detected as cuarch.doctor() shows: the NVRTC already loaded in
+                    this process first, then CUDA_HOME, the loader, PATH, ...
+    compiler        "nvcc" (default: the offline compile path, e.g. PyTorch extensions) or "nvrtc"
+                    (the JIT path). nvrtc / nvcc / cuda_home: where to look first.
+    devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
+                    "native" asks the driver.
+    policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices" (several:
+                    "best-effort,ptx-fallback" or a list).
+    native_variant  "a" (default), "f" or "baseline": what "native" prefers per device.
+    driver          a CUDA version, or "detected": checks PTX against that driver and allows the
+                    PTX fallback. None: PTX is not checked (right for builds).
+    env             variables that may override archs, first set wins: "cuarch" (CUARCH_ARCHS),
+                    "torch" (TORCH_CUDA_ARCH_LIST), "cmake" (CUDAARCHS); None or () for none.
+    dialect         how to read archs: "generic" (every spelling), "torch", "cmake", "nvcc".
+
+    Returns a Resolution (never empty). Raises ResolveInputError / ResolveFailure (both
+    ResolveError) when the library refuses, ValueError for an option value it does not know.
+    """
+    outcome = _cuarch.resolve(
+        archs=_joined(archs, "archs", ";"),
+        dialect=dialect,
+        env=_names(env, "env"),
+        policy=_names(policy, "policy"),
+        toolkit=_version_text(toolkit, "toolkit"),
+        devices=None if devices is None else _joined(devices, "devices", ","),
+        compiler=_optional_text(compiler, "compiler"),
+        nvrtc=_optional_text(nvrtc, "nvrtc"),
+        nvcc=_optional_text(nvcc, "nvcc"),
+        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        native_variant=_optional_text(native_variant, "native_variant"),
+        driver=_version_text(driver, "driver"),
+    )
+    raise_for(outcome)
+    return Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
+
+
+def doctor(
+    *,
+    nvrtc: Optional[str] = None,
+    nvcc: Optional[str] = None,
+    cuda_home: Optional[str] = None,
+    devices: Optional[Union[str, Iterable[Any]]] = None,
+    query_devices: bool = False,
+    isolated: bool = False,
+) -> Dict[str, Any]:
+    """Every CUDA source this process can see, with provenance, and where they disagree: the
+    document of `cuarch doctor --json`, as a dict, seen from this process (libraries it has
+    already loaded included).
+
+    query_devices   also ask the driver for its devices. Off by default: the driver's device
+                    queries call cuInit in this process, which a process that forks workers later
+                    may not want. resolve("native") asks for devices when it needs them.
+    isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
+    """
+    outcome = _cuarch.doctor(
+        nvrtc=_optional_text(nvrtc, "nvrtc"),
+        nvcc=_optional_text(nvcc, "nvcc"),
+        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        devices=None if devices is None else _joined(devices, "devices", ","),
+        query_devices=bool(query_devices),
+        isolated=bool(isolated),
+    )
+    raise_for(outcome)
+    return json.loads(outcome.json)
+
+
+def check(targets: Strings, toolkit: str, *, dialect: str = "generic") -> List[str]:
+    """Checks that CUDA `toolkit` can build every target (by cuarch's table), as `cuarch check`.
+
+    Returns the targets' canonical names. Raises ResolveFailure when any is not buildable: .code
+    is the first failing target's reason, .diagnostics has one entry per target (ok or the reason).
+    """
+    outcome = _cuarch.check(targets=_joined(targets, "targets", ";"), toolkit=_version_text(toolkit, "toolkit"), dialect=dialect)
+    raise_for(outcome)
+    return list(outcome.names)
+
+
+def list_targets(toolkit: str) -> List[str]:
+    """Every target (sm_XY[a|f], compute_XY[a|f]) CUDA `toolkit` can build, by cuarch's table, as
+    `cuarch list`. A release newer than the table lists what the table's newest builds, with a
+    CuarchWarning saying so."""
+    outcome = _cuarch.list_targets(toolkit=_version_text(toolkit, "toolkit"))
+    raise_for(outcome)
+    if outcome.note:
+        warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
+    return list(outcome.names)

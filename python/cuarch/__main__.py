@@ -1,0 +1,36 @@
+"""`cuarch` console script and `python -m cuarch`: the C++ command line, shipped in the wheel.
+
+Why exec the binary instead of a second command line in Python: the command line already exists
+(tools/cuarch), with its options, help texts, exit codes (0 ok, 1 failed, 2 bad usage) and JSON; a
+Python copy would drift from it. exec (not a subprocess) keeps one process, so signals, the exit
+status, stdin/stdout and the environment are exactly the binary's. What the command line sees is
+that fresh process, not the caller's Python process: for answers about *this* process (an NVRTC it
+has already loaded), use the in-process API, cuarch.resolve() and cuarch.doctor().
+"""
+
+import os
+import sys
+
+
+def executable() -> str:
+    """The path of the command line inside the installed package."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "cuarch")
+
+
+def main(argv=None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    path = executable()
+    if not os.access(path, os.X_OK):
+        sys.stderr.write(
+            f"cuarch: the command line is missing from this installation ({path} is not an executable file); "
+            "reinstall the package: pip install --force-reinstall cuarch\n"
+        )
+        return 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(path, [path] + args)
+    return 2  # not reached: execv replaces the process or raises OSError
+
+
+if __name__ == "__main__":
+    sys.exit(main())

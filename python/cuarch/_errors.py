@@ -1,0 +1,73 @@
+"""ResolveError: every failure of cuarch's Python API that the library decided.
+
+One base class to catch everything cuarch refuses, split by what went wrong so that ordinary
+Python handlers work too:
+
+* ResolveInputError(ResolveError, ValueError): what the caller wrote is malformed ("8.0a",
+  "sm_", an empty list, toolkit="12.x", a malformed CUARCH_ARCHS). The command line exits 2 for these.
+* ResolveFailure(ResolveError, RuntimeError): well-formed, but not resolvable, not found or not
+  loadable (sm_120a with CUDA 12.4, no nvcc, no device for "native"). The command line exits 1.
+
+An argument cuarch's API does not know at all (policy="bogus", compiler="clang") is a plain
+ValueError, and a wrong type a TypeError: those are mistakes in the call, not answers of the library.
+"""
+
+import json
+from typing import Any, Dict, List, Optional
+
+from . import _cuarch
+
+
+class ResolveError(Exception):
+    """A failure decided by the library.
+
+    Attributes:
+      code         stable snake_case identifier of the error ("needs_newer_toolkit", "no_device",
+                   "malformed_token", ...): the library's error code by its C++ name.
+      diagnostics  list of dicts, one per request (resolve) or target (check), each with the reason
+                   it was rejected; empty when resolution stopped before judging any target.
+      error        the summary error as a dict (code words, source, subject, location, raw, message).
+    to_json() gives the whole document: {"ok": false, "error": {...}, "diagnostics": [...]}, the
+    same document `cuarch resolve --format json` prints for that failure.
+    """
+
+    def __init__(self, message: str, code: str, document: str):
+        super().__init__(message)
+        self.code = code
+        self._document = document
+        parsed = json.loads(document) if document else {}
+        self.error: Optional[Dict[str, Any]] = parsed.get("error")
+        self.diagnostics: List[Dict[str, Any]] = parsed.get("diagnostics", [])
+
+    def to_json(self) -> str:
+        return self._document
+
+    def __reduce__(self):  # picklable (multiprocessing, concurrent.futures)
+        return (type(self), (str(self), self.code, self._document))
+
+
+class ResolveInputError(ResolveError, ValueError):
+    """Malformed input: fix what was written."""
+
+
+class ResolveFailure(ResolveError, RuntimeError):
+    """Well-formed input that cannot be resolved, found or loaded."""
+
+
+def raise_for(outcome) -> None:
+    """Raises the exception an outcome of the extension stands for; returns when it succeeded."""
+    kind = outcome.kind
+    if kind == _cuarch.Outcome.Kind.ok:
+        return
+    if kind == _cuarch.Outcome.Kind.usage:
+        raise ValueError(outcome.message)
+    cls = ResolveInputError if outcome.input_error else ResolveFailure
+    raise cls(outcome.message, outcome.code, outcome.json)
+
+
+def from_error_object(error: Dict[str, Any], prefix: str = "") -> ResolveError:
+    """A ResolveError from one of the library's JSON error objects (e.g. "torch_error")."""
+    errc = int(error["errc"])
+    cls = ResolveInputError if _cuarch.is_input_error(errc) else ResolveFailure
+    document = json.dumps({"ok": False, "error": error, "diagnostics": []})
+    return cls(prefix + error["message"], _cuarch.code_name(errc), document)

@@ -1,0 +1,91 @@
+"""Resolution: what cuarch.resolve() returns, read from the library's own JSON document.
+
+Every field comes from the document the library writes for the resolution (to_json in
+include/cuarch/resolve/outputs.hpp), so the Python values and `cuarch resolve --format json` cannot
+disagree; the only additions are how the compiler was found (the detection's provenance).
+"""
+
+import json
+from typing import Any, Dict, List, NamedTuple, Optional
+
+from . import _cuarch
+from ._errors import from_error_object
+
+
+class Compiler(NamedTuple):
+    """The compiler every target was validated against."""
+
+    kind: str  # "NVRTC", "nvcc", or "cuarch's table" (a toolkit version given without a compiler)
+    version: str  # "12.8", "13.0.88"
+    path: str  # real path of the library or executable; "" for a given toolkit version
+    how: str  # how it was found: "already loaded", "explicit argument", "environment", "PATH", ...
+    origin: str  # the route in words: "CUDA_HOME=/opt/cuda", "loader search for libnvrtc.so.13"
+    why: str  # why it governs
+    supported_sm: Optional[List[int]]  # what the compiler said it builds (nvrtcGetSupportedArchs)
+
+
+class Resolution:
+    """A successful resolution: never empty."""
+
+    def __init__(self, document: str, how: str, origin: str, why: str):
+        self._document = document
+        d = json.loads(document)
+        self._dict = d
+        self.targets: List[str] = [t["name"] for t in d["targets"]]
+        self.nvcc_flags: List[str] = list(d["nvcc"])
+        self.nvrtc_options: Dict[str, List[str]] = {c["target"]: list(c["options"]) for c in d["nvrtc"]}
+        self.cache_key: str = d["cache_key"]
+        self.diagnostics: List[Dict[str, Any]] = d["diagnostics"]
+        self.request: Dict[str, Any] = d["request"]
+        c = d["compiler"]
+        self.table_older_than_compiler: bool = c["table_older_than_compiler"]
+        self.compiler = Compiler(
+            kind=c["kind"],
+            version=c["version"],
+            path=c.get("location", ""),
+            how=how,
+            origin=origin,
+            why=why,
+            supported_sm=c.get("supported_sm_numbers"),
+        )
+
+    @property
+    def torch_arch_list(self) -> str:
+        """TORCH_CUDA_ARCH_LIST ("9.0a;12.0"); raises ResolveError (not_expressible) when PyTorch
+        has no spelling for a target (family targets such as sm_100f, PTX of an `a` target, LTO)."""
+        return self._spelling("torch", "TORCH_CUDA_ARCH_LIST: ")
+
+    @property
+    def cmake(self) -> str:
+        """CMake CUDA_ARCHITECTURES ("90a-real;120"); raises ResolveError for LTO targets."""
+        return self._spelling("cmake", "CUDA_ARCHITECTURES: ")
+
+    @property
+    def cache_digest(self) -> str:
+        """16 hex digits of cache_key (the library's stable hash): a file-name-safe cache key."""
+        return _cuarch.cache_digest(self.cache_key)
+
+    @property
+    def notes(self) -> List[str]:
+        """One line per request that was not kept as asked (transformed or dropped), as the
+        command line prints them on stderr."""
+        return [d["message"] for d in self.diagnostics if d["outcome"] != "kept"]
+
+    def to_json(self) -> str:
+        """The library's JSON document: the same as `cuarch resolve --format json` prints."""
+        return self._document
+
+    def as_dict(self) -> Dict[str, Any]:
+        return json.loads(self._document)
+
+    def _spelling(self, key: str, prefix: str) -> str:
+        value = self._dict[key]
+        if value is None:
+            raise from_error_object(self._dict[key + "_error"], prefix)
+        return value
+
+    def __repr__(self) -> str:
+        return (
+            f"Resolution(targets={self.targets!r}, compiler={self.compiler.kind} {self.compiler.version}"
+            f"{' at ' + self.compiler.path if self.compiler.path else ''} ({self.compiler.how}))"
+        )

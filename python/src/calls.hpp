@@ -1,0 +1,62 @@
+// What the Python functions do, in plain C++: map the keyword arguments onto the library's
+// vocabulary (as tools/cuarch/cmd_resolve.cpp maps the command line's flags), call the library, and
+// hand back plain values. Nothing here touches a Python object, so the bindings (cuarch_ext.cpp) run
+// all of it with the GIL released, in as many threads as the caller likes: every call builds its own
+// detection and its own sources, and shares nothing.
+#pragma once
+
+#include <cuarch/detect.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuarch_python {
+
+/// The keyword arguments of cuarch.resolve(), normalised to strings by cuarch/__init__.py.
+struct resolve_args {
+  std::string archs = "native";
+  std::string dialect = "generic";
+  std::vector<std::string> env{"cuarch"};
+  std::vector<std::string> policy{"strict"};
+  std::optional<std::string> toolkit, devices, compiler, nvrtc, nvcc, cuda_home, native_variant, driver;
+};
+
+/// The outcome of a call, as Python turns it into a value or an exception.
+struct outcome {
+  enum kind_t { ok, failed, usage } kind = ok;
+  /// ok: the library's JSON document of the result. failed: of the failure (same shape as
+  /// `cuarch resolve --format json` prints for it). usage: empty.
+  std::string json;
+  /// failed: code_name() of the error and whether it is about the input; the library's message.
+  /// usage: the ValueError's message (an argument cuarch does not know, e.g. policy="bogus").
+  std::string code;
+  bool input_error = false;
+  std::string message;
+  /// ok (resolve): how the compiler was found (to_string(discovery): "already loaded",
+  /// "environment", ...), the route in words ("CUDA_HOME=/opt/cuda"), and why it governs.
+  std::string compiler_how, compiler_origin, compiler_why;
+  /// ok (check, list_targets): target names. list_targets: set when the toolkit is newer than
+  /// cuarch's table (the note the command line prints).
+  std::vector<std::string> names;
+  std::string note;
+};
+
+outcome resolve(const resolve_args& a);
+
+/// The keyword arguments of cuarch.doctor().
+struct doctor_args {
+  std::optional<std::string> nvrtc, nvcc, cuda_home, devices;
+  bool query_devices = true;
+  bool isolated = false;
+};
+/// ok: json holds render_json() of the report (the same document as `cuarch doctor --json`).
+outcome doctor(const doctor_args& a);
+
+/// cuarch check: every target of `targets` against `toolkit` by cuarch's table.
+outcome check(const std::string& targets, const std::string& toolkit, const std::string& dialect);
+
+/// cuarch list: every target `toolkit` can build, by cuarch's table.
+outcome list_targets(const std::string& toolkit);
+
+}  // namespace cuarch_python

@@ -1,0 +1,98 @@
+// cuarch._cuarch: the nanobind module behind the `cuarch` Python package. It only converts
+// arguments and results: the work is the library's (calls.hpp), run with the GIL released so that
+// detection (which may load libraries and run nvcc --version) never blocks other Python threads.
+// Errors come back as values (outcome); cuarch/__init__.py turns them into ResolveError, so the
+// exception types live in one place, in Python.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cuarch/core/version.hpp>
+#include <cuarch/cuarch.hpp>
+
+#include <string>
+
+#include "calls.hpp"
+#include "error_codes.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+NB_MODULE(_cuarch, m) {
+  m.doc() = "cuarch's library, in process (use the cuarch package, not this module)";
+  m.attr("__version__") = std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." +
+                          std::to_string(CUARCH_VERSION_PATCH);
+  m.attr("newest_known_toolkit") = std::string(cuarch::to_text(cuarch::newest_known_toolkit()).view());
+  m.attr("oldest_known_toolkit") = std::string(cuarch::to_text(cuarch::oldest_known_toolkit()).view());
+
+  nb::class_<cuarch_python::outcome> outcome(m, "Outcome");
+  nb::enum_<cuarch_python::outcome::kind_t>(outcome, "Kind")
+      .value("ok", cuarch_python::outcome::ok)
+      .value("failed", cuarch_python::outcome::failed)
+      .value("usage", cuarch_python::outcome::usage);
+  outcome.def_ro("kind", &cuarch_python::outcome::kind)
+      .def_ro("json", &cuarch_python::outcome::json)
+      .def_ro("code", &cuarch_python::outcome::code)
+      .def_ro("input_error", &cuarch_python::outcome::input_error)
+      .def_ro("message", &cuarch_python::outcome::message)
+      .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
+      .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
+      .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
+      .def_ro("names", &cuarch_python::outcome::names)
+      .def_ro("note", &cuarch_python::outcome::note);
+
+  m.def(
+      "resolve",
+      [](std::string archs, std::string dialect, std::vector<std::string> env, std::vector<std::string> policy,
+         std::optional<std::string> toolkit, std::optional<std::string> devices, std::optional<std::string> compiler,
+         std::optional<std::string> nvrtc, std::optional<std::string> nvcc, std::optional<std::string> cuda_home,
+         std::optional<std::string> native_variant, std::optional<std::string> driver) {
+        cuarch_python::resolve_args a;
+        a.archs = std::move(archs);
+        a.dialect = std::move(dialect);
+        a.env = std::move(env);
+        a.policy = std::move(policy);
+        a.toolkit = std::move(toolkit);
+        a.devices = std::move(devices);
+        a.compiler = std::move(compiler);
+        a.nvrtc = std::move(nvrtc);
+        a.nvcc = std::move(nvcc);
+        a.cuda_home = std::move(cuda_home);
+        a.native_variant = std::move(native_variant);
+        a.driver = std::move(driver);
+        return cuarch_python::resolve(a);
+      },
+      "archs"_a, "dialect"_a, "env"_a, "policy"_a, "toolkit"_a.none(), "devices"_a.none(), "compiler"_a.none(),
+      "nvrtc"_a.none(), "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(),
+      nb::call_guard<nb::gil_scoped_release>());
+
+  m.def(
+      "doctor",
+      [](std::optional<std::string> nvrtc, std::optional<std::string> nvcc, std::optional<std::string> cuda_home,
+         std::optional<std::string> devices, bool query_devices, bool isolated) {
+        cuarch_python::doctor_args a;
+        a.nvrtc = std::move(nvrtc);
+        a.nvcc = std::move(nvcc);
+        a.cuda_home = std::move(cuda_home);
+        a.devices = std::move(devices);
+        a.query_devices = query_devices;
+        a.isolated = isolated;
+        return cuarch_python::doctor(a);
+      },
+      "nvrtc"_a.none(), "nvcc"_a.none(), "cuda_home"_a.none(), "devices"_a.none(), "query_devices"_a, "isolated"_a,
+      nb::call_guard<nb::gil_scoped_release>());
+
+  m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());
+
+  m.def(
+      "cache_digest", [](const std::string& key) { return cuarch::jit_cache_digest(key); }, "key"_a,
+      "16 hex digits of the library's stable hash of a cache key (jit_cache_digest)");
+  m.def(
+      "code_name", [](int errc) { return std::string(cuarch_python::code_name(static_cast<cuarch::errc>(errc))); }, "errc"_a,
+      "the stable snake_case name of the library's error code number (the 'errc' field of its JSON errors)");
+  m.def(
+      "is_input_error", [](int errc) { return cuarch_python::is_input_error(static_cast<cuarch::errc>(errc)); }, "errc"_a,
+      "whether the error code is about malformed input (ResolveError is then a ValueError)");
+}

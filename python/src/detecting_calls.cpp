@@ -1,0 +1,241 @@
+// cuarch.resolve() and cuarch.doctor(): the calls that may detect compilers, drivers and devices.
+// The option mapping follows tools/cuarch/cmd_resolve.cpp and tools/cuarch/detection_options.hpp,
+// so the module and the command line answer the same request the same way; only the spelling of
+// the options differs (keyword arguments instead of flags).
+#include <cuarch/detect.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "calls.hpp"
+#include "error_codes.hpp"
+
+namespace cuarch_python {
+namespace {
+
+outcome usage(std::string message) {
+  outcome o;
+  o.kind = outcome::usage;
+  o.message = std::move(message);
+  return o;
+}
+
+/// A failure before or during resolution, as the library's failure document.
+outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
+  outcome o;
+  o.kind = outcome::failed;
+  o.json = cuarch::to_json(f);
+  o.code = std::string(code_name(f.summary.code));
+  o.input_error = is_input_error(f.summary.code);
+  o.message = std::move(prefix) + f.message();
+  return o;
+}
+outcome failed(const cuarch::error& e, std::string prefix = {}) { return failed(cuarch::resolution_failure{e, {}}, std::move(prefix)); }
+
+// The sources behind one type each (as the command line does), so resolution is instantiated
+// twice (with and without a driver) rather than once per combination.
+struct erased_compiler {
+  std::function<cuarch::expected<cuarch::compiler_info, cuarch::error>()> get;
+  cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const { return get(); }
+};
+struct erased_devices {
+  std::function<cuarch::expected<std::vector<cuarch::device_info>, cuarch::error>()> get;
+  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> devices() const { return get(); }
+};
+struct erased_driver {
+  std::function<cuarch::expected<cuarch::observation, cuarch::error>()> get;
+  cuarch::expected<cuarch::observation, cuarch::error> driver_version() const { return get(); }
+};
+
+/// Paths and devices shared by resolve() and doctor(); false with `problem` set on a usage error.
+struct detection_choice {
+  bool compiler_options = false;
+  std::optional<outcome> problem;
+};
+detection_choice take_detection_options(const std::optional<std::string>& nvrtc, const std::optional<std::string>& nvcc,
+                                        const std::optional<std::string>& cuda_home, const std::optional<std::string>& devices,
+                                        cuarch::detect_options& opts) {
+  detection_choice c;
+  auto path = [&](const std::optional<std::string>& given, std::string& into) {
+    if (!given) return;
+    into = *given;
+    c.compiler_options = true;
+  };
+  path(cuda_home, opts.cuda_home);
+  path(nvrtc, opts.nvrtc_path);
+  path(nvcc, opts.nvcc_path);
+  if (devices) {
+    auto list = cuarch::parse_device_list(*devices);
+    if (!list) {
+      c.problem = failed(list.error(), "devices: ");
+      return c;
+    }
+    opts.device_ccs = std::move(*list);
+  }
+  return c;
+}
+
+enum class driver_choice { none, given, detected };
+
+/// "'a', 'b' or 'c'": the names of a library name map, for a usage message.
+template <class E, std::size_t N>
+std::string names_of(const E (&all)[N]) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i) out += i + 1 == N ? " or " : ", ";
+    out += "'" + std::string(cuarch::to_string(all[i])) + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+outcome resolve(const resolve_args& a) {
+  cuarch::arch_request request;
+  request.list = a.archs;  // a.archs outlives the call: the request keeps a view of it
+  // Every name is read by the library's own name maps, as the command line reads its flags.
+  const auto dialect = cuarch::parse_arch_dialect(a.dialect);
+  if (!dialect) return usage("dialect must be one of " + names_of(cuarch::all_arch_dialects) + ", not '" + a.dialect + "'");
+  request.dialect = *dialect;
+  request.overrides = cuarch::env_override::none;
+  for (const auto& name : a.env) {
+    const auto one = cuarch::parse_env_override(name);
+    if (!one) return usage("env takes " + names_of(cuarch::all_env_overrides) + ", not '" + name + "'");
+    request.overrides = request.overrides | *one;
+  }
+
+  cuarch::resolve_policy policy;
+  for (const auto& name : a.policy) {
+    const auto p = cuarch::parse_policy_name(name);
+    if (!p) return usage("policy takes " + names_of(cuarch::all_policy_names) + ", not '" + name + "'");
+    cuarch::apply_policy(*p, policy);
+  }
+  if (a.native_variant) {
+    const auto v = cuarch::parse_arch_variant(*a.native_variant);
+    if (!v) return usage("native_variant must be 'a', 'f' or 'baseline', not '" + *a.native_variant + "'");
+    policy.native_variant = *v;
+  }
+  if (a.compiler && *a.compiler != "nvcc" && *a.compiler != "nvrtc")
+    return usage("compiler must be 'nvcc' or 'nvrtc', not '" + *a.compiler + "'");
+
+  cuarch::detect_options detect_opts;
+  const auto chosen = take_detection_options(a.nvrtc, a.nvcc, a.cuda_home, a.devices, detect_opts);
+  if (chosen.problem) return *chosen.problem;
+  if (a.toolkit && (chosen.compiler_options || a.compiler))
+    return usage("toolkit names the compiler; compiler/nvcc/nvrtc/cuda_home detect one: use one or the other");
+
+  std::optional<cuarch::cuda_version> toolkit;
+  if (a.toolkit) {
+    const auto v = cuarch::parse_cuda_version(*a.toolkit);
+    if (!v) return failed(v.error(), "toolkit: ");
+    toolkit = *v;
+  }
+  driver_choice driver = driver_choice::none;
+  cuarch::cuda_version driver_version{};
+  if (a.driver) {
+    if (*a.driver == "detected") {
+      driver = driver_choice::detected;
+    } else {
+      const auto v = cuarch::parse_cuda_version(*a.driver);
+      if (!v) return failed(v.error(), "driver (a CUDA version or 'detected'): ");
+      driver = driver_choice::given;
+      driver_version = *v;
+    }
+  }
+
+  // Devices are asked for only when the request needs them (native, or verify-devices) and the
+  // caller did not name them; the environment override is read first, as resolution reads it.
+  const auto effective = cuarch::read_request(request);
+  const auto parsed = cuarch::parse_arch_list(effective.list, effective.dialect);
+  const bool needs_devices = policy.verify_on_devices || (parsed && parsed->keyword() == cuarch::arch_keyword::native);
+  const bool ask_driver_for_devices = needs_devices && !detect_opts.device_ccs;
+  const bool detecting = !toolkit || ask_driver_for_devices || driver == driver_choice::detected;
+
+  std::optional<cuarch::detection> found;
+  if (detecting) {
+    detect_opts.query_devices = ask_driver_for_devices;
+    found = cuarch::detect(detect_opts);
+  }
+
+  outcome result;
+  erased_compiler compiler;
+  const cuarch::selection* role = nullptr;
+  // The default is nvcc, as on the command line: the offline path a build (a PyTorch extension)
+  // uses. JIT libraries that compile with NVRTC pass compiler="nvrtc".
+  const bool jit = a.compiler && *a.compiler == "nvrtc";
+  if (toolkit) {
+    const cuarch::fixed_compiler fixed(*toolkit);
+    compiler.get = [fixed] { return fixed.compiler(); };
+    result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
+    result.compiler_origin = "toolkit=" + *a.toolkit;
+    result.compiler_why = "given by the caller; judged by cuarch's table";
+  } else {
+    const cuarch::detection* d = &*found;
+    role = jit ? &d->jit_compiler : &d->offline_compiler;
+    if (jit) compiler.get = [d] { return cuarch::detected_jit_compiler{d}.compiler(); };
+    else compiler.get = [d] { return cuarch::detected_offline_compiler{d}.compiler(); };
+    if (const cuarch::candidate* c = d->chosen(*role)) {
+      result.compiler_how = std::string(cuarch::to_string(c->how));
+      result.compiler_origin = c->origin;
+    }
+    result.compiler_why = role->why;
+  }
+  erased_devices devices;
+  if (detect_opts.device_ccs) {
+    const cuarch::fixed_devices given(*detect_opts.device_ccs);
+    devices.get = [given] { return given.devices(); };
+  } else if (found && ask_driver_for_devices) {
+    const cuarch::detection* d = &*found;
+    devices.get = [d] { return cuarch::detected_devices{d}.devices(); };
+  } else {
+    devices.get = [] { return cuarch::no_devices{}.devices(); };
+  }
+
+  const auto info = compiler.compiler();
+  if (!info) {
+    return failed(info.error(), jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
+  }
+  cuarch::resolve_result r = [&] {
+    switch (driver) {
+      case driver_choice::given: {
+        const cuarch::fixed_driver given(driver_version);
+        return cuarch::resolve_target_archs(request, *info, devices, policy, erased_driver{[given] { return given.driver_version(); }});
+      }
+      case driver_choice::detected: {
+        const cuarch::detection* d = &*found;
+        return cuarch::resolve_target_archs(request, *info, devices, policy,
+                                            erased_driver{[d] { return cuarch::detected_driver{d}.driver_version(); }});
+      }
+      case driver_choice::none: break;
+    }
+    return cuarch::resolve_target_archs(request, *info, devices, policy, cuarch::no_driver{});
+  }();
+  if (!r) return failed(r.error());
+  result.json = cuarch::to_json(*r, &*info);
+  return result;
+}
+
+outcome doctor(const doctor_args& a) {
+  cuarch::detect_options opts;
+  opts.probe_ptxas = true;  // as `cuarch doctor`
+  opts.query_devices = a.query_devices;
+  const auto chosen = take_detection_options(a.nvrtc, a.nvcc, a.cuda_home, a.devices, opts);
+  if (chosen.problem) return *chosen.problem;
+  if (a.isolated) {  // only what the arguments and CUARCH_* variables name (the doctor's --isolated)
+    opts.already_loaded = false;
+    opts.loader_search = false;
+    opts.path_search = false;
+    opts.default_locations = false;
+  }
+  const cuarch::detection found = cuarch::detect(opts);
+  outcome o;
+  o.json = cuarch::render_json(found, cuarch::find_disagreements(found));
+  return o;
+}
+
+}  // namespace cuarch_python
