@@ -196,3 +196,142 @@ TEST_CASE("the kernel module's version line, proprietary and open modules", "[de
   CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  broken").empty());
   CHECK(cuarch::detail::parse_kernel_module_line("GCC version: gcc version 12.2.0").empty());
 }
+
+namespace {
+
+/// A private copy of the stub driver: whether *this* file got loaded says whether cuInit was reached.
+std::string private_stub_driver() {
+  const std::string src = stub_driver();
+  const std::string dir = cuarch_test::make_temp_dir("libcuda-copy");
+  if (dir.empty()) FAIL("no temp dir");
+  const std::string copy = dir + "/libcuda.so.1";
+  std::filesystem::copy_file(src, copy);
+  return copy;
+}
+
+std::string stub_nvml_lib() {
+  const auto& s = cuarch_test::stubs();
+  if (!s) SKIP(s.why_not);
+  return s.path + "/nvml/libnvidia-ml.so.1";
+}
+
+/// Whether the file at `path` is mapped into this process.
+bool mapped(const std::string& path) {
+  const std::string real = cuarch::detail::real_path(path);
+  for (const auto& p : cuarch::loaded_library_paths("libcuda"))
+    if (p == path || p == real) return true;
+  return false;
+}
+
+bool note_has(const cuarch::device_reading& r, const std::string& part) {
+  for (const auto& n : r.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[devices][nvml]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"}) env.unset(v);
+  const std::string nvml = stub_nvml_lib();
+  const std::string driver = private_stub_driver();
+  env.set("CUARCH_STUB_NVML_DEVICES", "9.0,12.0");
+  env.set("CUARCH_STUB_DEVICES", "8.6");  // what cuInit would say: must not be what comes back
+  const cuarch::system_device_source source{cuarch::nvml_device_source(nvml), cuarch::driver_library_source(driver)};
+  SECTION("NVML answers: its devices, read without loading libcuda") {
+    const auto r = source.read();
+    REQUIRE(r);
+    CHECK(ccs(r->devices) == std::vector<compute_capability>{{12, 0}, {9, 0}});
+    CHECK(r->via.rfind("NVML (", 0) == 0);
+    CHECK_FALSE(note_has(*r, "cuInit"));
+    CHECK_FALSE(cuarch::held_by_cuarch(cuarch::detail::real_path(driver)));
+    CHECK_FALSE(mapped(driver));
+    const auto d = source.devices();
+    REQUIRE(d);
+    CHECK(d->size() == 2);
+  }
+  SECTION("NVML says no device is visible: an answer, not retried through cuInit") {
+    env.set("CUDA_VISIBLE_DEVICES", "");
+    const auto r = source.read();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::no_device);
+    CHECK(r.error().location.view() == cuarch::detail::real_path(nvml));
+    CHECK_FALSE(mapped(driver));
+  }
+}
+
+TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, and then said", "[devices][nvml][fault]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"}) env.unset(v);
+  const std::string nvml = stub_nvml_lib();
+  const std::string driver = stub_driver();
+  env.set("CUARCH_STUB_DEVICES", "8.6,9.0");
+  auto fallback_note = [](const cuarch::device_reading& r, const std::string& because) {
+    CHECK(r.via.rfind("cuInit (", 0) == 0);
+    CHECK(note_has(r, "devices read through cuInit because "));
+    CHECK(note_has(r, because));
+    CHECK(note_has(r, "; a process forked after this cannot use CUDA"));
+  };
+  SECTION("no NVML") {
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver)};
+    const auto r = s.read();
+    REQUIRE(r);
+    CHECK(ccs(r->devices) == std::vector<compute_capability>{{8, 6}, {9, 0}});
+    fallback_note(*r, "could not load /nonexistent/libnvidia-ml.so.1");
+    CHECK(r->uuids == std::vector<std::string>{"", ""});
+  }
+  SECTION("nvmlInit_v2 fails") {
+    env.set("CUARCH_STUB_NVML_INIT_STATUS", "9");
+    const cuarch::system_device_source s{cuarch::nvml_device_source(nvml), cuarch::driver_library_source(driver)};
+    const auto r = s.read();
+    REQUIRE(r);
+    fallback_note(*r, "NVML_ERROR_DRIVER_NOT_LOADED (9)");
+  }
+  SECTION("a CUDA_VISIBLE_DEVICES form NVML cannot map") {
+    env.set("CUARCH_STUB_NVML_DEVICES", "9.0");
+    env.set("CUDA_VISIBLE_DEVICES", "MIG-GPU-00000000/1/0");
+    env.set("CUARCH_STUB_DEVICES", "9.0");
+    const cuarch::system_device_source s{cuarch::nvml_device_source(nvml), cuarch::driver_library_source(driver)};
+    // The stub driver reads the legacy MIG form as an invalid index: no device. The error says both.
+    const auto r = s.read();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().source == cuarch::source_kind::driver);
+    CHECK(r.error().raw.view().find("NVML before it") != std::string_view::npos);
+  }
+  SECTION("cuInit forbidden: NVML's error as it is") {
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver),
+                                         cuarch::cuinit_fallback::forbidden};
+    const auto r = s.read();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::library_not_found);
+    CHECK(r.error().subject.view() == "/nonexistent/libnvidia-ml.so.1");
+  }
+  SECTION("both fail: the driver's error, naming NVML's failure before it") {
+    env.set("CUARCH_STUB_INIT_STATUS", "999");
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver)};
+    const auto r = s.read();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::library_call_failed);
+    CHECK(r.error().subject.view() == "cuInit");
+    CHECK(r.error().raw.view().find("NVML before it: could not load /nonexistent/libnvidia-ml.so.1") != std::string_view::npos);
+  }
+}
+
+TEST_CASE("system devices on this machine: devices when there is a GPU, else a typed error naming both sources", "[devices][real]") {
+  const auto& stubs = cuarch_test::stubs();
+  for (const auto& p : cuarch::loaded_library_paths("libcuda.so."))  // the stubs have SONAMEs of their own
+    if ((!stubs || p.rfind(stubs.path, 0) != 0) && p.find("/cuarch-libcuda-copy-") == std::string::npos)
+      SKIP("a libcuda is already mapped into this process: " + p);
+  const auto r = cuarch::system_device_source().read();
+  if (r) {
+    CHECK_FALSE(r->devices.empty());
+    return;
+  }
+  if (r.error().code == errc::no_device) return;  // a driver without a visible GPU
+  CHECK(r.error().code == errc::library_not_found);
+  CHECK(r.error().subject.view() == "libcuda.so.1");
+  CHECK(r.error().raw.view().find("NVML before it: could not load libnvidia-ml.so.1") != std::string_view::npos);
+}

@@ -1,7 +1,10 @@
-// Device sources: the GPUs code will run on. Either the driver (libcuda via dlopen: cuInit, count,
-// compute capability, name; CUDA_VISIBLE_DEVICES is applied by the driver itself), or a list the
-// caller gives (build machines without GPUs). No visible device is a typed error (no_device) that
-// tells the user to pass a list: there is never a default architecture.
+// Device sources: the GPUs code will run on. The default, system_device_source, reads them through
+// NVML (nvml_device_source.hpp: no CUDA initialisation, so a process forked afterwards can still use
+// CUDA) and falls back to the driver API only where NVML is missing or cannot answer, saying so. The
+// driver API source (libcuda via dlopen: cuInit, count, compute capability, name; CUDA_VISIBLE_DEVICES
+// is applied by the driver itself) initialises CUDA in the calling process. Or a list the caller gives
+// (build machines without GPUs). No visible device is a typed error (no_device) that tells the user to
+// pass a list: there is never a default architecture.
 #pragma once
 
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
 #include "../core/device_list.hpp"
+#include "nvml_device_source.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -111,6 +115,62 @@ class driver_device_source {
   }
 
   driver_library_source driver_;
+};
+
+/// Whether system_device_source may call cuInit when NVML cannot answer.
+enum class cuinit_fallback : unsigned char { allowed, forbidden };
+
+/// The default device source: NVML first (no CUDA initialisation in this process); the driver API
+/// (cuInit) only where NVML is unavailable (not installed, a symbol missing, nvmlInit failing) or cannot
+/// answer (a CUDA_VISIBLE_DEVICES form it cannot map), and then the reading's notes say so. NVML's
+/// "no device is visible" is an answer: it is returned as is, never retried through cuInit.
+/// Satisfies the device-source contract: `devices()`.
+class system_device_source {
+ public:
+  system_device_source() : driver_(driver_library_source::from_loader()) {}
+  system_device_source(nvml_device_source nvml, driver_library_source driver, cuinit_fallback fallback = cuinit_fallback::allowed)
+      : nvml_(std::move(nvml)), driver_(std::move(driver)), fallback_(fallback) {}
+
+  /// The devices, how they were read, and what the report must say about them.
+  expected<device_reading, error> read() const {
+    auto r = nvml_.read();
+    if (r || !nvml_cannot_answer(r.error()) || fallback_ == cuinit_fallback::forbidden) return r;
+    const error& why = r.error();
+    auto d = driver_device_source(driver_).devices();
+    if (!d) {
+      error e = d.error();
+      e.raw.append("; NVML before it: ").append(why.message());
+      return unexpected(e);
+    }
+    device_reading out;
+    out.devices = std::move(*d);
+    out.uuids.assign(out.devices.size(), std::string());
+    const std::string lib = driver_.path().empty() ? std::string(driver_soname) : driver_.path();
+    out.via = "cuInit (" + lib + ")";
+    out.notes.push_back("devices read through cuInit because " + why.message() + "; a process forked after this cannot use CUDA");
+    return out;
+  }
+
+  expected<std::vector<device_info>, error> devices() const {
+    auto r = read();
+    if (!r) return unexpected(r.error());
+    return std::move(r->devices);
+  }
+
+  const nvml_device_source& nvml() const noexcept { return nvml_; }
+  const driver_library_source& driver() const noexcept { return driver_; }
+
+ private:
+  /// NVML is unavailable or cannot say what CUDA would show. Not: no device (an answer), a refused
+  /// LD_LIBRARY_PATH (the driver would be refused the same way).
+  static bool nvml_cannot_answer(const error& e) {
+    return e.code == errc::library_not_found || e.code == errc::symbol_not_found || e.code == errc::library_call_failed ||
+           e.code == errc::malformed_output;
+  }
+
+  nvml_device_source nvml_;
+  driver_library_source driver_;
+  cuinit_fallback fallback_ = cuinit_fallback::allowed;
 };
 
 CUARCH_END_NAMESPACE
