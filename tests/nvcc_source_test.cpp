@@ -7,6 +7,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <signal.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -204,4 +206,20 @@ TEST_CASE("several threads running nvcc at once", "[nvcc][threads]") {
     REQUIRE(r);
     CHECK(r->version == cuarch::cuda_version{12, 8, 93});
   }
+}
+
+TEST_CASE("SIGCHLD ignored by the host: nvcc still answers, and the observation says the exit status was lost", "[nvcc][fault]") {
+  const std::string path = fake("nvcc-12.8");
+  struct sigaction ignore {}, saved {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGCHLD, &ignore, &saved);
+  const auto p = cuarch::nvcc_compiler_source(path).probe();
+  const auto missing = cuarch::nvcc_compiler_source("/nonexistent/bin/nvcc").probe();
+  ::sigaction(SIGCHLD, &saved, nullptr);
+  REQUIRE(p);
+  CHECK(p->info.version == cuarch::cuda_version{12, 8, 93});
+  CHECK(p->seen.raw.find("exit status lost") != std::string::npos);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == errc::file_unreadable);
 }

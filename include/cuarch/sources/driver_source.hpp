@@ -6,7 +6,6 @@
 #pragma once
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "posix/dynamic_library.hpp"
+#include "posix/posix.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
@@ -124,10 +124,10 @@ inline std::string parse_kernel_module_line(std::string_view line) {
 /// The kernel module's version ("580.159.04"), or empty: it names the driver branch, which
 /// cuDriverGetVersion's CUDA number does not.
 inline std::string kernel_module_version() {
-  std::ifstream in("/proc/driver/nvidia/version");
-  std::string line;
-  if (!in || !std::getline(in, line)) return {};
-  return parse_kernel_module_line(line);
+  // A /proc file (size 0 to fstat): its first line is all that is needed; 4 KiB holds it.
+  const auto text = read_regular_file("/proc/driver/nvidia/version", 4096, source_kind::driver, read_extent::prefix);
+  if (!text) return {};
+  return parse_kernel_module_line(std::string_view(*text).substr(0, text->find('\n')));
 }
 
 }  // namespace detail
@@ -138,14 +138,17 @@ class driver_library_source {
  public:
   explicit driver_library_source(std::string path, discovery how = discovery::explicit_argument,
                                  library_path_policy policy = library_path_policy::allow_relative)
-      : path_(std::move(path)), how_(how), policy_(policy) {}
+      : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
   /// The loader's search for libcuda.so.1.
-  static driver_library_source from_loader() { return driver_library_source{std::string(), discovery::loader_search}; }
+  static driver_library_source from_loader() {
+    driver_library_source s{std::string(), discovery::loader_search};
+    s.locator_ = library_locator::search({std::string(driver_soname)});
+    return s;
+  }
 
   /// Loads the library and binds its entry points.
   expected<detail::driver_api, error> load() const {
-    auto lib = path_.empty() ? load_library_by_name(std::string(driver_soname), source_kind::driver)
-                             : load_library_file(path_, source_kind::driver, policy_);
+    auto lib = locator_.load(source_kind::driver);
     if (!lib) return unexpected(lib.error());
     return detail::bind_driver(std::move(*lib));
   }
@@ -166,7 +169,7 @@ class driver_library_source {
     observation o;
     o.source = source_kind::driver;
     o.version = *version;
-    o.location = path_.empty() ? api->lib.path() : path_;
+    o.location = locator_.searches() ? api->lib.path() : locator_.path;
     o.how = how_;
     o.raw = "cuDriverGetVersion: " + std::to_string(v);
     if (const std::string km = detail::kernel_module_version(); !km.empty()) o.raw += "; kernel module " + km;
@@ -174,13 +177,13 @@ class driver_library_source {
     return o;
   }
 
-  const std::string& path() const noexcept { return path_; }
+  /// The file named, or empty for the loader's search.
+  const std::string& path() const noexcept { return locator_.path; }
   discovery how() const noexcept { return how_; }
 
  private:
-  std::string path_;
+  library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  library_path_policy policy_ = library_path_policy::allow_relative;
 };
 
 CUARCH_END_NAMESPACE

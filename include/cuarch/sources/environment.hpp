@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "posix/posix.hpp"  // detail::split_path_list, the one PATH-list splitter
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -62,20 +63,5 @@ class environment {
  private:
   std::map<std::string, std::string> vars_;
 };
-
-namespace detail {
-/// Splits a PATH-like list at ':'; empty entries are kept (they mean the current directory).
-inline std::vector<std::string> split_path_list(std::string_view list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t colon = list.find(':', start);
-    out.emplace_back(list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
-  }
-  return out;
-}
-}  // namespace detail
 
 CUARCH_END_NAMESPACE

@@ -78,14 +78,23 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   limits.timeout = timeout;
   const auto run = run_process({path, "--version"}, limits, kind);
   if (!run) return unexpected(run.error());
-  if (run->exit_status != 0) {
+  if (!run->exit_status_lost && run->exit_status != 0) {
     const std::string why = detail::last_line(run->err.empty() ? run->out : run->err);
     return unexpected(detail::tool_error(errc::process_failed, kind, path,
                                          "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why), run->exit_status));
   }
   auto version = parse_nvcc_version_output(run->out, kind);
   if (!version) version = parse_nvcc_version_output(run->err, kind);
+  // SIGCHLD ignored by this process: the system reaped the tool, its exit status is gone. Its
+  // output still answers if it names a release; either way the loss is said.
+  constexpr std::string_view lost = "exit status lost (SIGCHLD is ignored in this process, so the system reaped the child)";
   if (!version) {
+    if (run->exit_status_lost) {
+      std::string why(lost);
+      why.append(run->output_complete ? "; its output names no release: " : "; its output, cut short, names no release: ")
+          .append(detail::trim(std::string_view(run->out.empty() ? run->err : run->out).substr(0, 80)));
+      return unexpected(detail::tool_error(errc::process_failed, kind, path, why, -1));
+    }
     error e = version.error();
     e.subject = std::string(to_string(kind)) + " --version";
     e.location = path;
@@ -102,6 +111,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   p.seen.location = path;
   p.seen.how = how;
   p.seen.raw = detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err);
+  if (run->exit_status_lost) p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
   return p;
 }
 

@@ -178,32 +178,25 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
   /// allow_relative); detection passes absolute_only for paths it did not get from the caller.
   explicit nvrtc_library_source(std::string path, discovery how = discovery::explicit_argument,
                                 library_path_policy policy = library_path_policy::allow_relative)
-      : path_(std::move(path)), how_(how), policy_(policy) {}
+      : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
+  /// Any place the shared locator describes.
+  nvrtc_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
   /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`.
   static nvrtc_library_source from_loader(std::string soname = {}) {
-    nvrtc_library_source s{std::string(), discovery::loader_search};
-    s.soname_ = std::move(soname);
-    return s;
+    return {soname.empty() ? library_locator::search(nvrtc_sonames(), "libnvrtc.so (any version)") : library_locator::search({std::move(soname)}),
+            discovery::loader_search};
   }
 
   expected<probed_compiler, error> probe() const {
-    const auto lib = load();
+    const auto lib = locator_.load(source_kind::nvrtc);
     if (!lib) return unexpected(lib.error());
-    return probe_nvrtc_library(*lib, path_.empty() ? lib->path() : path_, how_);
+    return probe_nvrtc_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
   }
 
  private:
-  expected<dynamic_library, error> load() const {
-    if (!path_.empty()) return load_library_file(path_, source_kind::nvrtc, policy_);
-    if (!soname_.empty()) return load_library_by_name(soname_, source_kind::nvrtc);
-    return load_first_library(nvrtc_sonames(), source_kind::nvrtc, "libnvrtc.so (any version)");
-  }
-
-  std::string path_;
-  std::string soname_;
+  library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  library_path_policy policy_ = library_path_policy::allow_relative;
 };
 
 /// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.

@@ -61,26 +61,23 @@ class cuda_runtime_source {
  public:
   explicit cuda_runtime_source(std::string path, discovery how = discovery::explicit_argument,
                                library_path_policy policy = library_path_policy::allow_relative)
-      : path_(std::move(path)), how_(how), policy_(policy) {}
+      : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
+  /// Any place the shared locator describes.
+  cuda_runtime_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
   static cuda_runtime_source from_loader(std::string soname = {}) {
-    cuda_runtime_source s{std::string(), discovery::loader_search};
-    s.soname_ = std::move(soname);
-    return s;
+    return {soname.empty() ? library_locator::search(cudart_sonames(), "libcudart.so (any version)") : library_locator::search({std::move(soname)}),
+            discovery::loader_search};
   }
 
   expected<observation, error> observe() const {
-    const auto lib = !path_.empty()     ? load_library_file(path_, source_kind::cuda_runtime, policy_)
-                     : !soname_.empty() ? load_library_by_name(soname_, source_kind::cuda_runtime)
-                                        : load_first_library(cudart_sonames(), source_kind::cuda_runtime, "libcudart.so (any version)");
+    const auto lib = locator_.load(source_kind::cuda_runtime);
     if (!lib) return unexpected(lib.error());
-    return probe_cudart_library(*lib, path_.empty() ? lib->path() : path_, how_);
+    return probe_cudart_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
   }
 
  private:
-  std::string path_;
-  std::string soname_;
+  library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  library_path_policy policy_ = library_path_policy::allow_relative;
 };
 
 CUARCH_END_NAMESPACE

@@ -2,6 +2,8 @@
 // anything — version.json (CUDA 11.1+), version.txt (CUDA 11.0 and older), include/cuda.h's
 // CUDA_VERSION, the *.dist-info names of a toolkit assembled from pip wheels, and a conda
 // prefix's conda-meta records. An absent file is no error; an unreadable or malformed one is.
+// Every file goes through detail::read_regular_file (posix/posix.hpp): never blocks, regular files
+// only, at most a documented number of bytes (read_caps below).
 #pragma once
 
 #include <sys/stat.h>
@@ -9,8 +11,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,24 +63,19 @@ inline std::string file_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-/// A whole small file; file_unreadable (with errno text) when it cannot be read or is too big.
-inline expected<std::string, error> read_small_file(const std::string& path, source_kind src, std::size_t limit = 1 << 20) {
-  auto fail = [&](std::string_view why) {
-    error e = make_error(errc::file_unreadable, src);
-    e.subject = path;
-    e.location = path;
-    e.raw = why;
-    return unexpected(e);
-  };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(errno_text(errno));
-  std::string text;
-  char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > limit) return fail("larger than " + std::to_string(limit) + " bytes: not a version file");
-  }
-  return text;
+/// How much of each file cuarch reads. The real files are far below these: version.json ~3 KiB,
+/// version.txt one line, and cuda.h defines CUDA_VERSION in its first 15 KiB (1.1 MB in all, of
+/// which nothing else is needed).
+struct read_caps {
+  static constexpr std::size_t version_json = 1 << 20;  // whole file, else file_unreadable
+  static constexpr std::size_t version_txt = 4096;      // whole file, else file_unreadable
+  static constexpr std::size_t cuda_h = 64 * 1024;      // only this prefix is searched
+};
+
+/// A whole small file; file_unreadable (naming the path and why) when it cannot be opened, is no
+/// regular file, or is larger than `limit`. See read_regular_file.
+inline expected<std::string, error> read_small_file(const std::string& path, source_kind src, std::size_t limit = read_caps::version_json) {
+  return read_regular_file(path, limit, src, read_extent::whole_file);
 }
 
 inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
@@ -183,16 +178,6 @@ class json_strings {
   std::map<std::string, std::string> out_;
 };
 
-/// The entries of a directory, sorted (detection must be deterministic); empty if unreadable.
-inline std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    names.push_back(it->path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 inline observation file_seen(source_kind src, cuda_version v, const std::string& path, discovery how, std::string raw) {
   observation o;
   o.source = src;
@@ -262,7 +247,7 @@ inline expected<file_observation, error> read_version_json(const std::string& pa
 
 /// version.txt (CUDA 11.0 and older): "CUDA Version 11.0.228".
 inline expected<file_observation, error> read_version_txt(const std::string& path, discovery how = discovery::explicit_argument) {
-  const auto text = detail::read_small_file(path, source_kind::toolkit_files);
+  const auto text = detail::read_small_file(path, source_kind::toolkit_files, detail::read_caps::version_txt);
   if (!text) return unexpected(text.error());
   constexpr std::string_view key = "CUDA Version ";
   const std::size_t at = text->find(key);
@@ -274,14 +259,16 @@ inline expected<file_observation, error> read_version_txt(const std::string& pat
   return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)), source_kind::none};
 }
 
-/// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against.
+/// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against. Only the first
+/// read_caps::cuda_h bytes are read and searched.
 inline expected<file_observation, error> read_cuda_h(const std::string& path, discovery how = discovery::explicit_argument) {
-  const auto text = detail::read_small_file(path, source_kind::toolkit_files, 4 << 20);
+  const auto text = detail::read_regular_file(path, detail::read_caps::cuda_h, source_kind::toolkit_files, detail::read_extent::prefix);
   if (!text) return unexpected(text.error());
   std::string_view t(*text);
   for (std::size_t at = t.find("#define CUDA_VERSION"); at != std::string_view::npos; at = t.find("#define CUDA_VERSION", at + 1)) {
     std::string_view rest = t.substr(at + 20);
     if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;  // CUDA_VERSION_MAJOR etc.
+    if (rest.find('\n') == std::string_view::npos && t.size() == detail::read_caps::cuda_h) break;  // the line is cut at the cap
     rest = detail::trim(rest.substr(0, rest.find('\n')));
     int n = 0;
     if (!detail::parse_uint(rest, n)) break;
@@ -289,7 +276,8 @@ inline expected<file_observation, error> read_cuda_h(const std::string& path, di
     if (!v) break;
     return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)), source_kind::none};
   }
-  return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "cuda.h", "no '#define CUDA_VERSION <number>' line"));
+  return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "cuda.h",
+                                          "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes"));
 }
 
 /// "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info" -> nvrtc 12.4.127. nullopt for other packages.

@@ -3,15 +3,22 @@
 // caller passed that path; one mapping per file per process (handles are shared per real path);
 // a library that answered is kept loaded until exit (retain(): NVRTC's static initialisers
 // allocate on every load, which no dlclose gives back, so reloading per question would leak);
-// nothing leaks on error paths (a failed load or lookup releases its handle). POSIX (glibc) only.
+// nothing leaks on error paths (a failed load or lookup releases its handle); and nothing is
+// handed to dlopen() that could hurt: a candidate must be a regular file (a FIFO would block the
+// loader's open() forever) whose ELF header, read with the bounded reader, says "shared object of
+// this process's class, byte order and machine". The check and the dlopen() are two opens of the
+// same path: a file swapped in between is not caught (only its owner can do that). POSIX (glibc).
 #pragma once
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -83,6 +90,86 @@ inline error library_error(errc code, source_kind src, std::string_view subject,
   e.location = location;
   e.raw = raw;
   return e;
+}
+
+/// This process's ELF machine (e_machine); 0 where cuarch does not know it (then not checked).
+constexpr std::uint16_t native_elf_machine() noexcept {
+#if defined(__x86_64__)
+  return EM_X86_64;
+#elif defined(__aarch64__)
+  return EM_AARCH64;
+#elif defined(__powerpc64__)
+  return EM_PPC64;
+#elif defined(__s390x__)
+  return EM_S390;
+#elif defined(__riscv)
+  return EM_RISCV;
+#elif defined(__i386__)
+  return EM_386;
+#elif defined(__arm__)
+  return EM_ARM;
+#else
+  return 0;
+#endif
+}
+
+/// Whether `path` is a library this process can dlopen(), judged from the file alone without
+/// blocking: a regular file (else file_unreadable: "not a regular file: a FIFO") that starts with
+/// an ELF header of this process's class, byte order and machine, of type ET_DYN (else
+/// library_not_found with the reason). Reads at most the 64-byte header.
+inline std::optional<error> check_library_file(const std::string& path, source_kind src, std::string_view asked_as) {
+  constexpr std::size_t header_size = sizeof(Elf64_Ehdr) > sizeof(Elf32_Ehdr) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+  const auto head = read_regular_file(path, header_size, src, read_extent::prefix);
+  if (!head) {
+    error e = head.error();
+    e.subject = asked_as;
+    return e;
+  }
+  const auto refuse = [&](std::string why) { return library_error(errc::library_not_found, src, asked_as, path, why); };
+  const std::string& h = *head;
+  if (h.size() < EI_NIDENT || std::memcmp(h.data(), ELFMAG, SELFMAG) != 0)
+    return refuse(h.empty() ? "not an ELF library: the file is empty" : "not an ELF library: no ELF magic at its start (a linker script or a text file?)");
+  constexpr unsigned char own_class = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
+  const unsigned char cls = static_cast<unsigned char>(h[EI_CLASS]);
+  if (cls != own_class)
+    return refuse(std::string(cls == ELFCLASS32 ? "a 32-bit" : cls == ELFCLASS64 ? "a 64-bit" : "an unknown-class") + " ELF file; this process is " +
+                  (own_class == ELFCLASS64 ? "64-bit" : "32-bit"));
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+  constexpr unsigned char own_data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+  if (static_cast<unsigned char>(h[EI_DATA]) != own_data) return refuse("an ELF file of the other byte order than this process");
+#endif
+  if (h.size() < (own_class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))) return refuse("not an ELF library: the header is cut short");
+  std::uint16_t type = 0, machine = 0;  // e_type and e_machine sit at the same offsets in both classes
+  std::memcpy(&type, h.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
+  std::memcpy(&machine, h.data() + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
+  if (native_elf_machine() != 0 && machine != native_elf_machine())
+    return refuse("an ELF file for machine " + std::to_string(machine) + " (e_machine), not this process's machine " + std::to_string(native_elf_machine()));
+  if (type != ET_DYN) return refuse("an ELF file of type " + std::to_string(type) + " (e_type), not a shared object");
+  return std::nullopt;
+}
+
+/// The system directories the loader searches after LD_LIBRARY_PATH and its cache (whose entries
+/// live in them): checked before dlopen() by SONAME so that a FIFO there cannot block it either.
+inline const std::vector<std::string>& system_library_dirs() {
+  static const std::vector<std::string> dirs = [] {
+    std::vector<std::string> d;
+#if defined(__x86_64__)
+    const char* triple = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+    const char* triple = "aarch64-linux-gnu";
+#elif defined(__powerpc64__)
+    const char* triple = "powerpc64le-linux-gnu";
+#else
+    const char* triple = nullptr;
+#endif
+    if (triple) {
+      d.push_back(std::string("/lib/") + triple);
+      d.push_back(std::string("/usr/lib/") + triple);
+    }
+    for (const char* s : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) d.emplace_back(s);
+    return d;
+  }();
+  return dirs;
 }
 
 }  // namespace detail
@@ -179,7 +266,10 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
 }  // namespace detail
 
 /// Loads a library file by path. A relative path is refused unless `policy` allows it (only for
-/// a path the caller passed explicitly). Errors: library_not_found (subject: the path; raw: dlerror).
+/// a path the caller passed explicitly). Errors (subject: the path as given; location: its real
+/// path): file_unreadable for no regular file (FIFO, directory, device) or one that cannot be
+/// opened; library_not_found for a missing file, one that is no ELF shared object of this process's
+/// class and machine (raw says which), or one the loader refuses (raw: dlerror).
 inline expected<dynamic_library, error> load_library_file(const std::string& path, source_kind src,
                                                           library_path_policy policy = library_path_policy::absolute_only) {
   if (path.empty())
@@ -203,35 +293,65 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
     if (it != reg.by_path.end())
       if (auto existing = it->second.lock()) return detail::library_access::make(std::move(existing));
   }
+  if (auto bad = detail::check_library_file(real, src, path)) return unexpected(std::move(*bad));
   void* h = dlopen(real.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return unexpected(detail::library_error(errc::library_not_found, src, path, real, detail::last_dlerror()));
   return detail::adopt_library_handle(h, real, src, path);
 }
 
-/// Loads a library by SONAME through the dynamic loader's search (LD_LIBRARY_PATH, RUNPATH,
-/// ld.so.cache, system directories). Relative or empty LD_LIBRARY_PATH entries (the current
-/// directory) that hold the library are refused before anything is loaded.
+/// Loads a library by SONAME as the dynamic loader's search would find it, without letting the
+/// loader open anything unchecked. LD_LIBRARY_PATH is walked here, in order: a relative or empty
+/// entry holding the library is refused (invalid_environment: cuarch does not load from the current
+/// directory); a file that is no regular file is the answer (file_unreadable: the loader would block
+/// on a FIFO); an ELF of another class or machine, or no ELF, is passed over as the loader passes it
+/// over (and named in the not-found error); the first good file is loaded by its path. Without one
+/// there, the system directories are checked the same way and dlopen(soname) does the rest of the
+/// search (ld.so.cache, RUNPATH). A RPATH of the calling object, which the loader would search
+/// before LD_LIBRARY_PATH, is not looked at.
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src) {
   if (soname.empty() || soname.find('/') != std::string::npos)
     return unexpected(detail::library_error(errc::library_not_found, src, soname, "", "not a library name (use load_library_file for paths)"));
+  std::string passed_over;
+  // Returns the error that ends the search, or the path to load; empty path = keep looking.
+  const auto consider = [&](const std::string& candidate) -> expected<std::string, error> {
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) != 0) return std::string();
+    auto bad = detail::check_library_file(candidate, src, soname);
+    if (!bad) return candidate;
+    if (bad->code != errc::library_not_found) return unexpected(std::move(*bad));
+    passed_over.append(passed_over.empty() ? "" : "; ").append("passed over ").append(candidate).append(": ").append(bad->raw.view());
+    return std::string();
+  };
+  const auto load_found = [&](const std::string& path) -> expected<dynamic_library, error> {
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) return unexpected(detail::library_error(errc::library_not_found, src, soname, path, detail::last_dlerror()));
+    return detail::adopt_library_handle(h, path, src, soname);
+  };
   if (const char* llp = std::getenv("LD_LIBRARY_PATH")) {
-    const std::string_view list(llp);
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      const std::size_t end = std::min(list.find(':', start), list.size());
-      const std::string entry(list.substr(start, end - start));
+    for (const auto& entry : detail::split_path_list(llp)) {
+      const std::string candidate = (entry.empty() ? std::string(".") : entry) + "/" + soname;
       if (entry.empty() || entry.front() != '/') {
-        const std::string candidate = (entry.empty() ? std::string(".") : entry) + "/" + soname;
         if (::access(candidate.c_str(), F_OK) == 0)
           return unexpected(detail::library_error(errc::invalid_environment, src, llp, "LD_LIBRARY_PATH",
                                                   "entry '" + entry + "' is relative and holds " + soname +
                                                       "; cuarch does not load libraries from the current directory"));
+        continue;
       }
-      start = end + 1;
+      auto found = consider(candidate);
+      if (!found) return unexpected(std::move(found.error()));
+      if (!found->empty()) return load_found(*found);
     }
   }
+  for (const auto& dir : detail::system_library_dirs()) {
+    auto found = consider(dir + "/" + soname);
+    if (!found) return unexpected(std::move(found.error()));
+  }
   void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) return unexpected(detail::library_error(errc::library_not_found, src, soname, "loader search", detail::last_dlerror()));
+  if (!h) {
+    std::string why = detail::last_dlerror();
+    if (!passed_over.empty()) why.append("; ").append(passed_over);
+    return unexpected(detail::library_error(errc::library_not_found, src, soname, "loader search", why));
+  }
   return detail::adopt_library_handle(h, soname, src, soname);
 }
 
@@ -250,6 +370,40 @@ inline expected<dynamic_library, error> load_first_library(const std::vector<std
   e.subject = any_version;
   return unexpected(e);
 }
+
+/// Where a library comes from: the one locator the NVRTC, runtime and driver sources share. Either
+/// a file (a path the caller gave, or one detection found; relative only under allow_relative) or
+/// the loader's search for one SONAME or the first of several (newest first; `any_version` names
+/// the search in the not-found error, e.g. "libnvrtc.so (any version)").
+struct library_locator {
+  std::string path;
+  std::vector<std::string> sonames;
+  std::string any_version;
+  library_path_policy policy = library_path_policy::allow_relative;
+
+  static library_locator file(std::string path, library_path_policy policy = library_path_policy::allow_relative) {
+    library_locator l;
+    l.path = std::move(path);
+    l.policy = policy;
+    return l;
+  }
+  static library_locator search(std::vector<std::string> sonames, std::string any_version = {}) {
+    library_locator l;
+    l.sonames = std::move(sonames);
+    l.any_version = std::move(any_version);
+    return l;
+  }
+
+  /// Whether this is the loader's search (no file named).
+  bool searches() const noexcept { return path.empty(); }
+
+  /// Loads it: load_library_file, load_library_by_name or load_first_library, with their errors.
+  expected<dynamic_library, error> load(source_kind src) const {
+    if (!path.empty()) return load_library_file(path, src, policy);
+    if (sonames.size() == 1) return load_library_by_name(sonames.front(), src);
+    return load_first_library(sonames, src, any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version));
+  }
+};
 
 /// Whether cuarch itself holds the library file at `real_path` (retained, or in use right now).
 /// Detection's "already loaded" leaves these out: they are cuarch's loads, not the application's.

@@ -1,15 +1,30 @@
-// Small POSIX helpers for the edge headers: errno text, real paths, the current directory.
+// Small POSIX helpers for the edge headers: errno text, real paths, the current directory, one
+// path-list splitter, a directory listing, and the one bounded file reader every file cuarch reads
+// goes through. Reading never blocks and never takes more than asked: the file is opened
+// O_RDONLY | O_NONBLOCK | O_CLOEXEC (a FIFO opens at once instead of waiting for a writer; no child
+// inherits the descriptor), fstat() must say "regular file" (a FIFO, a directory, /dev/zero are
+// refused by type), and at most a cap of bytes is read (each caller documents its cap).
 #pragma once
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "../../core/config.hpp"
+#include "../../core/error.hpp"
+#include "../../core/expected.hpp"
+#include "../../core/source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 namespace detail {
@@ -32,6 +47,115 @@ inline std::string current_directory() {
   if (!::getcwd(buf.data(), buf.size())) return {};
   buf.resize(std::strlen(buf.c_str()));
   return buf;
+}
+
+/// Closes a descriptor once, however the function exits.
+struct fd_guard {
+  int fd = -1;
+  fd_guard() = default;
+  explicit fd_guard(int f) : fd(f) {}
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+  ~fd_guard() { reset(); }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+/// Splits a PATH / LD_LIBRARY_PATH style list at ':'. Empty entries are kept: the dynamic loader
+/// and the shell read them as the current directory, so callers must see (and refuse) them.
+inline std::vector<std::string> split_path_list(std::string_view list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t colon = list.find(':', start);
+    out.emplace_back(list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return out;
+}
+
+/// The entries of a directory (not "." and ".."), sorted: detection must be deterministic. Empty
+/// when it is no directory or cannot be read (opendir opens O_DIRECTORY | O_NONBLOCK | O_CLOEXEC).
+inline std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view n(e->d_name);
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// What a file is, in words, for "not a regular file" errors.
+inline std::string_view file_type_words(mode_t mode) noexcept {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
+/// How much of a file a reader wants: all of it (more than the cap is an error), or only its
+/// first `cap` bytes (the rest is never read).
+enum class read_extent : unsigned char { whole_file, prefix };
+
+inline error file_read_error(source_kind src, const std::string& path, std::string_view why, int status = 0) {
+  error e = make_error(errc::file_unreadable, src);
+  e.subject = path;
+  e.location = path;
+  e.raw = why;
+  e.native_status = status;
+  return e;
+}
+
+/// Reads a regular file without blocking and without reading more than `cap` bytes. Errors are
+/// file_unreadable naming the path: open failed (errno text; native_status = errno), not a regular
+/// file ("not a regular file: a FIFO"), larger than `cap` (whole_file only: by its size, before
+/// reading; or while reading, for /proc files that report size 0), or a read error.
+inline expected<std::string, error> read_regular_file(const std::string& path, std::size_t cap, source_kind src,
+                                                      read_extent extent = read_extent::whole_file) {
+  fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.fd < 0) {
+    const int e = errno;
+    return unexpected(file_read_error(src, path, errno_text(e), e));
+  }
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) {
+    const int e = errno;
+    return unexpected(file_read_error(src, path, errno_text(e), e));
+  }
+  if (!S_ISREG(st.st_mode)) return unexpected(file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode))));
+  const auto too_large = [&] {
+    return unexpected(file_read_error(src, path, "larger than " + std::to_string(cap) + " bytes, the most cuarch reads of this file"));
+  };
+  if (extent == read_extent::whole_file && st.st_size > 0 && static_cast<unsigned long long>(st.st_size) > cap) return too_large();
+  // One byte more than the cap tells "exactly cap" from "more" for files whose size fstat does not know.
+  const std::size_t want = extent == read_extent::whole_file ? cap + 1 : cap;
+  std::string text;
+  text.resize(std::min<std::size_t>(want, st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 4096));
+  std::size_t have = 0;
+  while (have < want) {
+    if (have == text.size()) text.resize(std::min(want, text.size() * 2));
+    const ssize_t got = ::read(fd.fd, &text[have], text.size() - have);
+    if (got > 0) {
+      have += static_cast<std::size_t>(got);
+      continue;
+    }
+    if (got == 0) break;
+    if (errno == EINTR) continue;
+    const int e = errno;
+    return unexpected(file_read_error(src, path, errno_text(e), e));
+  }
+  text.resize(have);
+  if (extent == read_extent::whole_file && have > cap) return too_large();
+  return text;
 }
 
 }  // namespace detail

@@ -1,16 +1,21 @@
-// subprocess: runs a program (nvcc --version, ptxas --version) without a shell, with a deadline.
-// posix_spawn (no shell, no PATH search: the caller passes an absolute path), stdin from
-// /dev/null, stdout and stderr through pipes read with poll until the deadline, output bounded,
-// the whole process group killed (SIGKILL) on timeout, and the child always reaped. POSIX only.
+// subprocess: runs a program (nvcc --version, ptxas --version) without a shell, with a deadline,
+// and without touching the caller's process. posix_spawn (no shell, no PATH search: the caller
+// passes an absolute path); the child gets stdin from /dev/null, stdout and stderr through pipes,
+// and no other descriptor (every fd >= 3 is closed in the child, whatever the caller left open);
+// its own process group, killed (SIGKILL) at the deadline. One poll() waits on both pipes and on a
+// pidfd for the child's exit, bounded by the deadline: the run ends when the child exits, even if
+// a grandchild it left behind still holds the pipes (what is in them then is read, nothing waited
+// for). A host that set SIGCHLD to SIG_IGN makes the system reap the child: its exit status is
+// then lost, which the result says (exit_status_lost) instead of failing. POSIX (Linux) only.
 #pragma once
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,24 +46,15 @@ struct process_result {
   bool signaled = false;
   std::string out, err;
   bool truncated = false;  // some output was dropped (over max_output)
+  // The exit status is unknown (exit_status = -1): SIGCHLD is ignored in this process, so the system
+  // reaped the child. The output is still here; callers say the status was lost when they use it.
+  bool exit_status_lost = false;
+  // Both pipes reached end-of-file: nothing the child (or a grandchild) could still write is missing.
+  bool output_complete = false;
   std::chrono::milliseconds elapsed{0};
 };
 
 namespace detail {
-
-/// Closes a descriptor once, however the function exits.
-struct fd_guard {
-  int fd = -1;
-  fd_guard() = default;
-  explicit fd_guard(int f) : fd(f) {}
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  ~fd_guard() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 inline std::string command_line(const std::vector<std::string>& argv) {
   std::string s;
@@ -80,11 +76,11 @@ inline error process_error(errc code, source_kind src, const std::vector<std::st
 
 enum class reap_state { exited, running, lost };
 
-/// Waits for the child; retries on EINTR. `lost` (ECHILD): the application set SIGCHLD to
-/// SIG_IGN, so the system reaped the child and its status is gone.
-inline reap_state reap(pid_t pid, int& status, bool block) {
+/// Collects the child's status if it has exited (never blocks); retries on EINTR. `lost` (ECHILD):
+/// the application set SIGCHLD to SIG_IGN, so the system reaped the child and its status is gone.
+inline reap_state reap(pid_t pid, int& status) {
   for (;;) {
-    const pid_t r = ::waitpid(pid, &status, block ? 0 : WNOHANG);
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) return reap_state::exited;
     if (r == 0) return reap_state::running;
     if (errno != EINTR) return reap_state::lost;
@@ -96,11 +92,60 @@ inline void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
+/// A descriptor that becomes readable when the process exits (Linux 5.3+; close-on-exec), or -1
+/// (no pidfd_open: then the caller polls with a growing interval).
+inline int open_pidfd(pid_t pid) {
+#if defined(SYS_pidfd_open)
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/// Child file actions: stdin from /dev/null, stdout/stderr into the pipes, every other descriptor
+/// closed (glibc 2.34+: closefrom; older: each descriptor open now, from /proc/self/fd).
+inline void child_descriptors(posix_spawn_file_actions_t& actions, int out_w, int err_w) {
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);  // never wait for our stdin
+  posix_spawn_file_actions_adddup2(&actions, out_w, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_w, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#else
+  for (const auto& name : list_dir("/proc/self/fd")) {
+    int fd = 0;
+    for (const char c : name) fd = c >= '0' && c <= '9' ? fd * 10 + (c - '0') : -1;
+    if (fd >= 3) posix_spawn_file_actions_addclose(&actions, fd);
+  }
+#endif
+}
+
+/// Reads what a non-blocking pipe holds now into `sink` (up to max_output; the rest is dropped and
+/// `truncated` set). Closes the pipe at end-of-file or on a read error; returns true if it did.
+inline bool read_available(fd_guard& pipe, std::string& sink, std::size_t max_output, bool& truncated) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t got = ::read(pipe.fd, buf, sizeof buf);
+    if (got > 0) {
+      const std::size_t keep = sink.size() < max_output ? std::min(max_output - sink.size(), static_cast<std::size_t>(got)) : 0;
+      sink.append(buf, keep);
+      if (keep < static_cast<std::size_t>(got)) truncated = true;
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    pipe.reset();  // EOF or a read error: this stream is done
+    return true;
+  }
+}
+
 }  // namespace detail
 
 /// Runs argv[0] (an absolute path) with arguments argv[1..]. Errors: process_failed (cannot spawn:
 /// native_status = errno; killed by a signal: 128 + signal), process_timed_out (killed at the
-/// deadline). Each names the command line and the program's path.
+/// deadline). Each names the command line and the program's path. A lost exit status is not an
+/// error: see process_result::exit_status_lost.
 inline expected<process_result, error> run_process(const std::vector<std::string>& argv, const process_limits& limits = {},
                                                    source_kind src = source_kind::none) {
   using clock = std::chrono::steady_clock;
@@ -118,15 +163,14 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);  // never wait for our stdin
-  posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+  detail::child_descriptors(actions, out_w.fd, err_w.fd);
   sigset_t no_signals, default_signals;
   sigemptyset(&no_signals);
   sigemptyset(&default_signals);
   sigaddset(&default_signals, SIGPIPE);
   sigaddset(&default_signals, SIGINT);
   sigaddset(&default_signals, SIGTERM);
+  sigaddset(&default_signals, SIGCHLD);  // the child's own children are reaped normally
   posix_spawnattr_setsigmask(&attr, &no_signals);
   posix_spawnattr_setsigdefault(&attr, &default_signals);
   posix_spawnattr_setpgroup(&attr, 0);
@@ -147,76 +191,77 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   err_w.reset();
   if (spawn_rc != 0) return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_rc, detail::errno_text(spawn_rc)));
 
+  detail::fd_guard exit_fd(detail::open_pidfd(pid));
+  const bool already_reaped = exit_fd.fd < 0 && errno == ESRCH;  // by the system, under SIGCHLD = SIG_IGN
+
   process_result result;
   ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
   ::fcntl(err_r.fd, F_SETFL, ::fcntl(err_r.fd, F_GETFL) | O_NONBLOCK);
-  bool timed_out = false;
   auto remaining_ms = [&]() -> int {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
     return left <= 0 ? 0 : static_cast<int>(left > 1000000 ? 1000000 : left);
   };
 
-  // 1. Read both streams until both reach EOF or the deadline passes.
-  char buf[4096];
-  while (out_r.fd >= 0 || err_r.fd >= 0) {
-    pollfd fds[2];
+  int status = 0;
+  detail::reap_state state = detail::reap_state::running;
+  bool timed_out = false;
+  int poll_errno = 0;
+  int fallback_ms = 1;  // without a pidfd: how long to wait before asking waitpid again (1, 2, 4 ... 64 ms)
+  if (already_reaped) state = detail::reap(pid, status);
+  while (state == detail::reap_state::running) {
+    pollfd fds[3];
     nfds_t n = 0;
     if (out_r.fd >= 0) fds[n++] = pollfd{out_r.fd, POLLIN, 0};
     if (err_r.fd >= 0) fds[n++] = pollfd{err_r.fd, POLLIN, 0};
-    const int wait = remaining_ms();
+    if (exit_fd.fd >= 0) fds[n++] = pollfd{exit_fd.fd, POLLIN, 0};
+    int wait = remaining_ms();
     if (wait == 0) {
       timed_out = true;
       break;
     }
+    if (exit_fd.fd < 0) {
+      wait = std::min(wait, fallback_ms);
+      fallback_ms = std::min(fallback_ms * 2, 64);
+    }
     const int pr = ::poll(fds, n, wait);
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr < 0) break;
-    if (pr == 0) continue;  // the deadline check above ends the loop
-    for (nfds_t i = 0; i < n; ++i) {
-      if (fds[i].revents == 0) continue;
-      detail::fd_guard& g = fds[i].fd == out_r.fd ? out_r : err_r;
-      std::string& sink = fds[i].fd == out_r.fd ? result.out : result.err;
-      for (;;) {
-        const ssize_t got = ::read(g.fd, buf, sizeof buf);
-        if (got > 0) {
-          const std::size_t keep = sink.size() < limits.max_output ? std::min(limits.max_output - sink.size(), static_cast<std::size_t>(got)) : 0;
-          sink.append(buf, keep);
-          if (keep < static_cast<std::size_t>(got)) result.truncated = true;
-          continue;
-        }
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        g.reset();  // EOF or a read error: this stream is done
-        break;
-      }
+    if (pr < 0 && errno != EINTR) {
+      poll_errno = errno;
+      break;
     }
-  }
-
-  // 2. Wait for the exit, still bounded by the deadline (a child may close its output and go on).
-  int status = 0;
-  detail::reap_state state = detail::reap_state::running;
-  if (!timed_out) {
-    for (;;) {
-      state = detail::reap(pid, status, false);
-      if (state != detail::reap_state::running) break;
-      if (remaining_ms() == 0) {
-        timed_out = true;
-        break;
-      }
-      const timespec pause{0, 2 * 1000 * 1000};  // 2 ms
-      ::nanosleep(&pause, nullptr);
+    for (nfds_t i = 0; pr > 0 && i < n; ++i) {
+      if (fds[i].revents == 0 || fds[i].fd == exit_fd.fd) continue;
+      if (fds[i].fd == out_r.fd) detail::read_available(out_r, result.out, limits.max_output, result.truncated);
+      else detail::read_available(err_r, result.err, limits.max_output, result.truncated);
     }
+    // Asked on the pidfd's word, or on every wake-up without one. The pipes reaching EOF is no
+    // sign of exit (a child may close its output and go on), nor is their staying open a sign of life.
+    const bool exit_signalled = exit_fd.fd >= 0 && pr > 0 && fds[n - 1].revents != 0;
+    if (exit_signalled || exit_fd.fd < 0) state = detail::reap(pid, status);
   }
-  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
-  if (timed_out) {
+  if (timed_out || poll_errno != 0) {
     detail::kill_group(pid);
-    detail::reap(pid, status, true);
+    // SIGKILL ends it at once unless it is stuck in the kernel: wait a bounded while, never forever.
+    const auto until = clock::now() + std::chrono::milliseconds(1000);
+    for (int step = 1; detail::reap(pid, status) == detail::reap_state::running && clock::now() < until; step = std::min(step * 2, 64)) {
+      pollfd p{exit_fd.fd, POLLIN, 0};
+      ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
+    }
+    if (poll_errno != 0)
+      return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno, "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
     return unexpected(detail::process_error(errc::process_timed_out, src, argv, static_cast<int>(limits.timeout.count()),
                                             "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed"));
   }
-  if (state != detail::reap_state::exited)
-    return unexpected(detail::process_error(errc::process_failed, src, argv, -1,
-                                            "exit status unavailable (SIGCHLD is ignored by this process, so the child was reaped by the system)"));
+  // The child is gone: everything it wrote is in the pipes. Read that; a grandchild that still holds
+  // them is not waited for (output_complete says whether both reached EOF).
+  if (out_r.fd >= 0) detail::read_available(out_r, result.out, limits.max_output, result.truncated);
+  if (err_r.fd >= 0) detail::read_available(err_r, result.err, limits.max_output, result.truncated);
+  result.output_complete = out_r.fd < 0 && err_r.fd < 0;
+  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
+  if (state == detail::reap_state::lost) {
+    result.exit_status_lost = true;
+    result.exit_status = -1;
+    return result;
+  }
   if (WIFSIGNALED(status)) {
     result.signaled = true;
     result.exit_status = 128 + WTERMSIG(status);

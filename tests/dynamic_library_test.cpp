@@ -1,0 +1,221 @@
+// dynamic_library (sources/posix/dynamic_library.hpp): real libraries load (the toolkit's NVRTC,
+// libc), and every file that is no loadable library of this machine is refused before dlopen()
+// with a typed error naming its path, within milliseconds: a FIFO (dlopen would block forever
+// in open()), a directory, a character device, a text file, a 32-bit ELF, an ELF of another
+// machine. The same holds for a library found by SONAME on LD_LIBRARY_PATH.
+#include <cuarch/sources/driver_source.hpp>
+#include <cuarch/sources/nvrtc_source.hpp>
+#include <cuarch/sources/posix/dynamic_library.hpp>
+#include <cuarch/sources/runtime_source.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <string>
+#include <vector>
+#include <thread>
+
+#include "fixtures/fixture_support.hpp"
+
+using cuarch::errc;
+using cuarch::source_kind;
+using cuarch_test::scoped_env;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Runs `load` on another thread and waits at most one second. When it blocks (in open() of a
+/// FIFO), the test fails and the FIFO is opened for writing once, so the blocked reader gets EOF
+/// and the test process can finish.
+template <class Load>
+auto bounded(Load load, const std::vector<std::string>& fifos = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = std::async(std::launch::async, load);
+  if (result.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+    FAIL_CHECK("blocked for more than a second");
+    // Unblock the reader: a writer that opens and closes the FIFO hands it EOF (repeatedly: the
+    // code under test may block on the next FIFO of the list after this one).
+    for (int i = 0; i < 100 && result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready; ++i)
+      for (const auto& f : fifos) {
+        const int fd = ::open(f.c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd >= 0) ::close(fd);
+      }
+  }
+  auto r = result.get();
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+  return r;
+}
+
+/// A minimal ELF header (64 bytes) of the given class and machine, padded to 4 KiB.
+std::string elf_header(unsigned char cls, std::uint16_t machine, std::uint16_t type = ET_DYN) {
+  std::string h(4096, '\0');
+  const unsigned char ident[] = {0x7f, 'E', 'L', 'F', cls, ELFDATA2LSB, EV_CURRENT};
+  std::memcpy(h.data(), ident, sizeof ident);
+  std::memcpy(h.data() + 16, &type, sizeof type);  // e_type: the same offset in both classes
+  std::memcpy(h.data() + 18, &machine, sizeof machine);
+  return h;
+}
+
+/// A refusal naming the file. No regular file (FIFO, directory, device): file_unreadable, the file
+/// itself is wrong; a regular file that is no library for this process: library_not_found.
+void check_refused(const cuarch::expected<cuarch::dynamic_library, cuarch::error>& l, const std::string& path, std::string_view words) {
+  REQUIRE_FALSE(l);
+  CHECK(l.error().code == (words == "not a regular file" ? errc::file_unreadable : errc::library_not_found));
+  CHECK(l.error().source == source_kind::nvrtc);
+  CHECK(l.error().location.view() == path);
+  CHECK(l.error().message().find(path) != std::string::npos);
+  INFO(l.error().raw.view());
+  CHECK(l.error().raw.view().find(words) != std::string_view::npos);
+}
+
+std::string libc_path() {
+  for (const char* p : {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6",
+                        "/lib/aarch64-linux-gnu/libc.so.6", "/usr/lib64/libc.so.6"})
+    if (::access(p, R_OK) == 0) return p;
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("real libraries load: the toolkit's NVRTC, libc by path and by SONAME", "[dynamic_library][real]") {
+  const std::string libc = libc_path();
+  if (!libc.empty()) {
+    const auto l = cuarch::load_library_file(libc, source_kind::none);
+    REQUIRE(l);
+    CHECK(l->raw_symbol("getpid") != nullptr);
+  }
+  const auto by_name = cuarch::load_library_by_name("libc.so.6", source_kind::none);
+  REQUIRE(by_name);
+  CHECK(by_name->path().front() == '/');
+  const std::string nvrtc = cuarch_test::local_nvrtc();
+  if (nvrtc.empty()) SKIP("no local toolkit NVRTC");
+  const auto n = cuarch::load_library_file(nvrtc, source_kind::nvrtc);
+  REQUIRE(n);
+  CHECK(n->raw_symbol("nvrtcVersion") != nullptr);
+}
+
+TEST_CASE("files that are no loadable library are refused by path, before dlopen, in bounded time", "[dynamic_library][fault]") {
+  const std::string dir = cuarch_test::make_temp_dir("badlibs");
+  SECTION("a FIFO") {
+    const std::string fifo = dir + "/libnvrtc.so.13";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    check_refused(bounded([&] { return cuarch::load_library_file(fifo, source_kind::nvrtc); }, {fifo}), fifo, "not a regular file");
+  }
+  SECTION("a directory") {
+    check_refused(bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir, "not a regular file");
+  }
+  SECTION("a character device") {
+    check_refused(bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }), "/dev/zero", "not a regular file");
+  }
+  SECTION("a text file") {
+    const std::string text = dir + "/libtext.so";
+    cuarch_test::write_file(text, "INPUT(-lc)\n");
+    check_refused(bounded([&] { return cuarch::load_library_file(text, source_kind::nvrtc); }), text, "not an ELF");
+  }
+  SECTION("an empty file") {
+    const std::string empty = dir + "/libempty.so";
+    cuarch_test::write_file(empty, "");
+    check_refused(bounded([&] { return cuarch::load_library_file(empty, source_kind::nvrtc); }), empty, "not an ELF");
+  }
+  SECTION("a 32-bit ELF") {
+    const std::string elf32 = dir + "/lib32.so";
+    cuarch_test::write_file(elf32, elf_header(ELFCLASS32, EM_386));
+    check_refused(bounded([&] { return cuarch::load_library_file(elf32, source_kind::nvrtc); }), elf32, "32-bit");
+  }
+  SECTION("an ELF of another machine") {
+    const std::string other = dir + "/libother.so";
+    #if defined(__s390x__)
+    cuarch_test::write_file(other, elf_header(ELFCLASS64, EM_X86_64));
+#else
+    cuarch_test::write_file(other, elf_header(ELFCLASS64, EM_S390));
+#endif
+    check_refused(bounded([&] { return cuarch::load_library_file(other, source_kind::nvrtc); }), other, "machine");
+  }
+  SECTION("an ELF that is not a shared object (a relocatable .o)") {
+    const std::string obj = dir + "/libobj.so";
+#if defined(__x86_64__)
+    cuarch_test::write_file(obj, elf_header(ELFCLASS64, EM_X86_64, ET_REL));
+#elif defined(__aarch64__)
+    cuarch_test::write_file(obj, elf_header(ELFCLASS64, EM_AARCH64, ET_REL));
+#else
+    SKIP("no ELF machine number known for this platform");
+#endif
+    check_refused(bounded([&] { return cuarch::load_library_file(obj, source_kind::nvrtc); }), obj, "not a shared object");
+  }
+}
+
+TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never opened by the loader", "[dynamic_library][fault]") {
+  const std::string dir = cuarch_test::make_temp_dir("badsearch");
+  scoped_env env;
+  env.set("LD_LIBRARY_PATH", "/nonexistent:" + dir);
+  SECTION("a FIFO named like the library") {
+    const std::string fifo = dir + "/libnvrtc.so.13";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto l = bounded([&] { return cuarch::load_library_by_name("libnvrtc.so.13", source_kind::nvrtc); }, {fifo});
+    check_refused(l, fifo, "not a regular file");
+    // The first-found search stops there too: the loader would have opened that FIFO.
+    const auto first = bounded([&] { return cuarch::nvrtc_library_source::from_loader().compiler(); }, {fifo});
+    REQUIRE_FALSE(first);
+    CHECK(first.error().location.view() == fifo);
+  }
+  SECTION("a text file or a 32-bit build is passed over, as the loader passes it over, and named when nothing else is found") {
+    const std::string text = dir + "/libcuarch-test-text.so.1";
+    cuarch_test::write_file(text, "not a library\n");
+    const auto t = bounded([&] { return cuarch::load_library_by_name("libcuarch-test-text.so.1", source_kind::nvrtc); });
+    REQUIRE_FALSE(t);
+    CHECK(t.error().code == errc::library_not_found);
+    CHECK(t.error().raw.view().find("passed over " + text + ": not an ELF") != std::string_view::npos);
+    const std::string elf32 = dir + "/libcuarch-test-32.so.1";
+    cuarch_test::write_file(elf32, elf_header(ELFCLASS32, EM_386));
+    const auto l = cuarch::load_library_by_name("libcuarch-test-32.so.1", source_kind::nvrtc);
+    REQUIRE_FALSE(l);
+    CHECK(l.error().code == errc::library_not_found);
+    CHECK(l.error().raw.view().find("passed over " + elf32 + ": a 32-bit") != std::string_view::npos);
+  }
+  SECTION("a real library on LD_LIBRARY_PATH is loaded from there") {
+    const std::string nvrtc = cuarch_test::local_nvrtc();
+    if (nvrtc.empty()) SKIP("no local toolkit NVRTC");
+    const std::string soname = nvrtc.substr(nvrtc.rfind('/') + 1);
+    env.set("LD_LIBRARY_PATH", "/nonexistent:" + nvrtc.substr(0, nvrtc.rfind('/')));
+    const auto l = cuarch::load_library_by_name(soname, source_kind::nvrtc);
+    REQUIRE(l);
+    CHECK(l->raw_symbol("nvrtcVersion") != nullptr);
+  }
+}
+
+TEST_CASE("one locator for NVRTC, the runtime and the driver", "[dynamic_library]") {
+  const std::string dir = cuarch_test::make_temp_dir("locator");
+  const std::string fifo = dir + "/libfifo.so";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto nvrtc = bounded([&] { return cuarch::nvrtc_library_source(fifo).compiler(); }, {fifo});
+  const auto runtime = bounded([&] { return cuarch::cuda_runtime_source(fifo).observe(); }, {fifo});
+  const auto driver = bounded([&] { return cuarch::driver_library_source(fifo).driver_version(); }, {fifo});
+  REQUIRE_FALSE(nvrtc);
+  REQUIRE_FALSE(runtime);
+  REQUIRE_FALSE(driver);
+  for (const cuarch::error* e : {&nvrtc.error(), &runtime.error(), &driver.error()}) {
+    CHECK(e->code == errc::file_unreadable);
+    CHECK(e->location.view() == fifo);
+  }
+  CHECK(nvrtc.error().source == source_kind::nvrtc);
+  CHECK(runtime.error().source == source_kind::cuda_runtime);
+  CHECK(driver.error().source == source_kind::driver);
+  const cuarch::library_locator any = cuarch::library_locator::search(cuarch::nvrtc_sonames(), "libnvrtc.so (any version)");
+  CHECK(any.sonames.front() == "libnvrtc.so.20");
+  const cuarch::library_locator file = cuarch::library_locator::file("/x/libnvrtc.so.13");
+  CHECK(file.path == "/x/libnvrtc.so.13");
+}
+
+TEST_CASE("one path-list splitter: empty entries are kept (they mean the current directory)", "[dynamic_library]") {
+  using cuarch::detail::split_path_list;
+  CHECK(split_path_list("") == std::vector<std::string>{""});
+  CHECK(split_path_list("/a") == std::vector<std::string>{"/a"});
+  CHECK(split_path_list("/a::/b:") == std::vector<std::string>{"/a", "", "/b", ""});
+}
