@@ -317,12 +317,16 @@ TEST_CASE("renames are followed only when the policy says so", "[resolve][policy
 
 namespace {
 /// A policy type that decides per device and compiler: family code for 10.x, baseline elsewhere.
-struct family_for_blackwell : resolve_policy {
-  constexpr arch_variant native_variant_for(const compute_capability& device, const compiler_info&) const noexcept {
+struct family_for_blackwell : resolve_policy {};
+}  // namespace
+
+template <>
+struct cuarch::policy_traits<family_for_blackwell> {
+  static constexpr arch_variant native_variant(const family_for_blackwell&, const compute_capability& device,
+                                               const compiler_info&) noexcept {
     return device.major == 10 ? arch_variant::family_specific : arch_variant::baseline;
   }
 };
-}  // namespace
 
 TEST_CASE("the native variant is configurable, by knob or by policy type", "[resolve][native]") {
   resolve_policy baseline;

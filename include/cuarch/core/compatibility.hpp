@@ -76,7 +76,7 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
 
 constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) { return check_buildable(t, toolkit).has_value(); }
 
-/// Whether code built for t can run on a device of compute capability `device` (DESIGN §3):
+/// Whether code built for t can run on a device of compute capability `device` (docs/design.md, "Vocabulary"):
 ///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
 ///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
 /// (NVIDIA Blackwell family blog; ptxas 13.0 --help; H200 loads sm_90/sm_90a/compute_75..90a and

@@ -33,12 +33,15 @@ constexpr detail::text<16> dotted(const arch_target& t) {
   return s;
 }
 
-/// CMake CUDA_ARCHITECTURES entry for one target: "90a-real" (SASS) or "90a-virtual" (PTX).
-/// CMake has no spelling for LTO IR.
-constexpr expected<detail::text<24>, error> cmake_spelling(const arch_target& t) {
+/// CMake CUDA_ARCHITECTURES entry for one target: "90a-real" (SASS) or "90a-virtual" (PTX); with
+/// `and_other_form`, machine code and PTX of t's arch in one entry, CMake's bare "90a". The one
+/// CMake speller: cmake_architectures() (outputs.hpp) spells whole sets with it.
+/// Errors: malformed_token for LTO IR (CMake has no spelling for it).
+constexpr expected<detail::text<24>, error> cmake_spelling(const arch_target& t, bool and_other_form = false) {
   if (t.form == arch_form::lto) return unexpected(detail::make_target_error(errc::malformed_token, source_kind::none, t));
   detail::text<24> s;
-  s.append_int(t.cc.sm_number()).append(suffix(t.variant)).append(t.form == arch_form::sass ? "-real" : "-virtual");
+  s.append_int(t.cc.sm_number()).append(suffix(t.variant));
+  if (!and_other_form) s.append(t.form == arch_form::sass ? "-real" : "-virtual");
   return s;
 }
 

@@ -1,7 +1,7 @@
 // What one concrete compiler can build: the compiler's own answer first, the knowledge table second.
 //
 // When compiler_info carries the compiler's supported-arch list (nvrtcGetSupportedArchs), that list
-// is the authority on baseline archs (DESIGN §2.5): an arch it lists is buildable even if cuarch's
+// is the authority on baseline archs (docs/design.md, "Resolution"): an arch it lists is buildable even if cuarch's
 // table does not know it or thinks the release too old, and an arch it does not list is rejected
 // even if the table claims it. The list never names `a`/`f` variants (NVRTC 12.4 builds sm_90a but
 // does not list it: shared/reference/ground-truth.md §3c), so their availability comes from the
@@ -41,32 +41,29 @@ inline void locate(error& e, const compiler_info& c) {
   e.found = c.version;
 }
 
-/// `a`/`f` of an arch the compiler lists: the table's first release of that variant decides, except
-/// that a compiler newer than the table keeps every variant the table's newest release builds.
+/// `a`/`f` of an arch the compiler lists. The table's rule (check_buildable) decides, with two
+/// overrides by the live list: an arch the compiler lists is not removed, whatever the table says
+/// about its release; and an arch the table does not know gets an explanation of why the table,
+/// not the compiler, is asked (compilers do not list variants).
 inline expected<build_verdict, error> check_listed_variant(const arch_target& t, const compiler_info& c) {
-  const arch_row* row = find_arch_row(t.cc);
-  if (!row) {
-    error e = make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
-    e.found = c.version;
-    e.raw.append("the compiler lists sm_").append_int(t.cc.sm_number())
-        .append(", but cuarch's table cannot tell whether its '").append(suffix(t.variant))
-        .append("' variant exists (compilers do not list variants)");
-    return unexpected(e);
+  const auto table = check_buildable(t, c.version);
+  if (table) return build_verdict{source_kind::knowledge_table};
+  error e = table.error();
+  switch (e.code) {
+    case errc::removed_in_toolkit:
+    case errc::renamed_in_toolkit:
+      return build_verdict{source_kind::knowledge_table};
+    case errc::unknown_arch:
+      e.found = c.version;
+      e.raw = "the compiler lists sm_";
+      e.raw.append_int(t.cc.sm_number())
+          .append(", but cuarch's table cannot tell whether its '").append(suffix(t.variant))
+          .append("' variant exists (compilers do not list variants)");
+      break;
+    default:
+      break;
   }
-  const cuda_version first = first_release_of(*row, t.variant);
-  if (!variant_exists(t.cc, t.variant) || is_never(first)) {
-    error e = make_target_error(errc::variant_not_defined, source_kind::knowledge_table, t);
-    e.device = t.cc;
-    return unexpected(e);
-  }
-  const cuda_version tk = c.version.release();
-  if (tk < first && !(newest_known_toolkit() < tk)) {
-    error e = make_target_error(errc::needs_newer_toolkit, source_kind::knowledge_table, t);
-    e.required = first;
-    e.found = tk;
-    return unexpected(e);
-  }
-  return build_verdict{source_kind::knowledge_table};
+  return unexpected(e);
 }
 
 }  // namespace detail

@@ -1,18 +1,11 @@
-// The source contract of resolution, and the simple sources: a fixed compiler, fixed devices, no
-// devices, a fixed driver, no driver. Real detection (NVRTC, nvcc, the driver API) lives in its own
-// headers and meets the same contract; tests, build tools and CLIs plug these in instead.
-//
-// Contract (duck-typed; checked with a readable static_assert by resolve.hpp):
-//   compiler source  expected<compiler_info, error>            compiler() const
-//   device source    expected<std::vector<device_info>, error> devices() const
-//   driver source    expected<observation, error>              driver_version() const
-// Resolution asks the compiler once per resolve, the devices only when it needs them (`native`,
-// or explicit targets under verify_on_devices) and after environment overrides are read, and the
-// driver only for PTX. Sources that query a library should cache: resolve calls them every time.
+// The simple sources: a fixed compiler, fixed devices, no devices, a fixed driver, no driver. Real
+// detection (NVRTC, nvcc, the driver API, NVML) lives in its own headers and meets the same contract
+// (source_contract.hpp); tests, build tools and CLIs plug these in instead.
 #pragma once
 
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +16,7 @@
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
+#include "source_contract.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -52,7 +46,8 @@ class fixed_compiler {
   compiler_info info_;
 };
 
-/// Devices known by value (`--device-cc 9.0,12.0`, a fake multi-GPU box in a test).
+/// Devices known by value (`--device-cc 9.0,12.0`, build machines without GPUs, plans for other
+/// machines, a fake multi-GPU box in a test). The one class for a given device list.
 class fixed_devices {
  public:
   fixed_devices(std::initializer_list<compute_capability> ccs) : fixed_devices(std::vector<compute_capability>(ccs)) {}
@@ -68,12 +63,22 @@ class fixed_devices {
   }
   explicit fixed_devices(std::vector<device_info> list) : devices_(std::move(list)) {}
 
-  /// The devices as given (an empty list is passed on: resolution reports errc::no_device).
-  expected<std::vector<device_info>, error> devices() const { return devices_; }
+  /// The devices as given; an empty list is errc::no_device (there is never a default device).
+  expected<std::vector<device_info>, error> devices() const {
+    if (devices_.empty()) {
+      error e = detail::make_error(errc::no_device, source_kind::device_list);
+      e.raw = "the device list is empty";
+      return unexpected(e);
+    }
+    return devices_;
+  }
 
  private:
   std::vector<device_info> devices_;
 };
+
+/// The name detection and older code use for a list the caller gives.
+using explicit_device_source = fixed_devices;
 
 /// No device source: `native` fails with errc::no_device, saying that no devices were given.
 struct no_devices {
@@ -109,5 +114,9 @@ struct no_driver {
     return unexpected(e);
   }
 };
+
+/// What no_driver is for: PTX is not checked against a driver.
+template <>
+struct checks_ptx_against_driver<no_driver> : std::false_type {};
 
 CUARCH_END_NAMESPACE

@@ -94,11 +94,10 @@ inline expected<std::string, error> cmake_architectures(const target_set& target
   const auto r = detail::for_each_arch_group(targets, [&](const arch_target* sass, const arch_target* ptx,
                                                           const arch_target* lto) -> expected<void, error> {
     if (lto) return unexpected(detail::not_expressible(*lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
-    const arch_target& t = sass ? *sass : *ptx;
+    const auto entry = cmake_spelling(sass ? *sass : *ptx, sass && ptx);
+    if (!entry) return unexpected(entry.error());
     if (!out.empty()) out += ';';
-    out += std::to_string(t.cc.sm_number());
-    out += suffix(t.variant);
-    if (!(sass && ptx)) out += sass ? "-real" : "-virtual";
+    out += entry->view();
     return {};
   });
   if (!r) return unexpected(r.error());
@@ -169,14 +168,6 @@ inline std::string jit_cache_digest(std::string_view key) {
 
 namespace detail {
 
-constexpr std::string_view variant_name(arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return "arch_specific";
-    case arch_variant::family_specific: return "family_specific";
-    case arch_variant::baseline: break;
-  }
-  return "baseline";
-}
 constexpr std::string_view form_name(arch_form f) noexcept {
   switch (f) {
     case arch_form::ptx: return "ptx";
@@ -195,7 +186,7 @@ inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object()
       .key("name").value(to_text(t).view())
       .key("cc").value(to_text(t.cc).view())
-      .key("variant").value(variant_name(t.variant))
+      .key("variant").value(to_string(t.variant))
       .key("form").value(form_name(t.form))
       .end_object();
 }

@@ -11,7 +11,7 @@
 //   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
 //   it. Choose arch_variant::baseline for a cache shared by several GPUs of one major, or
 //   family_specific for family code (cc >= 10.0); a policy type may also decide per device and
-//   compiler by hiding native_variant_for().
+//   compiler by specialising policy_traits (source_contract.hpp).
 #pragma once
 
 #include <optional>
@@ -53,9 +53,8 @@ struct resolve_policy {
   /// The variant `native` prefers for each device (falls back to baseline where it does not exist).
   arch_variant native_variant = arch_variant::arch_specific;
 
-  /// The variant `native` asks for on `device`. Derived policy types may hide this to choose per
-  /// compute capability and compiler; the result must exist for the device (variant_exists) or
-  /// resolution treats it as baseline.
+  /// The variant `native` asks for on `device`, by the knob. To choose per compute capability and
+  /// compiler, specialise policy_traits (source_contract.hpp); hiding this member is refused.
   constexpr arch_variant native_variant_for(const compute_capability& device, const compiler_info& compiler) const noexcept {
     static_cast<void>(compiler);
     return variant_exists(device, native_variant) ? native_variant : arch_variant::baseline;

@@ -1,6 +1,6 @@
 // What resolution returns: a non-empty target set plus one diagnostic per request (kept,
 // transformed from what and why, rejected and why), or a failure that carries every per-target
-// reason. Both are plain values; resolve.hpp produces them, outputs.hpp spells them.
+// reason. Both are plain values; resolver.hpp produces them, outputs.hpp spells them.
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,8 @@
 //   2. the request is parsed (a malformed one is an error naming the token and its origin)
 //   3. the compiler source is asked once                                    compiler_rules.hpp
 //   4. devices are asked only for `native` (or explicit lists under verify_on_devices)
-//   5. the driver is asked only for PTX targets, and never through no_driver
+//   5. the driver is asked only for PTX targets, and only when it checks PTX (checks_ptx_against_driver)
+// What sources and policies must provide: source_contract.hpp.
 //
 // What each request becomes:
 //   explicit target  kept if the compiler builds it (and, for PTX with a driver source, the driver
@@ -45,43 +46,12 @@
 #include "../core/parse.hpp"
 #include "policy.hpp"
 #include "resolution.hpp"
+#include "source_contract.hpp"
 #include "target_set.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
-
-// ---- the source contract, checked with readable messages ---------------------------------------
-template <class S, class = void>
-struct is_compiler_source : std::false_type {};
-template <class S>
-struct is_compiler_source<S, std::void_t<decltype(std::declval<const S&>().compiler())>>
-    : std::is_convertible<decltype(std::declval<const S&>().compiler()), expected<compiler_info, error>> {};
-
-template <class S, class = void>
-struct is_device_source : std::false_type {};
-template <class S>
-struct is_device_source<S, std::void_t<decltype(std::declval<const S&>().devices())>>
-    : std::is_convertible<decltype(std::declval<const S&>().devices()), expected<std::vector<device_info>, error>> {};
-
-template <class S, class = void>
-struct is_driver_source : std::false_type {};
-template <class S>
-struct is_driver_source<S, std::void_t<decltype(std::declval<const S&>().driver_version())>>
-    : std::is_convertible<decltype(std::declval<const S&>().driver_version()), expected<observation, error>> {};
-
-template <class CompilerSource, class DeviceSource, class Policy, class DriverSource>
-constexpr bool check_resolver_arguments() {
-  static_assert(is_compiler_source<CompilerSource>::value,
-                "CompilerSource needs: expected<compiler_info, error> compiler() const (e.g. cuarch::fixed_compiler)");
-  static_assert(is_device_source<DeviceSource>::value,
-                "DeviceSource needs: expected<std::vector<device_info>, error> devices() const (e.g. cuarch::fixed_devices)");
-  static_assert(is_driver_source<DriverSource>::value,
-                "DriverSource needs: expected<observation, error> driver_version() const (e.g. cuarch::fixed_driver)");
-  static_assert(std::is_base_of_v<resolve_policy, Policy>,
-                "Policy must be cuarch::resolve_policy or derive from it (strict_policy, best_effort_policy, jit_policy)");
-  return true;
-}
 
 // ---- helpers -----------------------------------------------------------------------------------
 
@@ -146,7 +116,8 @@ class resolution_run {
  public:
   resolution_run(const effective_request& req, const compiler_info& compiler, const Policy& policy,
                  const DeviceSource& devices, const DriverSource& driver)
-      : req_(req), compiler_(compiler), policy_(policy), device_source_(devices), driver_source_(driver) {}
+      : req_(req), compiler_(compiler), policy_(policy), device_source_(devices), driver_source_(driver),
+        checks_driver_(checks_ptx_against(driver)) {}
 
   resolve_result run() {
     const auto parsed = parse_arch_list(req_.list, req_.dialect);
@@ -176,8 +147,6 @@ class resolution_run {
   }
 
  private:
-  static constexpr bool checks_driver = !std::is_same_v<DriverSource, no_driver>;
-
   resolve_result failure(error summary) { return unexpected(resolution_failure{std::move(summary), std::move(diags_)}); }
 
   error too_many_targets() const {
@@ -206,7 +175,7 @@ class resolution_run {
   /// The compiler builds t, and for PTX with a driver source, the driver can JIT it.
   expected<build_verdict, error> check(const arch_target& t) {
     auto verdict = check_buildable_by(t, compiler_);
-    if (!verdict || !checks_driver || t.form != arch_form::ptx) return verdict;
+    if (!verdict || !checks_driver_ || t.form != arch_form::ptx) return verdict;
     const auto& drv = driver();
     if (!drv) return unexpected(drv.error());
     const auto jit = check_driver_can_jit(t, compiler_.version, drv->version);
@@ -285,7 +254,7 @@ class resolution_run {
       diagnostic& d = next();
       d.input = "native";
       d.device = describe(dev);
-      const arch_variant v = policy_.native_variant_for(dev.cc, compiler_);
+      const arch_variant v = policy_traits<Policy>::native_variant(policy_, dev.cc, compiler_);
       d.requested = arch_target{dev.cc, variant_exists(dev.cc, v) ? v : arch_variant::baseline, arch_form::sass};
       // Machine code, best first; each candidate must load on this very device.
       auto try_target = [&](const arch_target& t) {
@@ -329,9 +298,9 @@ class resolution_run {
       return;
     }
     const arch_target ptx{*newest, arch_variant::baseline, arch_form::ptx};
-    if (!checks_driver) {
+    if (!checks_driver_) {
       d.fallback = ptx_fallback_status::refused;
-      d.fallback_error = driver_source_.driver_version().error();
+      d.fallback_error = unchecked_driver_reason();
       return;
     }
     auto verdict = check(ptx);
@@ -348,6 +317,18 @@ class resolution_run {
     } else {
       d.fallback_error = verdict.error();
     }
+  }
+
+  /// Why PTX cannot be checked: the error of a driver source that does not check (no_driver says
+  /// so itself), or, when such a source answers anyway, that it is not asked to check.
+  error unchecked_driver_reason() const {
+    const expected<observation, error>& answer = driver_source_.driver_version();
+    if (!answer) return answer.error();
+    error e = make_error(errc::library_not_found, source_kind::driver);
+    e.subject = "the CUDA driver";
+    e.location = std::string_view(answer->location);
+    e.raw = "the driver source does not check PTX (checks_ptx_against_driver is false)";
+    return e;
   }
 
   std::optional<error> resolve_all(arch_keyword keyword) {
@@ -389,6 +370,7 @@ class resolution_run {
   const Policy& policy_;
   const DeviceSource& device_source_;
   const DriverSource& driver_source_;
+  const bool checks_driver_;
   std::optional<expected<observation, error>> driver_;
   target_set_builder builder_;
   std::vector<diagnostic> diags_;
@@ -411,13 +393,13 @@ resolve_result resolve_target_archs(const arch_request& request, const compiler_
 /// and driver only when needed. Returns the non-empty target set with one diagnostic per request,
 /// or a resolution_failure carrying every per-target reason.
 template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver,
-          std::enable_if_t<detail::is_compiler_source<CompilerSource>::value, int> = 0>
+          std::enable_if_t<is_compiler_source_v<CompilerSource>, int> = 0>
 resolve_result resolve_target_archs(const arch_request& request, const CompilerSource& compiler,
                                     const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
                                     const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
   const effective_request req = read_request(request);  // before any source is asked
-  const auto info = compiler.compiler();
+  const expected<compiler_info, error>& info = compiler.compiler();  // no copy of a cached answer
   if (!info) return unexpected(resolution_failure{info.error(), {}});
   return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, *info, policy, devices, driver).run();
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 
 #include "../core/arch.hpp"
 #include "../core/compatibility.hpp"
@@ -17,21 +18,11 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-constexpr int order_of(arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return 1;
-    case arch_variant::family_specific: return 2;
-    case arch_variant::baseline: break;
-  }
-  return 0;
-}
-constexpr int order_of(arch_form f) noexcept {
-  switch (f) {
-    case arch_form::ptx: return 1;
-    case arch_form::lto: return 2;
-    case arch_form::sass: break;
-  }
-  return 0;
+/// Rank in the canonical order: the enums are declared in it (baseline, a, f; sm_, compute_, lto_).
+template <class Enum>
+constexpr int order_of(Enum e) noexcept {
+  static_assert(std::is_same_v<Enum, arch_variant> || std::is_same_v<Enum, arch_form>);
+  return static_cast<int>(e);
 }
 
 /// The canonical order: by compute capability, then baseline < a < f, then sm_ < compute_ < lto_.

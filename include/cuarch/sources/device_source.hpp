@@ -21,35 +21,11 @@
 #include "../core/observation.hpp"
 #include "../core/device_list.hpp"
 #include "nvml_device_source.hpp"
+#include "../resolve/fixed_sources.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Devices the caller names (build machines without GPUs, or to plan for other machines).
-/// Satisfies the device-source contract: `devices()`.
-class explicit_device_source {
- public:
-  explicit explicit_device_source(std::vector<compute_capability> ccs) : ccs_(std::move(ccs)) {}
-
-  expected<std::vector<device_info>, error> devices() const {
-    if (ccs_.empty()) {
-      error e = detail::make_error(errc::no_device, source_kind::device_list);
-      e.raw = "the device list is empty";
-      return unexpected(e);
-    }
-    std::vector<device_info> out;
-    for (std::size_t i = 0; i < ccs_.size(); ++i) {
-      device_info d;
-      d.ordinal = static_cast<int>(i);
-      d.cc = ccs_[i];
-      d.source = source_kind::device_list;
-      out.push_back(d);
-    }
-    return out;
-  }
-
- private:
-  std::vector<compute_capability> ccs_;
-};
+// A list the caller gives: fixed_devices (alias explicit_device_source), resolve/fixed_sources.hpp.
 
 /// The GPUs the driver shows this process. cuInit(0) is called (it creates no context); the
 /// driver is then pinned in memory, because libcuda cannot be unloaded safely after cuInit.
