@@ -349,7 +349,7 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
     // nvcc refuses code= older than arch= and code=compute_X different from arch=compute_X.
     if (c.cc < virt.cc || (c.form == arch_form::ptx && c != virt))
       return unexpected(token_error(errc::malformed_token, flag, position));
-    const auto added = add_targets(list, t.value(), position, flag.size(), input);
+    const auto added = add_targets(list, *t, position, flag.size(), input);
     if (!added) return added;
     if (comma == std::string_view::npos) break;
     codes.remove_prefix(comma + 1);
@@ -368,7 +368,7 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   const auto a = parse_prefixed(arch_part, position, matched);
   if (!matched || !a) return unexpected(matched ? a.error() : token_error(errc::malformed_token, flag, position));
   if (a->items[0].form != arch_form::ptx) return unexpected(token_error(errc::malformed_token, flag, position));
-  if (comma == std::string_view::npos) return add_targets(list, a.value(), position, flag.size(), input);
+  if (comma == std::string_view::npos) return add_targets(list, *a, position, flag.size(), input);
   return add_nvcc_codes(list, value.substr(comma + 6), a->items[0], position, flag, input);
 }
 
@@ -387,7 +387,7 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::strin
   if (!matched || !t) return unexpected(matched ? t.error() : token_error(errc::malformed_token, flag, position));
   const arch_target a = t->items[0];
   if (a.form == arch_form::sass) return add_targets(list, two(a, with_form(a, arch_form::ptx)), position, flag.size(), input);
-  return add_targets(list, t.value(), position, flag.size(), input);
+  return add_targets(list, *t, position, flag.size(), input);
 }
 
 constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
@@ -497,7 +497,7 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
           return unexpected(token_error(errc::keyword_not_alone, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
-        const auto r = add_targets(list, t.value(), i, token.size(), input);
+        const auto r = add_targets(list, *t, i, token.size(), input);
         if (!r) return unexpected(r.error());
       }
     }

@@ -1,8 +1,13 @@
 // A small expected<T, E> for C++17, with the member names of std::expected and only the subset
 // cuarch documents (has_value, bool, *, ->, value, error, value_or, and_then, transform, or_else,
 // transform_error). constexpr when T and E are trivially destructible, as cuarch's value types are.
+// value() on an error throws bad_expected_access<E>, as std::expected does; built with
+// -fno-exceptions it calls std::abort() instead (as libstdc++'s std::expected does then). cuarch's
+// own headers never call value(): they test the result and use * (tests/no_exceptions/ checks
+// that every public header compiles without exceptions).
 #pragma once
 
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <initializer_list>
@@ -39,6 +44,19 @@ class bad_expected_access : public std::exception {
  private:
   E error_;
 };
+
+namespace detail {
+/// value() on an error: throw, or abort where exceptions are disabled.
+template <class E>
+[[noreturn]] void bad_expected_access_of(const E& e) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+  throw bad_expected_access<E>(e);
+#else
+  (void)e;
+  std::abort();
+#endif
+}
+}  // namespace detail
 
 struct unexpect_t {
   explicit unexpect_t() = default;
@@ -158,15 +176,15 @@ class expected {
   constexpr T* operator->() noexcept { return &s_.value_; }
 
   constexpr const T& value() const& {
-    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
     return s_.value_;
   }
   constexpr T& value() & {
-    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
     return s_.value_;
   }
   constexpr T&& value() && {
-    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
     return std::move(s_.value_);
   }
   constexpr const E& error() const& noexcept { return s_.error_; }
@@ -236,7 +254,7 @@ class expected<void, E> {
   constexpr explicit operator bool() const noexcept { return s_.has_; }
   constexpr void operator*() const noexcept {}
   constexpr void value() const {
-    if (!s_.has_) throw bad_expected_access<E>(s_.error_);
+    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
   }
   constexpr const E& error() const& noexcept { return s_.error_; }
   constexpr E& error() & noexcept { return s_.error_; }
