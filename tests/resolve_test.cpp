@@ -234,6 +234,18 @@ TEST_CASE("the compiler's list decides baseline archs; the table decides variant
     CHECK(v.error().code == errc::needs_newer_toolkit);
     CHECK(v.error().required == cuda_version{12, 9});
   }
+  SECTION("the list overrides only what it knows better: a listed arch is not removed; an unlisted variant is explained") {
+    // A 13.0 compiler that still lists sm_101 (the table says 13.0 renamed it sm_110): its variants stay buildable.
+    const auto c = nvrtc({13, 0}, {90, 100, 101, 120});
+    CHECK(check_buildable_by(CUARCH_ARCH("sm_101a"), c)->decided_by == source_kind::knowledge_table);
+    CHECK(check_buildable_by(CUARCH_ARCH("sm_101"), c)->decided_by == source_kind::nvrtc);
+    CHECK(check_buildable_by(CUARCH_ARCH("sm_101a"), nvrtc({13, 0}, nvrtc_13_0)).error().code == errc::renamed_in_toolkit);
+    const auto unknown = check_buildable_by(arch_target{{13, 0}, arch_variant::arch_specific, arch_form::sass}, nvrtc({14, 0}, {130}));
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().code == errc::unknown_arch);
+    CHECK(unknown.error().message().find("the compiler lists sm_130, but cuarch's table cannot tell whether its 'a' variant exists") !=
+          std::string::npos);
+  }
   SECTION("without a list, the table decides") {
     CHECK(check_buildable_by(CUARCH_ARCH("sm_120a"), compiler_info{source_kind::knowledge_table, {12, 4}, "", std::nullopt})
               .error()

@@ -161,6 +161,9 @@ TEST_CASE("any_*_source: one resolver type, the same answers as the sources it e
   REQUIRE_FALSE(refused);
   REQUIRE(refused.error().diagnostics[0].fallback_error);
   CHECK(refused.error().diagnostics[0].fallback_error->message().find("no driver source was given") != std::string::npos);
+  const auto ptx = no_check.resolve(request("compute_90"));  // not checked, so not refused for want of a driver
+  REQUIRE(ptx);
+  CHECK(names(ptx->targets) == "compute_90");
   CHECK_FALSE(any_driver_source(no_driver{}).checks_ptx());
   CHECK(any_driver_source(fixed_driver({13, 0})).checks_ptx());
   CHECK_FALSE(any_driver_source(caching_source<no_driver>(no_driver{})).checks_ptx());
