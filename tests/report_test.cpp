@@ -3,6 +3,7 @@
 // and `cuarch doctor` (when built) reports it end to end.
 #include <cuarch/doctor/report.hpp>
 #include <cuarch/sources/toolkit_files.hpp>  // detail::json_strings validates the JSON
+#include <cuarch/core/detail/utf8.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "fixtures/fixture_support.hpp"
+#include "fuzz/json_invariants.hpp"  // a strict JSON reader, independent of the writer
 
 using cuarch::errc;
 using cuarch::severity;
@@ -20,7 +22,7 @@ namespace {
 
 std::vector<std::string> kinds(const std::vector<cuarch::finding>& fs) {
   std::vector<std::string> out;
-  for (const auto& f : fs) out.push_back(f.kind);
+  for (const auto& f : fs) out.push_back(std::string(cuarch::to_string(f.kind)));
   return out;
 }
 bool has(const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); }
@@ -53,10 +55,12 @@ TEST_CASE("every scenario: the planted disagreements are found, each with its me
       const auto k = kinds(findings);
       for (const auto& want : s.findings) {
         INFO("expected finding " << want);
+        CHECK(cuarch::parse_finding_kind(want));  // a misspelt expectation would pass as "absent"
         CHECK(has(k, want));
       }
       for (const auto& not_want : s.absent) {
         INFO("unexpected finding " << not_want);
+        CHECK(cuarch::parse_finding_kind(not_want));
         CHECK_FALSE(has(k, not_want));
       }
       for (const auto& f : findings) {
@@ -82,7 +86,7 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
   SECTION("driver 12.8 under NVRTC 13.0: PTX ISA 9.0 vs 8.7") {
     env.set("CUARCH_STUB_DRIVER_VERSION", "12080");
     const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
-    const auto it = std::find_if(fs.begin(), fs.end(), [](const cuarch::finding& f) { return f.kind == "ptx_too_new_for_driver"; });
+    const auto it = std::find_if(fs.begin(), fs.end(), [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::ptx_too_new_for_driver; });
     REQUIRE(it != fs.end());
     CHECK(it->level == severity::problem);
     CHECK(it->what.find("PTX ISA 9.0") != std::string::npos);
@@ -123,7 +127,7 @@ TEST_CASE("devices the governing compilers cannot build are problems, per compil
   const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
   std::vector<std::string> lines;
   for (const auto& f : fs)
-    if (f.kind == "device_not_buildable") lines.push_back(f.what);
+    if (f.kind == cuarch::finding_kind::device_not_buildable) lines.push_back(f.what);
   REQUIRE(lines.size() == 3);  // NVRTC 12.4: 12.0 and 12.1; nvcc 12.8: 12.1 only; 9.0 fine for both
   CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) { return w.find("JIT NVRTC 12.4") == 0; }) == 2);
   CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) {
@@ -153,6 +157,61 @@ TEST_CASE("the text and JSON renderings carry every source, role, error and find
   CHECK(json.find("\"offline_compiler\":{\"candidate\":null") != std::string::npos);
   CHECK(json.find("\"kind\":\"invalid_environment\"") != std::string::npos);
   CHECK(json.find("\"code\":\"process failed\"") != std::string::npos);
+}
+
+TEST_CASE("finding kinds: one name map, names unique and snake_case, read back exactly", "[report]") {
+  std::vector<std::string_view> names;
+  for (const auto kind : cuarch::all_finding_kinds) {
+    const std::string_view name = cuarch::to_string(kind);
+    INFO(name);
+    CHECK(name != "unknown");
+    CHECK(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string_view::npos);
+    CHECK(std::find(names.begin(), names.end(), name) == names.end());
+    names.push_back(name);
+    CHECK(cuarch::parse_finding_kind(name) == kind);
+  }
+  CHECK(names.size() == static_cast<std::size_t>(cuarch::finding_kind::table_older_than_compiler) + 1);  // every enumerator listed
+  CHECK_FALSE(cuarch::parse_finding_kind("compile_time_"));
+  CHECK_FALSE(cuarch::parse_finding_kind("NVCC_VS_NVRTC"));
+  CHECK_FALSE(cuarch::parse_finding_kind(""));
+}
+
+TEST_CASE("hostile bytes from the machine: text escapes them, JSON stays valid UTF-8 and keeps them", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  // A CUDA_HOME with an ESC sequence (recolours a terminal) and bytes that are not UTF-8.
+  const std::string hostile = "/nonexistent/\x1b[31mred\xff\xfe";
+  auto opts = cuarch_test::hermetic({{"CUDA_HOME", hostile}});
+  opts.device_ccs = std::vector<cuarch::compute_capability>{{9, 0}};
+  const auto d = cuarch::detect(opts);
+  const auto fs = cuarch::find_disagreements(d);
+  REQUIRE(has(kinds(fs), "invalid_environment"));
+
+  const std::string text = cuarch::render_text(d, fs);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(cuarch::detail::is_valid_utf8(text));
+  CHECK(text.find("/nonexistent/\\e[31mred\\xff\\xfe") != std::string::npos);
+
+  const std::string json = cuarch::render_json(d, fs);
+  CHECK(cuarch_fuzz::is_valid_utf8(json));
+  const auto doc = cuarch_fuzz::strict_json_reader::read(json);
+  REQUIRE(doc);
+  CHECK(json.find(cuarch_fuzz::hex_of(hostile)) != std::string::npos);  // the raw bytes, recoverable
+  // The environment object keeps the variable: replaced text plus its bytes.
+  const auto* environment = doc->find("environment");
+  REQUIRE(environment);
+  const auto* home_bytes = environment->find("CUDA_HOME_bytes");
+  REQUIRE(home_bytes);
+  CHECK(home_bytes->text == cuarch_fuzz::hex_of(hostile));
+  // Every finding's "kind" is a finding_kind name.
+  const auto* findings = doc->find("findings");
+  REQUIRE(findings);
+  REQUIRE(findings->elements.size() == fs.size());
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    const auto* kind = findings->elements[i].find("kind");
+    REQUIRE(kind);
+    CHECK(kind->text == cuarch::to_string(fs[i].kind));
+  }
 }
 
 TEST_CASE("cuarch doctor end to end (when the command line is built)", "[report][cli]") {

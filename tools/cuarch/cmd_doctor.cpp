@@ -72,7 +72,8 @@ int run_doctor(cuarch_cli::arguments& args) {
   // The compile-time CUDA_VERSION here is the doctor's own build, not the user's program: what it
   // disagrees with is worth showing, not worth a warning.
   for (auto& f : findings)
-    if (f.kind.rfind("compile_time_", 0) == 0 && f.level != cuarch::severity::info) {
+    if ((f.kind == cuarch::finding_kind::compile_time_vs_nvrtc || f.kind == cuarch::finding_kind::compile_time_vs_runtime) &&
+        f.level != cuarch::severity::info) {
       f.level = cuarch::severity::info;
       f.meaning += " (here: the cuarch executable's own build, which does not affect your programs)";
     }

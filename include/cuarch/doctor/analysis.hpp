@@ -1,0 +1,385 @@
+// analysis: what a detection means. find_disagreements() finds every disagreement between sources
+// (nvcc vs NVRTC, nvcc vs its own headers, CUDA_HOME vs PATH, runtime newer than the driver, PTX
+// newer than the driver can JIT, devices the compiler cannot build, ...) and says what each means
+// for the user. Disagreement is reported, never resolved: the roles detect() chose stay as they are.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/arch_table.hpp"
+#include "../core/compatibility.hpp"
+#include "../core/config.hpp"
+#include "../core/version.hpp"
+#include "../detect/detector.hpp"
+#include "finding.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// "nvcc 12.4.131 (PATH: /usr/bin/nvcc)"
+inline std::string label(const candidate& c) {
+  std::string s(to_string(c.source));
+  if (c.result) s += " " + version_text(c.result->version);
+  s += " (" + c.origin + ": " + c.path + ")";
+  return s;
+}
+
+inline bool answered(const candidate* c) { return c && c->result; }
+
+/// The site-packages directory a wheel file lives in, or empty.
+inline std::string site_packages_home(const std::string& path) {
+  for (const char* marker : {"/nvidia/", "/triton/"}) {
+    const std::size_t at = path.find(marker);
+    if (at != std::string::npos) return path.substr(0, at);
+  }
+  return {};
+}
+
+/// Why `compiler` cannot build machine code for `cc` (empty if it can).
+inline std::string cannot_build(const compiler_info& compiler, const compute_capability& cc) {
+  const arch_target sass{cc, arch_variant::baseline, arch_form::sass};
+  const std::string target(to_text(sass).view());
+  if (compiler.supported_sm_numbers) {
+    const auto& list = *compiler.supported_sm_numbers;
+    if (std::find(list.begin(), list.end(), cc.sm_number()) != list.end()) return {};
+    std::string why = target + " is not in its nvrtcGetSupportedArchs list (";
+    for (std::size_t i = 0; i < list.size(); ++i) why += (i ? " " : "") + std::to_string(list[i]);
+    why += ")";
+    if (const auto table = check_buildable(sass, compiler.version); !table && table.error().code == errc::needs_newer_toolkit)
+      why += "; it needs CUDA >= " + release_text(table.error().required);
+    return why;
+  }
+  const auto table = check_buildable(sass, compiler.version);
+  if (table) return {};
+  const error& e = table.error();
+  switch (e.code) {
+    case errc::needs_newer_toolkit: return target + " needs CUDA >= " + release_text(e.required);
+    case errc::removed_in_toolkit: return target + " was removed in CUDA " + release_text(e.required);
+    case errc::renamed_in_toolkit: return target + " was renamed " + std::string(to_text(e.replacement).view()) + " in CUDA " + release_text(e.required);
+    case errc::unknown_arch:
+      if (newest_known_toolkit() < compiler.version.release()) return {};  // a newer toolkit than the table: the table cannot say no
+      return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
+    default: return e.message();
+  }
+}
+
+class analyzer {
+ public:
+  explicit analyzer(const detection& d) : d_(d) {}
+
+  std::vector<finding> run() {
+    roles();
+    compilers_vs_each_other();
+    cuda_home_vs_path();
+    environment_problems();
+    against_toolkit_files();
+    runtime_and_driver();
+    runtime_vs_nvrtc();
+    compile_time();
+    devices();
+    other_candidates();
+    table_age();
+    std::stable_sort(out_.begin(), out_.end(), [](const finding& a, const finding& b) { return a.level > b.level; });
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t index_of(const candidate* c) const { return static_cast<std::size_t>(c - d_.candidates.data()); }
+  void add(finding_kind kind, severity level, std::string what, std::string meaning, std::vector<const candidate*> cs = {}) {
+    finding f{kind, level, std::move(what), std::move(meaning), {}};
+    for (const candidate* c : cs)
+      if (c) f.candidates.push_back(index_of(c));
+    out_.push_back(std::move(f));
+  }
+
+  void roles() {
+    struct role {
+      const selection& sel;
+      finding_kind kind;
+      const char* name;
+      severity missing;
+      const char* meaning;
+    };
+    const role all[] = {
+        {d_.jit_compiler, finding_kind::no_nvrtc, "JIT compiler (NVRTC)", severity::warning,
+         "nothing can be JIT-compiled here; cuarch can only validate against a version you give it"},
+        {d_.offline_compiler, finding_kind::no_nvcc, "offline compiler (nvcc)", severity::info,
+         "offline builds (CMake, setup.py) cannot run here until nvcc is installed"},
+        {d_.driver, finding_kind::no_driver, "driver (libcuda.so.1)", severity::info,
+         "nothing can be loaded or run here, and 'native' cannot be resolved: pass the target devices explicitly (--device-cc)"},
+        {d_.runtime, finding_kind::no_runtime, "CUDA runtime (libcudart)", severity::info, "no framework runtime to compare the driver with"},
+    };
+    for (const auto& r : all) {
+      if (r.sel.index || !r.sel.failure) continue;
+      const bool sticky = r.sel.given_and_failed;
+      add(sticky ? finding_kind::explicit_source_failed : r.kind, sticky ? severity::problem : r.missing,
+          std::string("no ") + r.name + ": " + r.sel.failure->message(), sticky ? r.sel.why : std::string(r.meaning));
+    }
+  }
+
+  void compilers_vs_each_other() {
+    const candidate* jit = d_.chosen(d_.jit_compiler);
+    const candidate* off = d_.chosen(d_.offline_compiler);
+    if (!answered(jit) || !answered(off)) return;
+    if (jit->result->version.release() == off->result->version.release()) return;
+    add(finding_kind::nvcc_vs_nvrtc, severity::warning,
+        "offline " + label(*off) + " and JIT " + label(*jit) + " are different releases",
+        "JIT code is compiled by NVRTC " + release_text(jit->result->version) + " and offline builds by nvcc " +
+            release_text(off->result->version) + ": they build different target sets. Decide JIT targets from NVRTC (cuarch does), "
+            "never from `nvcc --version`; to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
+        {off, jit});
+  }
+
+  /// The first nvcc on PATH, and the nvcc / root of $CUDA_HOME and $CUDA_PATH.
+  void cuda_home_vs_path() {
+    const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
+    const toolkit_root* home = nullptr;
+    const toolkit_root* cuda_path = nullptr;
+    for (const auto& r : d_.toolkit_roots) {
+      const bool is_home = starts_with(r.origin, "CUDA_HOME=") || std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
+      const bool is_path = starts_with(r.origin, "CUDA_PATH=") || std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [](const std::string& v) { return starts_with(v, "CUDA_PATH="); });
+      if (is_home && !home) home = &r;
+      if (is_path && !cuda_path) cuda_path = &r;
+    }
+    const auto env_home = d_.env.get_nonempty("CUDA_HOME");
+    const auto env_path = d_.env.get_nonempty("CUDA_PATH");
+    if (env_home && env_path && home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
+      add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
+          "CUDA_HOME=" + *env_home + " and CUDA_PATH=" + *env_path + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
+          "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
+    if (!home || home->problem || !answered(on_path)) return;
+    const std::string path_root = on_path->toolkit_root;
+    if (path_root == home->real_path) return;
+    const candidate* home_nvcc = nullptr;
+    for (const auto& c : d_.candidates)
+      if (c.source == source_kind::nvcc && c.toolkit_root == home->real_path && c.result) {
+        home_nvcc = &c;
+        break;
+      }
+    const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
+    add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
+        "CUDA_HOME=" + *env_home + (home_nvcc ? " holds nvcc " + version_text(home_nvcc->result->version) : std::string(" holds no nvcc")) +
+            ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + version_text(on_path->result->version) +
+            (path_root.empty() ? std::string()  : ", toolkit " + path_root) + ")",
+        "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
+        "point both at the toolkit you mean",
+        {home_nvcc, on_path});
+  }
+
+  void environment_problems() {
+    for (const auto& r : d_.toolkit_roots) {
+      if (!r.problem) continue;
+      const bool from_env = r.how == discovery::environment;
+      std::string used;
+      if (const candidate* c = d_.chosen(d_.offline_compiler)) used = "nvcc " + c->path;
+      if (const candidate* c = d_.chosen(d_.jit_compiler)) used += std::string(used.empty() ? "" : " and ") + "NVRTC " + c->path;
+      add(from_env ? finding_kind::invalid_environment : finding_kind::invalid_toolkit_root, from_env ? severity::warning : severity::problem,
+          r.origin + ": " + r.problem->message(),
+          from_env ? "tools that read it (PyTorch extensions, FlashInfer, CMake's FindCUDAToolkit) fail or guess; cuarch skipped it" +
+                         (used.empty() ? std::string() : " and used " + used + " instead") + ". Fix or unset the variable."
+                   : std::string("the toolkit root you named cannot be used; pass an existing toolkit directory"));
+    }
+    for (const auto& p : d_.python_environments)
+      if (p.problem)
+        add(finding_kind::invalid_python_environment, p.how == discovery::environment ? severity::warning : severity::problem, p.origin + ": " + p.problem->message(),
+            "no pip wheels or Triton install could be read from it");
+  }
+
+  /// A compiler or library against its own toolkit's (or wheel's) files: nvcc vs its headers, etc.
+  void against_toolkit_files() {
+    for (const auto& c : d_.candidates) {
+      if (!c.result) continue;
+      if (c.source != source_kind::nvcc && c.source != source_kind::nvrtc && c.source != source_kind::cuda_runtime) continue;
+      const std::string wheel_home = site_packages_home(c.path);
+      for (const auto& f : d_.candidates) {
+        if (!f.result || (f.source != source_kind::toolkit_files && f.source != source_kind::python_wheel)) continue;
+        const bool same_toolkit = !c.toolkit_root.empty() && f.toolkit_root == c.toolkit_root;
+        const bool same_wheels = !wheel_home.empty() && f.source == source_kind::python_wheel && parent_dir(f.path) == wheel_home;
+        if (!same_toolkit && !same_wheels) continue;
+        if (f.describes != source_kind::none && f.describes != c.source) continue;
+        if (f.result->version.release() == c.result->version.release()) continue;
+        const bool header = ends_with(f.path, "cuda.h");
+        const std::string comp(to_string(c.source));
+        const bool nvcc = c.source == source_kind::nvcc;
+        add(header && nvcc ? finding_kind::nvcc_vs_headers : nvcc ? finding_kind::nvcc_vs_toolkit_files : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files : finding_kind::runtime_vs_toolkit_files,
+            severity::warning, label(c) + " but " + f.path + " says " + version_text(f.result->version) + " (" + f.result->raw + ")",
+            header && nvcc ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
+                             "wrapper for another toolkit); reinstall one toolkit cleanly"
+            : header       ? "code JIT-compiled with this library and the toolkit's include/ directory comes from two releases; use one toolkit's "
+                             "headers and libraries together"
+                           : "the files next to it describe another release: the installation was mixed or partly upgraded; reinstall it",
+            {&c, &f});
+      }
+    }
+  }
+
+  void runtime_and_driver() {
+    const candidate* drv = d_.chosen(d_.driver);
+    if (!answered(drv)) return;
+    const cuda_version driver = drv->result->version.release();
+    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt)) {
+      const cuda_version runtime = rt->result->version.release();
+      if (runtime.major > driver.major) {
+        const toolkit_row* row = find_toolkit_row(runtime);
+        add(finding_kind::runtime_vs_driver, severity::problem,
+            label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver) + " (" + drv->result->raw + ")",
+            "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
+            "Update the driver" + (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer" : std::string()) +
+                ", or use a CUDA " + std::to_string(driver.major) + ".x runtime",
+            {rt, drv});
+      } else if (driver < runtime) {
+        add(finding_kind::runtime_vs_driver, severity::warning,
+            label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver),
+            "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
+                " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) + " cannot be JIT-compiled by this driver",
+            {rt, drv});
+      }
+    }
+    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler}) {
+      const candidate* comp = d_.chosen(*s);
+      if (!answered(comp)) continue;
+      const arch_target any_ptx{{7, 5}, arch_variant::baseline, arch_form::ptx};
+      const auto jit = check_driver_can_jit(any_ptx, comp->result->version, driver);
+      if (jit) continue;
+      const error& e = jit.error();
+      const bool known = e.ptx_required.major != 0 && e.ptx_supported.major != 0;
+      add(finding_kind::ptx_too_new_for_driver, severity::problem,
+          label(*comp) + (known ? " emits PTX ISA " + std::string(to_text(e.ptx_required).view()) + ", but the driver (CUDA " + release_text(driver) +
+                                      ") JITs PTX ISA up to " + std::string(to_text(e.ptx_supported).view())
+                                : " is newer than the driver (CUDA " + release_text(driver) + ")"),
+          "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
+          "or update the driver to one serving CUDA " + release_text(comp->result->version) + " or newer",
+          {comp, drv});
+    }
+  }
+
+  /// The runtime a framework links against the JIT compiler: information, since JIT targets follow NVRTC.
+  void runtime_vs_nvrtc() {
+    const candidate* rt = d_.chosen(d_.runtime);
+    const candidate* jit = d_.chosen(d_.jit_compiler);
+    if (!answered(rt) || !answered(jit) || rt->result->version.release() == jit->result->version.release()) return;
+    add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt) + " and JIT " + label(*jit) + " are different releases",
+        "a framework built for CUDA " + release_text(rt->result->version) + " JIT-compiles with NVRTC " + release_text(jit->result->version) +
+            ": JIT targets follow NVRTC, not the framework's CUDA version",
+        {rt, jit});
+  }
+
+  void compile_time() {
+    const candidate* ct = nullptr;
+    for (const auto& c : d_.candidates)
+      if (c.source == source_kind::compile_time && c.result) ct = &c;
+    if (!ct) return;
+    if (const candidate* jit = d_.chosen(d_.jit_compiler); answered(jit) && jit->result->version.release() != ct->result->version.release())
+      add(finding_kind::compile_time_vs_nvrtc, severity::warning, "this program was compiled against CUDA " + release_text(ct->result->version) + " headers (" +
+                                                          ct->path + ") but loads " + label(*jit),
+          "code that uses NVRTC or driver APIs of its compile-time release may meet a library of another release; build against the NVRTC you load, "
+          "or load the NVRTC you built against",
+          {ct, jit});
+    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt) && rt->result->version.major != ct->result->version.major)
+      add(finding_kind::compile_time_vs_runtime, severity::warning,
+          "compile-time CUDA " + release_text(ct->result->version) + " and " + label(*rt) + " are different major releases",
+          "a program built against one major release's headers and run with another's runtime is unsupported", {ct, rt});
+  }
+
+  void devices() {
+    const auto devs = d_.devices();
+    if (d_.given_devices && d_.driver_devices && *d_.driver_devices) {
+      std::vector<compute_capability> a, b;
+      for (const auto& x : *d_.given_devices) a.push_back(x.cc);
+      for (const auto& x : **d_.driver_devices) b.push_back(x.cc);
+      auto less = [](const compute_capability& x, const compute_capability& y) { return x < y; };
+      std::sort(a.begin(), a.end(), less);
+      std::sort(b.begin(), b.end(), less);
+      if (a != b) {
+        std::string given, seen;
+        for (const auto& x : a) given += (given.empty() ? "" : ", ") + std::string(to_text(x).view());
+        for (const auto& x : b) seen += (seen.empty() ? "" : ", ") + std::string(to_text(x).view());
+        add(finding_kind::given_devices_vs_driver, severity::warning, "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
+            "targets are resolved for the given list: code built for it may not run on this machine's GPUs (intended for a build machine?)");
+      }
+    }
+    if (!devs) return;
+    bool mixed = false;
+    for (const auto& x : *devs) mixed = mixed || x.cc != devs->front().cc;
+    if (mixed) {
+      std::string list;
+      for (const auto& x : *devs) list += (list.empty() ? "" : ", ") + std::string(to_text(x.cc).view());
+      add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + list + ")",
+          "one target set must cover every device: native resolution builds for each compute capability present");
+    }
+    const candidate* roles[] = {d_.chosen(d_.jit_compiler), d_.chosen(d_.offline_compiler)};
+    std::vector<const candidate*> compilers(std::begin(roles), std::end(roles));
+    for (const auto& c : d_.candidates)  // Triton builds with its bundled ptxas
+      if (c.source == source_kind::ptxas && c.compiler && c.path.find("/triton/") != std::string::npos) compilers.push_back(&c);
+    for (const candidate* comp : compilers) {
+      if (!comp || !comp->compiler) continue;
+      std::vector<compute_capability> done;
+      for (const auto& dev : *devs) {
+        if (std::find(done.begin(), done.end(), dev.cc) != done.end()) continue;
+        done.push_back(dev.cc);
+        const std::string why = cannot_build(*comp->compiler, dev.cc);
+        if (why.empty()) continue;
+        const std::string role = comp == roles[0] ? "JIT" : comp == roles[1] ? "offline" : "Triton";
+        add(finding_kind::device_not_buildable, severity::problem,
+            role + " " + label(*comp) + " cannot build machine code for device " + std::to_string(dev.ordinal) + " (" +
+                std::string(to_text(dev.cc).view()) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
+            role == "JIT" ? "JIT compilation for this GPU fails (or falls back to PTX of an older arch, if the driver can JIT it); load a newer NVRTC"
+                          : role == "offline" ? "offline builds for this GPU fail with this nvcc; use a newer toolkit for them"
+                                              : "Triton kernels cannot be built for this GPU with the bundled ptxas; set TRITON_PTXAS_PATH to a newer ptxas",
+            {comp});
+      }
+    }
+  }
+
+  /// Candidates that answered with another release than the one governing their role, and
+  /// candidates that failed before the governing one.
+  void other_candidates() {
+    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler, &d_.runtime, &d_.driver}) {
+      const candidate* gov = d_.chosen(*s);
+      if (!gov) continue;
+      for (const auto& c : d_.candidates) {
+        if (&c == gov || c.source != gov->source) continue;
+        if (!c.result) {
+          const bool before = &c < gov;
+          add(before ? finding_kind::candidate_failed : finding_kind::candidate_failed_unused, before ? severity::warning : severity::info,
+              std::string(to_string(c.source)) + " at " + c.path + " (" + c.origin + ") failed: " + c.result.error().message(),
+              before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails" : "not used; listed so nothing is hidden",
+              {&c});
+        } else if (c.result->version.release() != gov->result->version.release()) {
+          add(c.source == source_kind::nvcc    ? finding_kind::other_nvcc
+              : c.source == source_kind::nvrtc ? finding_kind::other_nvrtc
+              : c.source == source_kind::driver ? finding_kind::other_driver
+                                                : finding_kind::other_runtime,
+              severity::info, "also found " + label(c) + "; " + label(*gov) + " governs",
+              "a process or build that picks the other one (another PATH, CUDA_HOME, loader path or Python environment) targets another release",
+              {&c, gov});
+        }
+      }
+    }
+  }
+
+  void table_age() {
+    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler}) {
+      const candidate* c = d_.chosen(*s);
+      if (answered(c) && newest_known_toolkit() < c->result->version.release())
+        add(finding_kind::table_older_than_compiler, severity::info,
+            label(*c) + " is newer than cuarch's table (which ends at CUDA " + release_text(newest_known_toolkit()) + ")",
+            "live answers (nvrtcGetSupportedArchs) decide; where only the table can answer (a/f variants), update cuarch", {c});
+    }
+  }
+
+  const detection& d_;
+  std::vector<finding> out_;
+};
+
+}  // namespace detail
+
+/// Every disagreement and broken source in a detection, most severe first.
+inline std::vector<finding> find_disagreements(const detection& d) { return detail::analyzer(d).run(); }
+
+CUARCH_END_NAMESPACE
