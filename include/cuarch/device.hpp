@@ -1,0 +1,177 @@
+// cuarch/device.hpp: what the target being compiled provides, usable in device code under nvcc and
+// NVRTC, and CUARCH_DEVICE_REQUIRE(...), which stops the device compilation of a target that lacks
+// the feature sets a kernel needs (a kernel written for wgmma built for sm_90 instead of sm_90a).
+//
+// This header includes nothing: NVRTC compiles without the C++ standard library. Its spelling reader
+// is therefore its own, small and grammar-only (sm_/compute_/lto_ prefix, "90a", "9.0a", "100f");
+// in nvcc's host pass every spelling is also checked by cuarch's full parser (core/parse.hpp), so a
+// target that does not exist (8.0a, 9.0f) fails there, with cuarch's message. tests/device_test.cpp
+// checks that both readers agree on every spelling of every target the knowledge table knows.
+//
+// Which feature sets a target provides (docs/design.md, "Device-side checks"):
+//   requirement sm_XY  (baseline)  every target of compute capability >= X.Y (any variant)
+//   requirement sm_XYf (family)    the f and a targets of major X with minor >= Y
+//                                  (sm_100f: sm_100f, sm_100a, sm_103f, sm_103a)
+//   requirement sm_XYa (specific)  only sm_XYa itself
+// compute_ spellings mean the same feature sets as sm_ ones.
+//
+// The target being compiled comes from nvcc's / NVRTC's macros: __CUDA_ARCH__ (e.g. 900),
+// __CUDA_ARCH_SPECIFIC__ (an `a` target, CUDA 12.9+), __CUDA_ARCH_FAMILY_SPECIFIC__ (an `f` or `a`
+// target, CUDA 12.9+), and for older toolkits __CUDA_ARCH_FEAT_SM<NN>_ALL (an `a` target, CUDA 12.0+).
+// Note that `nvcc -arch=sm_90a` also embeds compute_90 PTX, a baseline pass: a kernel that requires
+// sm_90a fails that pass, as it should; build it with -gencode=arch=compute_90a,code=sm_90a.
+#pragma once
+
+#if defined(__CUDACC__)
+#  define CUARCH_DEVICE_HD __host__ __device__
+#else
+#  define CUARCH_DEVICE_HD
+#endif
+
+namespace cuarch {
+namespace device {
+
+/// A target as far as features go: compute capability and variant ('\0' baseline, 'a', 'f').
+struct target {
+  int major = 0;
+  int minor = 0;
+  char variant = '\0';
+  bool valid = false;  // false: the spelling could not be read
+
+  CUARCH_DEVICE_HD constexpr int number() const { return major * 10 + minor; }
+};
+
+namespace detail {
+/// Skips `prefix` at s[i] (length n) when it is there; tells whether it was.
+CUARCH_DEVICE_HD constexpr bool skip_prefix(const char* s, decltype(sizeof(0)) n, decltype(sizeof(0))& i, const char* prefix) {
+  decltype(sizeof(0)) k = 0;
+  for (; prefix[k] != '\0'; ++k)
+    if (i + k >= n || s[i + k] != prefix[k]) return false;
+  i += k;
+  return true;
+}
+}  // namespace detail
+
+/// Reads "sm_90a", "compute_100f", "lto_90", "90a", "9.0a", "120", "12.0f" (length n, no NUL needed).
+CUARCH_DEVICE_HD constexpr target read_target(const char* s, decltype(sizeof(0)) n) {
+  target t{};
+  decltype(sizeof(0)) i = 0;
+  if (!detail::skip_prefix(s, n, i, "sm_") && !detail::skip_prefix(s, n, i, "compute_")) detail::skip_prefix(s, n, i, "lto_");
+  int digits = 0, value = 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9') {
+    value = value * 10 + (s[i] - '0');
+    ++digits;
+    ++i;
+  }
+  if (digits == 0 || digits > 3) return t;
+  if (i < n && s[i] == '.') {  // dotted: X.Y, one minor digit
+    ++i;
+    if (i >= n || s[i] < '0' || s[i] > '9' || digits > 2) return t;
+    t.major = value;
+    t.minor = s[i] - '0';
+    ++i;
+  } else {
+    if (digits < 2) return t;
+    t.major = value / 10;
+    t.minor = value % 10;
+  }
+  if (i < n && (s[i] == 'a' || s[i] == 'f')) t.variant = s[i++];
+  t.valid = i == n && t.major > 0;
+  return t;
+}
+
+/// Does building `built` provide the feature set `required` names? (The rules at the top.)
+CUARCH_DEVICE_HD constexpr bool provides(const target& built, const target& required) {
+  if (!built.valid || !required.valid) return false;
+  switch (required.variant) {
+    case 'a': return built.variant == 'a' && built.major == required.major && built.minor == required.minor;
+    case 'f':
+      return (built.variant == 'a' || built.variant == 'f') && built.major == required.major && built.minor >= required.minor;
+    default: return built.number() >= required.number();
+  }
+}
+
+namespace detail {
+template <decltype(sizeof(0))... N>
+CUARCH_DEVICE_HD constexpr bool all_readable(const char (&... spellings)[N]) {
+  return (read_target(spellings, N - 1).valid && ...);
+}
+template <decltype(sizeof(0))... N>
+CUARCH_DEVICE_HD constexpr bool any_provided(const target& built, const char (&... spellings)[N]) {
+  return (provides(built, read_target(spellings, N - 1)) || ...);
+}
+}  // namespace detail
+
+#if defined(__CUDA_ARCH__)
+/// The target this device pass compiles for.
+CUARCH_DEVICE_HD constexpr target current_target() {
+  target t{};
+  t.major = __CUDA_ARCH__ / 100;
+  t.minor = (__CUDA_ARCH__ / 10) % 10;
+#  if defined(__CUDA_ARCH_SPECIFIC__)
+  t.variant = 'a';
+#  elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+  t.variant = 'f';
+#  elif defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || \
+      defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) ||    \
+      defined(__CUDA_ARCH_FEAT_SM121_ALL)
+  t.variant = 'a';  // toolkits before 12.9 say `a` only through these feature macros
+#  endif
+  t.valid = true;
+  return t;
+}
+#endif
+
+}  // namespace device
+}  // namespace cuarch
+
+#define CUARCH_DEVICE_STR_(x) #x
+#define CUARCH_DEVICE_XSTR_(x) CUARCH_DEVICE_STR_(x)
+
+#if defined(__CUDA_ARCH_SPECIFIC__)
+#  define CUARCH_DEVICE_VARIANT_TEXT_ "arch-specific (a)"
+#elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+#  define CUARCH_DEVICE_VARIANT_TEXT_ "family-specific (f)"
+#else
+#  define CUARCH_DEVICE_VARIANT_TEXT_ "baseline (no a/f features)"
+#endif
+
+// Every pass reads the spellings (a typo fails even where no device code is compiled); nvcc's host
+// pass also checks them against cuarch's parser and knowledge table. Device passes check the target.
+#define CUARCH_DEVICE_CHECK_SPELLINGS_(...)                                          \
+  static_assert(::cuarch::device::detail::all_readable(__VA_ARGS__),                 \
+                "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ "): a spelling cannot be read " \
+                "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
+
+#if defined(__CUDA_ARCH__)
+#  define CUARCH_DEVICE_REQUIRE(...)                                                                          \
+    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                              \
+    static_assert(::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__),   \
+                  "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ ") is not met by the target being built: "   \
+                  "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(__CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_        \
+                  "; fix: build a target that provides one of them (e.g. -gencode=arch=compute_90a,code=sm_90a)")
+#elif !defined(__CUDACC_RTC__) && defined(__cplusplus) && __cplusplus >= 201703L && defined(__has_include)
+#  if __has_include("core/parse.hpp")
+#    include <string_view>
+
+#    include "core/parse.hpp"
+namespace cuarch {
+namespace device {
+namespace detail {
+/// The host pass's check: every spelling is a target cuarch's parser and table accept.
+template <decltype(sizeof(0))... N>
+constexpr bool all_parse_as_targets(const char (&... spellings)[N]) {
+  return (::cuarch::parse_arch(std::string_view(spellings, N - 1)).has_value() && ...);
+}
+}  // namespace detail
+}  // namespace device
+}  // namespace cuarch
+#    define CUARCH_DEVICE_REQUIRE(...)             \
+      CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__); \
+      static_assert(::cuarch::device::detail::all_parse_as_targets(__VA_ARGS__), \
+                    "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ "): a target that does not exist (see cuarch check)")
+#  endif
+#endif
+#if !defined(CUARCH_DEVICE_REQUIRE)
+#  define CUARCH_DEVICE_REQUIRE(...) CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__)
+#endif
