@@ -8,6 +8,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <string>
@@ -184,6 +185,17 @@ TEST_CASE("every nvcc fault is a typed error naming nvcc and its path, within th
       REQUIRE_FALSE(c);
       CHECK(c.error().code == errc::file_unreadable);
       CHECK(c.error().raw.view().find(words) != std::string_view::npos);
+      check_named(c.error(), path);
+    }
+  }
+  SECTION("a FIFO or a device named nvcc: refused by type, never run") {
+    const std::string dir = cuarch_test::make_temp_dir("nvccfifo");
+    REQUIRE(::mkfifo((dir + "/nvcc").c_str(), 0700) == 0);
+    for (const std::string& path : {dir + "/nvcc", std::string("/dev/zero")}) {
+      const auto c = cuarch::nvcc_compiler_source(path).compiler();
+      REQUIRE_FALSE(c);
+      CHECK(c.error().code == errc::file_unreadable);
+      CHECK(c.error().raw.view().find("not a regular file") != std::string_view::npos);
       check_named(c.error(), path);
     }
   }

@@ -72,6 +72,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(errno), errno));
   if (S_ISDIR(st.st_mode)) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "is a directory, not a program"));
+  if (!S_ISREG(st.st_mode))  // exec() refuses it anyway; say why before spawning anything
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
   if (::access(path.c_str(), X_OK) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "not executable", errno));
 
   process_limits limits;
