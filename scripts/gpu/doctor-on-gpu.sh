@@ -139,17 +139,17 @@ if smi_cuda and drv:
     check(drv["version"] == smi_cuda, f"driver's CUDA version {drv['version']} == nvidia-smi's 'CUDA Version: {smi_cuda}'")
 check(rt is not None and rt["version"] and "cudaRuntimeGetVersion" in rt["raw"],
       f"CUDA runtime reported: {rt and rt['version']} from {rt and rt['path']}")
-check(jit is not None and jit["source"] == "NVRTC" and jit["version"] and jit["supported_sm"],
-      f"NVRTC reported: {jit and jit['version']} from {jit and jit['path']}, supported {jit and jit['supported_sm']}")
+check(jit is not None and jit["source"] == "NVRTC" and jit["version"] and jit["supported_sm_numbers"],
+      f"NVRTC reported: {jit and jit['version']} from {jit and jit['path']}, supported {jit and jit['supported_sm_numbers']}")
 devs = r["devices"]["driver"]
 check(isinstance(devs, list) and len(devs) == len(smi_ccs), f"driver devices: {devs}; nvidia-smi: {smi_ccs}")
 if isinstance(devs, list):
     check(sorted(d["cc"] for d in devs) == sorted(smi_ccs), "device compute capabilities match nvidia-smi")
     check(any(d["cc"] == expect_cc and d["source"] == "driver" for d in devs), f"a device of cc {expect_cc} reported by the driver")
     check(all(d["name"] for d in devs), "every device has its name: " + ", ".join(d["name"] for d in devs))
-    if jit and jit["supported_sm"]:
+    if jit and jit["supported_sm_numbers"]:
         sm = int(expect_cc.replace(".", ""))
-        check(sm in jit["supported_sm"], f"NVRTC lists sm_{sm}")
+        check(sm in jit["supported_sm_numbers"], f"NVRTC lists sm_{sm}")
 kinds = {f["kind"] for f in r["findings"]}
 check("device_not_buildable" not in kinds or not any(f["kind"] == "device_not_buildable" and f["what"].startswith("JIT") for f in r["findings"]),
       "the JIT compiler can build every device")

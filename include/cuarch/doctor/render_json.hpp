@@ -42,11 +42,7 @@ inline void json_role(json_writer& w, const selection& s) {
   }
   w.key("why").value(s.why);
   w.key("error");
-  if (s.failure) {
-    json_error(w, *s.failure);
-  } else {
-    w.null();
-  }
+  detail::json_optional_error(w, s.failure);
   w.end_object();
 }
 
@@ -105,14 +101,7 @@ inline std::string render_json(const detection& d, const std::vector<finding>& f
       w.key("error");
       detail::json_error(w, c.result.error());
     }
-    w.key("supported_sm");
-    if (c.compiler && c.compiler->supported_sm_numbers) {
-      w.begin_array();
-      for (const int n : *c.compiler->supported_sm_numbers) w.value(n);
-      w.end_array();
-    } else {
-      w.null();
-    }
+    w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
     w.end_object();
   }
   w.end_array();
@@ -128,11 +117,7 @@ inline std::string render_json(const detection& d, const std::vector<finding>& f
     for (const auto& v : r.also_found_via) w.value(v);
     w.end_array();
     w.key("error");
-    if (r.problem) {
-      detail::json_error(w, *r.problem);
-    } else {
-      w.null();
-    }
+    detail::json_optional_error(w, r.problem);
     w.end_object();
   }
   w.end_array();
@@ -146,11 +131,7 @@ inline std::string render_json(const detection& d, const std::vector<finding>& f
     for (const auto& sp : p.site_packages) w.value(sp);
     w.end_array();
     w.key("error");
-    if (p.problem) {
-      detail::json_error(w, *p.problem);
-    } else {
-      w.null();
-    }
+    detail::json_optional_error(w, p.problem);
     w.end_object();
   }
   w.end_array();

@@ -177,11 +177,6 @@ constexpr std::string_view form_name(arch_form f) noexcept {
   return "sass";
 }
 
-inline void json_optional_error(json_writer& w, const std::optional<error>& e) {
-  if (e) json_error(w, *e);
-  else w.null();
-}
-
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object()
       .key("name").value(to_text(t).view())
@@ -241,14 +236,7 @@ inline std::string to_json(const resolution& r, const compiler_info* compiler = 
   w.end_object();
   w.key("compiler").begin_object().key("kind").value(to_string(r.compiler_kind)).key("version").value(to_text(r.compiler_version).view());
   if (compiler) {
-    w.key("location").value(compiler->location).key("supported_sm_numbers");
-    if (compiler->supported_sm_numbers) {
-      w.begin_array();
-      for (const int sm : *compiler->supported_sm_numbers) w.value(sm);
-      w.end_array();
-    } else {
-      w.null();
-    }
+    w.key("location").value(compiler->location).key("supported_sm_numbers").value(compiler->supported_sm_numbers);
   }
   w.key("table_older_than_compiler").value(r.table_older_than_compiler).end_object();
   w.key("targets").begin_array();

@@ -19,6 +19,7 @@
 // a different but valid-looking path. U+FFFD is visibly "not this", and the hex is exact.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +116,13 @@ class json_writer {
     comma();
     out_ += "null";
     return element_done();
+  }
+  /// [n, ...]; or null when there is no list (e.g. "supported_sm_numbers" of a compiler without one).
+  json_writer& value(const std::optional<std::vector<int>>& numbers) {
+    if (!numbers) return null();
+    begin_array();
+    for (const int n : *numbers) value(n);
+    return end_array();
   }
   const std::string& str() const { return out_; }
 

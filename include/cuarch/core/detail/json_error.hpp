@@ -8,6 +8,8 @@
 // Everything comes from classify() (core/errc.hpp); text that is not UTF-8 gets "<key>_bytes".
 #pragma once
 
+#include <optional>
+
 #include "../errc.hpp"
 #include "../error.hpp"
 #include "json.hpp"
@@ -29,6 +31,12 @@ inline void json_error(json_writer& w, const error& e) {
   w.key("native_status").value(e.native_status);
   w.key("message").value(e.message());
   w.end_object();
+}
+
+/// The error, or null: the value of every "error"/"reason" key.
+inline void json_optional_error(json_writer& w, const std::optional<error>& e) {
+  if (e) json_error(w, *e);
+  else w.null();
 }
 
 }  // namespace detail
