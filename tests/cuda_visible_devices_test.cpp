@@ -94,10 +94,11 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {twins, std::string("0-1"), fastest, "0", ""},  // no range syntax: strtoul reads 0
       {twins, std::string("0,"), fastest, "0", "'' is not a device index"},
       // --- duplicates: a repeated device hides every device; after the end of the list it does not count ---
-      {twins, std::string("0,0"), fastest, "", "'0' repeats a device"},
-      {twins, std::string("1,0,1"), fastest, "", "repeats a device"},
+      {twins, std::string("0,0"), fastest, "", "'0' names a device a second time: the driver's cuInit then fails"},
+      {twins, std::string("1,0,1"), fastest, "", "second time"},
       {twins, std::string("0,bogus,0"), fastest, "0", "'bogus' is not a device index"},
-      {twins, std::string("0, 0"), fastest, "", "repeats a device"},
+      {twins, std::string("0,2,0"), fastest, "0", "'2' is out of range"},  // the end comes before the repeat
+      {twins, std::string("0, 0"), fastest, "", "second time"},
       // --- UUIDs: full, unique prefixes, ambiguous and unknown ones, form changes ---
       {twins, std::string("GPU-aaaa2222-0000-0000-0000-000000000000"), fastest, "1", ""},
       {twins, std::string("GPU-aaaa2222"), fastest, "1", ""},
@@ -106,11 +107,13 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {twins, std::string("GPU-"), fastest, "", "prefix of more than one UUID"},
       {twins, std::string("GPU-9999"), fastest, "", "'GPU-9999' matches no device"},
       {twins, std::string("GPU-aaaa2222,GPU-9999,GPU-aaaa1111"), fastest, "1", "later entries are ignored"},
-      {twins, std::string("GPU-aaaa1111,GPU-aaaa1"), fastest, "", "'GPU-aaaa1' repeats a device"},
-      {twins, std::string("GPU-aaaa1111,GPU-aaaa1111"), fastest, "", "repeats a device"},
+      {twins, std::string("GPU-aaaa1111,GPU-aaaa1"), fastest, "", "'GPU-aaaa1' names a device a second time"},
+      {twins, std::string("GPU-aaaa1111,GPU-aaaa1111"), fastest, "", "second time"},
+      {twins, std::string("GPU-aaaa2222,GPU-9999,GPU-aaaa2222"), fastest, "1", "'GPU-9999' matches no device"},
+      {twins, std::string("GPU-AAAA2222"), fastest, "1", ""},  // the hex digits in either case
       {twins, std::string("GPU-aaaa1111,1"), fastest, "0", "'1' is not a GPU- UUID like the first entry"},
       {twins, std::string("0,GPU-aaaa2222"), fastest, "0", "'GPU-aaaa2222' is not a device index"},
-      {twins, std::string("gpu-aaaa1111"), fastest, "", "not a device index"},  // the prefix is case-sensitive
+      {twins, std::string("gpu-aaaa1111"), fastest, "", "not a device index"},  // "GPU-" itself is case-sensitive
       {twins, std::string("MIG-GPU-aaaa1111-0000-0000-0000-000000000000/1/0"), fastest, "", "legacy MIG-GPU-", false, false, true},
       // --- CUDA_DEVICE_ORDER among different GPUs ---
       {mixed, std::nullopt, pci, "0,1,2", ""},
@@ -125,7 +128,8 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {mig, std::nullopt, pci, "0/0,0/1,1", "", false, true},
       {mig, std::string("MIG-2222"), pci, "0/1", "", false, true},
       {mig, std::string("MIG-22220000-0000-0000-0000-000000000000,MIG-1111"), pci, "0/1,0/0", "", false, true},
-      {mig, std::string("MIG-2222,MIG-2222"), pci, "", "repeats a device", false, true},
+      {mig, std::string("MIG-2222,MIG-2222"), pci, "", "second time", false, true},
+      {mig, std::string("MIG-1111,GPU-eeee"), pci, "0/0", "not a MIG- UUID", false, true},
       {mig, std::string("MIG-"), pci, "", "prefix of more than one UUID", false, true},
       {mig, std::string("MIG-2222,GPU-ffff"), pci, "0/1", "not a MIG- UUID", false, true},
       {mig, std::string("GPU-ffff"), pci, "1", ""},
@@ -145,6 +149,7 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
     CHECK(v.order_guessed == r.order_guessed);
     CHECK(v.mig_guessed == r.mig_guessed);
     CHECK(v.needs_driver == r.needs_driver);
+    CHECK(v.duplicate == (r.ended.find("second time") != std::string::npos));
   }
 }
 

@@ -110,7 +110,7 @@ TEST_CASE("NVML devices: PCI bus order, names, UUIDs, CUDA_DEVICE_ORDER, no CUDA
     CHECK(ccs(*d) == std::vector<compute_capability>{{12, 0}});
   }
   SECTION("CUDA_VISIBLE_DEVICES hides every GPU: no_device naming it") {
-    for (const char* v : {"", "0,0", "7", "GPU-ffff"}) {
+    for (const char* v : {"", "7", "GPU-ffff", "2,0,0"}) {
       INFO(v);
       const auto r = cuarch::nvml_device_source(lib).with_environment(visibility(std::string(v))).read();
       REQUIRE_FALSE(r);
@@ -118,6 +118,18 @@ TEST_CASE("NVML devices: PCI bus order, names, UUIDs, CUDA_DEVICE_ORDER, no CUDA
       CHECK(r.error().location.view() == real);
       CHECK(r.error().raw.view().find("NVML: 2 GPU(s); CUDA_VISIBLE_DEVICES=\"" + std::string(v) + "\"") != std::string_view::npos);
       CHECK(r.error().message().find("--device-cc") != std::string::npos);
+    }
+  }
+  SECTION("CUDA_VISIBLE_DEVICES names a device twice: invalid (the driver's cuInit fails), not 'no device'") {
+    for (const char* v : {"0,0", "1,0,1", "GPU-aaaa,GPU-AAAA0000"}) {
+      INFO(v);
+      const auto r = cuarch::nvml_device_source(lib).with_environment(visibility(std::string(v))).read();
+      REQUIRE_FALSE(r);
+      CHECK(r.error().code == errc::invalid_environment);
+      CHECK(r.error().subject.view() == v);
+      CHECK(r.error().location.view() == "CUDA_VISIBLE_DEVICES");
+      CHECK(r.error().raw.view().find("CUDA_ERROR_INVALID_DEVICE (101)") != std::string_view::npos);
+      CHECK(r.error().message().find("fix: correct or unset it") != std::string::npos);
     }
   }
   // NVML never brings libcuda into the process.

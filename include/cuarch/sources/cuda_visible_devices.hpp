@@ -11,12 +11,17 @@
 //    "0,2,-1,1" shows 0 and 2. (CUDA Programming Guide, "CUDA Environment Variables",
 //    docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html.)
 //  * integers are read like strtoul (leading blanks skipped, trailing junk ignored: "1gpu2,2ampere" is
-//    "1,2"; no range syntax); an index >= the number of GPUs ends the list; a repeated device empties the
-//    whole list (0 devices), for integers and UUIDs alike; the first entry decides the form of the list
-//    (an entry of another form ends it); an ambiguous UUID prefix ends the list. These are not in NVIDIA's
-//    documentation: PyTorch reproduces them to count devices without cuInit (torch/cuda/__init__.py,
-//    _parse_visible_devices and _transform_uuid_to_ordinals; pytorch/pytorch PR 84879, tested against
-//    driver 510, and PR 92315). scripts/gpu/devices-on-gpu.sh compares each form with cuInit.
+//    "1,2"; no range syntax); an index >= the number of devices ends the list; the first entry decides
+//    the form of the list (an entry of another form ends it: "0,GPU-..." is "0"); "GPU-"/"MIG-" must be
+//    written so, the hex digits may be in either case; an ambiguous UUID prefix ends the list. A device
+//    named twice before the list ends ("0,0", "1,0,1", a UUID twice) makes cuInit itself fail with
+//    CUDA_ERROR_INVALID_DEVICE (101): no CUDA call works in that process; a repeat after the end does not
+//    count ("0,bogus,0", and "0,2,0" on two GPUs, are "0"). Not in NVIDIA's documentation: seen on an H200
+//    pair with driver 580.159.04 (scripts/gpu/devices-on-gpu.sh compares each form with cuInit). PyTorch's
+//    reading (torch/cuda/__init__.py, _parse_visible_devices and _transform_uuid_to_ordinals; pytorch/pytorch
+//    PRs 84879 and 92315) agrees on strtoul, the first entry's form and prefixes, but says a repeat gives
+//    "0 devices" (driver 580: cuInit fails) and checks repeats before range ("0,2,0": PyTorch 0 devices,
+//    the driver 1) and is case-sensitive on the hex (the driver is not).
 //  * CUDA_DEVICE_ORDER: FASTEST_FIRST (the default) orders devices "fastest to slowest using a simple
 //    heuristic" the driver does not publish; PCI_BUS_ID orders them by PCI bus id (the NVML order once
 //    sorted by bus id). FASTEST_FIRST is approximated here by compute capability, highest first, PCI bus
@@ -66,6 +71,7 @@ struct device_visibility {
   bool order_guessed = false;  // FASTEST_FIRST among different GPUs decided the ordinals or the pick
   bool mig_guessed = false;    // MIG devices were enumerated by rules not documented precisely
   bool needs_driver = false;   // only cuInit can answer (see `ended`)
+  bool duplicate = false;      // a device named twice: cuInit fails (CUDA_ERROR_INVALID_DEVICE), no device usable
 };
 
 namespace detail {
@@ -161,10 +167,22 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     return out;
   }
   const auto entries = detail::split_commas(list);
-  auto duplicate = [&](std::string_view entry) {
-    out.devices.clear();
-    out.ended = "entry " + detail::quoted(entry) + " repeats a device: a repeated device hides every device";
-    return out;
+  // One pass, in list order: the first entry that is invalid (wrong form, no such index or UUID, an
+  // ambiguous prefix) ends the list; a device named twice before that makes the whole variable invalid.
+  auto end_at = [&](std::size_t i, const std::string& why) {
+    out.ended = "entry " + detail::quoted(entries[i]) + " " + why + ": the list ends there";
+    if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
+  };
+  auto add = [&](std::size_t i, const visible_device& d) {
+    if (std::find(out.devices.begin(), out.devices.end(), d) != out.devices.end()) {
+      out.devices.clear();
+      out.duplicate = true;
+      out.ended = "entry " + detail::quoted(entries[i]) +
+                  " names a device a second time: the driver's cuInit then fails with CUDA_ERROR_INVALID_DEVICE (101)";
+      return false;
+    }
+    out.devices.push_back(d);
+    return true;
   };
 
   if (detail::starts_with(list, "GPU-") || detail::starts_with(list, "MIG-")) {
@@ -175,20 +193,18 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
       return out;
     }
     if (prefix == "MIG-") out.mig_guessed = true;
-    // A literal repeat empties the list even before the entries are matched (as the driver does per PyTorch).
-    std::vector<std::string_view> accepted;
-    for (const auto entry : entries) {
-      if (std::find(accepted.begin(), accepted.end(), entry) != accepted.end()) return duplicate(entry);
-      if (!detail::starts_with(entry, prefix)) break;
-      accepted.push_back(entry);
-    }
-    for (std::size_t i = 0; i < accepted.size(); ++i) {
-      const std::string_view entry = accepted[i];
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const std::string_view entry = entries[i];
+      if (!detail::starts_with(entry, prefix)) {
+        end_at(i, "is not a " + std::string(prefix) + " UUID like the first entry");
+        return out;
+      }
       std::optional<visible_device> match;
       bool ambiguous = false;
       for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
+        // "GPU-"/"MIG-" exactly; the hex digits in either case.
         auto consider = [&](const std::string& uuid, int mig) {
-          if (!detail::starts_with(uuid, entry)) return;
+          if (!detail::starts_with(uuid, prefix) || !detail::istarts_with(std::string_view(uuid).substr(4), entry.substr(4))) return;
           if (match) ambiguous = true;
           match = visible_device{g, mig};
         };
@@ -199,51 +215,34 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
         }
       }
       if (ambiguous || !match) {
-        out.ended = "entry " + detail::quoted(entry) + (ambiguous ? " is a prefix of more than one UUID" : " matches no device") +
-                    ": the list ends there";
-        if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
+        end_at(i, ambiguous ? "is a prefix of more than one UUID" : "matches no device");
         return out;
       }
-      if (std::find(out.devices.begin(), out.devices.end(), *match) != out.devices.end()) return duplicate(entry);
       // A GPU named by UUID while in MIG mode: CUDA shows its MIG devices instead (not documented precisely).
       if (match->mig < 0 && gpus[match->gpu].mig_enabled) {
         out.mig_guessed = true;
-        for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m) out.devices.push_back({match->gpu, static_cast<int>(m)});
+        for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m)
+          if (!add(i, {match->gpu, static_cast<int>(m)})) return out;
         continue;
       }
-      out.devices.push_back(*match);
+      if (!add(i, *match)) return out;
     }
-    if (accepted.size() < entries.size() && out.ended.empty())
-      out.ended = "entry " + detail::quoted(entries[accepted.size()]) + " is not a " + std::string(prefix) +
-                  " UUID like the first entry: the list ends there";
     return out;
   }
 
   // Integer indices (strtoul-like), into `all` (CUDA enumeration order).
   out.mig_guessed = all_has_mig;
-  std::vector<long long> indices;
-  std::size_t stop = entries.size();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const long long x = detail::visible_index(entries[i]);
-    if (x >= 0 && std::find(indices.begin(), indices.end(), x) != indices.end()) return duplicate(entries[i]);
     if (x < 0) {
-      stop = i;
+      end_at(i, "is not a device index");
       break;
     }
-    indices.push_back(x);
-  }
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i] >= static_cast<long long>(all.size())) {
-      out.ended = "entry " + detail::quoted(entries[i]) + " is out of range (" + std::to_string(all.size()) +
-                  " device(s)): the list ends there";
-      if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
+    if (x >= static_cast<long long>(all.size())) {
+      end_at(i, "is out of range (" + std::to_string(all.size()) + " device(s))");
       break;
     }
-    out.devices.push_back(all[static_cast<std::size_t>(indices[i])]);
-  }
-  if (out.ended.empty() && stop < entries.size()) {
-    out.ended = "entry " + detail::quoted(entries[stop]) + " is not a device index: the list ends there";
-    if (stop + 1 < entries.size()) out.ended += " (later entries are ignored)";
+    if (!add(i, all[static_cast<std::size_t>(x)])) return out;
   }
   out.order_guessed = order_matters_by_index && !out.devices.empty();
   return out;

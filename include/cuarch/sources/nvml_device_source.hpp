@@ -338,8 +338,9 @@ class nvml_device_source {
   }
 
   /// The devices CUDA would show, read through NVML, with notes. no_device when none is visible
-  /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); library_call_failed when NVML cannot
-  /// say what CUDA would show (then only cuInit can: see system_device_source).
+  /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); invalid_environment when
+  /// CUDA_VISIBLE_DEVICES names a device twice (the driver's cuInit then fails); library_call_failed
+  /// when NVML cannot say what CUDA would show (then only cuInit can: see system_device_source).
   expected<device_reading, error> read() const {
     const auto listed = gpus();
     if (!listed) return unexpected(listed.error());
@@ -353,6 +354,13 @@ class nvml_device_source {
       e.subject = "CUDA_VISIBLE_DEVICES";
       e.location = where;
       e.raw = "NVML cannot answer: " + vis.ended;
+      return unexpected(e);
+    }
+    if (vis.duplicate) {  // the driver's cuInit fails outright: say so, not "no device"
+      error e = detail::make_error(errc::invalid_environment, source_kind::environment);
+      e.subject = *env.visible_devices;
+      e.location = "CUDA_VISIBLE_DEVICES";
+      e.raw = vis.ended + ", so no CUDA call can work in this process";
       return unexpected(e);
     }
     device_reading r;
