@@ -94,14 +94,8 @@ struct driver_api {
   decltype(&cuGetErrorName) get_error_name = nullptr;
 };
 
-cuarch::error driver_error(cuarch::errc code, std::string_view subject, std::string_view raw, int status = 0) {
-  cuarch::error e = cuarch::detail::make_error(code, cuarch::source_kind::driver);
-  e.subject = subject;
-  e.location = "libcuda.so.1";
-  e.raw = raw;
-  e.native_status = status;
-  return e;
-}
+constexpr auto driver = cuarch::source_kind::driver;
+constexpr std::string_view libcuda = "libcuda.so.1";
 
 /// Loads libcuda.so.1 once per process (by soname: the loader's search, as every CUDA program does)
 /// and calls cuInit. The outcome, success or the typed error, is kept for later calls.
@@ -111,7 +105,7 @@ const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
     api.handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!api.handle) {
       const char* why = dlerror();
-      return cuarch::unexpected(driver_error(cuarch::errc::library_not_found, "libcuda.so.1", why ? why : "dlopen failed"));
+      return cuarch::unexpected(cuarch::errors::library_not_found(driver, libcuda, libcuda, why ? why : "dlopen failed"));
     }
     bool missing = false;
     std::string missing_name;
@@ -139,14 +133,14 @@ const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
     JIT_BIND(launch_kernel, cuLaunchKernel);
     JIT_BIND(get_error_name, cuGetErrorName);
 #undef JIT_BIND
-    if (missing) return cuarch::unexpected(driver_error(cuarch::errc::symbol_not_found, missing_name, ""));
+    if (missing) return cuarch::unexpected(cuarch::errors::symbol_not_found(driver, missing_name, libcuda));
     Dl_info info{};
     char real[PATH_MAX];
     if (dladdr(reinterpret_cast<void*>(api.init), &info) && info.dli_fname && realpath(info.dli_fname, real)) api.path = real;
     const CUresult r = api.init(0);
     if (r == CUDA_ERROR_NO_DEVICE)
-      return cuarch::unexpected(driver_error(cuarch::errc::no_device, "cuInit", "cuInit: CUDA_ERROR_NO_DEVICE", static_cast<int>(r)));
-    if (r != CUDA_SUCCESS) return cuarch::unexpected(driver_error(cuarch::errc::library_call_failed, "cuInit(0)", "", static_cast<int>(r)));
+      return cuarch::unexpected(cuarch::errors::no_device(driver, "cuInit: CUDA_ERROR_NO_DEVICE", "cuInit", libcuda));
+    if (r != CUDA_SUCCESS) return cuarch::unexpected(cuarch::errors::library_call_failed(driver, "cuInit(0)", static_cast<int>(r), libcuda));
     return &api;
   }();
   return loaded;
