@@ -260,6 +260,13 @@ TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[device
     CHECK(r.error().location.view() == cuarch::detail::real_path(nvml));
     CHECK_FALSE(mapped(driver));
   }
+  SECTION("CUDA_VISIBLE_DEVICES names a device twice: invalid, not retried through cuInit (which would fail too)") {
+    env.set("CUDA_VISIBLE_DEVICES", "1,1");
+    const auto r = source.read();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::invalid_environment);
+    CHECK_FALSE(mapped(driver));
+  }
 }
 
 TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, and then said", "[devices][nvml][fault]") {
