@@ -220,7 +220,8 @@ TEST_CASE("fixed_devices is the one class for a given list (explicit_device_sour
   const auto none = fixed_devices(std::vector<compute_capability>{}).devices();
   REQUIRE_FALSE(none);
   CHECK(none.error().code == errc::no_device);
-  const auto native = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices(std::vector<compute_capability>{}));
+  const auto native = resolve_target_archs(request("native"), fixed_compiler({13, 0}),
+                                           fixed_devices(std::vector<compute_capability>{}));
   REQUIRE_FALSE(native);
   CHECK(native.error().summary.code == errc::no_device);
 }

@@ -12,6 +12,7 @@ struct my_policy : cuarch::resolve_policy {
 };
 
 int main() {
-  const auto r = cuarch::resolve_target_archs(cuarch::arch_request{}, cuarch::fixed_compiler({13, 0}), cuarch::no_devices{}, my_policy{});
+  const auto r = cuarch::resolve_target_archs(cuarch::arch_request{}, cuarch::fixed_compiler({13, 0}), cuarch::no_devices{},
+                                              my_policy{});
   return r ? 0 : 1;
 }

@@ -5,7 +5,9 @@
 #include <cuarch/resolve/source_contract.hpp>
 
 template <cuarch::compiler_source S>
-int use(const S&) { return 0; }
+int use(const S&) {
+  return 0;
+}
 
 struct not_a_compiler {
   int version() const { return 13; }

@@ -40,17 +40,23 @@ namespace detail {
 struct ask_compiler {
   using result = expected<compiler_info, error>;
   template <class S>
-  auto operator()(const S& s) const -> decltype(s.compiler()) { return s.compiler(); }
+  auto operator()(const S& s) const -> decltype(s.compiler()) {
+    return s.compiler();
+  }
 };
 struct ask_devices {
   using result = expected<std::vector<device_info>, error>;
   template <class S>
-  auto operator()(const S& s) const -> decltype(s.devices()) { return s.devices(); }
+  auto operator()(const S& s) const -> decltype(s.devices()) {
+    return s.devices();
+  }
 };
 struct ask_driver {
   using result = expected<observation, error>;
   template <class S>
-  auto operator()(const S& s) const -> decltype(s.driver_version()) { return s.driver_version(); }
+  auto operator()(const S& s) const -> decltype(s.driver_version()) {
+    return s.driver_version();
+  }
 };
 
 /// Whether S answers Ask's question with something convertible to Ask::result.
@@ -102,8 +108,7 @@ namespace detail {
 template <class D, class = void>
 struct has_runtime_ptx_check : std::false_type {};
 template <class D>
-struct has_runtime_ptx_check<D, std::void_t<decltype(static_cast<bool>(std::declval<const D&>().checks_ptx()))>>
-    : std::true_type {};
+struct has_runtime_ptx_check<D, std::void_t<decltype(static_cast<bool>(std::declval<const D&>().checks_ptx()))>> : std::true_type {};
 }  // namespace detail
 
 /// Whether resolution checks PTX against this very driver source: the trait, and for an adaptor
