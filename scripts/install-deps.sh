@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cuarch's tests and examples need on a Debian machine:
 #   libfmt-dev  (fmt, for tests, examples and the cuarch command line)
+#   libcli11-dev (CLI11, the cuarch command line's option parser; the library itself never needs it)
 #   catch2 >= 3 (unit tests; Debian 12 "bookworm" ships 2.x in main, so 3.x comes from bookworm-backports)
 #
 # Idempotent: when everything is present it checks and exits in well under a second.
@@ -42,13 +43,14 @@ catch2_version() {
 catch2_ok() { catch2_version >/dev/null; }
 
 fmt_ok() { [[ -n "$(installed_version libfmt-dev)" ]]; }
+cli11_ok() { [[ -n "$(installed_version libcli11-dev)" ]]; }
 
 # The build tools themselves (present on the CI image; installed from Debian if a machine lacks them).
 tools_ok() { command -v cmake >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1; }
 
 # ---- fast path ---------------------------------------------------------------------------------
-if command -v dpkg-query >/dev/null 2>&1 && tools_ok && fmt_ok && catch2_ok; then
-  log "ok: libfmt-dev $(installed_version libfmt-dev), catch2 $(catch2_version) already installed"
+if command -v dpkg-query >/dev/null 2>&1 && tools_ok && fmt_ok && cli11_ok && catch2_ok; then
+  log "ok: libfmt-dev $(installed_version libfmt-dev), libcli11-dev $(installed_version libcli11-dev), catch2 $(catch2_version) already installed"
   exit 0
 fi
 
@@ -165,6 +167,7 @@ apt_get update -q
 
 to_install=()
 fmt_ok || to_install+=("${PACKAGES_MAIN[@]}")
+cli11_ok || to_install+=(libcli11-dev)
 command -v cmake >/dev/null 2>&1 || to_install+=(cmake)
 command -v c++ >/dev/null 2>&1 || to_install+=(g++)
 if [[ ${#to_install[@]} -gt 0 ]]; then
@@ -178,5 +181,6 @@ fi
 
 tools_ok || fail "cmake or a C++ compiler (c++) still missing after apt-get"
 fmt_ok   || fail "libfmt-dev still not installed after apt-get"
+cli11_ok || fail "libcli11-dev still not installed after apt-get"
 catch2_ok || fail "catch2 >= 3 still not installed (have: '$(installed_version catch2)')"
-log "done in $((SECONDS - start))s: libfmt-dev $(installed_version libfmt-dev), catch2 $(catch2_version)"
+log "done in $((SECONDS - start))s: libfmt-dev $(installed_version libfmt-dev), libcli11-dev $(installed_version libcli11-dev), catch2 $(catch2_version)"

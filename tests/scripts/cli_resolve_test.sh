@@ -63,8 +63,17 @@ stderr_has "compute_90 cannot be written in TORCH_CUDA_ARCH_LIST"
 CUDA_VISIBLE_DEVICES="" check 1 "" -- --toolkit 13.0 --archs native
 stderr_has "no CUDA device is visible"
 
-# The environment overrides the request, and says so; a bad value names the variable (exit 2).
-CUARCH_ARCHS="9.0a;10.0" check 0 "90a-real;100-real" -- --toolkit 13.0 --archs all --format cmake
+# The environment overrides the default request, and says so; a bad value names the variable (exit 2).
+CUARCH_ARCHS="9.0a;10.0" check 0 "90a-real;100-real" -- --toolkit 13.0 --format cmake
+stderr_has "the request came from the environment variable CUARCH_ARCHS"
+# An explicit --archs beats the environment and says so on stderr; --env makes the variable win again.
+CUARCH_ARCHS="9.0a;10.0" check 0 "90-real" -- --toolkit 13.0 --archs 90-real --format cmake
+stderr_has "note: --archs given; ignoring CUARCH_ARCHS=9.0a;10.0"
+CUARCH_ARCHS="9.0a;10.0" TORCH_CUDA_ARCH_LIST="8.6" check 0 "9.0" -- --toolkit 13.0 --archs 9.0 --format torch
+stderr_has "ignoring CUARCH_ARCHS=9.0a;10.0"
+stderr_has "ignoring TORCH_CUDA_ARCH_LIST=8.6"
+CUARCH_ARCHS="sm_90b" check 0 "90-real" -- --toolkit 13.0 --archs 90-real --format cmake  # ignored, so not read
+CUARCH_ARCHS="9.0a;10.0" check 0 "90a-real;100-real" -- --toolkit 13.0 --archs all --env cuarch --format cmake
 stderr_has "the request came from the environment variable CUARCH_ARCHS"
 CUARCH_ARCHS="9.0a" check 0 "75-real" -- --toolkit 13.0 --archs 75-real --env none --format cmake
 TORCH_CUDA_ARCH_LIST="8.6+PTX" check 0 "8.6+PTX" -- --toolkit 13.0 --archs 9.0 --env torch --format torch

@@ -1,71 +1,228 @@
 // `cuarch resolve`: resolve a request (a list, native, all, all-major) against a compiler, devices
-// and policy, and print the targets for a build script or a JIT cache.
+// and policy, and print the targets for a build script or a JIT cache. Every flag and the request
+// itself are read and validated before anything is detected, loaded or run: a malformed token is
+// exit 2 at once, whatever toolkits the machine holds.
 #include <cuarch/core/decode.hpp>
+#include <cuarch/core/parse.hpp>
 #include <cuarch/detect.hpp>
+#include <cuarch/fmt.hpp>
 #include <cuarch/resolve/env_request.hpp>
 #include <cuarch/resolve/fixed_sources.hpp>
-#include <cuarch/fmt.hpp>
+#include <cuarch/resolve/output_format.hpp>
 #include <cuarch/resolve/outputs.hpp>
-#include <cuarch/core/parse.hpp>
 #include <cuarch/resolve/policy.hpp>
 #include <cuarch/resolve/resolver.hpp>
 
+#include <charconv>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "cli.hpp"
 #include "detection_options.hpp"
+#include "flags.hpp"
 
 namespace {
 
 using namespace cuarch_cli;
-constexpr std::string_view command_name = "resolve";
+constexpr const char* command_name = "resolve";
 
-const char* const help_text = R"(usage: cuarch resolve [options]
+// Names of the library's enumerations as the help shows them ("a|f|baseline" for variants: the
+// suffix is what users type, the name is what JSON writes).
+std::string variant_choices() {
+  std::string out;
+  for (const auto v : cuarch::all_arch_variants)
+    out.append(out.empty() ? "" : "|").append(cuarch::suffix(v).empty() ? cuarch::to_string(v) : cuarch::suffix(v));
+  return out;
+}
 
-Resolves CUDA targets and prints them for a build script, a JIT cache or a person.
+const std::string footer = fmt::format(
+    R"(A LIST is in any spelling: "9.0a;10.0", "sm_90a compute_90", "90a-real;100f", "8.6+PTX".
+An explicit --archs beats CUARCH_ARCHS and TORCH_CUDA_ARCH_LIST (a note on stderr says so);
+--env names the variables that may override even an explicit --archs.
+The compiler is the one --toolkit names, or the one detection finds as `cuarch doctor` does:
+--nvrtc PATH selects the NVRTC (JIT) path, --nvcc PATH the nvcc path; without either, --compiler
+or --format nvrtc chooses NVRTC, else nvcc.
+Output formats: nvcc (-gencode flags on one line), nvrtc (the options of each compile, one line
+each), cmake (CUDA_ARCHITECTURES), torch (TORCH_CUDA_ARCH_LIST), json (targets, every spelling,
+the cache key and the diagnostics). Notes go to stderr; stdout holds only the output.
+Policies ({}): strict fails on any unbuildable target
+(the default); best-effort drops and reports them; ptx-fallback gives PTX to a device newer
+than the compiler when the driver (--driver) can JIT it; verify-devices makes explicit targets
+load on the devices.
 
-request
-  --archs LIST|native|all|all-major   what to resolve (default: native). LIST in any spelling:
-                                      "9.0a;10.0", "sm_90a compute_90", "90a-real;100f", "8.6+PTX"
-  --dialect generic|torch|cmake|nvcc  how to read LIST (default: generic, which reads them all)
-  --env cuarch,torch,cmake|none       environment variables that override the request, first set
-                                      one wins: CUARCH_ARCHS (default), TORCH_CUDA_ARCH_LIST, CUDAARCHS
-compiler (the one that will build the code): given, or detected as `cuarch doctor` does
-  --toolkit VERSION                   given: its CUDA release, e.g. 12.8 or 13.0.88
-  --supported-archs LIST              with --toolkit: what it reports as supported
-                                      (nvrtcGetSupportedArchs), e.g. 75,80,90,120; it then decides
-  --compiler nvcc|nvrtc               detected: which compile path (default: nvrtc for --format
-                                      nvrtc, nvcc otherwise)
-  --cuda-home DIR  --nvcc PATH  --nvrtc PATH  --python-prefix DIR  --isolated
-                                      detected: where to look first (see cuarch doctor --help)
-devices and driver (asked only for native, or for explicit lists under verify-devices)
-  --device-cc LIST                    the devices' compute capabilities, e.g. 9.0,12.0; without it
-                                      native asks the driver (--libcuda PATH names one)
-  --driver VERSION|detected           the CUDA version the driver supports, or `detected`: checks
-                                      PTX against it and allows the PTX fallback. Without it PTX is
-                                      not checked (right for builds: this is not the driver that runs it)
-policy
-  --policy P[,P...]                   strict (default): any unbuildable target is an error
-                                      best-effort: drop and report them (renames followed)
-                                      ptx-fallback: PTX for a device newer than the compiler, when the
-                                      driver (--driver) can JIT it
-                                      verify-devices: explicit targets must load on the devices
-  --native-variant a|f|baseline       the variant native prefers for each device (default: a)
-output
-  --format nvcc|nvrtc|cmake|torch|json  (default: nvcc)
-      nvcc   one line of -gencode flags          nvrtc  one line of options per compile
-      cmake  CUDA_ARCHITECTURES                  torch  TORCH_CUDA_ARCH_LIST
-      json   targets, every spelling, the cache key and the diagnostics
-  Notes (transformed or dropped targets) go to stderr; stdout holds only the output.
+exit status: 0 resolved; 1 resolution failed or the format cannot express the targets (reasons
+on stderr); 2 bad usage or malformed input (nothing is detected then).
+example: export TORCH_CUDA_ARCH_LIST=$(cuarch resolve --toolkit 12.8 --device-cc 12.0 --format torch))",
+    choices(cuarch::all_policy_names));
 
-exit status: 0 resolved; 1 resolution failed or the format cannot express the targets (reasons on
-stderr); 2 bad usage or malformed input.
-example: export TORCH_CUDA_ARCH_LIST=$(cuarch resolve --toolkit 12.8 --device-cc 12.0 --format torch)
-)";
+struct resolve_flags {
+  CLI::Option* archs = nullptr;
+  CLI::Option* dialect = nullptr;
+  CLI::Option* env = nullptr;
+  CLI::Option* toolkit = nullptr;
+  CLI::Option* supported = nullptr;
+  CLI::Option* compiler = nullptr;
+  CLI::Option* driver = nullptr;
+  CLI::Option* policy = nullptr;
+  CLI::Option* native_variant = nullptr;
+  CLI::Option* format = nullptr;
+  detection_flags detection;
+};
+
+enum class driver_choice { none, given, detected };
+
+/// What the flags ask for, every value read and checked.
+struct options {
+  std::string archs = "native";
+  bool archs_given = false;
+  cuarch::arch_dialect dialect = cuarch::arch_dialect::generic;
+  cuarch::env_override env = cuarch::env_override::cuarch_archs;
+  bool env_given = false;
+  std::optional<cuarch::cuda_version> toolkit;
+  std::optional<std::vector<int>> supported;
+  bool jit = false;                  // the NVRTC compile path (else nvcc), when detecting
+  cuarch::detect_options detect;     // detection options (device_ccs doubles as --device-cc)
+  bool detection_options = false;    // any option that says where to look for compilers
+  driver_choice driver = driver_choice::none;
+  cuarch::cuda_version driver_version{};
+  cuarch::resolve_policy policy;
+  cuarch::output_format format = cuarch::output_format::nvcc;
+};
+
+std::vector<std::string_view> split(std::string_view s, std::string_view separators) {
+  std::vector<std::string_view> parts;
+  while (!s.empty()) {
+    const std::size_t at = s.find_first_of(separators);
+    const std::string_view part = s.substr(0, at);
+    if (!part.empty()) parts.push_back(part);
+    if (at == std::string_view::npos) break;
+    s.remove_prefix(at + 1);
+  }
+  return parts;
+}
+
+/// Reads the flags into `o`; the usage error, worded, if one is wrong.
+std::optional<std::string> read_options(const resolve_flags& f, options& o) {
+  if (auto a = flag_set::get(f.archs)) {
+    o.archs = *a;
+    o.archs_given = true;
+  }
+  if (auto d = flag_set::get(f.dialect)) {
+    const auto dialect = cuarch::parse_arch_dialect(*d);
+    if (!dialect) return "--dialect must be " + choices(cuarch::all_arch_dialects) + ", not '" + *d + "'";
+    o.dialect = *dialect;
+  }
+  if (auto e = flag_set::get(f.env)) {
+    o.env_given = true;
+    o.env = cuarch::env_override::none;
+    for (const auto name : split(*e, ",")) {
+      const auto one = cuarch::parse_env_override(name);
+      if (!one) return "--env takes " + choices(cuarch::all_env_overrides) + " (comma-separated), not '" + std::string(name) + "'";
+      o.env = o.env | *one;
+    }
+  }
+  if (auto t = flag_set::get(f.toolkit)) {
+    const auto v = cuarch::parse_cuda_version(*t);
+    if (!v) return "--toolkit: " + v.error().message();
+    o.toolkit = *v;
+  }
+  if (auto s = flag_set::get(f.supported)) {
+    std::vector<int> sms;
+    for (const auto part : split(*s, ",; ")) {
+      int sm = 0;
+      const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), sm);
+      if (ec != std::errc() || end != part.data() + part.size() || !cuarch::decode_sm_number(sm))
+        return "--supported-archs takes sm numbers like 75,90,120, not '" + std::string(part) + "'";
+      sms.push_back(sm);
+    }
+    o.supported = std::move(sms);
+  }
+  const auto chosen = read_detection_flags(f.detection, o.detect);
+  if (chosen.error) return chosen.error;
+  o.detection_options = chosen.compiler_options;
+  if (auto v = flag_set::get(f.driver)) {
+    if (*v == "detected") {
+      o.driver = driver_choice::detected;
+    } else {
+      const auto dv = cuarch::parse_cuda_version(*v);
+      if (!dv) return "--driver takes a CUDA version or 'detected': " + dv.error().message();
+      o.driver = driver_choice::given;
+      o.driver_version = *dv;
+    }
+  }
+  if (auto p = flag_set::get(f.policy)) {
+    for (const auto name : split(*p, ",")) {
+      const auto named = cuarch::parse_policy_name(name);
+      if (!named) return "--policy takes " + choices(cuarch::all_policy_names) + " (comma-separated), not '" + std::string(name) + "'";
+      cuarch::apply_policy(*named, o.policy);
+    }
+  }
+  if (auto v = flag_set::get(f.native_variant)) {
+    const auto variant = cuarch::parse_arch_variant(*v);
+    if (!variant) return "--native-variant must be " + variant_choices() + ", not '" + *v + "'";
+    o.policy.native_variant = *variant;
+  }
+  if (auto v = flag_set::get(f.format)) {
+    const auto format = cuarch::parse_output_format(*v);
+    if (!format) return "--format must be " + choices(cuarch::all_output_formats) + ", not '" + *v + "'";
+    o.format = *format;
+  }
+
+  // The compile path: --compiler, else the one compiler path named, else the output format.
+  const bool nvrtc_named = flag_set::given(f.detection.nvrtc), nvcc_named = flag_set::given(f.detection.nvcc);
+  if (auto c = flag_set::get(f.compiler)) {
+    const auto kind = cuarch::parse_source_kind(*c);
+    if (!kind || (*kind != cuarch::source_kind::nvcc && *kind != cuarch::source_kind::nvrtc))
+      return "--compiler must be nvcc or nvrtc, not '" + *c + "'";
+    o.jit = *kind == cuarch::source_kind::nvrtc;
+    if (o.jit && nvcc_named && !nvrtc_named) return "--compiler nvrtc does not use the nvcc that --nvcc names";
+    if (!o.jit && nvrtc_named && !nvcc_named) return "--compiler nvcc does not use the NVRTC that --nvrtc names";
+  } else if (nvrtc_named && nvcc_named) {
+    return "--nvrtc and --nvcc both name a compiler: say which one compiles with --compiler nvrtc|nvcc";
+  } else {
+    o.jit = nvrtc_named || (!nvcc_named && o.format == cuarch::output_format::nvrtc);
+  }
+
+  if (o.toolkit && (o.detection_options || flag_set::given(f.compiler)))
+    return "--toolkit names the compiler; --compiler/--nvcc/--nvrtc/--cuda-home/--python-prefix/--isolated detect one: "
+           "use one or the other";
+  if (o.supported && !o.toolkit) return std::string("--supported-archs describes a --toolkit");
+  return std::nullopt;
+}
+
+/// The request as resolution will read it. An explicit --archs beats the environment unless --env
+/// says otherwise; a variable that is set but ignored is named on stderr, never ignored silently.
+cuarch::arch_request make_request(const options& o) {
+  cuarch::arch_request request;
+  request.list = o.archs;
+  request.dialect = o.dialect;
+  request.overrides = o.env;
+  if (o.archs_given && !o.env_given) {
+    request.overrides = cuarch::env_override::none;
+    for (const auto one : cuarch::all_env_overrides) {
+      if (one == cuarch::env_override::none) continue;
+      cuarch::arch_request probe = request;
+      probe.overrides = one;
+      const auto seen = cuarch::read_request(probe);
+      if (seen.origin.source == cuarch::source_kind::environment)
+        fmt::print(stderr, "cuarch resolve: note: --archs given; ignoring {}={} (--env {} lets it override)\n",
+                   seen.origin.variable, seen.list, cuarch::to_string(one));
+    }
+  }
+  return request;
+}
+
+/// Prints a failure: a JSON document on stdout for --format json (with the schema of every
+/// resolve document), the reason on stderr; returns `status`.
+int print_failure(const options& o, const cuarch::resolution_failure& failure, int status) {
+  if (o.format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(failure));
+  fmt::print(stderr, "cuarch resolve: {}\n", failure.message());
+  return status;
+}
 
 /// Errors about the input itself (exit 2) rather than about what can be resolved (exit 1).
 bool is_input_error(cuarch::errc c) {
@@ -83,146 +240,33 @@ bool is_input_error(cuarch::errc c) {
   }
 }
 
-std::vector<std::string_view> split(std::string_view s, std::string_view separators) {
-  std::vector<std::string_view> parts;
-  while (!s.empty()) {
-    const std::size_t at = s.find_first_of(separators);
-    const std::string_view part = s.substr(0, at);
-    if (!part.empty()) parts.push_back(part);
-    if (at == std::string_view::npos) break;
-    s.remove_prefix(at + 1);
-  }
-  return parts;
-}
-
-enum class driver_choice { none, given, detected };
-
-struct options {
-  std::string archs = "native";
-  cuarch::arch_dialect dialect = cuarch::arch_dialect::generic;
-  cuarch::env_override env = cuarch::env_override::cuarch_archs;
-  std::optional<cuarch::cuda_version> toolkit;
-  std::optional<std::vector<int>> supported;
-  std::optional<std::string> compiler_role;  // nvcc or nvrtc (detection)
-  cuarch::detect_options detect;             // detection options (device_ccs doubles as --device-cc)
-  bool detection_options = false;            // any of them given
-  driver_choice driver = driver_choice::none;
-  cuarch::cuda_version driver_version{};
-  cuarch::resolve_policy policy;
-  std::string format = "nvcc";
-};
-
-/// Reads the options; returns 0 or the usage exit status (after printing why).
-int read_options(arguments& args, options& o) {
-  if (auto a = args.take("--archs")) o.archs = *a;
-  if (auto d = args.take("--dialect")) {
-    if (*d == "generic") o.dialect = cuarch::arch_dialect::generic;
-    else if (*d == "torch") o.dialect = cuarch::arch_dialect::torch;
-    else if (*d == "cmake") o.dialect = cuarch::arch_dialect::cmake;
-    else if (*d == "nvcc") o.dialect = cuarch::arch_dialect::nvcc;
-    else return usage_error(command_name, "--dialect must be generic, torch, cmake or nvcc, not '" + *d + "'");
-  }
-  if (auto e = args.take("--env")) {
-    o.env = cuarch::env_override::none;
-    for (const auto name : split(*e, ",")) {
-      if (name == "none") continue;
-      if (name == "cuarch") o.env = o.env | cuarch::env_override::cuarch_archs;
-      else if (name == "torch") o.env = o.env | cuarch::env_override::torch_cuda_arch_list;
-      else if (name == "cmake") o.env = o.env | cuarch::env_override::cudaarchs;
-      else return usage_error(command_name, "--env takes cuarch, torch, cmake or none, not '" + std::string(name) + "'");
-    }
-  }
-  if (auto t = args.take("--toolkit")) {
-    const auto v = cuarch::parse_cuda_version(*t);
-    if (!v) return usage_error(command_name, "--toolkit: " + v.error().message());
-    o.toolkit = *v;
-  }
-  if (auto s = args.take("--supported-archs")) {
-    std::vector<int> sms;
-    for (const auto part : split(*s, ",; ")) {
-      int sm = 0;
-      if (!cuarch::detail::parse_uint(part, sm) || !cuarch::decode_sm_number(sm))
-        return usage_error(command_name, "--supported-archs takes sm numbers like 75,90,120, not '" + std::string(part) + "'");
-      sms.push_back(sm);
-    }
-    o.supported = std::move(sms);
-  }
-  if (auto c = args.take("--compiler")) {
-    if (*c != "nvcc" && *c != "nvrtc") return usage_error(command_name, "--compiler must be nvcc or nvrtc, not '" + *c + "'");
-    o.compiler_role = *c;
-  }
-  const auto chosen = cuarch_cli::take_detection_options(command_name, args, o.detect);
-  if (chosen.status != 0) return chosen.status;
-  o.detection_options = chosen.compiler_options;
-  if (auto v = args.take("--driver")) {
-    if (*v == "detected") {
-      o.driver = driver_choice::detected;
-    } else {
-      const auto dv = cuarch::parse_cuda_version(*v);
-      if (!dv) return usage_error(command_name, "--driver takes a CUDA version or 'detected': " + dv.error().message());
-      o.driver = driver_choice::given;
-      o.driver_version = *dv;
-    }
-  }
-  if (auto p = args.take("--policy")) {
-    for (const auto name : split(*p, ",")) {
-      if (name == "strict") o.policy.unbuildable = cuarch::on_unbuildable::error;
-      else if (name == "best-effort") {
-        o.policy.unbuildable = cuarch::on_unbuildable::drop;
-        o.policy.follow_renames = true;
-      } else if (name == "ptx-fallback") o.policy.ptx_fallback = true;
-      else if (name == "verify-devices") o.policy.verify_on_devices = true;
-      else
-        return usage_error(command_name, "--policy takes strict, best-effort, ptx-fallback or verify-devices, not '" +
-                                             std::string(name) + "'");
-    }
-  }
-  if (auto v = args.take("--native-variant")) {
-    if (*v == "a") o.policy.native_variant = cuarch::arch_variant::arch_specific;
-    else if (*v == "f") o.policy.native_variant = cuarch::arch_variant::family_specific;
-    else if (*v == "baseline") o.policy.native_variant = cuarch::arch_variant::baseline;
-    else return usage_error(command_name, "--native-variant must be a, f or baseline, not '" + *v + "'");
-  }
-  if (auto f = args.take("--format")) o.format = *f;
-  if (o.format != "nvcc" && o.format != "nvrtc" && o.format != "cmake" && o.format != "torch" && o.format != "json")
-    return usage_error(command_name, "--format must be nvcc, nvrtc, cmake, torch or json, not '" + o.format + "'");
-  if (const int bad = reject_leftovers(command_name, args, false)) return bad;
-  if (o.toolkit && (o.detection_options || o.compiler_role))
-    return usage_error(command_name, "--toolkit names the compiler; --compiler/--nvcc/--nvrtc/--cuda-home/--python-prefix/"
-                                     "--isolated detect one: use one or the other");
-  if (o.supported && !o.toolkit) return usage_error(command_name, "--supported-archs describes a --toolkit");
-  return 0;
-}
-
 /// Prints the output in the chosen format; exit status.
 int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_info& compiler) {
   for (const auto& d : r.diagnostics)
     if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", d.message());
   if (r.origin.source == cuarch::source_kind::environment)
-    fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {} (it overrides --archs; "
-                       "--env none ignores it)\n", r.origin.variable);
+    fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {} (--env {})\n",
+               r.origin.variable, o.env_given ? "asked for it" : "none ignores it");
   if (r.table_older_than_compiler)
     fmt::print(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}); "
                        "the compiler's supported-arch list decided where it was given\n",
                cuarch::newest_known_toolkit(), r.compiler_version);
 
-  if (o.format == "json") {
-    fmt::print("{}\n", cuarch::to_json(r, &compiler));
-    return exit_ok;
+  switch (o.format) {
+    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, &compiler)); return exit_ok;
+    case cuarch::output_format::nvcc: fmt::print("{}\n", cuarch::nvcc_flags(r.targets)); return exit_ok;
+    case cuarch::output_format::nvrtc:
+      for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
+        std::string line;
+        for (const auto& opt : c.options) line += (line.empty() ? "" : " ") + opt;
+        fmt::print("{}\n", line);
+      }
+      return exit_ok;
+    case cuarch::output_format::cmake:
+    case cuarch::output_format::torch: break;
   }
-  if (o.format == "nvcc") {
-    fmt::print("{}\n", cuarch::nvcc_flags(r.targets));
-    return exit_ok;
-  }
-  if (o.format == "nvrtc") {
-    for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
-      std::string line;
-      for (const auto& opt : c.options) line += (line.empty() ? "" : " ") + opt;
-      fmt::print("{}\n", line);
-    }
-    return exit_ok;
-  }
-  const auto spelled = o.format == "cmake" ? cuarch::cmake_architectures(r.targets) : cuarch::torch_cuda_arch_list(r.targets);
+  const auto spelled = o.format == cuarch::output_format::cmake ? cuarch::cmake_architectures(r.targets)
+                                                                : cuarch::torch_cuda_arch_list(r.targets);
   if (!spelled) {
     fmt::print(stderr, "cuarch resolve: {}\n", spelled.error().message());
     return exit_failed;
@@ -252,32 +296,37 @@ int resolve_and_print(const options& o, const cuarch::arch_request& request, con
                       const cli_devices& devices, const Driver& driver) {
   const auto info = compiler.compiler();
   if (!info) {
+    if (o.format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(cuarch::resolution_failure{info.error(), {}}));
     fmt::print(stderr, "cuarch resolve: no compiler: {}\n", info.error().message());
     return exit_failed;
   }
   const auto r = cuarch::resolve_target_archs(request, *info, devices, o.policy, driver);
-  if (!r) {
-    if (o.format == "json") fmt::print("{}\n", cuarch::to_json(r.error()));
-    fmt::print(stderr, "cuarch resolve: {}\n", r.error().message());
-    return is_input_error(r.error().summary.code) ? exit_usage : exit_failed;
-  }
+  if (!r) return print_failure(o, r.error(), is_input_error(r.error().summary.code) ? exit_usage : exit_failed);
   return print_result(o, *r, *info);
 }
 
-int run_resolve(arguments& args) {
-  options o;
-  if (const int bad = read_options(args, o)) return bad;
-  cuarch::arch_request request;
-  request.list = o.archs;
-  request.dialect = o.dialect;
-  request.overrides = o.env;
 
-  // Devices are needed for native (and explicit lists under verify-devices); the driver is asked
-  // for them only then, and only when --device-cc does not name them. The environment override is
-  // read first, exactly as resolution reads it.
+int run_resolve(const resolve_flags& flags) {
+  options o;
+  if (const auto bad = read_options(flags, o)) return usage_error(command_name, *bad);
+  const cuarch::arch_request request = make_request(o);
+
+  // The request is read now, exactly as resolution will read it (environment first), and a
+  // malformed one ends here: nothing has been detected, loaded or run yet.
   const auto effective = cuarch::read_request(request);
   const auto parsed = cuarch::parse_arch_list(effective.list, effective.dialect);
-  const bool needs_devices = o.policy.verify_on_devices || (parsed && parsed->keyword() == cuarch::arch_keyword::native);
+  if (!parsed) {
+    cuarch::error e = parsed.error();
+    if (effective.origin.source == cuarch::source_kind::environment) {  // name the variable, as resolution does
+      e.source = cuarch::source_kind::environment;
+      e.location = effective.origin.variable;
+    }
+    return print_failure(o, cuarch::resolution_failure{e, {}}, exit_usage);
+  }
+
+  // Devices are needed for native (and explicit lists under verify-devices); the driver is asked
+  // for them only then, and only when --device-cc does not name them.
+  const bool needs_devices = o.policy.verify_on_devices || parsed->keyword() == cuarch::arch_keyword::native;
   const bool ask_driver_for_devices = needs_devices && !o.detect.device_ccs;
   const bool detecting = !o.toolkit || ask_driver_for_devices || o.driver == driver_choice::detected;
 
@@ -291,9 +340,8 @@ int run_resolve(arguments& args) {
     const cuarch::fixed_compiler fixed = o.supported ? cuarch::fixed_compiler(*o.toolkit, *o.supported) : cuarch::fixed_compiler(*o.toolkit);
     compiler.get = [fixed] { return fixed.compiler(); };
   } else {
-    const bool jit = o.compiler_role ? *o.compiler_role == "nvrtc" : o.format == "nvrtc";
     const cuarch::detection* d = &*found;
-    if (jit) compiler.get = [d] { return cuarch::detected_jit_compiler{d}.compiler(); };
+    if (o.jit) compiler.get = [d] { return cuarch::detected_jit_compiler{d}.compiler(); };
     else compiler.get = [d] { return cuarch::detected_offline_compiler{d}.compiler(); };
   }
   cli_devices devices;
@@ -320,8 +368,37 @@ int run_resolve(arguments& args) {
   return resolve_and_print(o, request, compiler, devices, cuarch::no_driver{});
 }
 
+std::function<int()> setup_resolve(flag_set& f) {
+  resolve_flags flags;
+  const std::string request = "request", compiler = "compiler (the one that will build the code)",
+                    devices = "devices and driver (asked only for native, or under verify-devices)", policy = "policy",
+                    output = "output";
+  flags.archs = f.value("--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
+  flags.dialect = f.value("--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic, which reads them all)", request);
+  flags.env = f.value("--env", choices(cuarch::all_env_overrides),
+                      "environment variables that override the request, first set one wins:\n"
+                      "CUARCH_ARCHS (the default without --archs), TORCH_CUDA_ARCH_LIST, CUDAARCHS",
+                      request);
+  flags.toolkit = f.value("--toolkit", "VERSION", "given: its CUDA release, e.g. 12.8 or 13.0.88", compiler);
+  flags.supported = f.value("--supported-archs", "LIST",
+                            "with --toolkit: what it reports as supported (nvrtcGetSupportedArchs),\n"
+                            "e.g. 75,80,90,120; it then decides",
+                            compiler);
+  flags.compiler = f.value("--compiler", "nvcc|nvrtc", "detected: which compile path (default: the one --nvrtc or --nvcc\nnames, else nvrtc for --format nvrtc, nvcc otherwise)", compiler);
+  flags.detection = add_detection_flags(f, compiler, devices);
+  flags.driver = f.value("--driver", "VERSION|detected",
+                         "the CUDA version the driver supports, or `detected`: checks PTX against\n"
+                         "it and allows the PTX fallback. Without it PTX is not checked (right for\n"
+                         "builds: this is not the driver that runs it)",
+                         devices);
+  flags.policy = f.value("--policy", "P[,P...]", "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
+  flags.native_variant = f.value("--native-variant", variant_choices(), "the variant native prefers for each device (default: a)", policy);
+  flags.format = f.value("--format", choices(cuarch::all_output_formats), "how to print the targets (default: nvcc)", output);
+  return [flags] { return run_resolve(flags); };
+}
+
 const register_command registration{
-    std::string(command_name), "resolve a request (a list, native, all) to targets for nvcc, NVRTC, CMake, PyTorch or JSON",
-    help_text, run_resolve};
+    command_name,
+    {"resolve a request (a list, native, all) to targets for nvcc, NVRTC, CMake, PyTorch or JSON", footer, setup_resolve}};
 
 }  // namespace

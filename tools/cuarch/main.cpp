@@ -1,42 +1,119 @@
-// cuarch: command-line entry point; dispatches to the registered commands.
+// cuarch: command-line entry point. Builds one CLI11 subcommand per registered command, parses,
+// applies the rules of flags.hpp, and runs the command. Every usage error is exit 2 with the reason
+// on stderr; help and version go to stdout with exit 0.
 #include <cuarch/core/version.hpp>
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <list>
+#include <map>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "cli.hpp"
+#include "flags.hpp"
+
+namespace {
+
+using namespace cuarch_cli;
+
+std::string version_text() {
+  return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH);
+}
+
+std::string program_footer() {
+  std::string s = "commands:\n";
+  for (const auto& [name, cmd] : registry()) s += fmt::format("  {:<9} {}\n", name, cmd.summary);
+  s += "\n'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
+  return s;
+}
+
+// "--toolkit: 1 required TEXT missing" -> "--toolkit" (CLI11 puts the option's name first).
+std::string option_named_in(const std::string& message) {
+  const auto colon = message.find(':');
+  return colon == std::string::npos ? message : message.substr(0, colon);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using namespace cuarch_cli;
-  auto print_usage = [](std::FILE* to) {
-    fmt::print(to, "usage: cuarch <command> [options]\n\ncommands:\n");
-    for (const auto& [name, cmd] : registry()) fmt::print(to, "  {:<9} {}\n", name, cmd.summary);
-    fmt::print(to, "\n'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.\n");
-  };
+  CLI::App app{"cuarch: which CUDA targets to build, checked against the compiler that builds them", "cuarch"};
+  app.set_version_flag("-V,--version", version_text(), "print the version and exit");
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.allow_extras();  // unknown commands and options are reported below, in our words
+  app.require_subcommand(0, 1);
+  app.footer(program_footer());
+  app.get_formatter()->column_width(38);
+
+  // Each command's flags and runner, created before parsing (the flag sets point into `app`).
+  std::list<flag_set> flag_sets;
+  std::map<const CLI::App*, std::pair<flag_set*, std::function<int()>>> commands;
+  for (auto& [name, cmd] : registry()) {
+    CLI::App* sub = app.add_subcommand(name, cmd.summary);
+    sub->allow_extras();
+    if (!cmd.footer.empty()) sub->footer(cmd.footer);
+    flag_set& flags = flag_sets.emplace_back(*sub);
+    commands[sub] = {&flags, cmd.setup(flags)};
+  }
+
   if (argc < 2) {
-    print_usage(stderr);
+    std::fputs(app.help().c_str(), stderr);
     return exit_usage;
   }
-  const std::string name = argv[1];
-  if (name == "--help" || name == "-h" || name == "help") {
-    print_usage(stdout);
+  if (std::string(argv[1]) == "help") {  // `cuarch help` and `cuarch help <command>`
+    if (argc == 2) {
+      std::fputs(app.help().c_str(), stdout);
+      return exit_ok;
+    }
+    const auto it = registry().find(argv[2]);
+    if (argc > 3 || it == registry().end()) {
+      fmt::print(stderr, "cuarch: unknown command '{}'\n", argv[2]);
+      return exit_usage;
+    }
+    std::fputs(app.get_subcommand(argv[2])->help("cuarch").c_str(), stdout);
     return exit_ok;
   }
-  if (name == "--version") {
-    fmt::print("cuarch {}.{}.{}\n", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);  // the selected command's help, if one was named
     return exit_ok;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return exit_ok;
+  } catch (const CLI::CallForVersion& v) {
+    fmt::print("{}\n", v.what());
+    return exit_ok;
+  } catch (const CLI::ParseError& e) {
+    const auto selected = app.get_subcommands();
+    const std::string where = selected.empty() ? std::string() : selected.front()->get_name();
+    std::string message = e.what();
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) message = "option " + option_named_in(message) + " needs a value";
+    if (where.empty()) {
+      fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", message);
+      return exit_usage;
+    }
+    return usage_error(where, message);
   }
-  const auto it = registry().find(name);
-  if (it == registry().end()) {
-    fmt::print(stderr, "cuarch: unknown command '{}'\n", name);
-    print_usage(stderr);
+
+  const auto selected = app.get_subcommands();
+  if (selected.empty()) {
+    for (const auto& extra : app.remaining()) {
+      if (extra.size() > 1 && extra[0] == '-') fmt::print(stderr, "cuarch: unknown option '{}'\n", extra);
+      else fmt::print(stderr, "cuarch: unknown command '{}'\n", extra);
+      break;
+    }
+    std::fputs(app.help().c_str(), stderr);
     return exit_usage;
   }
-  std::vector<std::string> rest(argv + 2, argv + argc);
-  arguments args(std::move(rest));
-  if (args.flag("--help") || args.flag("-h")) {
-    fmt::print("{}", it->second.help);
-    return exit_ok;
-  }
-  return it->second.run(args);
+  auto& [flags, run] = commands.at(selected.front());
+  if (const auto bad = flags->misuse()) return usage_error(flags->name(), *bad);
+  // After `--`, a command without positionals hands what follows back to the program.
+  const bool options_ended = std::find(argv + 1, argv + argc, std::string_view("--")) != argv + argc;
+  if (const auto bad = flag_set::leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
+  return run();
 }
