@@ -267,7 +267,8 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
       const std::string fifo = dir + "/" + name;
       REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
       check_unreadable(bounded_read([&] {
-                         return name[8] == 'j' ? cuarch::read_version_json(fifo) : name[8] == 't' ? cuarch::read_version_txt(fifo) : cuarch::read_cuda_h(fifo);
+                         const std::string_view n(name);
+                         return n == "version.json" ? cuarch::read_version_json(fifo) : n == "version.txt" ? cuarch::read_version_txt(fifo) : cuarch::read_cuda_h(fifo);
                        }, {fifo}),
                        fifo, "not a regular file");
     }
