@@ -66,11 +66,7 @@ class detection_clock {
 
 /// The error of a place found after the deadline: what would have been asked, and where.
 inline error not_probed_error(source_kind kind, std::string_view what, std::string_view where, std::chrono::milliseconds budget) {
-  error e = make_error(errc::deadline_exceeded, kind);
-  e.subject = what;
-  e.location = where;
-  e.raw.append("deadline ").append_int(static_cast<long long>(budget.count())).append(" ms from the start of detection");
-  return e;
+  return errors::deadline_exceeded(kind, what, where, "deadline " + std::to_string(budget.count()) + " ms from the start of detection");
 }
 
 class detector {
