@@ -72,8 +72,10 @@ def _optional_text(value: Any, name: str) -> Optional[str]:
 def _version_text(value: Any, name: str) -> Optional[str]:
     if value is None or isinstance(value, str):
         return value
-    # A float cannot tell CUDA 12.1 from 12.10; the library reads the text exactly.
-    raise TypeError(f"{name} takes a version string such as '12.8' or '13.0.88', not {type(value).__name__} {value!r}")
+    raise TypeError(
+        f"{name} takes a version string such as '12.8' or '13.0.88', not {type(value).__name__} {value!r} "
+        "(a number cannot tell 12.1 from 12.10)"
+    )
 
 
 def _names(value: Any, name: str) -> List[str]:

@@ -215,7 +215,15 @@ outcome resolve(const resolve_args& a) {
     }
     return cuarch::resolve_target_archs(request, *info, devices, policy, cuarch::no_driver{});
   }();
-  if (!r) return failed(r.error());
+  if (!r) {
+    // The library's message names the rule that refused; say which compiler it was judged against
+    // (a loaded NVRTC, a given version) and how that compiler was found.
+    std::string against = "resolved against " + std::string(cuarch::to_string(info->kind)) + " " +
+                          std::string(cuarch::to_text(info->version).view());
+    if (!info->location.empty()) against += " at " + info->location;
+    against += " (" + result.compiler_how + "): ";
+    return failed(r.error(), std::move(against));
+  }
   result.json = cuarch::to_json(*r, &*info);
   return result;
 }

@@ -1,0 +1,91 @@
+"""cuarch.resolve() against fixed toolkits: the library's answers, every spelling."""
+
+import pytest
+
+import cuarch
+
+
+def test_done_when_example():
+    assert cuarch.resolve("9.0a;12.0", toolkit="12.8").targets == ["sm_90a", "sm_120"]
+
+
+def test_every_spelling_of_one_resolution():
+    r = cuarch.resolve("9.0a;12.0", toolkit="12.8")
+    assert r.nvcc_flags == ["-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_120,code=sm_120"]
+    assert r.nvrtc_options == {"sm_90a": ["--gpu-architecture=sm_90a"], "sm_120": ["--gpu-architecture=sm_120"]}
+    assert r.torch_arch_list == "9.0a;12.0"
+    assert r.cmake == "90a-real;120-real"
+    assert r.cache_key == "cuarch-jit-key/1 compiler=cuarch's table version=12.8 path=0: targets=sm_90a,sm_120"
+    assert len(r.cache_digest) == 16 and int(r.cache_digest, 16) >= 0
+    assert [d["outcome"] for d in r.diagnostics] == ["kept", "kept"]
+    assert r.notes == []
+
+
+def test_given_toolkit_is_the_compiler_and_says_how():
+    c = cuarch.resolve("8.6", toolkit="12.4").compiler
+    assert (c.kind, c.version, c.path, c.how, c.origin) == ("cuarch's table", "12.4", "", "explicit argument", "toolkit=12.4")
+
+
+@pytest.mark.parametrize(
+    "archs, toolkit, targets",
+    [
+        (["sm_90a", "compute_90"], "12.4", ["compute_90", "sm_90a"]),  # a sequence is a list; set order
+        ("90a-real;100f", "12.9", ["sm_90a", "sm_100f"]),  # CMake spelling
+        ("8.6+PTX", "12.4", ["sm_86", "compute_86"]),  # PyTorch spelling
+        ("sm_90a compute_90", "12.4", ["compute_90", "sm_90a"]),  # space separated
+    ],
+)
+def test_spellings_read_by_the_library(archs, toolkit, targets):
+    assert cuarch.resolve(archs, toolkit=toolkit).targets == targets
+
+
+def test_native_with_given_devices_prefers_a():
+    r = cuarch.resolve("native", toolkit="12.8", devices="9.0,12.0")
+    assert r.targets == ["sm_90a", "sm_120a"]
+    assert cuarch.resolve(toolkit="12.8", devices=["9.0"], native_variant="baseline").targets == ["sm_90"]
+
+
+def test_best_effort_drops_and_reports():
+    r = cuarch.resolve("9.0a;12.0a", toolkit="12.4", policy="best-effort")
+    assert r.targets == ["sm_90a"]
+    assert len(r.notes) == 1 and "sm_120a" in r.notes[0] and "12.8" in r.notes[0]
+
+
+def test_ptx_fallback_with_a_given_driver():
+    r = cuarch.resolve("native", toolkit="12.4", devices="12.0", policy=["ptx-fallback"], driver="12.8")
+    assert r.targets == ["compute_90"]
+    assert r.diagnostics[0]["ptx_fallback"] == "used"
+
+
+def test_environment_override_is_read_and_reported(monkeypatch):
+    monkeypatch.setenv("CUARCH_ARCHS", "8.0")
+    r = cuarch.resolve("9.0a", toolkit="12.4")
+    assert r.targets == ["sm_80"]
+    assert r.request["origin"] == "environment" and r.request["variable"] == "CUARCH_ARCHS"
+    assert cuarch.resolve("9.0a", toolkit="12.4", env=None).targets == ["sm_90a"]
+    monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "8.6")
+    monkeypatch.delenv("CUARCH_ARCHS")
+    assert cuarch.resolve("9.0a", toolkit="12.4").targets == ["sm_90a"]  # torch not read by default
+    assert cuarch.resolve("9.0a", toolkit="12.4", env=("cuarch", "torch")).targets == ["sm_86"]
+
+
+def test_check_and_list():
+    assert cuarch.check("sm_90a 8.6", "12.4") == ["sm_90a", "sm_86"]
+    listed = cuarch.list_targets("12.8")
+    assert "sm_120a" in listed and "sm_100f" not in listed and "compute_90" in listed
+    assert "sm_100f" in cuarch.list_targets("12.9")
+
+
+def test_list_newer_than_table_warns():
+    with pytest.warns(cuarch.CuarchWarning, match="newer than cuarch's table"):
+        assert cuarch.list_targets("99.0")
+
+
+def test_version_is_the_headers():
+    import re
+
+    from conftest import REPO
+
+    text = open(f"{REPO}/include/cuarch/core/version.hpp").read()
+    parts = [re.search(rf"CUARCH_VERSION_{p}\s+(\d+)", text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert cuarch.__version__ == ".".join(parts)
