@@ -224,22 +224,6 @@ int print_failure(const options& o, const cuarch::resolution_failure& failure, i
   return status;
 }
 
-/// Errors about the input itself (exit 2) rather than about what can be resolved (exit 1).
-bool is_input_error(cuarch::errc c) {
-  switch (c) {
-    case cuarch::errc::empty_input:
-    case cuarch::errc::malformed_token:
-    case cuarch::errc::unknown_suffix:
-    case cuarch::errc::variant_not_defined:
-    case cuarch::errc::ptx_of_specific_variant:
-    case cuarch::errc::keyword_not_alone:
-    case cuarch::errc::too_many_targets:
-    case cuarch::errc::invalid_version:
-    case cuarch::errc::invalid_environment: return true;
-    default: return false;
-  }
-}
-
 /// Prints the output in the chosen format; exit status.
 int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_info& compiler) {
   for (const auto& d : r.diagnostics)
@@ -301,7 +285,7 @@ int resolve_and_print(const options& o, const cuarch::arch_request& request, con
     return exit_failed;
   }
   const auto r = cuarch::resolve_target_archs(request, *info, devices, o.policy, driver);
-  if (!r) return print_failure(o, r.error(), is_input_error(r.error().summary.code) ? exit_usage : exit_failed);
+  if (!r) return print_failure(o, r.error(), cuarch::exit_status(r.error().summary.code));
   return print_result(o, *r, *info);
 }
 
@@ -330,8 +314,16 @@ int run_resolve(const resolve_flags& flags) {
   const bool ask_driver_for_devices = needs_devices && !o.detect.device_ccs;
   const bool detecting = !o.toolkit || ask_driver_for_devices || o.driver == driver_choice::detected;
 
+  // Detection asks only the roles this request needs, and stops each at the candidate that
+  // governs it: a broken NVRTC never matters to an nvcc build, nor a hanging nvcc lower on PATH.
   std::optional<cuarch::detection> found;
   if (detecting) {
+    cuarch::role_set roles;
+    if (!o.toolkit) roles = roles | (o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
+    if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
+    if (o.driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
+    o.detect.roles = roles;
+    o.detect.mode = cuarch::detect_mode::first_answer;
     o.detect.query_devices = ask_driver_for_devices;
     found = cuarch::detect(o.detect);
   }

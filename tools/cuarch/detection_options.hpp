@@ -60,16 +60,6 @@ struct detection_choice {
   std::optional<std::string> error;  // a usage error (exit 2), already worded
 };
 
-namespace detail_cli {
-// detect_options::deadline (one bound on the whole detection), where the library has it.
-template <class Options>
-auto set_deadline(Options& o, std::chrono::milliseconds d, int) -> decltype(void(o.deadline = d)) {
-  o.deadline = d;
-}
-template <class Options>
-void set_deadline(Options&, std::chrono::milliseconds, long) {}
-}  // namespace detail_cli
-
 /// Reads the shared options into `opts`.
 inline detection_choice read_detection_flags(const detection_flags& d, cuarch::detect_options& opts) {
   detection_choice c;
@@ -112,8 +102,8 @@ inline detection_choice read_detection_flags(const detection_flags& d, cuarch::d
       return c;
     }
     const auto bound = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
-    opts.tool_timeout = bound;
-    detail_cli::set_deadline(opts, bound, 0);
+    opts.tool_timeout = bound;  // any one tool, and
+    opts.deadline = bound;      // the whole detection
   }
   return c;
 }
