@@ -24,12 +24,8 @@ std::string version_text() {
   return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH);
 }
 
-std::string program_footer() {
-  std::string s = "commands:\n";
-  for (const auto& [name, cmd] : registry()) s += fmt::format("  {:<9} {}\n", name, cmd.summary);
-  s += "\n'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
-  return s;
-}
+constexpr const char* program_footer =
+    "'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
 
 // "--toolkit: 1 required TEXT missing" -> "--toolkit" (CLI11 puts the option's name first).
 std::string option_named_in(const std::string& message) {
@@ -45,7 +41,7 @@ int main(int argc, char** argv) {
   app.set_help_flag("-h,--help", "print this help and exit");
   app.allow_extras();  // unknown commands and options are reported below, in our words
   app.require_subcommand(0, 1);
-  app.footer(program_footer());
+  app.footer(program_footer);
   app.get_formatter()->column_width(38);
 
   // Each command's flags and runner, created before parsing (the flag sets point into `app`).
