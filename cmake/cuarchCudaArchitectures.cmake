@@ -6,8 +6,133 @@
 # instead of a compile error much later. Defaults: ARCHITECTURES = CMAKE_CUDA_ARCHITECTURES,
 # COMPILER_VERSION = CMAKE_CUDA_COMPILER_VERSION (so call it after enable_language(CUDA)).
 # Without RESULT_VARIABLE a failure is FATAL_ERROR; with it, <var> receives "" (ok) or the reasons.
-# native / all / all-major are left to CMake. The checker is compiled once per build tree (try_run).
+# native / all / all-major are resolved by cuarch_resolve_cuda_architectures() against the same
+# compiler and then checked, never reported as buildable unexamined. The checker is compiled once
+# per build tree (try_run).
+#
+# cuarch_resolve_cuda_architectures(<out-var> [REQUEST <list>|native|all|all-major] [DEVICE_CC <ccs>]
+#                                   [COMPILER <nvcc>] [POLICY <policy>...] [NATIVE_VARIANT a|f|baseline])
+#
+# Resolves a request into a CUDA_ARCHITECTURES value validated against the nvcc that will compile:
+# COMPILER, else CMAKE_CUDA_COMPILER, else $CUDACXX, else cuarch's discovery (CUDA_HOME, PATH, ...).
+# Callable before enable_language(CUDA), and before project() when this file is included directly
+# (it compiles its helper with CMAKE_CXX_COMPILER, else $CXX, else c++/g++/clang++ on PATH).
+# REQUEST defaults to native; native reads DEVICE_CC (build machines without GPUs) or the devices
+# this machine shows. Prints one status line naming the compiler that decided and how it was
+# found; a failure stops configure with cuarch's message (every rejected target and its reason).
+# POLICY: strict (default), best-effort, ptx-fallback, verify-devices.
 include_guard(GLOBAL)
+
+# The helper behind cuarch_resolve_cuda_architectures, built once per build tree from the headers.
+# CUARCH_RESOLVE_HELPER may name a prebuilt helper (cuarch's own tests share one).
+function(_cuarch_resolve_helper out_var)
+  if(CUARCH_RESOLVE_HELPER)
+    set(${out_var} "${CUARCH_RESOLVE_HELPER}" PARENT_SCOPE)
+    return()
+  endif()
+  set(bin "${CMAKE_BINARY_DIR}/cuarch-helpers/cuarch_resolve_architectures")
+  set(src "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cuarch_resolve_architectures.cpp")
+  if(EXISTS "${bin}" AND NOT "${src}" IS_NEWER_THAN "${bin}")
+    set(${out_var} "${bin}" PARENT_SCOPE)
+    return()
+  endif()
+  if(CMAKE_CXX_COMPILER)
+    set(cxx "${CMAKE_CXX_COMPILER}")
+  elseif(DEFINED ENV{CXX} AND NOT "$ENV{CXX}" STREQUAL "")
+    set(cxx "$ENV{CXX}")
+  else()
+    find_program(cxx NAMES c++ g++ clang++ NO_CACHE)
+  endif()
+  if(NOT cxx)
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: no C++ compiler to build cuarch's helper: "
+                        "enable CXX in project(), or set CXX")
+  endif()
+  file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/cuarch-helpers")
+  execute_process(
+    COMMAND "${cxx}" -std=c++17 -O0 "-I${CUARCH_MODULE_INCLUDE_DIR}" "${src}" -o "${bin}" -ldl
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: could not build cuarch's helper with ${cxx}:\n${out}")
+  endif()
+  set(${out_var} "${bin}" PARENT_SCOPE)
+endfunction()
+
+function(cuarch_resolve_cuda_architectures out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "DEVICE_CC;COMPILER;NATIVE_VARIANT" "REQUEST;POLICY")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT DEFINED arg_REQUEST)
+    set(arg_REQUEST native)
+  endif()
+  if(arg_REQUEST STREQUAL "")
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: REQUEST is empty (an empty list is never valid)")
+  endif()
+  if(NOT CUARCH_MODULE_INCLUDE_DIR OR NOT EXISTS "${CUARCH_MODULE_INCLUDE_DIR}/cuarch/detect.hpp")
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: cuarch headers not found (CUARCH_MODULE_INCLUDE_DIR="
+                        "'${CUARCH_MODULE_INCLUDE_DIR}')")
+  endif()
+  # The nvcc that will compile: as CMake would pick it.
+  if(arg_COMPILER)
+    set(nvcc "${arg_COMPILER}")
+    set(how "COMPILER argument")
+  elseif(CMAKE_CUDA_COMPILER)
+    set(nvcc "${CMAKE_CUDA_COMPILER}")
+    set(how "CMAKE_CUDA_COMPILER")
+  elseif(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
+    set(nvcc "$ENV{CUDACXX}")
+    set(how "CUDACXX")
+  else()
+    set(nvcc "-")
+    set(how "-")
+  endif()
+  foreach(v DEVICE_CC NATIVE_VARIANT)
+    if(NOT arg_${v})
+      set(arg_${v} "-")
+    endif()
+  endforeach()
+  if(arg_POLICY)
+    string(REPLACE ";" "," policies "${arg_POLICY}")
+  else()
+    set(policies "-")
+  endif()
+  set(request "${arg_REQUEST}")
+
+  _cuarch_resolve_helper(helper)
+  execute_process(COMMAND "${helper}" "${request}" "${arg_DEVICE_CC}" "${nvcc}" "${how}" "${policies}" "${arg_NATIVE_VARIANT}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  string(REPLACE ";" "<cuarch-semicolon>" out "${out}")  # keep lists whole while splitting lines
+  string(REGEX MATCHALL "[^\n]+" lines "${out}")
+  set(architectures "")
+  set(compiler "")
+  set(errors "")
+  set(notes "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^architectures=(.*)$")
+      set(architectures "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^compiler=(.*)$")
+      set(compiler "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^error=(.*)$")
+      string(APPEND errors "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^note=(.*)$")
+      string(APPEND notes "\n  ${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  foreach(v architectures compiler errors notes)
+    string(REPLACE "<cuarch-semicolon>" ";" ${v} "${${v}}")
+  endforeach()
+  if(NOT rc EQUAL 0 OR architectures STREQUAL "")
+    if(errors STREQUAL "")
+      set(errors "the helper failed (exit ${rc}): ${out}${err}")
+    endif()
+    if(arg_REQUEST STREQUAL "native" AND arg_DEVICE_CC STREQUAL "-")
+      string(APPEND errors "\n(on a build machine without GPUs pass DEVICE_CC, e.g. DEVICE_CC 9.0)")
+    endif()
+    message(FATAL_ERROR "cuarch: cannot resolve CUDA architectures '${arg_REQUEST}': ${errors}${notes}")
+  endif()
+  message(STATUS "cuarch: CUDA architectures '${arg_REQUEST}' -> ${architectures}, decided by ${compiler}")
+  set(${out_var} "${architectures}" PARENT_SCOPE)
+endfunction()
 
 function(cuarch_validate_cuda_architectures)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "COMPILER_VERSION;RESULT_VARIABLE" "ARCHITECTURES")
@@ -27,6 +152,10 @@ function(cuarch_validate_cuda_architectures)
   if(arg_ARCHITECTURES STREQUAL "")
     message(FATAL_ERROR "cuarch_validate_cuda_architectures: the architecture list is empty: set "
                         "CMAKE_CUDA_ARCHITECTURES or pass ARCHITECTURES <list> (an empty list is never valid)")
+  endif()
+  if(arg_ARCHITECTURES MATCHES "^(native|all|all-major)$")
+    # A keyword is resolved against the same compiler, then its targets are what is validated.
+    cuarch_resolve_cuda_architectures(arg_ARCHITECTURES REQUEST "${arg_ARCHITECTURES}")
   endif()
   if(NOT CUARCH_MODULE_INCLUDE_DIR OR NOT EXISTS "${CUARCH_MODULE_INCLUDE_DIR}/cuarch/core/parse.hpp")
     message(FATAL_ERROR "cuarch_validate_cuda_architectures: cuarch headers not found (CUARCH_MODULE_INCLUDE_DIR="

@@ -106,3 +106,7 @@ TEST_CASE("CUARCH_DEVICE_REQUIRE compiles to nothing in a host pass, also at blo
   CUARCH_DEVICE_REQUIRE("sm_90a");
   SUCCEED("the host pass only checked the spelling");
 }
+
+TEST_CASE("current_target() in a host pass is no target") {
+  STATIC_REQUIRE_FALSE(cuarch::device::current_target().valid);
+}

@@ -102,10 +102,10 @@ CUARCH_DEVICE_HD constexpr bool any_provided(const target& built, const char (&.
 }
 }  // namespace detail
 
-#if defined(__CUDA_ARCH__)
-/// The target this device pass compiles for.
+/// The target this device pass compiles for. In a host pass there is none: valid == false.
 CUARCH_DEVICE_HD constexpr target current_target() {
   target t{};
+#if defined(__CUDA_ARCH__)
   t.major = __CUDA_ARCH__ / 100;
   t.minor = (__CUDA_ARCH__ / 10) % 10;
 #  if defined(__CUDA_ARCH_SPECIFIC__)
@@ -118,9 +118,9 @@ CUARCH_DEVICE_HD constexpr target current_target() {
   t.variant = 'a';  // toolkits before 12.9 say `a` only through these feature macros
 #  endif
   t.valid = true;
+#endif
   return t;
 }
-#endif
 
 }  // namespace device
 }  // namespace cuarch
