@@ -78,7 +78,9 @@ struct detect_options {
   bool default_locations = true;  // /usr/local/cuda and friends
   std::vector<std::string> default_roots;  // empty: /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
 
-  bool query_devices = true;  // cuInit + device queries through the chosen driver (with the devices role)
+  // The driver's devices (with the devices role): NVML, which initialises no CUDA in this process;
+  // cuInit through the chosen driver only where NVML is missing or cannot answer.
+  bool query_devices = true;
   bool probe_ptxas = false;   // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
 
@@ -147,6 +149,11 @@ struct detection {
   std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
   std::optional<std::vector<device_info>> given_devices;
   std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
+  /// How driver_devices were read: "NVML (<path>)" (no CUDA initialisation in this process), or
+  /// "cuInit (<path>)" where NVML could not answer; devices_notes then says why, and that a
+  /// process forked afterwards cannot use CUDA.
+  std::string devices_via;
+  std::vector<std::string> devices_notes;
   environment env;             // the snapshot detection read
   std::chrono::microseconds elapsed{0};
   bool deadline_passed = false;  // some candidates were not probed (candidate::probed == false)

@@ -541,7 +541,18 @@ class detector {
         d_.driver_devices = unexpected(not_probed_error(source_kind::driver, "the driver's devices", c->real_path, clock_.budget()));
         return;
       }
-      d_.driver_devices = driver_device_source(driver_library_source(c->real_path, c->how, library_path_policy::absolute_only)).devices();
+      // NVML first: reading devices must not initialise CUDA here (a child forked later could not
+      // use it); the chosen driver answers through cuInit only where NVML cannot.
+      const system_device_source devices(nvml_device_source{},
+                                         driver_library_source(c->real_path, c->how, library_path_policy::absolute_only));
+      auto reading = devices.read();
+      if (!reading) {
+        d_.driver_devices = unexpected(reading.error());
+        return;
+      }
+      d_.devices_via = std::move(reading->via);
+      d_.devices_notes = std::move(reading->notes);
+      d_.driver_devices = std::move(reading->devices);
     } else if (d_.driver.failure) {
       d_.driver_devices = unexpected(*d_.driver.failure);
     }
