@@ -208,9 +208,12 @@ cuarch::arch_request make_request(const options& o) {
       cuarch::arch_request probe = request;
       probe.overrides = one;
       const auto seen = cuarch::read_request(probe);
-      if (seen.origin.source == cuarch::source_kind::environment)
-        fmt::print(stderr, "cuarch resolve: note: --archs given; ignoring {}={} (--env {} lets it override)\n",
-                   seen.origin.variable, seen.list, cuarch::to_string(one));
+      if (seen.origin.source != cuarch::source_kind::environment) continue;
+      std::string shown(seen.list);  // the environment's bytes, with control characters made visible
+      for (char& c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+      fmt::print(stderr, "cuarch resolve: note: --archs given; ignoring {}={} (--env {} lets it override)\n",
+                 seen.origin.variable, shown, cuarch::to_string(one));
     }
   }
   return request;
