@@ -17,3 +17,8 @@ cd "$out"
 # The JSON writer: any bytes in keys and strings give valid UTF-8, well-formed, recoverable JSON.
 mkdir -p json-corpus
 ./json_fuzz -max_total_time="$seconds" -max_len=512 -timeout=5 -print_final_stats=1 json-corpus
+# The toolkit-file parsers (version.json, version.txt, cuda.h, dist-info / conda-meta names, tool output).
+clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/file_fuzz.cpp" -o "$out/file_fuzz"
+mkdir -p file-corpus
+./file_fuzz -max_total_time="$seconds" -max_len=4096 -timeout=5 -print_final_stats=1 file-corpus

@@ -1,0 +1,68 @@
+// Properties every toolkit-file parser keeps on any bytes (shared by the libFuzzer target
+// tests/fuzz/file_fuzz.cpp and the deterministic replay in tests/file_parsers_fuzz_test.cpp):
+// version.json, version.txt and cuda.h written to a scratch file, dist-info and conda-meta names,
+// nvcc/ptxas --version output. Each gives a value or a typed error naming the file; a value carries a
+// plausible version and the path it came from; nothing crashes, hangs or throws.
+#pragma once
+
+#include <cuarch/sources/toolkit_files.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace cuarch_fuzz {
+
+inline void require_file(bool ok, const char* what, std::string_view input) {
+  if (ok) return;
+  std::fprintf(stderr, "file parser property violated: %s\ninput (%zu bytes): ", what, input.size());
+  for (const unsigned char c : input) std::fprintf(stderr, (c >= 0x20 && c < 0x7f) ? "%c" : "\\x%02x", c);
+  std::fprintf(stderr, "\n");
+  std::abort();
+}
+
+inline bool plausible(const cuarch::cuda_version& v) { return v.major >= 1 && v.major <= 99 && v.minor >= 0 && v.minor <= 99; }
+
+/// A file reader's answer: a version from `path`, or an error that names `path`.
+template <class Result>
+void check_file_answer(const Result& r, const std::string& path, const char* what, std::string_view input) {
+  if (r) {
+    require_file(plausible(r->seen.version), what, input);
+    require_file(r->seen.location == path, "a value names the file it came from", input);
+  } else {
+    require_file(r.error().code == cuarch::errc::malformed_output || r.error().code == cuarch::errc::file_unreadable,
+                 "an error is malformed_output or file_unreadable", input);
+    require_file(r.error().message().find(path) != std::string::npos, "an error names the file", input);
+  }
+}
+
+/// `scratch` is a writable path; its content is replaced.
+inline void check_file_parsers(std::string_view input, const std::string& scratch) {
+  if (std::FILE* f = std::fopen(scratch.c_str(), "wb")) {
+    std::fwrite(input.data(), 1, input.size(), f);
+    std::fclose(f);
+  } else {
+    std::abort();
+  }
+  using cuarch::discovery;
+  check_file_answer(cuarch::read_version_json(scratch), scratch, "version.json gives a plausible version", input);
+  check_file_answer(cuarch::read_version_txt(scratch), scratch, "version.txt gives a plausible version", input);
+  check_file_answer(cuarch::read_cuda_h(scratch), scratch, "cuda.h gives a plausible version", input);
+
+  // Names: the input as a file name in a directory (a '/' in it makes it a path; still no crash).
+  const std::string dir = "/nonexistent/site-packages/" + std::string(input);
+  if (const auto d = cuarch::parse_dist_info_name(dir + ".dist-info", discovery::explicit_argument)) {
+    require_file(plausible(d->seen.version), "dist-info name gives a plausible version", input);
+    require_file(d->describes != cuarch::source_kind::none, "dist-info name names a component", input);
+  }
+  if (const auto c = cuarch::parse_conda_meta_name("/nonexistent/conda-meta/" + std::string(input) + ".json", discovery::explicit_argument))
+    require_file(plausible(c->seen.version), "conda-meta name gives a plausible version", input);
+
+  for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {
+    const auto n = cuarch::parse_nvcc_version_output(input, kind);
+    require_file(n ? plausible(*n) : n.error().code == cuarch::errc::malformed_output, "tool output is a version or malformed_output", input);
+  }
+}
+
+}  // namespace cuarch_fuzz
