@@ -51,6 +51,14 @@ class CuarchWarning(UserWarning):
 Strings = Union[str, Iterable[str]]
 
 
+class _Default(str):
+    """A default argument value that can tell "not passed" from "passed the same value"."""
+
+
+_NATIVE = _Default("native")
+_CUARCH_ENV = ("cuarch",)
+
+
 def _joined(value: Any, name: str, separator: str) -> str:
     if isinstance(value, str):
         return value
@@ -89,7 +97,7 @@ def _names(value: Any, name: str) -> List[str]:
 
 
 def resolve(
-    archs: Strings = "native",
+    archs: Strings = _NATIVE,
     *,
     toolkit: Optional[str] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
@@ -100,7 +108,7 @@ def resolve(
     policy: Strings = "strict",
     native_variant: Optional[str] = None,
     driver: Optional[str] = None,
-    env: Optional[Strings] = ("cuarch",),
+    env: Optional[Strings] = _CUARCH_ENV,
     dialect: str = "generic",
 ) -> Resolution:
     """Resolves CUDA targets, as `cuarch resolve` does, in this process.
@@ -110,8 +118,9 @@ def resolve(
     toolkit         a CUDA release ("12.8"): judged by cuarch's table, nothing detected. Without it
                     the compiler is detected as cuarch.doctor() shows: the NVRTC already loaded in
                     this process first, then CUDA_HOME, the loader, PATH, ...
-    compiler        "nvcc" (default: the offline compile path, e.g. PyTorch extensions) or "nvrtc"
-                    (the JIT path). nvrtc / nvcc / cuda_home: where to look first.
+    compiler        "nvrtc" (the JIT path) or "nvcc" (the offline path, e.g. PyTorch extensions).
+                    Default: the one that nvrtc= or nvcc= names, else nvcc. nvrtc / nvcc / cuda_home:
+                    where to look first.
     devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
                     "native" asks the driver.
     policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices" (several:
@@ -121,6 +130,8 @@ def resolve(
                     PTX fallback. None: PTX is not checked (right for builds).
     env             variables that may override archs, first set wins: "cuarch" (CUARCH_ARCHS),
                     "torch" (TORCH_CUDA_ARCH_LIST), "cmake" (CUDAARCHS); None or () for none.
+                    As on the command line, archs given explicitly beat the environment unless env
+                    is given too; a variable ignored that way is named in a CuarchWarning.
     dialect         how to read archs: "generic" (every spelling), "torch", "cmake", "nvcc".
 
     Returns a Resolution (never empty). Raises ResolveInputError / ResolveFailure (both
@@ -139,8 +150,12 @@ def resolve(
         cuda_home=_optional_text(cuda_home, "cuda_home"),
         native_variant=_optional_text(native_variant, "native_variant"),
         driver=_version_text(driver, "driver"),
+        archs_given=archs is not _NATIVE,
+        env_given=env is not _CUARCH_ENV,
     )
     raise_for(outcome)
+    if outcome.note:
+        warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     return Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
 
 

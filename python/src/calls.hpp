@@ -20,6 +20,8 @@ struct resolve_args {
   std::vector<std::string> env{"cuarch"};
   std::vector<std::string> policy{"strict"};
   std::optional<std::string> toolkit, devices, compiler, nvrtc, nvcc, cuda_home, native_variant, driver;
+  bool archs_given = false;  // the caller passed archs: it beats the environment unless env_given
+  bool env_given = false;
 };
 
 /// The outcome of a call, as Python turns it into a value or an exception.
@@ -36,8 +38,8 @@ struct outcome {
   /// ok (resolve): how the compiler was found (to_string(discovery): "already loaded",
   /// "environment", ...), the route in words ("CUDA_HOME=/opt/cuda"), and why it governs.
   std::string compiler_how, compiler_origin, compiler_why;
-  /// ok (check, list_targets): target names. list_targets: set when the toolkit is newer than
-  /// cuarch's table (the note the command line prints).
+  /// ok (check, list_targets): target names. note: what the command line prints as a note
+  /// (list_targets: a toolkit newer than the table; resolve: an environment variable ignored).
   std::vector<std::string> names;
   std::string note;
 };

@@ -108,6 +108,21 @@ outcome resolve(const resolve_args& a) {
     if (!one) return usage("env takes " + names_of(cuarch::all_env_overrides) + ", not '" + name + "'");
     request.overrides = request.overrides | *one;
   }
+  // As on the command line: explicit archs beat the environment unless env says otherwise, and a
+  // variable that is set but ignored is named (a CuarchWarning), never ignored silently.
+  std::string ignored;
+  if (a.archs_given && !a.env_given) {
+    for (const auto one : cuarch::all_env_overrides) {
+      if (one == cuarch::env_override::none || !cuarch::has_override(request.overrides, one)) continue;
+      cuarch::arch_request probe = request;
+      probe.overrides = one;
+      const auto seen = cuarch::read_request(probe);
+      if (seen.origin.source == cuarch::source_kind::environment)
+        ignored += std::string(ignored.empty() ? "" : "; ") + "archs given; ignoring " + std::string(seen.origin.variable) + "=" +
+                   std::string(seen.list) + " (env=(\"" + std::string(cuarch::to_string(one)) + "\",) lets it override)";
+    }
+    request.overrides = cuarch::env_override::none;
+  }
 
   cuarch::resolve_policy policy;
   for (const auto& name : a.policy) {
@@ -120,8 +135,22 @@ outcome resolve(const resolve_args& a) {
     if (!v) return usage("native_variant must be 'a', 'f' or 'baseline', not '" + *a.native_variant + "'");
     policy.native_variant = *v;
   }
-  if (a.compiler && *a.compiler != "nvcc" && *a.compiler != "nvrtc")
-    return usage("compiler must be 'nvcc' or 'nvrtc', not '" + *a.compiler + "'");
+  // The compile path, as on the command line: compiler=, else the one compiler path named, else nvcc
+  // (the offline path a build, e.g. a PyTorch extension, uses). JIT callers pass compiler="nvrtc".
+  const bool nvrtc_named = a.nvrtc.has_value(), nvcc_named = a.nvcc.has_value();
+  bool jit = false;
+  if (a.compiler) {
+    const auto kind = cuarch::parse_source_kind(*a.compiler);
+    if (!kind || (*kind != cuarch::source_kind::nvcc && *kind != cuarch::source_kind::nvrtc))
+      return usage("compiler must be 'nvcc' or 'nvrtc', not '" + *a.compiler + "'");
+    jit = *kind == cuarch::source_kind::nvrtc;
+    if (jit && nvcc_named && !nvrtc_named) return usage("compiler='nvrtc' does not use the nvcc that nvcc= names");
+    if (!jit && nvrtc_named && !nvcc_named) return usage("compiler='nvcc' does not use the NVRTC that nvrtc= names");
+  } else if (nvrtc_named && nvcc_named) {
+    return usage("nvrtc= and nvcc= both name a compiler: say which one compiles with compiler='nvrtc' or 'nvcc'");
+  } else {
+    jit = nvrtc_named;
+  }
 
   cuarch::detect_options detect_opts;
   const auto chosen = take_detection_options(a.nvrtc, a.nvcc, a.cuda_home, a.devices, detect_opts);
@@ -163,11 +192,9 @@ outcome resolve(const resolve_args& a) {
   }
 
   outcome result;
+  result.note = ignored;
   erased_compiler compiler;
   const cuarch::selection* role = nullptr;
-  // The default is nvcc, as on the command line: the offline path a build (a PyTorch extension)
-  // uses. JIT libraries that compile with NVRTC pass compiler="nvrtc".
-  const bool jit = a.compiler && *a.compiler == "nvrtc";
   if (toolkit) {
     const cuarch::fixed_compiler fixed(*toolkit);
     compiler.get = [fixed] { return fixed.compiler(); };

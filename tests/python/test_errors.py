@@ -54,7 +54,7 @@ def test_bad_toolkit_and_devices_are_input_errors():
 def test_malformed_environment_names_the_variable(monkeypatch):
     monkeypatch.setenv("CUARCH_ARCHS", "9.0b")
     with pytest.raises(cuarch.ResolveInputError) as info:
-        cuarch.resolve("9.0", toolkit="12.8")
+        cuarch.resolve(toolkit="12.8")
     assert "CUARCH_ARCHS" in str(info.value)
 
 
@@ -97,6 +97,10 @@ def test_api_misuse_is_plain_value_or_type_error():
         assert not isinstance(info.value, cuarch.ResolveError)
     with pytest.raises(ValueError, match="one or the other"):
         cuarch.resolve("9.0", toolkit="12.8", compiler="nvrtc")
+    with pytest.raises(ValueError, match="both name a compiler"):
+        cuarch.resolve("9.0", nvrtc="/a/libnvrtc.so.12", nvcc="/a/nvcc")
+    with pytest.raises(ValueError, match="does not use the NVRTC"):
+        cuarch.resolve("9.0", nvrtc="/a/libnvrtc.so.12", compiler="nvcc")
     with pytest.raises(TypeError, match="12.1 from 12.10"):
         cuarch.resolve("9.0", toolkit=12.8)
     with pytest.raises(ValueError, match="is a request"):

@@ -35,8 +35,8 @@ def probe(archs, load, cuda_home):
 
 
 def test_explicit_real_nvrtc(nvrtc_12_4):
-    r = cuarch.resolve("9.0a", nvrtc=nvrtc_12_4)  # compiler role defaults to nvcc: nvrtc= names the JIT path
-    assert r.targets == ["sm_90a"]
+    r = cuarch.resolve("9.0a", nvrtc=nvrtc_12_4)  # nvrtc= alone selects the JIT path
+    assert r.targets == ["sm_90a"] and r.compiler.kind == "NVRTC"
     r = cuarch.resolve("9.0a", compiler="nvrtc", nvrtc=nvrtc_12_4)
     c = r.compiler
     assert (c.kind, c.version.split(".")[:2], c.how) == ("NVRTC", ["12", "4"], "explicit argument")

@@ -59,14 +59,18 @@ def test_ptx_fallback_with_a_given_driver():
 
 def test_environment_override_is_read_and_reported(monkeypatch):
     monkeypatch.setenv("CUARCH_ARCHS", "8.0")
-    r = cuarch.resolve("9.0a", toolkit="12.4")
+    r = cuarch.resolve(toolkit="12.4", devices="9.0")  # the default request: the variable overrides it
     assert r.targets == ["sm_80"]
     assert r.request["origin"] == "environment" and r.request["variable"] == "CUARCH_ARCHS"
-    assert cuarch.resolve("9.0a", toolkit="12.4", env=None).targets == ["sm_90a"]
+    # Explicit archs beat the environment (as on the command line), with a warning naming it.
+    with pytest.warns(cuarch.CuarchWarning, match="ignoring CUARCH_ARCHS=8.0"):
+        assert cuarch.resolve("9.0a", toolkit="12.4").targets == ["sm_90a"]
+    assert cuarch.resolve("9.0a", toolkit="12.4", env=("cuarch",)).targets == ["sm_80"]  # env given: it overrides
+    assert cuarch.resolve(toolkit="12.4", devices="9.0", env=None).targets == ["sm_90a"]
     monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "8.6")
     monkeypatch.delenv("CUARCH_ARCHS")
-    assert cuarch.resolve("9.0a", toolkit="12.4").targets == ["sm_90a"]  # torch not read by default
-    assert cuarch.resolve("9.0a", toolkit="12.4", env=("cuarch", "torch")).targets == ["sm_86"]
+    assert cuarch.resolve(toolkit="12.4", devices="9.0").targets == ["sm_90a"]  # torch not read by default
+    assert cuarch.resolve(toolkit="12.4", devices="9.0", env=("cuarch", "torch")).targets == ["sm_86"]
 
 
 def test_check_and_list():
