@@ -88,8 +88,10 @@ build_direct() {  # g++ on tools/cuarch/*.cpp; fmt from a library, or header-onl
   "$cxx" -std=c++17 -O2 -Wall -Wextra -Iinclude tools/cuarch/*.cpp "${fmt_flags[@]}" -ldl -o "$bin/cuarch" >>"$work/build.log" 2>&1 || return 1
   cli="$bin/cuarch"
 }
-log "building the cuarch command line (CMake first)"
-if ! build_cmake; then
+if [[ -n "${CUARCH_CLI:-}" && -x "${CUARCH_CLI}" ]]; then
+  cli="$CUARCH_CLI"  # already built (scripts/gpu/all-on-gpu.sh)
+  log "using the cuarch command line at $cli"
+elif log "building the cuarch command line (CMake first)" && ! build_cmake; then
   if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1 && ! dpkg -s libfmt-dev >/dev/null 2>&1; then
     log "CMake build failed; trying apt-get install libfmt-dev (bounded: the machine may be offline)"
     timeout 120 apt-get install -y -q --no-install-recommends libfmt-dev >>"$work/build.log" 2>&1 && build_cmake
