@@ -38,6 +38,11 @@ const std::vector<enumerated_gpu>& mixed() {
                                              gpu("GPU-dddd0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H100")};
   return g;
 }
+// One GPU (an H200 machine of the GPU checks).
+const std::vector<enumerated_gpu>& single() {
+  static const std::vector<enumerated_gpu> g{gpu("GPU-23c1acd2-e755-75b1-24a0-5cc67e3c8197", 9, 0, "NVIDIA H200")};
+  return g;
+}
 // A GPU in MIG mode with two MIG devices, then a GPU without MIG.
 const std::vector<enumerated_gpu>& mig() {
   static const std::vector<enumerated_gpu> g{
@@ -88,6 +93,11 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {twins, std::string("0,,1"), fastest, "0", "'' is not a device index"},
       {twins, std::string("-1"), fastest, "", "not a device index"},
       {twins, std::string("bogus"), fastest, "", "not a device index"},
+      // "GPU-" with no digits names nothing (seen on driver 580: cuInit shows no device), also with one GPU
+      // "GPU-" with no digits names nothing, even where it would be a unique prefix (one GPU): driver
+      // 580 on an H200 shows no device for it
+      {single, std::string("GPU-"), fastest, "", "has no UUID digits after GPU-"},
+      {twins, std::string("GPU-aaaa1111,GPU-"), fastest, "0", "has no UUID digits"},
       {twins, std::string("1gpu2,0ampere"), fastest, "1,0", ""},  // strtoul reading: trailing junk ignored
       {twins, std::string(" 1 , 0 "), fastest, "1,0", ""},
       {twins, std::string("+1"), fastest, "1", ""},
@@ -104,7 +114,7 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {twins, std::string("GPU-aaaa2222"), fastest, "1", ""},
       {twins, std::string("GPU-aaaa2222,GPU-aaaa1"), fastest, "1,0", ""},
       {twins, std::string("GPU-aaaa"), fastest, "", "'GPU-aaaa' is a prefix of more than one UUID"},
-      {twins, std::string("GPU-"), fastest, "", "prefix of more than one UUID"},
+      {twins, std::string("GPU-"), fastest, "", "has no UUID digits after GPU-"},
       {twins, std::string("GPU-9999"), fastest, "", "'GPU-9999' matches no device"},
       {twins, std::string("GPU-aaaa2222,GPU-9999,GPU-aaaa1111"), fastest, "1", "later entries are ignored"},
       {twins, std::string("GPU-aaaa1111,GPU-aaaa1"), fastest, "", "'GPU-aaaa1' names a device a second time"},
@@ -130,7 +140,7 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {mig, std::string("MIG-22220000-0000-0000-0000-000000000000,MIG-1111"), pci, "0/1,0/0", "", false, true},
       {mig, std::string("MIG-2222,MIG-2222"), pci, "", "second time", false, true},
       {mig, std::string("MIG-1111,GPU-eeee"), pci, "0/0", "not a MIG- UUID", false, true},
-      {mig, std::string("MIG-"), pci, "", "prefix of more than one UUID", false, true},
+      {mig, std::string("MIG-"), pci, "", "has no UUID digits after MIG-", false, true},
       {mig, std::string("MIG-2222,GPU-ffff"), pci, "0/1", "not a MIG- UUID", false, true},
       {mig, std::string("GPU-ffff"), pci, "1", ""},
       {mig, std::string("GPU-eeee"), pci, "0/0,0/1", "", false, true},

@@ -199,6 +199,10 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
         end_at(i, "is not a " + std::string(prefix) + " UUID like the first entry");
         return out;
       }
+      if (entry.size() == prefix.size()) {  // "GPU-" alone names nothing (driver 580 shows no device for it)
+        end_at(i, "has no UUID digits after " + std::string(prefix));
+        return out;
+      }
       std::optional<visible_device> match;
       bool ambiguous = false;
       for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
