@@ -305,24 +305,23 @@ int main(int argc, char** argv) {
     if (a == "--archs" && value) {
       archs = argv[++i];
     } else if (a == "--policy" && value) {
-      const std::string_view p = argv[++i];
-      if (p == "strict") policy.unbuildable = cuarch::on_unbuildable::error;
-      else if (p == "best-effort") policy.unbuildable = cuarch::on_unbuildable::drop;
-      else return usage("--policy must be strict or best-effort");
+      // The library owns the spellings: policy and variant names come from its name maps.
+      const auto p = cuarch::parse_policy_name(argv[++i]);
+      if (!p) return usage("--policy must be strict, best-effort, ptx-fallback or verify-devices");
+      cuarch::apply_policy(*p, policy);
     } else if (a == "--native-variant" && value) {
-      const std::string_view v = argv[++i];
-      if (v == "a") policy.native_variant = cuarch::arch_variant::arch_specific;
-      else if (v == "f") policy.native_variant = cuarch::arch_variant::family_specific;
-      else if (v == "baseline") policy.native_variant = cuarch::arch_variant::baseline;
-      else return usage("--native-variant must be a, f or baseline");
+      const auto v = cuarch::parse_arch_variant(argv[++i]);
+      if (!v) return usage("--native-variant must be a, f or baseline");
+      policy.native_variant = *v;
     } else {
       return usage(("unexpected argument '" + std::string(a) + "'").c_str());
     }
   }
 
-  // cuarch's own sources: the NVRTC this program links, the driver's devices and version (dlopen).
+  // cuarch's own sources: the NVRTC this program links, the devices through NVML (resolving does not
+  // initialise CUDA; this program does so itself when it launches), the driver's version (dlopen).
   const cuarch::resolver jit(cuarch::linked_nvrtc_source(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs),
-                             cuarch::driver_device_source{}, policy, cuarch::driver_library_source::from_loader());
+                             cuarch::system_device_source{}, policy, cuarch::driver_library_source::from_loader());
   cuarch::arch_request request;
   request.list = archs;  // CUARCH_ARCHS, when set, overrides it (reported below)
   const auto resolved = jit.resolve(request);
