@@ -20,6 +20,7 @@
 #include "arch.hpp"
 #include "config.hpp"
 #include "detail/chars.hpp"
+#include "detail/name_map.hpp"
 #include "error.hpp"
 #include "expected.hpp"
 
@@ -41,9 +42,7 @@ constexpr std::string_view to_string(arch_dialect d) noexcept {
 }
 /// The dialect spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) noexcept {
-  for (const arch_dialect d : all_arch_dialects)
-    if (to_string(d) == name) return d;
-  return std::nullopt;
+  return detail::find_by_name(all_arch_dialects, name);
 }
 
 /// native / all / all-major: requests resolved later against devices or the compile toolkit.

@@ -11,6 +11,7 @@
 
 #include "../core/config.hpp"
 #include "../core/cuda_version.hpp"
+#include "../core/detail/name_map.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -137,9 +138,7 @@ constexpr std::string_view to_string(finding_kind k) noexcept {
 
 /// The kind whose name is `name` exactly; nullopt otherwise.
 constexpr std::optional<finding_kind> parse_finding_kind(std::string_view name) noexcept {
-  for (const finding_kind k : all_finding_kinds)
-    if (to_string(k) == name) return k;
-  return std::nullopt;
+  return detail::find_by_name(all_finding_kinds, name);
 }
 
 /// One disagreement (or one broken source) and what it means.

@@ -17,6 +17,7 @@
 
 #include "../core/config.hpp"
 #include "../core/detail/chars.hpp"
+#include "../core/detail/name_map.hpp"
 #include "../core/parse.hpp"
 #include "../core/source_kind.hpp"
 
@@ -50,9 +51,7 @@ constexpr std::string_view to_string(env_override one) noexcept {
 }
 /// The override named `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<env_override> parse_env_override(std::string_view name) noexcept {
-  for (const env_override o : all_env_overrides)
-    if (to_string(o) == name) return o;
-  return std::nullopt;
+  return detail::find_by_name(all_env_overrides, name);
 }
 
 /// Looks up an environment variable: nullptr when unset. Tests pass a fake.

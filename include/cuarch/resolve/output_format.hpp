@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "../core/config.hpp"
+#include "../core/detail/name_map.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -31,9 +32,7 @@ constexpr std::string_view to_string(output_format f) noexcept {
 }
 /// The format spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<output_format> parse_output_format(std::string_view name) noexcept {
-  for (const output_format f : all_output_formats)
-    if (to_string(f) == name) return f;
-  return std::nullopt;
+  return detail::find_by_name(all_output_formats, name);
 }
 
 CUARCH_END_NAMESPACE
