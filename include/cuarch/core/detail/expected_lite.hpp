@@ -9,7 +9,6 @@
 
 #include <cstdlib>
 #include <exception>
-#include <functional>
 #include <initializer_list>
 #include <new>
 #include <type_traits>
@@ -18,6 +17,23 @@
 #include "../config.hpp"
 
 CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+// std::invoke without <functional> (which costs every includer about 0.1 s of compile time, see
+// docs/performance.md): callables, and pointers to members applied to the stored value itself.
+template <class F, class... A>
+constexpr decltype(auto) invoke(F&& f, A&&... a) {
+  if constexpr (std::is_member_function_pointer_v<std::decay_t<F>>) {
+    return [](auto pm, auto&& obj, auto&&... rest) -> decltype(auto) {
+      return (std::forward<decltype(obj)>(obj).*pm)(std::forward<decltype(rest)>(rest)...);
+    }(f, std::forward<A>(a)...);
+  } else if constexpr (std::is_member_object_pointer_v<std::decay_t<F>>) {
+    return [](auto pm, auto&& obj) -> decltype(auto) { return (std::forward<decltype(obj)>(obj).*pm); }(f, std::forward<A>(a)...);
+  } else {
+    return std::forward<F>(f)(std::forward<A>(a)...);
+  }
+}
+}  // namespace detail
 
 template <class E>
 class unexpected {
@@ -204,26 +220,26 @@ class expected {
   constexpr auto and_then(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const T&>>>;
     static_assert(detail::is_expected<R>::value, "and_then: F must return an expected");
-    if (s_.has_) return std::invoke(std::forward<F>(f), s_.value_);
+    if (s_.has_) return detail::invoke(std::forward<F>(f), s_.value_);
     return R(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto transform(F&& f) const& {
     using U = std::remove_cv_t<std::invoke_result_t<F, const T&>>;
-    if (s_.has_) return expected<U, E>(std::in_place, std::invoke(std::forward<F>(f), s_.value_));
+    if (s_.has_) return expected<U, E>(std::in_place, detail::invoke(std::forward<F>(f), s_.value_));
     return expected<U, E>(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto or_else(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const E&>>>;
     if (s_.has_) return R(std::in_place, s_.value_);
-    return std::invoke(std::forward<F>(f), s_.error_);
+    return detail::invoke(std::forward<F>(f), s_.error_);
   }
   template <class F>
   constexpr auto transform_error(F&& f) const& {
     using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
     if (s_.has_) return expected<T, G>(std::in_place, s_.value_);
-    return expected<T, G>(unexpect, std::invoke(std::forward<F>(f), s_.error_));
+    return expected<T, G>(unexpect, detail::invoke(std::forward<F>(f), s_.error_));
   }
 
  private:
@@ -262,14 +278,14 @@ class expected<void, E> {
   template <class F>
   constexpr auto and_then(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F>>>;
-    if (s_.has_) return std::invoke(std::forward<F>(f));
+    if (s_.has_) return detail::invoke(std::forward<F>(f));
     return R(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto transform_error(F&& f) const& {
     using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
     if (s_.has_) return expected<void, G>();
-    return expected<void, G>(unexpect, std::invoke(std::forward<F>(f), s_.error_));
+    return expected<void, G>(unexpect, detail::invoke(std::forward<F>(f), s_.error_));
   }
 
  private:

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Guards what including cuarch costs: the -fsyntax-only CPU time of a TU with <cuarch/cuarch.hpp>
+# (and with <cuarch/detect.hpp>), as a ratio to the same TU without it (<string> <vector>
+# <system_error>) measured in the same run, must stay under its budget. Ratios, not seconds, so a
+# slower or busier machine does not move the line; medians of interleaved runs.
+#
+# Budgets (set with g++ 12, C++17, on the 2-core CPU machine; docs/performance.md has the figures):
+# today the umbrella header is 3.5-3.8x the baseline TU and detect.hpp 8.5-8.8x; the budgets, 4.5x
+# and 10.5x, leave ~20 % headroom for noise and small growth, so a new heavy standard header
+# (<functional> alone is +0.6x, <filesystem> +5x) or a large block of inline code fails here.
+# Override with CUARCH_COMPILE_BUDGET_UMBRELLA / CUARCH_COMPILE_BUDGET_EDGE (e.g. to see it fail).
+set -u
+root=${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+cxx=${CXX:-g++}
+command -v "$cxx" >/dev/null || { echo "skipped: no compiler '$cxx'"; exit 77; }
+budget_umbrella=${CUARCH_COMPILE_BUDGET_UMBRELLA:-4.5}
+budget_edge=${CUARCH_COMPILE_BUDGET_EDGE:-10.5}
+
+out=$(CXX=$cxx bash "$root/benchmarks/compile_cost.sh" "${CUARCH_COMPILE_RUNS:-5}") || { echo "FAIL: compile_cost.sh failed:"; echo "$out"; exit 1; }
+echo "$out"
+line=$(grep '^ratio ' <<<"$out" | tail -1)
+umbrella=$(sed -n 's/.*umbrella=\([0-9.]*\).*/\1/p' <<<"$line")
+edge=$(sed -n 's/.*edge=\([0-9.]*\).*/\1/p' <<<"$line")
+[[ -n $umbrella && -n $edge ]] || { echo "FAIL: no ratio line in the output"; exit 1; }
+
+fail=0
+check() {  # check <what> <ratio> <budget>
+  if awk -v r="$2" -v b="$3" 'BEGIN{exit !(r > b)}'; then
+    echo "FAIL: $1 costs ${2}x the baseline TU, over its budget of ${3}x (see docs/performance.md: what to cut)"; fail=1
+  else
+    echo "ok: $1 costs ${2}x the baseline TU (budget ${3}x)"
+  fi
+}
+check "<cuarch/cuarch.hpp>" "$umbrella" "$budget_umbrella"
+check "<cuarch/detect.hpp>" "$edge" "$budget_edge"
+exit $fail
