@@ -47,7 +47,7 @@ static_assert(round_trips(all_policy_names, policy));
 // Every enumerator is in its list (the lists drive help texts and parsing).
 static_assert(std::size(all_arch_dialects) == 4 && std::size(all_arch_variants) == 3);
 static_assert(std::size(all_source_kinds) == static_cast<std::size_t>(source_kind::device_list) + 1);
-static_assert(std::size(all_output_formats) == 5 && std::size(all_policy_names) == 4);
+static_assert(std::size(all_output_formats) == 5 && std::size(all_policy_names) == 5);
 
 }  // namespace
 

@@ -120,16 +120,100 @@ TEST_CASE("new GPU, old toolkit", "[scenario]") {
     CHECK(o.targets == "sm_120a");
     CHECK(o.transformed.empty());
   }
-  SECTION("12.1 with CUDA 12.8: baseline sm_120 machine code loads on 12.1; sm_120a would not") {
+  // native gives each device its own architecture or fails: sm_120 machine code loads on a 12.1
+  // device, but it is another architecture (without 12.1's own features), so it is used only under
+  // the named policy compatible-minor (see "substitution is opt-in" below).
+  SECTION("12.1 with CUDA 12.8: no silent sm_120") {
     const machine m{table_compiler({12, 8}), std::vector<compute_capability>{{12, 1}}, std::nullopt};
     const auto o = resolve_on(m, "native", strict());
+    CHECK(o.error == "nothing resolved");
+    CHECK(o.rejections == rejections{"sm_121a: needs a newer toolkit"});
+  }
+  SECTION("10.3 with CUDA 12.8: no silent sm_100") {
+    const machine m{table_compiler({12, 8}), std::vector<compute_capability>{{10, 3}}, std::nullopt};
+    const auto o = resolve_on(m, "native", strict());
+    CHECK(o.error == "nothing resolved");
+    CHECK(o.rejections == rejections{"sm_103a: needs a newer toolkit"});
+  }
+}
+
+TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower minor, with the caveat", "[scenario][substitution]") {
+  resolve_policy compatible;
+  apply_policy(policy_name::compatible_minor, compatible);
+  auto only_diag = [](const machine& m, const resolve_policy& p) {
+    arch_request request;
+    request.list = "native";
+    request.overrides = env_override::none;
+    const auto r = resolve_target_archs(request, m.compiler, fixed_devices(*m.devices), p, no_driver{});
+    return r ? r->diagnostics.at(0) : r.error().diagnostics.at(0);
+  };
+  SECTION("12.1 with CUDA 12.8: sm_120, named as a substitution") {
+    const machine m{table_compiler({12, 8}), std::vector<compute_capability>{{12, 1}}, std::nullopt};
+    const auto o = resolve_on(m, "native", compatible);
     CHECK(o.targets == "sm_120");
     CHECK(o.transformed == "sm_121a->sm_120");
+    const diagnostic d = only_diag(m, compatible);
+    CHECK(d.note.view() == "policy compatible-minor: sm_120 runs on 12.1 but without 12.1-specific features");
+    CHECK(d.message().find("without 12.1-specific features") != std::string::npos);
+    SECTION("the default policy names the candidate it would have taken, and fails") {
+      const diagnostic strict_d = only_diag(m, strict());
+      CHECK(strict_d.outcome == resolution_outcome::rejected);
+      CHECK(strict_d.note.view() == "policy compatible-minor would use sm_120, which runs on 12.1 but without 12.1-specific features");
+    }
   }
-  SECTION("10.3 with CUDA 12.8: sm_100") {
+  SECTION("an unknown minor gets the HIGHEST buildable minor below it (sm_121, not sm_120)") {
+    const machine m{nvrtc({13, 0}, nvrtc_13_0), std::vector<compute_capability>{{12, 5}}, std::nullopt};
+    const auto o = resolve_on(m, "native", compatible);
+    CHECK(o.targets == "sm_121");
+    CHECK(only_diag(m, compatible).decided_by == source_kind::nvrtc);
+  }
+  SECTION("10.3 with CUDA 12.8: sm_101 is the highest buildable minor below 10.3") {
     const machine m{table_compiler({12, 8}), std::vector<compute_capability>{{10, 3}}, std::nullopt};
-    CHECK(resolve_on(m, "native", strict()).targets == "sm_100");
+    CHECK(resolve_on(m, "native", compatible).targets == "sm_101");
   }
+  SECTION("a device still reporting 10.1 with CUDA 13.0: sm_100 (sm_101 is gone)") {
+    const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt};
+    CHECK(resolve_on(m, "native", compatible).targets == "sm_100");
+  }
+  SECTION("a family chain prefers family code of the lower minor: sm_100f for a 10.7 device with CUDA 13.0") {
+    resolve_policy family = compatible;
+    family.native_preferences = *parse_native_variant_spec("f,a");
+    const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{10, 7}}, std::nullopt};
+    CHECK(resolve_on(m, "native", family).targets == "sm_103f");
+  }
+  SECTION("nothing of the major below the device: still an error") {
+    const machine m{table_compiler({12, 6}), std::vector<compute_capability>{{12, 0}}, std::nullopt};
+    CHECK(resolve_on(m, "native", compatible).error == "nothing resolved");
+  }
+  SECTION("the device's own architecture is always preferred") {
+    const machine m{table_compiler({12, 9}), std::vector<compute_capability>{{12, 1}}, std::nullopt};
+    CHECK(resolve_on(m, "native", compatible).targets == "sm_121a");
+  }
+}
+
+TEST_CASE("native variant preferences and fallback chains", "[scenario][native]") {
+  const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{8, 6}, {9, 0}, {10, 0}, {12, 0}, {12, 1}}, std::nullopt};
+  resolve_policy p;
+  p.native_preferences = *parse_native_variant_spec("12.0=f,9=a,10=a,default=baseline");
+  CHECK(resolve_on(m, "native", p).targets == "sm_86 sm_90a sm_100a sm_120f sm_121");
+  SECTION("a chain falls back in order: f where the compiler builds it, else a, else baseline") {
+    resolve_policy chain;
+    chain.native_preferences = *parse_native_variant_spec("f,a,baseline");
+    const machine m128{table_compiler({12, 8}), std::vector<compute_capability>{{9, 0}, {12, 0}}, std::nullopt};
+    const auto o = resolve_on(m128, "native", chain);  // CUDA 12.8 builds sm_120a, not sm_120f (12.9)
+    CHECK(o.targets == "sm_90a sm_120a");
+    CHECK(o.transformed == "sm_120f->sm_120a");
+    const machine m129{table_compiler({12, 9}), std::vector<compute_capability>{{9, 0}, {12, 0}}, std::nullopt};
+    CHECK(resolve_on(m129, "native", chain).targets == "sm_90a sm_120f");
+  }
+}
+
+TEST_CASE("unknown minor of a known major: never clamped silently", "[scenario][substitution]") {
+  // cc 12.5 exists in no table and no compiler list; today's code clamped it to sm_120 with exit 0.
+  const machine m{nvrtc({13, 0}, nvrtc_13_0), std::vector<compute_capability>{{12, 5}}, std::nullopt};
+  const auto o = resolve_on(m, "native", strict());
+  CHECK(o.error == "nothing resolved");
+  CHECK(o.rejections == rejections{"sm_125a: unknown architecture"});
 }
 
 TEST_CASE("old GPU, new toolkit: removed archs", "[scenario]") {
@@ -177,10 +261,10 @@ TEST_CASE("renamed archs: sm_101 became sm_110 in CUDA 13.0", "[scenario]") {
     CHECK(resolve_on(machine{table_compiler({12, 9}), std::nullopt, std::nullopt}, "sm_110", strict()).rejections ==
           rejections{"sm_110: needs a newer toolkit"});
   }
-  SECTION("a device still reporting 10.1 gets sm_100, never sm_110a (which it could not load)") {
+  SECTION("a device still reporting 10.1 gets no sm_110a (which it could not load), and no silent sm_100") {
     const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt}, "native", strict());
-    CHECK(o.targets == "sm_100");
-    CHECK(o.transformed == "sm_101a->sm_100");
+    CHECK(o.error == "nothing resolved");
+    CHECK(o.rejections == rejections{"sm_101a: renamed in the toolkit"});
   }
   SECTION("a device reporting 11.0 gets sm_110a") {
     CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{11, 0}}, std::nullopt}, "native", strict()).targets ==

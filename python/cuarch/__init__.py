@@ -123,9 +123,10 @@ def resolve(
                     where to look first.
     devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
                     "native" asks the driver.
-    policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices" (several:
-                    "best-effort,ptx-fallback" or a list).
-    native_variant  "a" (default), "f" or "baseline": what "native" prefers per device.
+    policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices",
+                    "compatible-minor" (several: "best-effort,ptx-fallback" or a list).
+    native_variant  "a" (default), "f" or "baseline": what "native" prefers per device; or a
+                    chain "f,a,baseline", or rules "12.0=f,9=a,default=a" (cuarch resolve --help).
     driver          a CUDA version, or "detected": checks PTX against that driver and allows the
                     PTX fallback. None: PTX is not checked (right for builds).
     env             variables that may override archs, first set wins: "cuarch" (CUARCH_ARCHS),

@@ -131,9 +131,9 @@ outcome resolve(const resolve_args& a) {
     cuarch::apply_policy(*p, policy);
   }
   if (a.native_variant) {
-    const auto v = cuarch::parse_arch_variant(*a.native_variant);
-    if (!v) return usage("native_variant must be 'a', 'f' or 'baseline', not '" + *a.native_variant + "'");
-    policy.native_variant = *v;
+    const auto spec = cuarch::parse_native_variant_spec(*a.native_variant);
+    if (!spec) return usage("native_variant: " + spec.error().message());
+    policy.native_preferences = *spec;
   }
   // The compile path, as on the command line: compiler=, else the one compiler path named, else nvcc
   // (the offline path a build, e.g. a PyTorch extension, uses). JIT callers pass compiler="nvrtc".

@@ -46,7 +46,7 @@ expect 2 "" "Usage: cuarch" --                      # no command: the usage, on 
 expect 0 "--format nvcc|nvrtc|cmake|torch|json" "" -- resolve --help
 expect 0 "--dialect generic|torch|cmake|nvcc" "" -- resolve --help
 expect 0 "strict|best-effort|ptx-fallback|verify-devices" "" -- resolve --help
-expect 0 "--native-variant baseline|a|f" "" -- resolve --help
+expect 0 "--native-variant CHAIN|RULES" "" -- resolve --help
 expect 0 "--timeout SECONDS" "" -- doctor --help
 expect 0 "--timeout SECONDS" "" -- resolve --help
 
@@ -82,10 +82,17 @@ expect 2 "" "unknown option '--bogus'" -- --bogus
 expect 2 "" "--format must be nvcc|nvrtc|cmake|torch|json, not 'yaml'" -- resolve --toolkit 13.0 --format yaml
 expect 2 "" "--dialect must be generic|torch|cmake|nvcc, not 'bazel'" -- check --toolkit 13.0 --dialect bazel sm_90
 expect 2 "" "not 'lenient'" -- resolve --toolkit 13.0 --policy best-effort,lenient
-expect 2 "" "not 'b'" -- resolve --toolkit 13.0 --native-variant b
+expect 2 "" "'b' at position 0 of 'b': a variant is 'a', 'f' or 'baseline'" -- resolve --toolkit 13.0 --native-variant b
+expect 2 "" "'12.x=f' at position 4" -- resolve --toolkit 13.0 --native-variant 9=a,12.x=f
 expect 2 "" "not 'bogus'" -- resolve --toolkit 13.0 --env torch,bogus
 expect 0 "9.0a" "" -- resolve --toolkit 13.0 --device-cc 9.0 --native-variant a --format torch
 expect 0 "9.0" "" -- resolve --toolkit 13.0 --device-cc 9.0 --native-variant baseline --format torch
+# Per-device rules and chains; the JSON diagnostics say which rule applied.
+expect 0 "90a-real;120f-real" "" -- resolve --toolkit 12.9 --device-cc 9.0,12.0 --native-variant 12.0=f,9=a,default=a --format cmake
+expect 0 '"preference":"12.0=f,a"' "" -- resolve --toolkit 12.8 --device-cc 12.0 --native-variant 12.0=f,a --format json
+# Substitution is opt-in: 12.1 with CUDA 12.8 fails by default, naming the candidate; compatible-minor takes it.
+expect 1 "" "policy compatible-minor would use sm_120" -- resolve --toolkit 12.8 --device-cc 12.1
+expect 0 "12.0" "without 12.1-specific features" -- resolve --toolkit 12.8 --device-cc 12.1 --policy compatible-minor --format torch
 
 if [[ "$failures" != 0 ]]; then
   echo "$failures check(s) failed" >&2

@@ -52,7 +52,8 @@ the cache key and the diagnostics). Notes go to stderr; stdout holds only the ou
 Policies ({}): strict fails on any unbuildable target
 (the default); best-effort drops and reports them; ptx-fallback gives PTX to a device newer
 than the compiler when the driver (--driver) can JIT it; verify-devices makes explicit targets
-load on the devices.
+load on the devices; compatible-minor gives a device whose own architecture the compiler cannot
+build the machine code of the highest lower minor it can (sm_120 for 12.1, without 12.1's features).
 
 exit status: 0 resolved; 1 resolution failed or the format cannot express the targets (reasons
 on stderr); 2 bad usage or malformed input (nothing is detected then).
@@ -162,9 +163,9 @@ std::optional<std::string> read_options(const resolve_flags& f, options& o) {
     }
   }
   if (auto v = flag_set::get(f.native_variant)) {
-    const auto variant = cuarch::parse_arch_variant(*v);
-    if (!variant) return "--native-variant must be " + variant_choices() + ", not '" + *v + "'";
-    o.policy.native_variant = *variant;
+    const auto spec = cuarch::parse_native_variant_spec(*v);
+    if (!spec) return "--native-variant: " + spec.error().message();
+    o.policy.native_preferences = *spec;
   }
   if (auto v = flag_set::get(f.format)) {
     const auto format = cuarch::parse_output_format(*v);
@@ -387,7 +388,10 @@ std::function<int()> setup_resolve(flag_set& f) {
                          "builds: this is not the driver that runs it)",
                          devices);
   flags.policy = f.value("--policy", "P[,P...]", "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
-  flags.native_variant = f.value("--native-variant", variant_choices(), "the variant native prefers for each device (default: a)", policy);
+  flags.native_variant = f.value("--native-variant", "CHAIN|RULES",
+                                 "the variants native tries per device, best first, baseline last: " + variant_choices() +
+                                     ", a chain (f,a) or rules (12.0=f,9=a,default=a; default: a)",
+                                 policy);
   flags.format = f.value("--format", choices(cuarch::all_output_formats), "how to print the targets (default: nvcc)", output);
   return [flags] { return run_resolve(flags); };
 }

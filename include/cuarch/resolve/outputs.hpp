@@ -206,6 +206,12 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     json_optional_error(w, d.reason);
     w.key("ptx_fallback").value(to_string(d.fallback)).key("ptx_fallback_error");
     json_optional_error(w, d.fallback_error);
+    w.key("preference");  // native: the variant rule that applied
+    if (d.preference.empty()) w.null();
+    else w.value(d.preference.view());
+    w.key("note");
+    if (d.note.empty()) w.null();
+    else w.value(d.note.view());
     w.key("message").value(d.message()).end_object();
   }
   w.end_array();

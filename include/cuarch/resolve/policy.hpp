@@ -10,8 +10,14 @@
 //   numba-cuda and FlashInfer make the same choice for cc >= 9.0. When the compiler cannot build
 //   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
 //   it. Choose arch_variant::baseline for a cache shared by several GPUs of one major, or
-//   family_specific for family code (cc >= 10.0); a policy type may also decide per device and
-//   compiler by specialising policy_traits (source_contract.hpp).
+//   family_specific for family code (cc >= 10.0); per-device rules and fallback chains ("12.0=f,
+//   9=a,default=a", "f,a,baseline") are native_preferences (native_variant.hpp); a policy type may
+//   also decide per device and compiler by specialising policy_traits (source_contract.hpp).
+//
+// Substitution is opt-in: by default `native` gives each device its own architecture (one variant
+// of the chain, or baseline) or an error. Machine code of a lower minor (sm_120 for a 12.1 device)
+// loads, but lacks the device's own features, so it is used only under compatible_minor, which
+// takes the HIGHEST buildable minor at or below the device's and says so in the diagnostic.
 #pragma once
 
 #include <optional>
@@ -21,6 +27,7 @@
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
 #include "../core/observation.hpp"
+#include "native_variant.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -52,6 +59,12 @@ struct resolve_policy {
   bool verify_on_devices = false;
   /// The variant `native` prefers for each device (falls back to baseline where it does not exist).
   arch_variant native_variant = arch_variant::arch_specific;
+  /// Per-device chains ("12.0=f,9=a,default=a"); a device no rule matches gets native_variant.
+  native_variant_preferences native_preferences;
+  /// A device whose own architecture the compiler cannot build gets machine code of the highest
+  /// buildable lower minor of its major (sm_120 for 12.1), reported with the caveat that the code
+  /// lacks the device's own features. Off: that device is an error (or PTX, under ptx_fallback).
+  bool compatible_minor = false;
 
   /// The variant `native` asks for on `device`, by the knob. To choose per compute capability and
   /// compiler, specialise policy_traits (source_contract.hpp); hiding this member is refused.
@@ -59,19 +72,30 @@ struct resolve_policy {
     static_cast<void>(compiler);
     return variant_exists(device, native_variant) ? native_variant : arch_variant::baseline;
   }
+
+  /// The chain `native` tries on `device` and the rule that chose it: the most specific of
+  /// native_preferences, else "default=<native_variant>". Resolution calls it through policy_traits.
+  constexpr native_variant_rule native_rule_for(const compute_capability& device) const noexcept {
+    if (const auto r = native_preferences.rule_for(device)) return *r;
+    native_variant_rule knob;
+    knob.chain.add(native_variant);
+    return knob;
+  }
 };
 
 /// The policies by the names users write (command line, JSON, Python). Several combine, in order
 /// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
-enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices };
+enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices, compatible_minor };
 inline constexpr policy_name all_policy_names[] = {policy_name::strict, policy_name::best_effort,
-                                                   policy_name::ptx_fallback, policy_name::verify_devices};
+                                                   policy_name::ptx_fallback, policy_name::verify_devices,
+                                                   policy_name::compatible_minor};
 
 constexpr std::string_view to_string(policy_name p) noexcept {
   switch (p) {
     case policy_name::best_effort: return "best-effort";
     case policy_name::ptx_fallback: return "ptx-fallback";
     case policy_name::verify_devices: return "verify-devices";
+    case policy_name::compatible_minor: return "compatible-minor";
     case policy_name::strict: break;
   }
   return "strict";
@@ -89,6 +113,7 @@ constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
     case policy_name::best_effort: into.unbuildable = on_unbuildable::drop; into.follow_renames = true; break;
     case policy_name::ptx_fallback: into.ptx_fallback = true; break;
     case policy_name::verify_devices: into.verify_on_devices = true; break;
+    case policy_name::compatible_minor: into.compatible_minor = true; break;
   }
 }
 

@@ -91,6 +91,12 @@ struct diagnostic {
   /// Native devices: whether PTX stood in for machine code, and why not when it could not.
   ptx_fallback_status fallback = ptx_fallback_status::not_needed;
   std::optional<error> fallback_error;
+  /// Native devices: the variant rule that chose the chain tried ("12.0=f,a", "default=a";
+  /// resolve/native_variant.hpp). Empty for other requests.
+  detail::text<48> preference;
+  /// What the reader must know beyond the outcome: a substitution's caveat ("sm_120 runs on 12.1
+  /// but without 12.1-specific features"), the candidate a named policy would take, a skipped variant.
+  detail::text<200> note;
 
   /// One line: "'9.0a' at position 0: sm_90a kept", "native, device 0 (cc 12.0): sm_120a -> compute_90 ...".
   std::string message() const;
@@ -160,6 +166,7 @@ inline std::string diagnostic::message() const {
   if (outcome != resolution_outcome::kept && reason) m += reason->message();
   if (result && decided_by != source_kind::none && decided_by != source_kind::knowledge_table)
     m += std::string(" [").append(to_string(decided_by)).append(" lists it]");
+  if (!note.empty()) m += std::string("; ").append(note.view());
   if (outcome == resolution_outcome::rejected) {
     switch (fallback) {
       case ptx_fallback_status::off:

@@ -246,6 +246,49 @@ class resolution_run {
     return std::nullopt;
   }
 
+  /// Tries t for a native device: buildable and loadable there; keeps the first reason it is not.
+  bool try_target(diagnostic& d, const compute_capability& device, const arch_target& t) {
+    auto verdict = check(t);
+    if (verdict && can_load(t, device)) {
+      d.result = t;
+      d.decided_by = verdict->decided_by;
+      return true;
+    }
+    if (!verdict && !d.reason) d.reason = verdict.error();
+    return false;
+  }
+
+  struct candidate {
+    arch_target target;
+    source_kind decided_by;
+  };
+  /// The machine code of the highest lower minor of the device's major that the compiler builds
+  /// and the device loads, in the chain's variant order (sm_120f before sm_120 for a 12.1 device).
+  std::optional<candidate> lower_minor_candidate(const compute_capability& device, const variant_chain& chain) {
+    for (int minor = device.minor - 1; minor >= 0; --minor)
+      for (const arch_variant v : chain) {
+        const arch_target t{compute_capability{device.major, minor}, v, arch_form::sass};
+        if (!variant_exists(t.cc, v) || !can_load(t, device)) continue;
+        if (auto verdict = check(t)) return candidate{t, verdict->decided_by};
+      }
+    return std::nullopt;
+  }
+
+  /// Used: "policy compatible-minor: sm_120 runs on 12.1 but without 12.1-specific features".
+  /// Not used: "policy compatible-minor would use sm_120, which runs on 12.1 but without ...".
+  static void lower_minor_note(diagnostic& d, const arch_target& t, const compute_capability& device, bool used) {
+    const auto dev = to_text(device);
+    if (!d.note.empty()) d.note.append("; ");
+    d.note.append(used ? "policy compatible-minor: " : "policy compatible-minor would use ").append(to_text(t).view())
+        .append(used ? "" : ", which").append(" runs on ").append(dev.view()).append(" but without ").append(dev.view())
+        .append("-specific features");
+  }
+
+  static void skipped_variant(diagnostic& d, arch_variant v, const compute_capability& device) {
+    if (!d.note.empty()) d.note.append("; ");
+    d.note.append("no '").append(suffix(v)).append("' variant exists for ").append(to_text(device).view()).append(", skipped");
+  }
+
   std::optional<error> resolve_native() {
     auto devs = devices();
     if (!devs) return devs.error();
@@ -254,28 +297,35 @@ class resolution_run {
       diagnostic& d = next();
       d.input = "native";
       d.device = describe(dev);
-      const arch_variant v = policy_traits<Policy>::native_variant(policy_, dev.cc, compiler_);
-      d.requested = arch_target{dev.cc, variant_exists(dev.cc, v) ? v : arch_variant::baseline, arch_form::sass};
-      // Machine code, best first; each candidate must load on this very device.
-      auto try_target = [&](const arch_target& t) {
-        auto verdict = check(t);
-        if (verdict && can_load(t, dev.cc)) {
-          d.result = t;
-          d.decided_by = verdict->decided_by;
-          return true;
+      const native_variant_rule rule = native_rule_of(policy_, dev.cc, compiler_);
+      d.preference = rule.spelling().view();
+      const variant_chain chain = rule.chain.as_tried();
+      // The device's own architecture, in the chain's order; a variant the device has no such
+      // thing as (f below 10.0) is skipped, and said so when the rule named it for this device.
+      bool found = false, first = true;
+      for (const arch_variant v : chain) {
+        if (!variant_exists(dev.cc, v)) {
+          if (rule.specificity_for(dev.cc) > 0) skipped_variant(d, v, dev.cc);
+          continue;
         }
-        if (!verdict && !d.reason) d.reason = verdict.error();
-        return false;
-      };
-      bool found = try_target(d.requested);
-      if (!found && d.requested.variant != arch_variant::baseline)
-        found = try_target(arch_target{dev.cc, arch_variant::baseline, arch_form::sass});
-      // Machine code of a lower minor loads too (same major, minor <=). The family's base, the
-      // lowest minor the compiler builds, is taken rather than the nearest: the nearest can be an
-      // integrated part (8.7 Orin for an 8.9 Ada, 10.1 Thor for a 10.3 B300) whose code NVIDIA's
-      // rule allows but no one runs on a discrete GPU.
-      for (int minor = 0; !found && minor < dev.cc.minor; ++minor)
-        found = try_target(arch_target{compute_capability{dev.cc.major, minor}, arch_variant::baseline, arch_form::sass});
+        const arch_target t{dev.cc, v, arch_form::sass};
+        if (first) d.requested = t;
+        first = false;
+        if ((found = try_target(d, dev.cc, t))) break;
+      }
+      // Machine code of a lower minor of the same major loads on the device, but is another
+      // architecture: only under compatible_minor, and then the highest the compiler builds.
+      if (!found) {
+        const std::optional<candidate> lower = lower_minor_candidate(dev.cc, chain);
+        if (lower && policy_.compatible_minor) {
+          d.result = lower->target;
+          d.decided_by = lower->decided_by;
+          found = true;
+          lower_minor_note(d, lower->target, dev.cc, true);
+        } else if (lower) {
+          lower_minor_note(d, lower->target, dev.cc, false);
+        }
+      }
       if (!found) ptx_fallback(dev, d);
       if (!finish(d)) return too_many_targets();
     }

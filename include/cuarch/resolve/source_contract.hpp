@@ -126,23 +126,55 @@ constexpr bool checks_ptx_against(const Driver& driver) noexcept {
 // ---- the policy hook --------------------------------------------------------------------------
 
 /// How resolution asks a policy what it cannot express as a knob of resolve_policy. Resolution
-/// calls policy_traits<Policy>::native_variant and nothing else; the primary template applies the
-/// knobs (resolve_policy::native_variant_for). To decide per device and compiler, specialise it for
-/// your policy type:
+/// calls policy_traits<Policy>::native_rule when the traits have it, else native_variant (then
+/// baseline); the primary template applies the knobs (resolve_policy::native_rule_for: the
+/// policy's native_preferences, else native_variant). To decide per device and compiler, specialise
+/// it for your policy type with either member:
 ///
 ///   template <> struct cuarch::policy_traits<my_policy> {
 ///     static constexpr cuarch::arch_variant native_variant(const my_policy&, const cuarch::compute_capability& device,
 ///                                                          const cuarch::compiler_info&) noexcept { ... }
+///     // or, for a fallback chain and the rule's name in the diagnostic:
+///     static constexpr cuarch::native_variant_rule native_rule(const my_policy&, const cuarch::compute_capability& device,
+///                                                              const cuarch::compiler_info&) noexcept { ... }
 ///   };
 ///
-/// The result must exist for the device (variant_exists), or resolution treats it as baseline.
+/// A variant that does not exist for the device (variant_exists) is skipped; baseline is always last.
 template <class Policy>
 struct policy_traits {
   static constexpr arch_variant native_variant(const Policy& policy, const compute_capability& device,
                                                const compiler_info& compiler) noexcept {
     return static_cast<const resolve_policy&>(policy).native_variant_for(device, compiler);
   }
+  static constexpr native_variant_rule native_rule(const Policy& policy, const compute_capability& device,
+                                                   const compiler_info& compiler) noexcept {
+    static_cast<void>(compiler);
+    return static_cast<const resolve_policy&>(policy).native_rule_for(device);
+  }
 };
+
+namespace detail {
+template <class Traits, class Policy, class = void>
+struct has_native_rule : std::false_type {};
+template <class Traits, class Policy>
+struct has_native_rule<Traits, Policy,
+                       std::void_t<decltype(Traits::native_rule(std::declval<const Policy&>(), std::declval<const compute_capability&>(),
+                                                                std::declval<const compiler_info&>()))>> : std::true_type {};
+}  // namespace detail
+
+/// The rule `native` applies to `device` under `policy`: policy_traits' native_rule, or for traits
+/// that only name one variant, that variant (then baseline) as a default rule ("default=<v>").
+template <class Policy>
+constexpr native_variant_rule native_rule_of(const Policy& policy, const compute_capability& device, const compiler_info& compiler) {
+  using traits = policy_traits<Policy>;
+  if constexpr (detail::has_native_rule<traits, Policy>::value) {
+    return traits::native_rule(policy, device, compiler);
+  } else {
+    native_variant_rule r;
+    r.chain.add(traits::native_variant(policy, device, compiler));
+    return r;
+  }
+}
 
 namespace detail {
 /// A policy type that declares its own native_variant_for() hides the base's; resolution would not

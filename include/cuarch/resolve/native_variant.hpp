@@ -1,0 +1,246 @@
+// Which variant `native` builds for each device: per-device preferences and fallback chains.
+//
+// A chain is the order in which `native` tries the device's own architecture: "f,a" tries sm_120f,
+// then sm_120a. Baseline (sm_120) is always the last resort, written or not: it is the same
+// architecture, and the diagnostic reports the step down. A variant that does not exist for the
+// device (`f` below 10.0, `a` below 9.0) is skipped. A rule picks the chain for some devices:
+//
+//   12.0=f     the devices of compute capability 12.0 exactly
+//   9=a        every device of major 9 (9.x)
+//   default=a  every other device (without one: the policy's native_variant, then baseline)
+//
+// The spelling (command line --native-variant, Python native_variant=) is a comma-separated list of
+// rules; an entry without '=' continues the chain of the rule before it, or of `default` when it
+// comes first: "12.0=f,a,9=a,default=a" and "f,a,baseline". The most specific rule wins
+// (exact compute capability, then major, then default). Everything here is constexpr and allocates
+// nothing, so a policy holding preferences stays a literal type.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "../core/arch.hpp"
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/text.hpp"
+#include "../core/expected.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Variants to try for one device, best first; baseline is implied last (see the file comment).
+class variant_chain {
+ public:
+  static constexpr std::size_t capacity = 3;
+
+  constexpr variant_chain() = default;
+  constexpr variant_chain(std::initializer_list<arch_variant> vs) noexcept {
+    for (const arch_variant v : vs) add(v);
+  }
+
+  /// Appends v; a variant already in the chain is ignored (false).
+  constexpr bool add(arch_variant v) noexcept {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (items_[i] == v) return false;
+    items_[size_++] = v;  // three variants, no duplicates: never full
+    return true;
+  }
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr const arch_variant* begin() const noexcept { return items_; }
+  constexpr const arch_variant* end() const noexcept { return items_ + size_; }
+
+  /// The chain as tried: with baseline appended when it is not written.
+  constexpr variant_chain as_tried() const noexcept {
+    variant_chain c = *this;
+    c.add(arch_variant::baseline);
+    return c;
+  }
+
+  /// "f,a,baseline"
+  constexpr detail::text<32> spelling() const {
+    detail::text<32> s;
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (i) s.append(',');
+      s.append(items_[i] == arch_variant::baseline ? std::string_view("baseline") : suffix(items_[i]));
+    }
+    return s;
+  }
+
+  friend constexpr bool operator==(const variant_chain& a, const variant_chain& b) noexcept {
+    if (a.size_ != b.size_) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a.items_[i] != b.items_[i]) return false;
+    return true;
+  }
+  friend constexpr bool operator!=(const variant_chain& a, const variant_chain& b) noexcept { return !(a == b); }
+
+ private:
+  arch_variant items_[capacity]{};
+  std::size_t size_ = 0;
+};
+
+/// One rule: which devices (one compute capability, a major, or all) get which chain.
+struct native_variant_rule {
+  /// -1: every device (default). Otherwise the major the rule is for.
+  int major = -1;
+  /// -1: every minor of `major`. Otherwise the exact minor.
+  int minor = -1;
+  variant_chain chain;
+
+  constexpr bool is_default() const noexcept { return major < 0; }
+  /// 2 exact compute capability, 1 major, 0 default, -1 does not match.
+  constexpr int specificity_for(const compute_capability& cc) const noexcept {
+    if (is_default()) return 0;
+    if (major != cc.major) return -1;
+    if (minor < 0) return 1;
+    return minor == cc.minor ? 2 : -1;
+  }
+  /// "12.0=f,a", "9=a", "default=a"
+  constexpr detail::text<48> spelling() const {
+    detail::text<48> s;
+    if (is_default()) {
+      s.append("default");
+    } else {
+      s.append_int(major);
+      if (minor >= 0) s.append('.').append_int(minor);
+    }
+    s.append('=').append(chain.spelling().view());
+    return s;
+  }
+};
+
+/// What a spelling of preferences got wrong: the entry, its offset and why.
+struct native_variant_spec_error {
+  std::string_view spec;
+  std::size_t position = 0;
+  std::string_view entry;
+  std::string_view why;
+
+  /// "'12.0=x' at position 0 of '12.0=x': a variant is 'a', 'f' or 'baseline'; fix: ..."
+  std::string message() const {
+    return "'" + std::string(entry) + "' at position " + std::to_string(position) + " of '" + std::string(spec) + "': " +
+           std::string(why) + "; fix: write a chain (f,a,baseline) or rules (12.0=f,9=a,default=a)";
+  }
+};
+
+/// The rules `native` applies; empty means the policy's native_variant knob alone.
+class native_variant_preferences {
+ public:
+  static constexpr std::size_t capacity = 8;
+
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr const native_variant_rule* begin() const noexcept { return rules_; }
+  constexpr const native_variant_rule* end() const noexcept { return rules_ + size_; }
+
+  /// Adds a rule, or replaces the rule for the same devices; false when full.
+  constexpr bool set(const native_variant_rule& r) noexcept {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (rules_[i].major == r.major && rules_[i].minor == r.minor) {
+        rules_[i] = r;
+        return true;
+      }
+    if (size_ == capacity) return false;
+    rules_[size_++] = r;
+    return true;
+  }
+
+  /// Whether set(r) would succeed: room left, or a rule for the same devices to replace.
+  constexpr bool can_set(const native_variant_rule& r) const noexcept {
+    if (size_ < capacity) return true;
+    for (std::size_t i = 0; i < size_; ++i)
+      if (rules_[i].major == r.major && rules_[i].minor == r.minor) return true;
+    return false;
+  }
+
+  /// The most specific rule for `device`, if any.
+  constexpr std::optional<native_variant_rule> rule_for(const compute_capability& device) const noexcept {
+    int best = -1;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < size_; ++i) {
+      const int s = rules_[i].specificity_for(device);
+      if (s > best) {
+        best = s;
+        at = i;
+      }
+    }
+    if (best < 0) return std::nullopt;
+    return rules_[at];
+  }
+
+ private:
+  native_variant_rule rules_[capacity]{};
+  std::size_t size_ = 0;
+};
+
+namespace detail {
+
+constexpr std::optional<int> small_number(std::string_view s) noexcept {
+  if (s.empty() || s.size() > 2) return std::nullopt;
+  int v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+/// "12.0", "12", "default" -> the rule's devices.
+constexpr bool read_rule_devices(std::string_view s, native_variant_rule& r) noexcept {
+  if (s == "default") return true;
+  const std::size_t dot = s.find('.');
+  const auto major = small_number(s.substr(0, dot));
+  if (!major || *major < 1) return false;
+  r.major = *major;
+  if (dot == std::string_view::npos) return true;
+  const auto minor = small_number(s.substr(dot + 1));
+  if (!minor || *minor > 9) return false;
+  r.minor = *minor;
+  return true;
+}
+
+/// "a", "f", "baseline" (also "arch_specific", "family_specific").
+constexpr std::optional<arch_variant> read_chain_variant(std::string_view s) noexcept {
+  if (s == "baseline") return arch_variant::baseline;
+  return parse_arch_variant(s);
+}
+
+}  // namespace detail
+
+/// Reads "12.0=f,9=a,default=a" or "f,a,baseline" (the grammar is in the file comment).
+constexpr expected<native_variant_preferences, native_variant_spec_error> parse_native_variant_spec(std::string_view spec) {
+  native_variant_preferences out;
+  native_variant_rule current;  // default, until an entry names devices
+  bool open = false;            // `current` has entries not yet stored
+  auto fail = [&](std::size_t at, std::string_view entry, std::string_view why) {
+    return unexpected(native_variant_spec_error{spec, at, entry, why});
+  };
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    std::size_t end = spec.find(',', start);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view entry = spec.substr(start, end - start);
+    std::string_view variant_text = entry;
+    const std::size_t eq = entry.find('=');
+    if (eq != std::string_view::npos) {
+      if (open) out.set(current);  // can_set() held when the rule began
+      current = native_variant_rule{};
+      if (!detail::read_rule_devices(entry.substr(0, eq), current))
+        return fail(start, entry, "the devices must be a compute capability (12.0), a major (9) or 'default'");
+      if (!out.can_set(current)) return fail(start, entry, "more rules than a policy holds (8)");
+      variant_text = entry.substr(eq + 1);
+    }
+    const auto v = detail::read_chain_variant(variant_text);
+    if (!v) return fail(start, entry, "a variant is 'a', 'f' or 'baseline'");
+    if (!current.chain.add(*v)) return fail(start, entry, "this variant is already in the chain");
+    open = true;
+    start = end + 1;
+  }
+  if (open) out.set(current);
+  return out;
+}
+
+CUARCH_END_NAMESPACE
