@@ -99,6 +99,24 @@ constexpr expected<void, error> check_loadable(const arch_target& t, const compu
 
 constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
 
+/// Whether code built for `built` may use the feature set that `required` names (its variant and
+/// compute capability; the form of either does not matter: compute_90a means what sm_90a means):
+///   required X.Y  (baseline)  built for compute capability >= X.Y, any variant
+///   required X.Yf (family)    built f or a, major X, minor >= Y   (10.0f: 10.0f, 10.0a, 10.3f, 10.3a)
+///   required X.Ya (specific)  built exactly X.Ya                  (12.0+PTX and 12.0f do not)
+/// The same rules are written for device code in cuarch/device.hpp (device::provides), which can
+/// include nothing; tests/target_set_test.cpp checks both agree on every pair of targets the table knows.
+constexpr bool provides_features(const arch_target& built, const arch_target& required) noexcept {
+  const bool specific_or_family = built.variant == arch_variant::arch_specific || built.variant == arch_variant::family_specific;
+  switch (required.variant) {
+    case arch_variant::arch_specific: return built.variant == arch_variant::arch_specific && built.cc == required.cc;
+    case arch_variant::family_specific:
+      return specific_or_family && built.cc.major == required.cc.major && built.cc.minor >= required.cc.minor;
+    case arch_variant::baseline: break;
+  }
+  return built.cc >= required.cc;
+}
+
 /// The PTX ISA version a release's compilers emit, if the table knows the release.
 constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release) noexcept {
   const std::size_t i = toolkit_index(release);

@@ -74,6 +74,42 @@ class target_set {
     return false;
   }
 
+  // ---- the questions adopters ask of a set (all constexpr) ----------------------------------
+
+  /// Whether the set holds machine code (sm_) a device of compute capability `device` loads, i.e.
+  /// the device runs without a driver JIT (check_loadable's rules: sm_90 and sm_90a on 9.0, sm_120f
+  /// on 12.1, never sm_100 on 12.0).
+  constexpr bool has_machine_code_for(const compute_capability& device) const {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (items_[i].form == arch_form::sass && can_load(items_[i], device)) return true;
+    return false;
+  }
+  /// Whether the set holds a target of variant `v` (any form) whose major is `major`:
+  /// has_variant_for_major(arch_variant::arch_specific, 9) for "any sm_90a/compute_90a?".
+  constexpr bool has_variant_for_major(arch_variant v, int major) const noexcept {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (items_[i].variant == v && items_[i].cc.major == major) return true;
+    return false;
+  }
+  /// An arch-specific (`a`) target of major `major`.
+  constexpr bool has_arch_specific(int major) const noexcept { return has_variant_for_major(arch_variant::arch_specific, major); }
+  /// A family-specific (`f`) target of major `major`.
+  constexpr bool has_family_specific(int major) const noexcept { return has_variant_for_major(arch_variant::family_specific, major); }
+  /// Whether some target provides the feature set `required` names (provides_features: "needs the
+  /// `a` features of 12.0" is {12.0, arch_specific}; 12.0+PTX does not satisfy it, nor does 12.0f).
+  constexpr bool provides(const arch_target& required) const noexcept {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (provides_features(items_[i], required)) return true;
+    return false;
+  }
+  /// Whether a device of compute capability `device` gets code that provides `required`: some
+  /// target both loads on it (machine code, or PTX the driver JITs) and provides the feature set.
+  constexpr bool provides_on(const arch_target& required, const compute_capability& device) const {
+    for (std::size_t i = 0; i < size_; ++i)
+      if (can_load(items_[i], device) && provides_features(items_[i], required)) return true;
+    return false;
+  }
+
   friend constexpr bool operator==(const target_set& a, const target_set& b) noexcept {
     if (a.size_ != b.size_) return false;
     for (std::size_t i = 0; i < a.size_; ++i)
