@@ -15,6 +15,7 @@
 
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
+#include "elf_build_id.hpp"
 #include "posix/posix.hpp"
 #include "posix/dynamic_library.hpp"
 #include "../core/error.hpp"
@@ -101,6 +102,9 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   p.info.kind = source_kind::nvrtc;
   p.info.version = full_version_from_file_name(location, *version);
   p.info.location = location;
+  // Two builds of one release answer the same nvrtcVersion; the build-id tells them apart (the
+  // cache key carries it). A library without one is keyed by version and path alone.
+  if (auto id = read_elf_build_id(location)) p.info.build_id = std::move(*id);
   p.seen.source = source_kind::nvrtc;
   p.seen.version = *version;
   p.seen.location = found_as.empty() ? location : found_as;

@@ -3,6 +3,10 @@
 // (torch, cupy): the version the driver must serve, through minor-version compatibility.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,15 +73,37 @@ class cuda_runtime_source {
             discovery::loader_search};
   }
 
+  /// A named file's answer is kept for this source and its copies while the path names the same
+  /// file (one stat per call): a loaded runtime's version cannot change. Failures are not kept.
   expected<observation, error> observe() const {
+    struct stat st {};
+    const bool named = !locator_.searches() && ::stat(locator_.path.c_str(), &st) == 0;
+    if (named) {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      if (memo_->answer && memo_->device == st.st_dev && memo_->inode == st.st_ino) return *memo_->answer;
+    }
     const auto lib = locator_.load(source_kind::cuda_runtime);
     if (!lib) return unexpected(lib.error());
-    return probe_cudart_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
+    auto o = probe_cudart_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
+    if (o && named) {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      memo_->device = st.st_dev;
+      memo_->inode = st.st_ino;
+      memo_->answer = *o;
+    }
+    return o;
   }
 
  private:
+  struct memo {
+    std::mutex mutex;
+    dev_t device = 0;
+    ino_t inode = 0;
+    std::optional<observation> answer;
+  };
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
+  std::shared_ptr<memo> memo_ = std::make_shared<memo>();
 };
 
 CUARCH_END_NAMESPACE
