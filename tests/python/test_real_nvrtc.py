@@ -79,4 +79,4 @@ def test_loaded_nvrtc_example(nvrtc_12_4, local_cuda):
 def test_local_toolkit_nvcc(local_cuda):
     r = cuarch.resolve("9.0a;12.0", cuda_home=local_cuda)
     assert r.compiler.kind == "nvcc" and r.compiler.path.startswith(local_cuda)
-    assert r.cache_key.startswith("cuarch-jit-key/1 compiler=nvcc version=") and r.compiler.path in r.cache_key
+    assert r.cache_key.startswith("cuarch-jit-key/2 compiler=nvcc version=") and r.compiler.path in r.cache_key

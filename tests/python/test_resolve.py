@@ -15,7 +15,7 @@ def test_every_spelling_of_one_resolution():
     assert r.nvrtc_options == {"sm_90a": ["--gpu-architecture=sm_90a"], "sm_120": ["--gpu-architecture=sm_120"]}
     assert r.torch_arch_list == "9.0a;12.0"
     assert r.cmake == "90a-real;120-real"
-    assert r.cache_key == "cuarch-jit-key/1 compiler=cuarch's table version=12.8 path=0: targets=sm_90a,sm_120"
+    assert r.cache_key == "cuarch-jit-key/2 compiler=cuarch's table version=12.8 build=none path=0: targets=sm_90a,sm_120"
     assert len(r.cache_digest) == 16 and int(r.cache_digest, 16) >= 0
     assert [d["outcome"] for d in r.diagnostics] == ["kept", "kept"]
     assert r.notes == []

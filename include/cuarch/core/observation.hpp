@@ -61,6 +61,10 @@ struct compiler_info {
   /// nvrtcGetSupportedArchs as sm numbers (75, 90, 120), when the compiler could be asked.
   /// It lists baseline archs only; `a`/`f` availability still comes from the table.
   std::optional<std::vector<int>> supported_sm_numbers;
+  /// The GNU build-id of the library / executable (lowercase hex): tells two builds of one release
+  /// apart (wheels 12.4.99 and 12.4.127 are both libnvrtc.so.12 answering 12.4). Empty when it has
+  /// none or was not read (a bare version). Part of jit_cache_key (resolve/outputs.hpp).
+  std::string build_id{};
 };
 
 /// One visible device.

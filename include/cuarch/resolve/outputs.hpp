@@ -129,18 +129,22 @@ inline expected<std::string, error> torch_cuda_arch_list(const target_set& targe
   return out;
 }
 
-/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 1,
+/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 2,
 /// one line, fields in this order:
-///   cuarch-jit-key/1 compiler=<kind> version=<version> path=<byte length>:<path> targets=<t1>,<t2>,...
-/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0" or "13.0.88"), path the
-/// compiler's realpath as detection recorded it (length-prefixed, so any bytes are unambiguous),
-/// targets in the set's canonical order. Add your source and options to it; hash it with
-/// jit_cache_digest() for a file name.
+///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path> targets=<t1>,<t2>,...
+/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0", or "13.0.88" when the
+/// file name says it), build the library's GNU build-id (compiler_info::build_id: two builds of one
+/// release, e.g. wheels 12.4.99 and 12.4.127 both answering 12.4 from libnvrtc.so.12, differ in it),
+/// path the compiler's realpath as detection recorded it (length-prefixed, so any bytes are
+/// unambiguous), targets in the set's canonical order. Add your source and options to it; hash it
+/// with jit_cache_digest() for a file name.
 inline std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
-  std::string key = "cuarch-jit-key/1 compiler=";
+  std::string key = "cuarch-jit-key/2 compiler=";
   key += to_string(compiler.kind);
   key += " version=";
   key += to_text(compiler.version).view();
+  key += " build=";
+  key += compiler.build_id.empty() ? std::string_view("none") : std::string_view(compiler.build_id);
   key += " path=";
   key += std::to_string(compiler.location.size());
   key += ':';

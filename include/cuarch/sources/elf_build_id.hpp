@@ -1,0 +1,146 @@
+// The GNU build-id of an ELF library or executable: what tells two builds of one release apart
+// (NVRTC wheels 12.4.99 and 12.4.127 are both libnvrtc.so.12 and both answer nvrtcVersion 12.4).
+// The JIT cache key carries it (resolve/outputs.hpp, jit_cache_key).
+//
+// Read like every file cuarch reads (posix/posix.hpp): opened O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+// regular files only, nothing loaded or run. A library is tens of megabytes, so instead of one
+// prefix it takes a few bounded pread()s: the ELF header, the program headers' PT_NOTE segments,
+// and, when those hold no build-id, the section headers' SHT_NOTE sections. The second route is
+// needed for real: the NVRTC wheels on PyPI are rewritten after linking, which leaves their
+// PT_NOTE pointing at other bytes while .note.gnu.build-id (found through the section headers)
+// keeps the id that NVIDIA's own and Debian's copy of the same release carry.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/source_kind.hpp"
+#include "posix/posix.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// The most one pread of a header table or note area takes.
+inline constexpr std::size_t elf_read_cap = 256 * 1024;
+
+inline std::uint64_t elf_le(std::string_view b, std::size_t at, std::size_t width) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t i = width; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+  return v;
+}
+
+/// Lowercase hex of bytes.
+inline std::string to_hex(std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    out += digits[u >> 4];
+    out += digits[u & 0xf];
+  }
+  return out;
+}
+
+/// The build-id in a note area (a sequence of Elf_Nhdr + name + desc, each padded to 4 bytes), or
+/// empty. Bytes that are no note end the scan, never read past the area.
+inline std::string find_gnu_build_id(std::string_view notes) {
+  std::size_t at = 0;
+  while (notes.size() - at >= 12) {
+    const std::uint64_t namesz = elf_le(notes, at, 4), descsz = elf_le(notes, at + 4, 4), type = elf_le(notes, at + 8, 4);
+    const std::uint64_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~std::uint64_t{3});
+    const std::uint64_t next = desc_at + ((descsz + 3) & ~std::uint64_t{3});
+    if (namesz > notes.size() || descsz > notes.size() || next > notes.size()) return {};
+    constexpr std::uint64_t nt_gnu_build_id = 3;
+    if (type == nt_gnu_build_id && namesz == 4 && notes.substr(static_cast<std::size_t>(name_at), 4) == std::string_view("GNU\0", 4) &&
+        descsz >= 8 && descsz <= 64)
+      return to_hex(notes.substr(static_cast<std::size_t>(desc_at), static_cast<std::size_t>(descsz)));
+    at = static_cast<std::size_t>(next);
+  }
+  return {};
+}
+
+/// Reads `size` bytes at `offset` (size capped); false when the file is shorter or a read fails.
+inline bool pread_exactly(int fd, std::uint64_t offset, std::uint64_t size, std::string& out) {
+  if (size > elf_read_cap) return false;
+  out.assign(static_cast<std::size_t>(size), '\0');
+  std::size_t have = 0;
+  while (have < out.size()) {
+    const ssize_t got = ::pread(fd, &out[have], out.size() - have, static_cast<off_t>(offset + have));
+    if (got > 0) {
+      have += static_cast<std::size_t>(got);
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    return false;
+  }
+  return true;
+}
+
+inline error no_build_id(source_kind src, const std::string& path, std::string_view why) {
+  error e = make_error(errc::malformed_output, src);
+  e.subject = "the GNU build-id of " + path;
+  e.location = path;
+  e.raw = why;
+  return e;
+}
+
+}  // namespace detail
+
+/// The GNU build-id of the 64-bit little-endian ELF file at `path`, as lowercase hex
+/// ("ee7f0ed564a5c3b4289920424eeda2b1a168fee6"). Errors: file_unreadable (cannot open, not a regular
+/// file), malformed_output (not such an ELF file, or it carries no build-id), naming the path.
+inline expected<std::string, error> read_elf_build_id(const std::string& path, source_kind src = source_kind::nvrtc) {
+  detail::fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.fd < 0) {
+    const int e = errno;
+    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+  }
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) {
+    const int e = errno;
+    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+  }
+  if (!S_ISREG(st.st_mode)) return unexpected(detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+
+  std::string header;
+  if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, 4, "\x7f" "ELF") != 0)
+    return unexpected(detail::no_build_id(src, path, "not an ELF file"));
+  if (header[4] != 2 || header[5] != 1) return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
+  using detail::elf_le;
+  std::string table, area;
+  // Program headers: PT_NOTE (4) segments.
+  const std::uint64_t phoff = elf_le(header, 0x20, 8), phentsize = elf_le(header, 0x36, 2), phnum = elf_le(header, 0x38, 2);
+  if (phentsize >= 56 && detail::pread_exactly(fd.fd, phoff, phentsize * phnum, table))
+    for (std::uint64_t i = 0; i < phnum; ++i) {
+      const std::size_t p = static_cast<std::size_t>(i * phentsize);
+      if (elf_le(table, p, 4) != 4) continue;
+      if (!detail::pread_exactly(fd.fd, elf_le(table, p + 8, 8), elf_le(table, p + 32, 8), area)) continue;
+      std::string id = detail::find_gnu_build_id(area);
+      if (!id.empty()) return id;
+    }
+  // Section headers: SHT_NOTE (7) sections.
+  const std::uint64_t shoff = elf_le(header, 0x28, 8), shentsize = elf_le(header, 0x3a, 2), shnum = elf_le(header, 0x3c, 2);
+  if (shoff != 0 && shentsize >= 64 && detail::pread_exactly(fd.fd, shoff, shentsize * shnum, table))
+    for (std::uint64_t i = 0; i < shnum; ++i) {
+      const std::size_t s = static_cast<std::size_t>(i * shentsize);
+      if (elf_le(table, s + 4, 4) != 7) continue;
+      if (!detail::pread_exactly(fd.fd, elf_le(table, s + 24, 8), elf_le(table, s + 32, 8), area)) continue;
+      std::string id = detail::find_gnu_build_id(area);
+      if (!id.empty()) return id;
+    }
+  return unexpected(detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
+}
+
+CUARCH_END_NAMESPACE
