@@ -116,3 +116,52 @@ TEST_CASE("for_each_buildable lists what a release builds", "[table]") {
         "sm_72 compute_72 sm_75 compute_75 sm_80 compute_80 sm_86 compute_86 sm_87 compute_87 sm_89 compute_89 sm_90 sm_90a "
         "compute_90 compute_90a ");
 }
+
+TEST_CASE("minimum PTX ISA per variant: sm_90a 8.0, sm_100f and sm_120f 8.8", "[compatibility][ptx]") {
+  // PTX ISA "Target ISA notes" (LLVM NVPTX.td mirrors them: sm_90a PTX80, sm_100a PTX86, sm_100f PTX88,
+  // sm_120 PTX87, sm_120a PTX87, sm_120f PTX88, sm_110f PTX90).
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_90")) == ptx_isa_version{7, 8});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_90a")) == ptx_isa_version{8, 0});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_100a")) == ptx_isa_version{8, 6});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_100f")) == ptx_isa_version{8, 8});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_120a")) == ptx_isa_version{8, 7});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_120f")) == ptx_isa_version{8, 8});
+  STATIC_REQUIRE(*min_ptx_isa(CUARCH_ARCH("compute_110f")) == ptx_isa_version{9, 0});
+  STATIC_REQUIRE(!min_ptx_isa(arch_target{{15, 0}, arch_variant::baseline, arch_form::ptx}));
+  SECTION("every variant a release builds is within the PTX ISA that release emits") {
+    for (const auto& tk : toolkit_table)
+      for_each_buildable(tk.release, [&](const arch_target& t) {
+        INFO(to_text(t).view() << " with CUDA " << to_text(tk.release).view());
+        CHECK(*min_ptx_isa(t) <= tk.ptx_isa);
+      });
+  }
+  SECTION("used where PTX is checked against a driver: the target's own floor comes first") {
+    // compute_120f from CUDA 13.0 (PTX ISA 9.0) on a 12.8 driver (8.7): no compiler could make
+    // PTX of it that this driver reads, so the error names 8.8, the target's floor, not 9.0.
+    const auto e = check_driver_can_jit(CUARCH_ARCH("compute_120f"), {13, 0}, {12, 8});
+    REQUIRE_FALSE(e);
+    CHECK(e.error().ptx_required == ptx_isa_version{8, 8});
+    CHECK(e.error().ptx_supported == ptx_isa_version{8, 7});
+    CHECK(e.error().raw.view() == "PTX ISA 8.8 is the lowest with this target, whatever the compiler");
+    // A baseline target on the same pair: the compiler's ISA is what is too new.
+    const auto b = check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {12, 8});
+    REQUIRE_FALSE(b);
+    CHECK(b.error().ptx_required == ptx_isa_version{9, 0});
+    // A compiler newer than the table: before, only the releases were compared.
+    const cuda_version newer{newest_known_toolkit().major + 1, 0, -1};
+    CHECK(check_driver_can_jit(CUARCH_ARCH("compute_100f"), newer, {12, 8}).error().ptx_required == ptx_isa_version{8, 8});
+  }
+}
+
+TEST_CASE("a release that never existed is known as such (12.7), never an error", "[compatibility][table]") {
+  STATIC_REQUIRE(never_released({12, 7, -1}));
+  STATIC_REQUIRE(never_released({12, 7, 1}));
+  STATIC_REQUIRE(never_released({11, 9, -1}));
+  STATIC_REQUIRE(!never_released({12, 6, -1}));
+  STATIC_REQUIRE(!never_released({12, 8, -1}));
+  STATIC_REQUIRE(!never_released({10, 2, -1}));                                 // older than the table: another question
+  STATIC_REQUIRE(!never_released({newest_known_toolkit().major + 1, 0, -1}));  // newer than the table: not known to be unreleased
+  // The table still answers for it, as for 12.6 (what 12.8 adds is not there).
+  STATIC_REQUIRE(is_buildable(CUARCH_ARCH("sm_90a"), {12, 7, -1}));
+  STATIC_REQUIRE(!is_buildable(CUARCH_ARCH("sm_120"), {12, 7, -1}));
+}

@@ -90,6 +90,9 @@ expect 0 "9.0" "" -- resolve --toolkit 13.0 --device-cc 9.0 --native-variant bas
 # Per-device rules and chains; the JSON diagnostics say which rule applied.
 expect 0 "90a-real;120f-real" "" -- resolve --toolkit 12.9 --device-cc 9.0,12.0 --native-variant 12.0=f,9=a,default=a --format cmake
 expect 0 '"preference":"12.0=f,a"' "" -- resolve --toolkit 12.8 --device-cc 12.0 --native-variant 12.0=f,a --format json
+# A release that never existed is answered, with a note (not an error).
+expect 0 "sm_90a" "note: CUDA 12.7 was never released" -- list --toolkit 12.7
+expect 0 "sm_90: ok with CUDA 12.7" "note: CUDA 12.7 was never released" -- check --toolkit 12.7 sm_90
 # Substitution is opt-in: 12.1 with CUDA 12.8 fails by default, naming the candidate; compatible-minor takes it.
 expect 1 "" "policy compatible-minor would use sm_120" -- resolve --toolkit 12.8 --device-cc 12.1
 expect 0 "12.0" "without 12.1-specific features" -- resolve --toolkit 12.8 --device-cc 12.1 --policy compatible-minor --format torch

@@ -31,12 +31,20 @@ std::optional<cuarch::cuda_version> read_toolkit(const char* command, const CLI:
   return *v;
 }
 
+/// A release NVIDIA never published (12.7) is answered, with a note: it is a typo or a guess.
+void print_never_released(const cuarch::cuda_version& release) {
+  fmt::print(stderr, "note: CUDA {} was never released; cuarch's table answers for it as for the release before it. "
+                     "Check the version you meant (cuarch doctor shows the toolkits here).\n",
+             release.release());
+}
+
 std::function<int()> setup_list(flag_set& f) {
   CLI::Option* toolkit = f.value("--toolkit", "VERSION", "the CUDA release, e.g. 12.4 (required)", "Options");
   return [toolkit] {
     int status = 0;
     const auto release = read_toolkit("list", toolkit, status);
     if (!release) return status;
+    if (cuarch::never_released(*release)) print_never_released(*release);
     if (cuarch::newest_known_toolkit() < release->release())
       fmt::print(stderr, "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
                          "Ask the compiler itself for anything newer (cuarch doctor).\n",
@@ -65,6 +73,7 @@ std::function<int()> setup_check(flag_set& f) {
     int status = 0;
     const auto release = read_toolkit("check", o.toolkit, status);
     if (!release) return status;
+    if (cuarch::never_released(*release)) print_never_released(*release);
     cuarch::arch_dialect dialect = cuarch::arch_dialect::generic;
     if (const auto name = flag_set::get(o.dialect)) {
       const auto d = cuarch::parse_arch_dialect(*name);

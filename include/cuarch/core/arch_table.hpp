@@ -73,7 +73,11 @@ inline constexpr toolkit_row toolkit_table[] = {
   {detail::v(13, 0), {9, 0}, {580, 65, 6},  "[NVRTC 13.0]; RN131 table 3"},
   {detail::v(13, 1), {9, 1}, {590, 44, 1},  "[NVRTC 13.1]; RN131 table 3"},
   {detail::v(13, 2), {9, 2}, {595, 45, 4},  "[NVRTC 13.2]; RN132 table 3"},
-  // Minimum drivers of 13.3+ are not recorded here; the 13.x family floor is 580 (COMPAT).
+  // Minimum drivers of 13.3+ are not recorded here; the 13.x family floor is 580 (COMPAT). 13.3:
+  // NVIDIA's "CUDA Toolkit 13.3 - Release Notes" (docs.nvidia.com/cuda/cuda-toolkit-release-notes)
+  // exist, but the copy searched ended before its driver table ("CUDA Toolkit and Corresponding
+  // Driver Versions"); the only figure found, 610.43.02, is a third party's (vmafx ADR-0738), not
+  // NVIDIA's, so the row stays unpublished ({}) until NVIDIA's table is read.
   {detail::v(13, 3), {9, 3}, {},            "[NVRTC 13.3]"},
   {detail::v(13, 4), {9, 4}, {},            "[NVRTC 13.4]"},
   {detail::v(13, 5), {9, 5}, {},            "[NVRTC 13.5]"},
@@ -125,6 +129,13 @@ inline constexpr recorded_deviation recorded_deviations[] = {
    "NVRTC 11.2 lists 69 in nvrtcGetSupportedArchs, a compute capability no GPU has; compiling for it fails"},
 };
 
+/// The PTX ISA versions that introduced the variants (PTX ISA "Target ISA notes": sm_90a from PTX ISA
+/// 8.0, family-specific targets such as sm_100f and sm_120f from 8.8; LLVM's NVPTX.td, which mirrors
+/// them, agrees: sm_90a PTX80, sm_100f/sm_101f/sm_120f PTX88). A variant needs the higher of its
+/// arch's min_ptx and these (min_ptx_isa, compatibility.hpp).
+inline constexpr ptx_isa_version first_ptx_isa_of_arch_specific{8, 0};
+inline constexpr ptx_isa_version first_ptx_isa_of_family_specific{8, 8};
+
 /// The oldest and newest releases the table describes.
 constexpr cuda_version oldest_known_toolkit() noexcept { return toolkit_table[0].release; }
 constexpr cuda_version newest_known_toolkit() noexcept { return toolkit_table[std::size(toolkit_table) - 1].release; }
@@ -138,6 +149,14 @@ constexpr std::size_t toolkit_index(const cuda_version& v) noexcept {
   for (std::size_t i = 0; i < std::size(toolkit_table); ++i)
     if (toolkit_table[i].release == v.release()) return i;
   return not_found;
+}
+
+/// A release inside the table's range that NVIDIA never published: 12.7 (12.6 was followed by 12.8),
+/// 11.9 or 12.10. Not an error (the table answers for it as for the release before it), but worth
+/// a note: such a version is a typo or a guess, never a toolkit someone has.
+constexpr bool never_released(const cuda_version& v) noexcept {
+  const cuda_version r = v.release();
+  return oldest_known_toolkit() < r && r < newest_known_toolkit() && toolkit_index(r) == not_found;
 }
 
 /// Index into arch_table of a compute capability, or not_found.

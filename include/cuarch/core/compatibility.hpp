@@ -124,6 +124,21 @@ constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release)
   return toolkit_table[i].ptx_isa;
 }
 
+/// The lowest PTX ISA version with target t: its arch's min_ptx, raised for `a` and `f` to the ISA
+/// that introduced the variant (compute_90a: 8.0, compute_100a: 8.6, compute_100f and compute_120f:
+/// 8.8). nullopt for an arch the table does not know.
+constexpr std::optional<ptx_isa_version> min_ptx_isa(const arch_target& t) noexcept {
+  const std::size_t i = arch_index(t.cc);
+  if (i == not_found) return std::nullopt;
+  ptx_isa_version m = arch_table[i].min_ptx;
+  const auto raise = [&m](const ptx_isa_version& floor) {
+    if (m < floor) m = floor;
+  };
+  if (t.variant == arch_variant::arch_specific) raise(first_ptx_isa_of_arch_specific);
+  if (t.variant == arch_variant::family_specific) raise(first_ptx_isa_of_family_specific);
+  return m;
+}
+
 /// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
 /// SASS needs no JIT. PTX needs the driver to understand the compiler's PTX ISA (a 13.0 driver
 /// refuses `.version 9.1` with CUDA_ERROR_UNSUPPORTED_PTX_VERSION: ground-truth §2). When either
@@ -132,6 +147,17 @@ constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const
   if (t.form == arch_form::sass) return {};
   const std::optional<ptx_isa_version> emitted = ptx_isa_of(compiler);
   const std::optional<ptx_isa_version> understood = ptx_isa_of(driver);
+  // The target's own floor first: below it no compiler can help, only a newer driver.
+  const std::optional<ptx_isa_version> floor = min_ptx_isa(t);
+  if (floor && understood && *understood < *floor) {
+    error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
+    e.found = driver.release();
+    e.required = compiler.release();
+    e.ptx_required = *floor;
+    e.ptx_supported = *understood;
+    e.raw.append("PTX ISA ").append(to_text(*floor).view()).append(" is the lowest with this target, whatever the compiler");
+    return unexpected(e);
+  }
   const bool ok = (emitted && understood) ? *emitted <= *understood : compiler.release() <= driver.release();
   if (ok) return {};
   error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
