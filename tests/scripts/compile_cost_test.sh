@@ -5,16 +5,17 @@
 # slower or busier machine does not move the line; medians of interleaved runs.
 #
 # Budgets (set with g++ 12, C++17, on the 2-core CPU machine; docs/performance.md has the figures):
-# today the umbrella header is 3.5-3.8x the baseline TU and detect.hpp 8.5-8.8x; the budgets, 4.5x
-# and 10.5x, leave ~20 % headroom for noise and small growth, so a new heavy standard header
-# (<functional> alone is +0.6x, <filesystem> +5x) or a large block of inline code fails here.
+# the umbrella header is 3.5-3.8x the baseline TU, and its budget of 4.5x leaves ~20 % headroom for
+# noise and small growth, so a new heavy standard header (<functional> alone is +0.6x, <filesystem>
+# +5x) or a large block of inline code fails here. detect.hpp went from 8.5x to 10.3x in one day of
+# edge-layer work; its budget, 13x, only stops a jump of that size again (docs/performance.md).
 # Override with CUARCH_COMPILE_BUDGET_UMBRELLA / CUARCH_COMPILE_BUDGET_EDGE (e.g. to see it fail).
 set -u
 root=${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cxx=${CXX:-g++}
 command -v "$cxx" >/dev/null || { echo "skipped: no compiler '$cxx'"; exit 77; }
 budget_umbrella=${CUARCH_COMPILE_BUDGET_UMBRELLA:-4.5}
-budget_edge=${CUARCH_COMPILE_BUDGET_EDGE:-10.5}
+budget_edge=${CUARCH_COMPILE_BUDGET_EDGE:-13}
 
 out=$(CXX=$cxx bash "$root/benchmarks/compile_cost.sh" "${CUARCH_COMPILE_RUNS:-5}") || { echo "FAIL: compile_cost.sh failed:"; echo "$out"; exit 1; }
 echo "$out"
