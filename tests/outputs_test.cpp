@@ -142,13 +142,14 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
   const auto res = resolve_target_archs(r, c);
   REQUIRE(res);
   const std::string json = to_json(*res, &c);
+  CHECK(json.rfind(R"({"schema":"cuarch.resolve/1","cuarch_version":")", 0) == 0);
   CHECK(contains(json, R"("ok":true)"));
   CHECK(contains(json, R"("request":{"keyword":null,"origin":"input","variable":null})"));
   CHECK(contains(json, R"("supported_sm_numbers":[75,80,86,87,88,89,90,100,103,110,120,121])"));
   CHECK(contains(json, R"("targets":[{"name":"compute_90","cc":"9.0","variant":"baseline","form":"ptx"},)"
                        R"({"name":"sm_90a","cc":"9.0","variant":"arch_specific","form":"sass"}])"));
   CHECK(contains(json, R"("cmake":"90-virtual;90a-real","cmake_error":null)"));
-  CHECK(contains(json, R"("torch":null,"torch_error":{"code":"not expressible in the format")"));
+  CHECK(contains(json, R"("torch":null,"torch_error":{"code":"not_expressible","kind":"not_expressible","title":"not expressible in the format")"));
   CHECK(contains(json, R"("cache_key":"cuarch-jit-key/2 compiler=NVRTC version=13.0 build=none path=30:/opt/cuda/lib64/libnvrtc.so.13 targets=compute_90,sm_90a")"));
   CHECK(contains(json, R"({"input":"compute_90","position":5,"device":null,"requested":"compute_90","outcome":"kept","result":"compute_90","decided_by":"NVRTC")"));
   CHECK(json.front() == '{');
@@ -158,6 +159,7 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
   const auto f = resolve_target_archs(r, c);
   REQUIRE_FALSE(f);
   const std::string fj = to_json(f.error());
-  CHECK(contains(fj, R"({"ok":false,"error":{"code":"nothing resolved")"));
-  CHECK(contains(fj, R"("outcome":"rejected","result":null,"decided_by":"none","reason":{"code":"removed from the toolkit")"));
+  CHECK(fj.rfind(R"({"schema":"cuarch.resolve/1","cuarch_version":")", 0) == 0);
+  CHECK(contains(fj, R"(","ok":false,"error":{"code":"nothing_resolved")"));
+  CHECK(contains(fj, R"("outcome":"rejected","result":null,"decided_by":"none","reason":{"code":"removed_in_toolkit")"));
 }

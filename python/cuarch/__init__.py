@@ -194,7 +194,8 @@ def check(targets: Strings, toolkit: str, *, dialect: str = "generic") -> List[s
     """Checks that CUDA `toolkit` can build every target (by cuarch's table), as `cuarch check`.
 
     Returns the targets' canonical names. Raises ResolveFailure when any is not buildable: .code
-    is the first failing target's reason, .diagnostics has one entry per target (ok or the reason).
+    is the first failing target's reason, .diagnostics has one entry per target (ok or the reason),
+    .to_json() the cuarch.check/1 document `cuarch check --format json` prints.
     """
     outcome = _cuarch.check(targets=_joined(targets, "targets", ";"), toolkit=_version_text(toolkit, "toolkit"), dialect=dialect)
     raise_for(outcome)

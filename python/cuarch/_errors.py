@@ -23,12 +23,15 @@ class ResolveError(Exception):
 
     Attributes:
       code         stable snake_case identifier of the error ("needs_newer_toolkit", "no_device",
-                   "malformed_token", ...): the library's error code by its C++ name.
+                   "malformed_token", ...): classify(errc).name of the library (core/errc.hpp), the
+                   "code" of its JSON error objects (docs/json.md lists them).
       diagnostics  list of dicts, one per request (resolve) or target (check), each with the reason
                    it was rejected; empty when resolution stopped before judging any target.
-      error        the summary error as a dict (code words, source, subject, location, raw, message).
-    to_json() gives the whole document: {"ok": false, "error": {...}, "diagnostics": [...]}, the
-    same document `cuarch resolve --format json` prints for that failure.
+      error        the summary error as a dict (code, title, source, subject, location, raw, message).
+    to_json() gives the whole document, byte for byte what the command line prints for that failure:
+    cuarch.resolve/1 from resolve() (`cuarch resolve --format json`), cuarch.check/1 from check()
+    (`cuarch check --format json`), cuarch.list/1 from list_targets(). Each starts with "schema"
+    and "cuarch_version" and has "ok": false, "error" and (resolve, check) "diagnostics"; see docs/json.md.
     """
 
     def __init__(self, message: str, code: str, document: str):
@@ -66,8 +69,10 @@ def raise_for(outcome) -> None:
 
 
 def from_error_object(error: Dict[str, Any], prefix: str = "") -> ResolveError:
-    """A ResolveError from one of the library's JSON error objects (e.g. "torch_error")."""
+    """A ResolveError from one of the error objects of a resolution's document (e.g. "torch_error").
+    Its to_json() is a cuarch.resolve/1 failure document holding that error."""
     errc = int(error["errc"])
     cls = ResolveInputError if _cuarch.is_input_error(errc) else ResolveFailure
-    document = json.dumps({"ok": False, "error": error, "diagnostics": []})
+    document = json.dumps({"schema": "cuarch.resolve/1", "cuarch_version": _cuarch.__version__, "ok": False, "error": error,
+                           "diagnostics": []}, separators=(",", ":"))
     return cls(prefix + error["message"], _cuarch.code_name(errc), document)

@@ -31,6 +31,7 @@ struct outcome {
   /// `cuarch resolve --format json` prints for it). usage: empty.
   std::string json;
   /// failed: code_name() of the error and whether it is about the input; the library's message.
+  /// (json for check(): the cuarch.check/1 document; for list_targets(): cuarch.list/1.)
   /// usage: the ValueError's message (an argument cuarch does not know, e.g. policy="bogus").
   std::string code;
   bool input_error = false;
@@ -43,6 +44,14 @@ struct outcome {
   std::vector<std::string> names;
   std::string note;
 };
+
+/// ResolveError.code: the library's stable name of the code (classify(c).name, core/errc.hpp).
+inline std::string code_name(cuarch::errc c) { return std::string(cuarch::classify(c).name); }
+
+/// Whether an error is about what the caller wrote (ResolveError is then also a ValueError), as
+/// opposed to what could be resolved, found or loaded (a RuntimeError): the command line's exit 2
+/// versus exit 1, read from the same table.
+inline bool is_input_error(cuarch::errc c) { return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input); }
 
 outcome resolve(const resolve_args& a);
 

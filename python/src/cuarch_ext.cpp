@@ -14,7 +14,6 @@
 #include <string>
 
 #include "calls.hpp"
-#include "error_codes.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -92,7 +91,7 @@ NB_MODULE(_cuarch, m) {
       "cache_digest", [](const std::string& key) { return cuarch::jit_cache_digest(key); }, "key"_a,
       "16 hex digits of the library's stable hash of a cache key (jit_cache_digest)");
   m.def(
-      "code_name", [](int errc) { return std::string(cuarch_python::code_name(static_cast<cuarch::errc>(errc))); }, "errc"_a,
+      "code_name", [](int errc) { return cuarch_python::code_name(static_cast<cuarch::errc>(errc)); }, "errc"_a,
       "the stable snake_case name of the library's error code number (the 'errc' field of its JSON errors)");
   m.def(
       "is_input_error", [](int errc) { return cuarch_python::is_input_error(static_cast<cuarch::errc>(errc)); }, "errc"_a,

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "calls.hpp"
-#include "error_codes.hpp"
 
 namespace cuarch_python {
 namespace {
@@ -30,7 +29,7 @@ outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
   outcome o;
   o.kind = outcome::failed;
   o.json = cuarch::to_json(f);
-  o.code = std::string(code_name(f.summary.code));
+  o.code = code_name(f.summary.code);
   o.input_error = is_input_error(f.summary.code);
   o.message = std::move(prefix) + f.message();
   return o;

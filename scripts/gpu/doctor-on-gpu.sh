@@ -158,7 +158,7 @@ check("device_not_buildable" not in kinds or not any(f["kind"] == "device_not_bu
 check(r["roles"]["jit_compiler"]["why"] != "" and r["roles"]["driver"]["why"] != "", "roles say why")
 h = json.load(open(f"{work}/doctor-hidden.json"))
 eff = h["devices"]["effective"]
-check(isinstance(eff, dict) and eff["error"]["code"] == "no device" and "CUDA_VISIBLE_DEVICES" in eff["error"]["raw"],
+check(isinstance(eff, dict) and eff["error"]["code"] == "no_device" and "CUDA_VISIBLE_DEVICES" in eff["error"]["raw"],
       f"CUDA_VISIBLE_DEVICES=\"\": a no_device error naming it: {eff}")
 given = open(f"{work}/doctor-device-12.0.txt").read()
 check("given_devices_vs_driver" in given, "--device-cc 12.0 on this GPU: flagged as not what the driver shows")

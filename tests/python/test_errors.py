@@ -38,7 +38,8 @@ def test_unbuildable_is_a_runtime_error_with_every_reason():
     assert e.code == "nothing_resolved"
     rejected = [d for d in e.diagnostics if d["outcome"] == "rejected"]
     assert [d["requested"] for d in rejected] == ["sm_120a", "sm_100f"]
-    assert all(d["reason"]["code"] for d in rejected)
+    assert all(d["reason"]["code"] == "needs_newer_toolkit" for d in rejected)
+    assert json.loads(e.to_json())["error"]["code"] == e.code
     assert "compile with CUDA 12.8 or newer" in str(e) and "12.9" in str(e)
 
 

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include <cuarch/resolve/json_documents.hpp>
+
 #include <fmt/core.h>
 
 namespace CLI {
@@ -21,9 +23,30 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;  // resolution / validation failed; reasons on stderr
 inline constexpr int exit_usage = 2;   // bad usage or malformed input
 
-/// Prints "cuarch <command>: <message>" and where help is to stderr; returns exit_usage.
+/// Whether the command line asked for JSON (`--format json`, `--format=json` or `--json` before
+/// any `--`). Read from the raw arguments by main() before parsing, because a caller that asked for
+/// JSON reads stdout even when the command line itself is wrong (docs/json.md).
+inline bool& json_requested() {
+  static bool requested = false;
+  return requested;
+}
+
+inline bool asks_for_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a == "--json" || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+      return true;
+  }
+  return false;
+}
+
+/// Prints "cuarch <command>: <message>" and where help is to stderr (and, when JSON was asked for,
+/// the cuarch.error/1 document on stdout); returns exit_usage. `command` empty: none was recognised.
 inline int usage_error(std::string_view command, std::string_view message) {
-  fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, message, command);
+  if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));
+  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", message);
+  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, message, command);
   return exit_usage;
 }
 

@@ -1,6 +1,7 @@
 // cuarch: command-line entry point. Builds one CLI11 subcommand per registered command, parses,
 // applies the rules of flags.hpp, and runs the command. Every usage error is exit 2 with the reason
-// on stderr; help and version go to stdout with exit 0.
+// on stderr (and, when the arguments ask for JSON, the cuarch.error/1 document on stdout: see
+// docs/json.md); help and version go to stdout with exit 0.
 #include <cuarch/core/version.hpp>
 
 #include <CLI/CLI.hpp>
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
     commands[sub] = {&flags, cmd.setup(flags)};
   }
 
+  json_requested() = asks_for_json(argc, argv);
   if (argc < 2) {
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
@@ -65,10 +67,7 @@ int main(int argc, char** argv) {
       return exit_ok;
     }
     const auto it = registry().find(argv[2]);
-    if (argc > 3 || it == registry().end()) {
-      fmt::print(stderr, "cuarch: unknown command '{}'\n", argv[2]);
-      return exit_usage;
-    }
+    if (argc > 3 || it == registry().end()) return usage_error("", fmt::format("unknown command '{}'", argv[2]));
     std::fputs(app.get_subcommand(argv[2])->help("cuarch").c_str(), stdout);
     return exit_ok;
   }
@@ -89,20 +88,18 @@ int main(int argc, char** argv) {
     const std::string where = selected.empty() ? std::string() : selected.front()->get_name();
     std::string message = e.what();
     if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) message = "option " + option_named_in(message) + " needs a value";
-    if (where.empty()) {
-      fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", message);
-      return exit_usage;
-    }
     return usage_error(where, message);
   }
 
   const auto selected = app.get_subcommands();
   if (selected.empty()) {
-    for (const auto& extra : app.remaining()) {
-      if (extra.size() > 1 && extra[0] == '-') fmt::print(stderr, "cuarch: unknown option '{}'\n", extra);
-      else fmt::print(stderr, "cuarch: unknown command '{}'\n", extra);
-      break;
-    }
+    const auto& extras = app.remaining();
+    const std::string message = extras.empty() ? std::string("no command given")
+                                : extras.front().size() > 1 && extras.front()[0] == '-'
+                                    ? "unknown option '" + extras.front() + "'"
+                                    : "unknown command '" + extras.front() + "'";
+    if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json("", message));
+    fmt::print(stderr, "cuarch: {}\n", message);
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
   }

@@ -1,4 +1,5 @@
-// render_json: the `cuarch doctor --json` report, one object with stable keys. Written with the
+// render_json: the `cuarch doctor --json` report, one document (schema "cuarch.doctor/1", first
+// members "schema" and "cuarch_version") with stable keys. Written with the
 // one JSON writer (core/detail/json.hpp: always valid UTF-8, raw bytes kept in "<key>_bytes") and
 // the one error shape (core/detail/json_error.hpp). Key names follow the rest of cuarch's JSON:
 // "kind" is a stable snake_case identifier (of a finding, of an error), "source" a source_kind,
@@ -10,6 +11,7 @@
 
 #include "../core/config.hpp"
 #include "../core/detail/json.hpp"
+#include "../core/detail/json_document.hpp"
 #include "../core/detail/json_error.hpp"
 #include "../core/version.hpp"
 #include "../detect/detector.hpp"
@@ -48,12 +50,10 @@ inline void json_role(json_writer& w, const selection& s) {
 
 }  // namespace detail
 
-/// The same report as JSON (one object; stable keys).
+/// The same report as JSON: one document, schema "cuarch.doctor/1" (docs/json.md).
 inline std::string render_json(const detection& d, const std::vector<finding>& findings) {
   detail::json_writer w;
-  w.begin_object();
-  w.key("cuarch_version")
-      .value(std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." + std::to_string(CUARCH_VERSION_PATCH));
+  detail::begin_document(w, json_schema::doctor);
   w.key("roles").begin_object();
   w.key("jit_compiler");
   detail::json_role(w, d.jit_compiler);

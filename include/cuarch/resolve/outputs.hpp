@@ -12,6 +12,7 @@
 #include "../core/arch.hpp"
 #include "../core/config.hpp"
 #include "../core/detail/json.hpp"
+#include "../core/detail/json_document.hpp"
 #include "../core/detail/json_error.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
@@ -231,12 +232,12 @@ inline void json_spelling(json_writer& w, std::string_view name, const expected<
 
 }  // namespace detail
 
-/// The whole resolution as one JSON object: "ok": true, the request's origin, the compiler (with
+/// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md): "ok": true, the request's origin, the compiler (with
 /// its supported-arch list and the cache key when `compiler` is given), the targets, every output
 /// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
 inline std::string to_json(const resolution& r, const compiler_info* compiler = nullptr) {
   detail::json_writer w;
-  w.begin_object().key("ok").value(true);
+  detail::begin_document(w, json_schema::resolve).key("ok").value(true);
   w.key("request").begin_object().key("keyword");
   if (r.keyword == arch_keyword::none) w.null();
   else w.value(to_string(r.keyword));
@@ -270,10 +271,10 @@ inline std::string to_json(const resolution& r, const compiler_info* compiler = 
   return w.str();
 }
 
-/// A failed resolution as one JSON object: "ok": false, the summary error, and the diagnostics.
+/// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
 inline std::string to_json(const resolution_failure& f) {
   detail::json_writer w;
-  w.begin_object().key("ok").value(false).key("error");
+  detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
   detail::json_error(w, f.summary);
   detail::json_diagnostics(w, f.diagnostics);
   w.end_object();

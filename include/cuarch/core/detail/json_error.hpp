@@ -1,7 +1,8 @@
 // One JSON shape for a cuarch::error, shared by every report (doctor --json, resolve --format json):
-//   "code"           short human words for the code ("process failed"; kept for existing readers)
-//   "errc"           the code's number
-//   "kind"           the code's stable snake_case identifier ("process_failed"): match on this one
+//   "code"           the code's stable snake_case identifier ("process_failed"): match on this one
+//   "kind"           the same identifier (a finding's identifier is also its "kind")
+//   "title"          short human words for the code ("process failed"); may be reworded
+//   "errc"           the code's number (may change when codes are added: match on "code")
 //   "exit_status"    what the command line exits with for it: 1 failed, 2 bad usage or input
 //   "source", "subject", "location", "raw", "native_status", "message"   the error's fields, as text
 // Keys name the same things as in the rest of cuarch's JSON ("kind" is also a finding's identifier).
@@ -20,9 +21,10 @@ namespace detail {
 inline void json_error(json_writer& w, const error& e) {
   const errc_class c = classify(e.code);
   w.begin_object();
-  w.key("code").value(c.title);
-  w.key("errc").value(static_cast<int>(e.code));
+  w.key("code").value(c.name);
   w.key("kind").value(c.name);
+  w.key("title").value(c.title);
+  w.key("errc").value(static_cast<int>(e.code));
   w.key("exit_status").value(static_cast<int>(c.exit));
   w.key("source").value(to_string(e.source));
   w.key("subject").value(e.subject.view());

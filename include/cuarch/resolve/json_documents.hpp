@@ -1,0 +1,159 @@
+// The JSON documents of `cuarch list`, `cuarch check` and of a command line that could not be
+// understood (cuarch.list/1, cuarch.check/1, cuarch.error/1). The command line and the Python
+// module both print these, so they cannot drift apart. The resolution's documents are in
+// outputs.hpp, the doctor's in doctor/render_json.hpp; every document starts with "schema" and
+// "cuarch_version" (core/detail/json_document.hpp). Members and versioning: docs/json.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/arch_table.hpp"
+#include "../core/compatibility.hpp"
+#include "../core/config.hpp"
+#include "../core/cuda_version.hpp"
+#include "../core/detail/json.hpp"
+#include "../core/detail/json_document.hpp"
+#include "../core/detail/json_error.hpp"
+#include "../core/error.hpp"
+#include "../core/format.hpp"
+#include "outputs.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+inline void json_toolkit(json_writer& w, const std::optional<cuda_version>& toolkit) {
+  w.key("toolkit");
+  if (toolkit) w.value(to_text(*toolkit).view());
+  else w.null();
+}
+
+}  // namespace detail
+
+// ---- cuarch.list/1 ------------------------------------------------------------------------------
+
+/// Every target `toolkit` builds by the table: {"ok": true, "toolkit", "table": {"oldest",
+/// "newest"}, "newer_than_table", "targets": [{name, cc, variant, form}]}. A release newer than the
+/// table lists what the newest known release builds, and says so with "newer_than_table": true.
+inline std::string list_json(const cuda_version& toolkit) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::list).key("ok").value(true);
+  detail::json_toolkit(w, toolkit);
+  w.key("table").begin_object()
+      .key("oldest").value(to_text(oldest_known_toolkit()).view())
+      .key("newest").value(to_text(newest_known_toolkit()).view())
+      .end_object();
+  w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
+  w.key("targets").begin_array();
+  for_each_buildable(toolkit, [&](const arch_target& t) { detail::json_target(w, t); });
+  w.end_array().end_object();
+  return w.str();
+}
+
+/// `cuarch list` could not answer (a version that is not one): {"ok": false, "toolkit": null, "error"}.
+inline std::string list_failure_json(const error& e) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::list).key("ok").value(false);
+  detail::json_toolkit(w, std::nullopt);
+  w.key("error");
+  detail::json_error(w, e);
+  w.end_object();
+  return w.str();
+}
+
+// ---- cuarch.check/1 -----------------------------------------------------------------------------
+
+/// One checked target: buildable, or the reason it is not.
+struct check_item {
+  arch_target target{};
+  std::optional<error> reason;
+};
+
+/// Every target checked against `toolkit` by the table, in the order given.
+struct check_report {
+  cuda_version toolkit{};
+  std::vector<check_item> items;
+
+  bool ok() const noexcept {
+    for (const auto& i : items)
+      if (i.reason) return false;
+    return true;
+  }
+  /// The first failure, if any: the document's "error" and the summary callers report.
+  const error* first_failure() const noexcept {
+    for (const auto& i : items)
+      if (i.reason) return &*i.reason;
+    return nullptr;
+  }
+};
+
+/// Checks each target with check_buildable(); nothing is skipped.
+inline check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit) {
+  check_report report{toolkit, {}};
+  report.items.reserve(targets.size());
+  for (const auto& t : targets) {
+    const auto ok = check_buildable(t, toolkit);
+    report.items.push_back({t, ok ? std::nullopt : std::optional<error>(ok.error())});
+  }
+  return report;
+}
+
+/// {"ok", "toolkit", "error": the first failure or null, "diagnostics": [{"target", "ok", "reason"}]}.
+inline std::string to_json(const check_report& r) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::check).key("ok").value(r.ok());
+  detail::json_toolkit(w, r.toolkit);
+  w.key("error");
+  if (const error* first = r.first_failure()) detail::json_error(w, *first);
+  else w.null();
+  w.key("diagnostics").begin_array();
+  for (const auto& i : r.items) {
+    w.begin_object().key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");
+    detail::json_optional_error(w, i.reason);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.str();
+}
+
+/// The input could not be checked (a malformed target or toolkit version): {"ok": false,
+/// "toolkit" (null when it was the toolkit), "error", "diagnostics": []}.
+inline std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::check).key("ok").value(false);
+  detail::json_toolkit(w, toolkit);
+  w.key("error");
+  detail::json_error(w, e);
+  w.key("diagnostics").begin_array().end_array().end_object();
+  return w.str();
+}
+
+// ---- cuarch.error/1 -----------------------------------------------------------------------------
+
+/// The stable code of a command line that could not be understood (an unknown option or command,
+/// a missing or repeated value). Not an errc: nothing was asked of the library yet.
+inline constexpr std::string_view bad_usage_code = "bad_usage";
+
+/// A command line that could not be understood, for `--format json` / `--json` callers, who read
+/// stdout: {"ok": false, "command": name or null, "error": {"code": "bad_usage", "kind",
+/// "exit_status": 2, "message"}}. `command` empty: no command was recognised.
+inline std::string usage_error_json(std::string_view command, std::string_view message) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::error).key("ok").value(false).key("command");
+  if (command.empty()) w.null();
+  else w.value(command);
+  w.key("error").begin_object()
+      .key("code").value(bad_usage_code)
+      .key("kind").value(bad_usage_code)
+      .key("exit_status").value(static_cast<int>(exit_class::bad_input))
+      .key("message").value(message)
+      .end_object();
+  w.end_object();
+  return w.str();
+}
+
+CUARCH_END_NAMESPACE
