@@ -167,9 +167,13 @@ TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower mino
     CHECK(o.targets == "sm_121");
     CHECK(only_diag(m, compatible).decided_by == source_kind::nvrtc);
   }
-  SECTION("10.3 with CUDA 12.8: sm_101 is the highest buildable minor below 10.3") {
+  SECTION("10.3 with CUDA 12.8: sm_100; the highest below 10.3, sm_101, is Thor's (integrated) and skipped") {
     const machine m{table_compiler({12, 8}), std::vector<compute_capability>{{10, 3}}, std::nullopt};
-    CHECK(resolve_on(m, "native", compatible).targets == "sm_101");
+    CHECK(resolve_on(m, "native", compatible).targets == "sm_100");
+  }
+  SECTION("8.9 (Ada) with CUDA 11.7: sm_86, never Orin's sm_87") {
+    const machine m{table_compiler({11, 7}), std::vector<compute_capability>{{8, 9}}, std::nullopt};
+    CHECK(resolve_on(m, "native", compatible).targets == "sm_86");
   }
   SECTION("a device still reporting 10.1 with CUDA 13.0: sm_100 (sm_101 is gone)") {
     const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt};

@@ -264,10 +264,13 @@ class resolution_run {
   };
   /// The machine code of the highest lower minor of the device's major that the compiler builds
   /// and the device loads, in the chain's variant order (sm_120f before sm_120 for a 12.1 device).
+  /// Integrated parts are skipped (is_integrated_part): a B300 (10.3) gets sm_100, not Thor's
+  /// sm_101; an Ada GPU (8.9) gets sm_86, not Orin's sm_87.
   std::optional<candidate> lower_minor_candidate(const compute_capability& device, const variant_chain& chain) {
     for (int minor = device.minor - 1; minor >= 0; --minor)
       for (const arch_variant v : chain) {
         const arch_target t{compute_capability{device.major, minor}, v, arch_form::sass};
+        if (is_integrated_part(t.cc)) continue;
         if (!variant_exists(t.cc, v) || !can_load(t, device)) continue;
         if (auto verdict = check(t)) return candidate{t, verdict->decided_by};
       }
