@@ -11,6 +11,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 // ---- allocation counting (this program only) --------------------------------------------------
@@ -53,6 +56,76 @@ void measure(benchmark::State& state, F&& f) {
     benchmark::DoNotOptimize(r);
   }
   state.counters["allocs"] = static_cast<double>(after - before);
+}
+
+/// The baseline a JIT library would write by hand: split "9.0a;10.0;12.0+PTX", turn each token into
+/// an sm number, keep it when the compiler's list has it, and build "sm_XY[a]" strings. No
+/// provenance, no diagnostics, no table: the floor the resolver's ratio is measured against.
+std::vector<std::string> handwritten_resolve(std::string_view list, const std::vector<int>& live) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const std::size_t end = list.find(';');
+    std::string_view tok = list.substr(0, end);
+    list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
+    const bool ptx = tok.size() > 4 && tok.substr(tok.size() - 4) == "+PTX";
+    if (ptx) tok.remove_suffix(4);
+    const bool a = !tok.empty() && tok.back() == 'a';
+    if (a) tok.remove_suffix(1);
+    int major = 0, minor = 0;
+    std::size_t i = 0;
+    for (; i < tok.size() && tok[i] != '.'; ++i) major = major * 10 + (tok[i] - '0');
+    if (i + 1 < tok.size()) minor = tok[i + 1] - '0';
+    const int sm = major * 10 + minor;
+    bool listed = false;
+    for (const int l : live) listed = listed || l == sm;
+    if (!listed) continue;
+    out.push_back((ptx ? "compute_" : "sm_") + std::to_string(sm) + (a ? "a" : ""));
+  }
+  return out;
+}
+void handwritten_baseline(benchmark::State& state) {
+  measure(state, [&] {
+    auto v = handwritten_resolve("9.0a;10.0;12.0+PTX", nvrtc_13_0);
+    return std::optional<std::vector<std::string>>(std::move(v));
+  });
+}
+void handwritten_cache_key(benchmark::State& state) {  // path | full version | targets, by hand
+  const std::string path = "/usr/local/cuda/lib64/libnvrtc.so.13";
+  for (auto _ : state) {
+    std::string k = path;
+    k += '|';
+    k += std::to_string(13);
+    k += '.';
+    k += std::to_string(0);
+    k += '.';
+    k += std::to_string(88);
+    k += "|sm_90a";
+    benchmark::DoNotOptimize(k);
+  }
+}
+
+// "Is cuarch's table older than this compiler?" runs on every resolve: the former scan of the table
+// per listed arch (kept here as the baseline) against the precomputed bitmap now used.
+bool table_older_by_scan(const compiler_info& compiler) {
+  if (newest_known_toolkit() < compiler.version.release()) return true;
+  if (!compiler.supported_sm_numbers) return false;
+  for (const int sm : *compiler.supported_sm_numbers)
+    if (arch_index(compute_capability{sm / 10, sm % 10}) == not_found) return true;
+  return false;
+}
+void table_older_scan(benchmark::State& state) {
+  const compiler_info c = live_13_0();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(c);
+    benchmark::DoNotOptimize(table_older_by_scan(c));
+  }
+}
+void table_older_bitmap(benchmark::State& state) {
+  const compiler_info c = live_13_0();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(c);
+    benchmark::DoNotOptimize(table_is_older_than(c));
+  }
 }
 
 void explicit_list_table(benchmark::State& state) {
@@ -112,6 +185,7 @@ void cache_key(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(handwritten_baseline);
 BENCHMARK(explicit_list_table);
 BENCHMARK(explicit_list_live);
 BENCHMARK(explicit_list_with_driver);
@@ -120,4 +194,7 @@ BENCHMARK(native_mixed_ptx_fallback);
 BENCHMARK(all_targets);
 BENCHMARK(resolver_fixed_sources);
 BENCHMARK(env_override_read);
+BENCHMARK(table_older_scan);
+BENCHMARK(table_older_bitmap);
+BENCHMARK(handwritten_cache_key);
 BENCHMARK(cache_key);

@@ -9,6 +9,7 @@
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -134,6 +135,20 @@ void bare_dlopen_noload(benchmark::State& state) {  // the floor of "is it loade
     return true;
   });
 }
+void bare_nvrtc_cudart_stat(benchmark::State& state) {  // the bare calls plus the one re-validation a source makes
+  static const bare_libraries b;
+  if (!b.ok()) return state.SkipWithError("cannot open the libraries");
+  measure(state, [&] {
+    struct stat st {};
+    if (::stat(nvrtc_path.c_str(), &st) != 0 || ::stat(cudart_path.c_str(), &st) != 0) return false;
+    int major = 0, minor = 0, n = 0, rt = 0;
+    if (b.version(&major, &minor) != 0 || b.count(&n) != 0 || n <= 0) return false;
+    std::vector<int> archs(static_cast<std::size_t>(n));
+    if (b.archs(archs.data()) != 0 || b.runtime(&rt) != 0) return false;
+    benchmark::DoNotOptimize(archs.data());
+    return true;
+  });
+}
 void from_loader(benchmark::State& state) {  // constructed and asked per call, as a JIT library would
   measure(state, [&] {
     auto c = cuarch::nvrtc_library_source::from_loader().compiler();
@@ -149,5 +164,6 @@ BENCHMARK(source_nvrtc);
 BENCHMARK(source_nvrtc_observe);
 BENCHMARK(bare_nvrtc_cudart);
 BENCHMARK(source_nvrtc_cudart);
+BENCHMARK(bare_nvrtc_cudart_stat);
 BENCHMARK(bare_dlopen_noload);
 BENCHMARK(from_loader);

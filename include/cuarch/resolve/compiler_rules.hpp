@@ -35,6 +35,28 @@ inline bool lists_sm(const std::vector<int>& live, int sm) noexcept {
   return std::find(live.begin(), live.end(), sm) != live.end();
 }
 
+/// The sm numbers of cuarch's table as a bitmap built at compile time. table_is_older_than runs
+/// on every resolution; scanning the table once per listed arch was a fifth of a warm resolve.
+struct sm_number_bitmap {
+  static constexpr int limit = 2048;  // sm numbers up to 204.7
+  unsigned long long words[limit / 64] = {};
+  constexpr sm_number_bitmap() {
+    for (const auto& row : arch_table) {
+      const int sm = row.cc.sm_number();
+      if (sm >= 0 && sm < limit) words[sm / 64] |= 1ULL << (sm % 64);
+    }
+  }
+  constexpr bool has(int sm) const noexcept { return sm >= 0 && sm < limit && ((words[sm / 64] >> (sm % 64)) & 1ULL) != 0; }
+};
+inline constexpr sm_number_bitmap known_sm_numbers{};
+// Every row fits (so has() is exactly "arch_index(...) != not_found": rows set their bits, nothing else does).
+constexpr bool every_row_in_bitmap() {
+  for (const auto& row : arch_table)
+    if (row.cc.sm_number() < 0 || row.cc.sm_number() >= sm_number_bitmap::limit || !known_sm_numbers.has(row.cc.sm_number())) return false;
+  return true;
+}
+static_assert(every_row_in_bitmap() && !known_sm_numbers.has(91), "the bitmap holds exactly the table's sm numbers");
+
 inline void locate(error& e, const compiler_info& c) {
   e.source = c.kind;
   e.location = std::string_view(c.location);
@@ -97,8 +119,8 @@ inline expected<build_verdict, error> check_buildable_by(const arch_target& t, c
 inline bool table_is_older_than(const compiler_info& compiler) {
   if (newest_known_toolkit() < compiler.version.release()) return true;
   if (!compiler.supported_sm_numbers) return false;
-  for (const int sm : *compiler.supported_sm_numbers)  // ~12 entries against ~25 rows: a scan is enough
-    if (arch_index(compute_capability{sm / 10, sm % 10}) == not_found) return true;
+  for (const int sm : *compiler.supported_sm_numbers)
+    if (!detail::known_sm_numbers.has(sm)) return true;
   return false;
 }
 
