@@ -144,11 +144,12 @@ TEST_CASE("a failing explicit request is the answer: no silent fallback; a faili
     CHECK(d.jit_compiler.failure->location.view() == "CUARCH_NVRTC");
     CHECK(d.jit_compiler.given_and_failed);
   }
-  SECTION("CUDA_HOME's NVRTC is broken: CUDA_PATH's is used, and the why says so") {
+  SECTION("CUDA_HOME's NVRTC is broken: that is the answer, CUDA_PATH's is recorded but never used") {
     const auto d = cuarch::detect(cuarch_test::hermetic({{"CUDA_HOME", t + "/broken"}, {"CUDA_PATH", t + "/good"}}));
-    CHECK(chosen_path(d, d.jit_compiler) == t + "/good/lib64/libnvrtc.so.12");
-    CHECK(d.jit_compiler.why.find("before it, CUDA_HOME=" + t + "/broken failed") != std::string::npos);
-    CHECK_FALSE(d.jit_compiler.given_and_failed);
+    CHECK_FALSE(d.jit_compiler.index);
+    REQUIRE(d.jit_compiler.failure);
+    CHECK(d.jit_compiler.failure->code == errc::symbol_not_found);
+    CHECK(d.jit_compiler.given_and_failed);
     const auto all = of(d, source_kind::nvrtc);
     REQUIRE(all.size() == 2);
     REQUIRE_FALSE(all[0]->result);
@@ -190,7 +191,8 @@ TEST_CASE("environment mistakes are typed errors naming the variable", "[detect]
     CHECK(d.toolkit_roots[0].problem->subject.view() == "/nonexistent/cuda-12.8");
     CHECK(d.toolkit_roots[0].problem->message().find("no such directory") != std::string::npos);
     REQUIRE(d.jit_compiler.failure);
-    CHECK(d.jit_compiler.failure->code == errc::library_not_found);
+    CHECK(d.jit_compiler.failure->code == errc::invalid_environment);  // the named root is the answer: no fallback
+    CHECK(d.jit_compiler.named_root_failed);
   }
   SECTION("relative CUDA_PATH and VIRTUAL_ENV") {
     const auto d = cuarch::detect(cuarch_test::hermetic({{"CUDA_PATH", "cuda"}, {"VIRTUAL_ENV", ".venv"}}));

@@ -125,6 +125,7 @@ const expected_row table[] = {
     {errc::nothing_resolved, "nothing_resolved", 1, none},
     {errc::not_expressible, "not_expressible", 1, unsupported},
     {errc::deadline_exceeded, "deadline_exceeded", 1, std::errc::timed_out},
+    {errc::no_compiler, "no_compiler", 1, missing},
 };
 
 bool is_snake_case(std::string_view s) {

@@ -5,6 +5,7 @@
 #include <cuarch/core/decode.hpp>
 #include <cuarch/core/parse.hpp>
 #include <cuarch/detect.hpp>
+#include <cuarch/doctor/resolve_warnings.hpp>
 #include <cuarch/fmt.hpp>
 #include <cuarch/resolve/env_request.hpp>
 #include <cuarch/resolve/fixed_sources.hpp>
@@ -13,7 +14,9 @@
 #include <cuarch/resolve/policy.hpp>
 #include <cuarch/resolve/resolver.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -55,8 +58,12 @@ than the compiler when the driver (--driver) can JIT it; verify-devices makes ex
 load on the devices; compatible-minor gives a device whose own architecture the compiler cannot
 build the machine code of the highest lower minor it can (sm_120 for 12.1, without 12.1's features).
 
-exit status: 0 resolved; 1 resolution failed or the format cannot express the targets (reasons
-on stderr); 2 bad usage or malformed input (nothing is detected then).
+Sources that disagree in a way that bears on the answer are warnings on stderr ("warnings" in
+JSON); a failure names the compiler that decided, how it was found, and any other compiler
+detection saw that would build the request, with the fix.
+
+exit status: 0 resolved; 1 resolution failed, the format cannot express the targets, or --strict
+and a warning (reasons on stderr); 2 bad usage or malformed input (nothing is detected then).
 example: export TORCH_CUDA_ARCH_LIST=$(cuarch resolve --toolkit 12.8 --device-cc 12.0 --format torch))",
     choices(cuarch::all_policy_names));
 
@@ -71,6 +78,7 @@ struct resolve_flags {
   CLI::Option* policy = nullptr;
   CLI::Option* native_variant = nullptr;
   CLI::Option* format = nullptr;
+  CLI::Option* strict = nullptr;
   detection_flags detection;
 };
 
@@ -92,6 +100,7 @@ struct options {
   cuarch::cuda_version driver_version{};
   cuarch::resolve_policy policy;
   cuarch::output_format format = cuarch::output_format::nvcc;
+  bool strict = false;  // warnings fail the command; every compile-side source is asked
 };
 
 std::vector<std::string_view> split(std::string_view s, std::string_view separators) {
@@ -173,6 +182,8 @@ std::optional<std::string> read_options(const resolve_flags& f, options& o) {
     o.format = *format;
   }
 
+  o.strict = flag_set::given(f.strict);
+
   // The compile path: --compiler, else the one compiler path named, else the output format.
   const bool nvrtc_named = flag_set::given(f.detection.nvrtc), nvcc_named = flag_set::given(f.detection.nvcc);
   if (auto c = flag_set::get(f.compiler)) {
@@ -228,8 +239,17 @@ int print_failure(const options& o, const cuarch::resolution_failure& failure, i
   return status;
 }
 
+/// Prints the disagreements that bear on the answer; under --strict they fail the command.
+int print_warnings(const options& o, const std::vector<cuarch::resolution_warning>& warnings) {
+  for (const auto& w : warnings) fmt::print(stderr, "cuarch resolve: warning: {} ({}): {}\n", w.what, w.kind, w.meaning);
+  if (!o.strict || warnings.empty()) return exit_ok;
+  fmt::print(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", warnings.size());
+  return exit_failed;
+}
+
 /// Prints the output in the chosen format; exit status.
-int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_info& compiler) {
+int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_info& compiler,
+                 const std::vector<cuarch::resolution_warning>& warnings) {
   for (const auto& d : r.diagnostics)
     if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", d.message());
   if (r.origin.source == cuarch::source_kind::environment)
@@ -241,15 +261,15 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
                cuarch::newest_known_toolkit(), r.compiler_version);
 
   switch (o.format) {
-    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, &compiler)); return exit_ok;
-    case cuarch::output_format::nvcc: fmt::print("{}\n", cuarch::nvcc_flags(r.targets)); return exit_ok;
+    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, &compiler, warnings)); return print_warnings(o, warnings);
+    case cuarch::output_format::nvcc: fmt::print("{}\n", cuarch::nvcc_flags(r.targets)); return print_warnings(o, warnings);
     case cuarch::output_format::nvrtc:
       for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
         std::string line;
         for (const auto& opt : c.options) line += (line.empty() ? "" : " ") + opt;
         fmt::print("{}\n", line);
       }
-      return exit_ok;
+      return print_warnings(o, warnings);
     case cuarch::output_format::cmake:
     case cuarch::output_format::torch: break;
   }
@@ -260,7 +280,7 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
     return exit_failed;
   }
   fmt::print("{}\n", *spelled);
-  return exit_ok;
+  return print_warnings(o, warnings);
 }
 
 // The sources, behind one type each, so the command instantiates resolution twice (with and
@@ -279,18 +299,66 @@ struct cli_driver {
   cuarch::expected<cuarch::observation, cuarch::error> driver_version() const { return get(); }
 };
 
+/// How long a failure may spend looking for the compilers that would have worked: detection
+/// stopped at the one that decided, and a hanging program below it must not hold the answer up.
+constexpr std::chrono::milliseconds alternatives_budget{1000};
+
+/// Adds to a failure how its compiler was found and every other compiler that would satisfy the
+/// same request, with the fix (detect/explain.hpp). Detection stopped at the compiler that decided,
+/// so the compile role is walked again, every candidate, within alternatives_budget.
+template <class Driver>
+void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found, const cli_devices& devices,
+             const Driver& driver, cuarch::resolution_failure& f) {
+  const cuarch::source_kind kind = o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc;
+  cuarch::name_decider(f, found, o.jit ? found.jit_compiler : found.offline_compiler);
+  std::optional<cuarch::detection> every;
+  const cuarch::detection* all = &found;
+  if (o.detect.mode == cuarch::detect_mode::first_answer) {
+    cuarch::detect_options more = o.detect;
+    more.roles = o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler;
+    more.mode = cuarch::detect_mode::enumerate_all;
+    more.query_devices = false;
+    more.deadline = std::min(more.deadline, alternatives_budget);
+    more.tool_timeout = std::min(more.tool_timeout, alternatives_budget);
+    every = cuarch::detect(more);
+    all = &*every;
+  }
+  cuarch::add_alternatives(f, *all, o.jit ? all->jit_compiler : all->offline_compiler, kind, [&](const cuarch::compiler_info& c) {
+    return cuarch::resolve_target_archs(request, c, devices, o.policy, driver).has_value();
+  });
+  std::size_t not_asked = 0;
+  for (const auto& c : all->candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
+  if (not_asked != 0)
+    fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n", not_asked,
+               cuarch::to_string(kind), alternatives_budget.count());
+}
+
+/// Notes on toolkit roots cuarch read other than verbatim (CUDA_HOME=/usr/local/cuda/bin).
+void print_root_notes(const cuarch::detection* found) {
+  if (!found) return;
+  for (const auto& r : found->toolkit_roots)
+    if (!r.note.empty()) fmt::print(stderr, "cuarch resolve: note: {}\n", r.note);
+}
+
 template <class Driver>
 int resolve_and_print(const options& o, const cuarch::arch_request& request, const cli_compiler& compiler,
-                      const cli_devices& devices, const Driver& driver) {
+                      const cli_devices& devices, const Driver& driver, const cuarch::detection* found) {
+  print_root_notes(found);
+  const cuarch::source_kind kind = o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc;
+  const bool detected_compiler = found && !o.toolkit;
   const auto info = compiler.compiler();
-  if (!info) {
-    if (o.format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(cuarch::resolution_failure{info.error(), {}}));
-    fmt::print(stderr, "cuarch resolve: no compiler: {}\n", info.error().message());
-    return exit_failed;
+  cuarch::resolve_result r = info ? cuarch::resolve_target_archs(request, *info, devices, o.policy, driver)
+                                  : cuarch::resolve_result(cuarch::unexpected(cuarch::resolution_failure(info.error())));
+  if (!r) {
+    cuarch::resolution_failure f = std::move(r.error());
+    if (detected_compiler) {
+      explain(o, request, *found, devices, driver, f);
+      f.warnings = cuarch::resolve_warnings(*found, kind);
+    }
+    return print_failure(o, f, cuarch::exit_status(f.summary.code));
   }
-  const auto r = cuarch::resolve_target_archs(request, *info, devices, o.policy, driver);
-  if (!r) return print_failure(o, r.error(), cuarch::exit_status(r.error().summary.code));
-  return print_result(o, *r, *info);
+  const auto warnings = detected_compiler ? cuarch::resolve_warnings(*found, kind, &r->targets) : std::vector<cuarch::resolution_warning>{};
+  return print_result(o, *r, *info, warnings);
 }
 
 
@@ -323,11 +391,19 @@ int run_resolve(const resolve_flags& flags) {
   std::optional<cuarch::detection> found;
   if (detecting) {
     cuarch::role_set roles;
-    if (!o.toolkit) roles = roles | (o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
+    if (!o.toolkit) {
+      roles = roles | (o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
+      // Version files only (nothing loaded or run): enough to see nvcc vs its own headers and an
+      // override vs $CUDA_HOME's toolkit, so even a plain explicit list gets those warnings.
+      roles = roles | cuarch::detect_role::toolkit_files;
+      // --strict wants every disagreement that bears on the answer: the other compiler, the
+      // driver, and every candidate of the compile roles (the first nvcc on PATH vs $CUDA_HOME).
+      if (o.strict) roles = roles | cuarch::detect_role::jit_compiler | cuarch::detect_role::offline_compiler | cuarch::detect_role::driver;
+    }
     if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
     if (o.driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
     o.detect.roles = roles;
-    o.detect.mode = cuarch::detect_mode::first_answer;
+    o.detect.mode = o.strict && !o.toolkit ? cuarch::detect_mode::enumerate_all : cuarch::detect_mode::first_answer;
     o.detect.query_devices = ask_driver_for_devices;
     found = cuarch::detect(o.detect);
   }
@@ -353,15 +429,15 @@ int run_resolve(const resolve_flags& flags) {
   switch (o.driver) {
     case driver_choice::given: {
       const cuarch::fixed_driver given(o.driver_version);
-      return resolve_and_print(o, request, compiler, devices, cli_driver{[given] { return given.driver_version(); }});
+      return resolve_and_print(o, request, compiler, devices, cli_driver{[given] { return given.driver_version(); }}, found ? &*found : nullptr);
     }
     case driver_choice::detected: {
       const cuarch::detection* d = &*found;
-      return resolve_and_print(o, request, compiler, devices, cli_driver{[d] { return cuarch::detected_driver{d}.driver_version(); }});
+      return resolve_and_print(o, request, compiler, devices, cli_driver{[d] { return cuarch::detected_driver{d}.driver_version(); }}, d);
     }
     case driver_choice::none: break;
   }
-  return resolve_and_print(o, request, compiler, devices, cuarch::no_driver{});
+  return resolve_and_print(o, request, compiler, devices, cuarch::no_driver{}, found ? &*found : nullptr);
 }
 
 std::function<int()> setup_resolve(flag_set& f) {
@@ -393,6 +469,11 @@ std::function<int()> setup_resolve(flag_set& f) {
                                      ", a chain (f,a) or rules (12.0=f,9=a,default=a; default: a)",
                                  policy);
   flags.format = f.value("--format", choices(cuarch::all_output_formats), "how to print the targets (default: nvcc)", output);
+  flags.strict = f.flag("--strict",
+                        "exit 1 when sources disagree in a way that bears on the answer (nvcc vs\n"
+                        "NVRTC, CUDA_HOME vs PATH, nvcc vs its headers, an override vs CUDA_HOME,\n"
+                        "a compiler newer than the driver); asks both compilers and the driver",
+                        policy);
   return [flags] { return run_resolve(flags); };
 }
 

@@ -47,11 +47,13 @@ enum class errc : int {
   not_expressible,          // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
   // --- bounds ---
   deadline_exceeded,        // found but not asked: the detection's overall deadline had passed
+  // --- discovery (added last: the values above are stable) ---
+  no_compiler,              // no NVRTC / nvcc anywhere detection looked (location lists the places)
 };
 
 /// The first and last codes, for tables and tests that walk every code.
 inline constexpr errc first_errc = errc::empty_input;
-inline constexpr errc last_errc = errc::deadline_exceeded;
+inline constexpr errc last_errc = errc::no_compiler;
 
 /// The command line's exit status for a failure (see tools/cuarch and docs/design.md).
 enum class exit_class : int {
@@ -102,6 +104,7 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::nothing_resolved: return {"nothing_resolved", "nothing resolved", none, failed};
     case errc::not_expressible: return {"not_expressible", "not expressible in the format", E::not_supported, failed};
     case errc::deadline_exceeded: return {"deadline_exceeded", "deadline exceeded", E::timed_out, failed};
+    case errc::no_compiler: return {"no_compiler", "no compiler found", E::no_such_file_or_directory, failed};
   }
   return {"unknown_error", "unknown error", none, failed};
 }

@@ -222,6 +222,14 @@ inline std::string error::message() const {
           (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
           "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
       break;
+    case errc::no_compiler: {
+      const bool program = source == source_kind::nvcc;
+      m = "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
+          "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
+          (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") +
+          (raw.empty() ? std::string() : "; " + std::string(raw.view()));
+      break;
+    }
   }
   if (m.empty()) m = std::string(to_string(code));
   return m;

@@ -213,5 +213,13 @@ constexpr error deadline_exceeded(source_kind source, std::string_view subject, 
   return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
 }
 
+// --- discovery -------------------------------------------------------------------------------
+
+/// No compiler of kind `source` (nvrtc, nvcc) anywhere detection looked: subject names it
+/// ("libnvrtc", "nvcc"), location lists the directories actually searched, raw adds a hint.
+constexpr error no_compiler(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::no_compiler, source, subject, location, raw);
+}
+
 }  // namespace errors
 CUARCH_END_NAMESPACE

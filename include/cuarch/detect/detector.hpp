@@ -29,6 +29,7 @@
 #include <mutex>
 
 #include "../core/config.hpp"
+#include "explain.hpp"
 #include "result.hpp"
 #include "walk.hpp"
 

@@ -116,7 +116,14 @@ struct selection {
   // An explicit argument or a sticky variable (CUARCH_*, CUDACXX) named this role's component and
   // asking it failed: `failure` is that failure, and cuarch did not fall back to another candidate.
   bool given_and_failed = false;
+  // A toolkit root the caller named (detect_options::cuda_home, $CUDA_HOME, $CUDA_PATH) does not
+  // exist or lacks this component, and cuarch did not fall back past it: given_and_failed is
+  // set too, and `failure` names the variable (or option) and the path.
+  bool named_root_failed = false;
   bool asked = true;  // false: the role was not in detect_options::roles (no index, no failure)
+  // When no candidate was found at all: every place looked in, in discovery order, as words
+  // ("/usr/local/cuda/bin (default location)", "PATH /usr/bin", "the dynamic loader: ...").
+  std::vector<std::string> searched;
 };
 
 /// A toolkit directory met during discovery.
@@ -126,6 +133,9 @@ struct toolkit_root {
   std::string origin;
   std::vector<std::string> also_found_via;
   std::optional<error> problem;  // points nowhere, is not a toolkit, relative value, ...
+  // How cuarch read a named root it did not take verbatim: "--cuda-home /usr/local/cuda/bin is a
+  // toolkit's bin directory; its parent /usr/local/cuda is the toolkit root". Empty otherwise.
+  std::string note;
 };
 
 /// A Python environment scanned for wheels.

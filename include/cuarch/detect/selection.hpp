@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "../core/config.hpp"
 #include "../core/error.hpp"
@@ -53,14 +55,35 @@ class role_choice {
     }
   }
 
+  /// A toolkit root the caller named (--cuda-home, $CUDA_HOME, $CUDA_PATH) does not exist or lacks
+  /// this component: that is the role's answer. Falling back to a toolkit further down the order
+  /// would silently build with a toolkit the caller did not name.
+  void refuse(const error& e, std::string why) {
+    if (decided_) return;
+    decided_ = true;
+    if (!sel_) return;
+    sel_->failure = e;
+    sel_->given_and_failed = true;
+    sel_->named_root_failed = true;
+    sel_->why = std::move(why);
+  }
+
   /// The loader had none of the names asked: not a candidate, but the loader's words are the best
   /// explanation if nothing else is found.
   void loader_missed(const error& e) {
     if (!loader_miss_) loader_miss_ = e;
   }
 
-  /// Fills the selection when no candidate governs.
-  void finish(const detect_options& opts) {
+  /// Whether any candidate of this role was found (answered or not).
+  bool found_any() const {
+    for (std::size_t i = first_; i < d_.candidates.size(); ++i)
+      if (d_.candidates[i].source == comp_.kind) return true;
+    return false;
+  }
+
+  /// Fills the selection when no candidate governs. `searched`: every place looked in, for the
+  /// no-candidate-at-all case (the walk computes it only then).
+  void finish(const detect_options& opts, std::vector<std::string> searched = {}) {
     if (!sel_ || decided_) return;
     const source_kind kind = comp_.kind;
     const std::string what(comp_.role_words);
@@ -72,7 +95,21 @@ class role_choice {
         ++found;
         if (!d_.candidates[i].probed) ++not_probed;
       }
-    if (found == 0 && loader_miss_) {
+    const bool compiler = kind == source_kind::nvrtc || kind == source_kind::nvcc;
+    if (found == 0 && compiler) {
+      // No compiler anywhere: name the places, not categories, so the user can see what was missed.
+      std::string places;
+      for (const auto& p : searched) places.append(places.empty() ? "" : "; ").append(p);
+      if (searched.empty()) places = "nowhere: every place was turned off in detect_options";
+      e = errors::no_compiler(kind, what, places,
+                              kind == source_kind::nvrtc
+                                  ? "pip wheels count too: pip install nvidia-cuda-nvrtc (CUDA 13) or nvidia-cuda-nvrtc-cu12 into a Python "
+                                    "environment cuarch scans (--python-prefix, VIRTUAL_ENV, CONDA_PREFIX)"
+                                  : "a pip nvidia-cuda-nvcc wheel in a Python environment cuarch scans (--python-prefix, VIRTUAL_ENV, "
+                                    "CONDA_PREFIX) counts too");
+      sel_->searched = std::move(searched);
+      sel_->why = "no " + what + " found";
+    } else if (found == 0 && loader_miss_) {
       // Nothing anywhere; the loader's own words say best why the usual place failed.
       e = *loader_miss_;
       e.subject = what;

@@ -119,12 +119,121 @@ class detector {
     for (const plan_row& row : discovery_plan) {
       if ((row.components & comp.bit) == 0) continue;
       if (enough()) break;
+      // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
+      // runtime is only reported, the driver never comes from a toolkit root.)
+      const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
+      if (sel && compiler && (row.where == tier::explicit_root || row.where == tier::environment_root)) {
+        named_roots(row.where, comp, choice);
+        continue;
+      }
       for (const search_spec& s : places(row.where, comp)) {
         if (enough()) break;
         visit(comp, s, choice);
       }
     }
-    choice.finish(opts_);
+    const bool nothing_found = sel && !choice.decided() && !choice.found_any();
+    choice.finish(opts_, nothing_found ? searched_places(comp) : std::vector<std::string>{});
+  }
+
+  /// The toolkit roots the caller named (--cuda-home; $CUDA_HOME, then $CUDA_PATH), one at a time.
+  /// A named root that does not exist, lacks the component or whose component fails is the role's
+  /// answer: cuarch never moves on to a toolkit the caller did not name (PATH, /usr/local/cuda).
+  void named_roots(tier where, const component_info& comp, role_choice& choice) {
+    for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
+      if (root_tiers_[i] != where) continue;
+      const toolkit_root& r = d_.toolkit_roots[i];
+      const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('=')) : std::string();
+      const std::string named = variable.empty() ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " + r.path
+                                                 : variable + "=" + r.path;
+      const std::string no_fallback = "; cuarch does not fall back to another " + std::string(comp.role_words);
+      if (r.problem) {
+        error e = *r.problem;
+        e.raw.append(no_fallback);
+        choice.refuse(e, named + " is not a usable toolkit root" + no_fallback);
+        continue;
+      }
+      std::vector<search_spec> specs;
+      root_places(specs, where, comp, i);
+      if (specs.empty()) {
+        const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix) : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
+        const std::string why = "it has no " + wanted + no_fallback;
+        error e = variable.empty() ? errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"), r.path, why)
+                                   : errors::invalid_environment(comp.kind, variable, r.path, why);
+        choice.refuse(e, named + " has no " + std::string(comp.role_words) + no_fallback);
+        continue;
+      }
+      for (auto& spec : specs) {
+        spec.sticky = true;  // the caller named this toolkit: its failure is the answer
+        visit(comp, spec, choice);
+      }
+    }
+  }
+
+  /// Every place the walk for `comp` looks in, as words, in discovery order (only computed when
+  /// nothing at all was found: the no_compiler error lists them).
+  std::vector<std::string> searched_places(const component_info& comp) const {
+    std::vector<std::string> out;
+    for (const plan_row& row : discovery_plan) {
+      if ((row.components & comp.bit) == 0) continue;
+      switch (row.where) {
+        case tier::explicit_argument:
+          if (!explicit_path(opts_, comp.kind).empty()) out.push_back(explicit_path(opts_, comp.kind) + " (given explicitly)");
+          break;
+        case tier::variable:
+          for (const auto& v : comp.variables)
+            if (!v.name.empty())
+              if (const auto value = env_.get_nonempty(v.name)) out.push_back(*value + " (" + std::string(v.name) + ")");
+          break;
+        case tier::already_loaded:
+          if (opts_.already_loaded) out.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+          break;
+        case tier::beside_nvcc: break;
+        case tier::explicit_root:
+        case tier::environment_root:
+        case tier::conda_root:
+        case tier::default_root:
+        case tier::around_candidate:
+          for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
+            const toolkit_root& r = d_.toolkit_roots[i];
+            if (root_tiers_[i] != row.where) continue;
+            if (r.problem) {
+              out.push_back(r.path + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+            } else if (comp.program) {
+              out.push_back(join(r.path, "bin") + " (" + r.origin + ")");
+            } else {
+              std::string dirs;
+              for (const auto& dir : library_dirs(r.path)) dirs.append(dirs.empty() ? "" : ", ").append(dir);
+              out.push_back(dirs + " (" + r.origin + ")");
+            }
+          }
+          break;
+        case tier::explicit_python:
+        case tier::environment_python:
+          for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
+            const python_environment& p = d_.python_environments[i];
+            if (python_tiers_[i] != row.where) continue;
+            if (p.problem) out.push_back(p.prefix + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
+            for (const auto& sp : p.site_packages) out.push_back(sp + " (pip wheels, " + p.origin + ")");
+          }
+          break;
+        case tier::search:
+          if (comp.program) {
+            if (!opts_.path_search) break;
+            if (const auto path = env_.get("PATH")) {
+              for (const auto& dir : split_path_list(*path)) out.push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
+            } else {
+              out.push_back("PATH (not set)");
+            }
+          } else if (opts_.loader_search) {
+            std::string names;
+            for (const auto& n : loader_names(comp.kind)) names.append(names.empty() ? "" : ", ").append(n);
+            const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
+            out.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " + names);
+          }
+          break;
+      }
+    }
+    return out;
   }
 
   // ---- one place -------------------------------------------------------------------------------
@@ -311,10 +420,12 @@ class detector {
       }
   }
 
-  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp) const {
+  /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
+  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp,
+                   std::optional<std::size_t> only = std::nullopt) const {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       const auto& r = d_.toolkit_roots[i];
-      if (root_tiers_[i] != where || r.problem) continue;
+      if (root_tiers_[i] != where || r.problem || (only && *only != i)) continue;
       if (comp.program) {
         const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
         if (!is_file(f)) continue;
@@ -393,6 +504,15 @@ class detector {
     if (!variable.empty()) r.problem = check_variable_path(variable, path, source_kind::toolkit_files);
     if (!r.problem) {
       r.real_path = real_path(path);
+      const bool named = where == tier::explicit_root || where == tier::environment_root;
+      if (named && !r.real_path.empty() && file_name(r.real_path) == "bin" && !looks_like_toolkit_root(r.real_path) &&
+          looks_like_toolkit_root(parent_dir(r.real_path))) {
+        // "CUDA_HOME=/usr/local/cuda/bin": the intent is plain, and saying so beats refusing.
+        r.path = parent_dir(r.real_path);
+        r.real_path = real_path(r.path);
+        r.note = origin + " is a toolkit's bin directory; cuarch uses its parent " + r.path +
+                 " as the toolkit root (set it to that to silence this note)";
+      }
       if (r.real_path.empty() || !is_directory(r.real_path)) {
         error e = make_error(variable.empty() ? errc::file_unreadable : errc::invalid_environment, source_kind::toolkit_files);
         e.subject = path;

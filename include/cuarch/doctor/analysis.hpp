@@ -129,9 +129,10 @@ class analyzer {
     if (jit->result->version.release() == off->result->version.release()) return;
     add(finding_kind::nvcc_vs_nvrtc, severity::warning,
         "offline " + label(*off) + " and JIT " + label(*jit) + " are different releases",
-        "JIT code is compiled by NVRTC " + release_text(jit->result->version) + " and offline builds by nvcc " +
-            release_text(off->result->version) + ": they build different target sets. Decide JIT targets from NVRTC (cuarch does), "
-            "never from `nvcc --version`; to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
+        "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_text(jit->result->version) +
+            "; offline builds and a JIT that runs nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) build with nvcc " +
+            release_text(off->result->version) + ": they build different target sets, so decide each one's targets from the compiler it "
+            "runs (cuarch resolve --compiler nvrtc|nvcc); to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
         {off, jit});
   }
 
@@ -180,7 +181,7 @@ class analyzer {
       if (const candidate* c = d_.chosen(d_.jit_compiler)) used += std::string(used.empty() ? "" : " and ") + "NVRTC " + c->path;
       add(from_env ? finding_kind::invalid_environment : finding_kind::invalid_toolkit_root, from_env ? severity::warning : severity::problem,
           r.origin + ": " + r.problem->message(),
-          from_env ? "tools that read it (PyTorch extensions, FlashInfer, CMake's FindCUDAToolkit) fail or guess; cuarch skipped it" +
+          from_env ? "tools that read it (PyTorch extensions, FlashInfer, CMake's FindCUDAToolkit) fail or guess; cuarch did not use it (a role it would have answered fails instead of falling back)" +
                          (used.empty() ? std::string() : " and used " + used + " instead") + ". Fix or unset the variable."
                    : std::string("the toolkit root you named cannot be used; pass an existing toolkit directory"));
     }

@@ -18,6 +18,7 @@
 #include "../core/expected.hpp"
 #include "../core/format.hpp"
 #include "../core/observation.hpp"
+#include "compiler_rules.hpp"
 #include "resolution.hpp"
 #include "target_set.hpp"
 
@@ -232,10 +233,48 @@ inline void json_spelling(json_writer& w, std::string_view name, const expected<
 
 }  // namespace detail
 
+namespace detail {
+
+/// A compiler object with the keys of a success's "compiler" (kind, version, location,
+/// supported_sm_numbers, table_older_than_compiler), plus where it was found ("path" as found,
+/// "found" in words: null when the caller passed a value) and, for an alternative, its "fix".
+inline void json_compiler_provenance(json_writer& w, const compiler_provenance& p, bool with_fix) {
+  w.begin_object().key("kind").value(to_string(p.compiler.kind)).key("version").value(to_text(p.compiler.version).view());
+  w.key("location").value(p.compiler.location).key("supported_sm_numbers").value(p.compiler.supported_sm_numbers);
+  w.key("table_older_than_compiler").value(table_is_older_than(p.compiler));
+  w.key("path").value(p.path.empty() ? p.compiler.location : p.path).key("found");
+  if (p.found.empty()) w.null();
+  else w.value(p.found);
+  if (with_fix) w.key("fix").value(p.fix);
+  w.end_object();
+}
+
+inline void json_warnings(json_writer& w, const std::vector<resolution_warning>& warnings) {
+  w.key("warnings").begin_array();
+  for (const auto& x : warnings) w.begin_object().key("kind").value(x.kind).key("what").value(x.what).key("meaning").value(x.meaning).end_object();
+  w.end_array();
+}
+
+/// A failure's "compiler" (null when none decided), "alternatives", "searched" and "warnings".
+inline void json_failure_provenance(json_writer& w, const resolution_failure& f) {
+  w.key("compiler");
+  if (f.compiler) json_compiler_provenance(w, *f.compiler, false);
+  else w.null();
+  w.key("alternatives").begin_array();
+  for (const auto& a : f.alternatives) json_compiler_provenance(w, a, true);
+  w.end_array().key("searched").begin_array();
+  for (const auto& p : f.searched) w.value(p);
+  w.end_array();
+  json_warnings(w, f.warnings);
+}
+
+}  // namespace detail
+
 /// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md): "ok": true, the request's origin, the compiler (with
 /// its supported-arch list and the cache key when `compiler` is given), the targets, every output
 /// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
-inline std::string to_json(const resolution& r, const compiler_info* compiler = nullptr) {
+inline std::string to_json(const resolution& r, const compiler_info* compiler = nullptr,
+                           const std::vector<resolution_warning>& warnings = {}) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(true);
   w.key("request").begin_object().key("keyword");
@@ -266,6 +305,7 @@ inline std::string to_json(const resolution& r, const compiler_info* compiler = 
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
   detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
   if (compiler) w.key("cache_key").value(jit_cache_key(*compiler, r.targets));
+  detail::json_warnings(w, warnings);
   detail::json_diagnostics(w, r.diagnostics);
   w.end_object();
   return w.str();
@@ -276,6 +316,7 @@ inline std::string to_json(const resolution_failure& f) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
   detail::json_error(w, f.summary);
+  detail::json_failure_provenance(w, f);
   detail::json_diagnostics(w, f.diagnostics);
   w.end_object();
   return w.str();

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../core/arch.hpp"
@@ -17,6 +18,7 @@
 #include "env_request.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
+#include "../core/observation.hpp"
 #include "../core/parse.hpp"
 #include "../core/source_kind.hpp"
 #include "target_set.hpp"
@@ -102,6 +104,33 @@ struct diagnostic {
   std::string message() const;
 };
 
+/// A compiler and where it came from: the one a resolution was judged against, or another that
+/// detection saw and that would have satisfied the request (then `fix` says how to make it decide).
+struct compiler_provenance {
+  /// Kind, full version, real path (empty for a bare version), supported-arch list.
+  compiler_info compiler;
+  /// The path as found, when it differs from the real path (a symlink such as /usr/local/cuda/bin/nvcc).
+  std::string path;
+  /// How it was found, in words: "PATH (first on PATH: what a build or shell runs)",
+  /// "CUDA_HOME=/usr/local/cuda (named by the environment)"; empty when the caller passed a value.
+  std::string found;
+  /// Alternatives only: what would make this compiler decide, e.g. "set CUDA_HOME=/usr/local/cuda-13.0,
+  /// or pass --nvcc /usr/local/cuda-13.0/bin/nvcc (CUARCH_NVCC=...)".
+  std::string fix;
+
+  /// "nvcc 12.8.93 at /tmp/bin/nvcc, found via PATH (first on PATH: what a build or shell runs)".
+  std::string describe() const;
+};
+
+/// A disagreement between sources that bears on a resolution's answer (the doctor's finding,
+/// judged for this request: doctor/resolve_warnings.hpp): the answer stands, but a build that
+/// picks another source may not get what it says.
+struct resolution_warning {
+  std::string kind;     // the doctor's finding kind: "nvcc_vs_nvrtc", "cuda_home_vs_path", ...
+  std::string what;     // the facts, with where each came from
+  std::string meaning;  // what it means for this answer, and what to do
+};
+
 /// A successful resolution.
 struct resolution {
   /// Never empty.
@@ -122,13 +151,27 @@ struct resolution {
 
 /// A failed resolution: the summary error, and every diagnostic (each rejected one with its reason).
 struct resolution_failure {
+  resolution_failure() = default;
+  // Not an aggregate: the provenance fields below are filled by name, after the fact.
+  resolution_failure(error why, std::vector<diagnostic> diags = {}) : summary(why), diagnostics(std::move(diags)) {}  // NOLINT: implicit on purpose
+
   /// errc::nothing_resolved when targets were rejected (the policy decides when that fails);
   /// otherwise the error that stopped resolution before any target was judged: a malformed
   /// request (naming the environment variable it came from), no_device, or a source's error.
-  error summary;
+  error summary{};
   std::vector<diagnostic> diagnostics;
+  /// The compiler that decided (nullopt: none was found, or the request was malformed). The
+  /// resolver fills kind, version and path; detection adds how it was found (detect/explain.hpp).
+  std::optional<compiler_provenance> compiler;
+  /// Other compilers detection saw that would satisfy the same request, each with its fix.
+  std::vector<compiler_provenance> alternatives;
+  /// When no compiler was found: every directory (and loader search) actually looked in.
+  std::vector<std::string> searched;
+  /// Disagreements between sources that bear on the answer (see resolution::warnings).
+  std::vector<resolution_warning> warnings;
 
-  /// The summary, then one line per rejected request.
+  /// The summary, one line per rejected request, then the compiler that decided and every
+  /// alternative that would have worked, with its fix.
   std::string message() const;
 };
 
@@ -184,10 +227,35 @@ inline std::string diagnostic::message() const {
   return m;
 }
 
+inline std::string compiler_provenance::describe() const {
+  std::string s(to_string(compiler.kind));
+  s.append(" ").append(to_text(compiler.version).view());
+  if (!compiler.location.empty()) s.append(" at ").append(compiler.location);
+  if (!path.empty() && path != compiler.location) s.append(" (as ").append(path).append(")");
+  if (!found.empty()) s.append(", found via ").append(found);
+  return s;
+}
+
 inline std::string resolution_failure::message() const {
   std::string m = summary.message();
   for (const auto& d : diagnostics)
     if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message();
+  // A malformed request is the caller's to fix whatever the compiler: naming it would only distract.
+  const bool input_error = classify(summary.code).exit == exit_class::bad_input;
+  if (compiler && !input_error) {
+    m += "\n  decided by: " + compiler->describe();
+    if (alternatives.empty() && summary.code == errc::nothing_resolved)
+      m += "\n  no other compiler that detection saw would build it";
+  }
+  for (const auto& a : alternatives) {
+    m += "\n  would build it: " + a.describe();
+    if (!a.fix.empty()) m += "; fix: " + a.fix;
+  }
+  if (!searched.empty()) {
+    m += "\n  searched:";
+    for (const auto& p : searched) m += "\n    " + p;
+  }
+  for (const auto& w : warnings) m += "\n  warning: " + w.what + " (" + w.kind + "): " + w.meaning;
   return m;
 }
 

@@ -147,7 +147,11 @@ class resolution_run {
   }
 
  private:
-  resolve_result failure(error summary) { return unexpected(resolution_failure{std::move(summary), std::move(diags_)}); }
+  resolve_result failure(error summary) {
+    resolution_failure f(std::move(summary), std::move(diags_));
+    f.compiler = compiler_provenance{compiler_, {}, {}, {}};  // how it was found is detection's to add (detect/explain.hpp)
+    return unexpected(std::move(f));
+  }
 
   error too_many_targets() const {
     error e = with_origin(make_error(errc::too_many_targets, source_kind::user_input), req_.origin);

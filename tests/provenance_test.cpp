@@ -1,0 +1,336 @@
+// Every failure names who decided; no silent fallback past a toolkit the caller named; the
+// warnings resolve reports where the decision is made. On synthetic trees of fake nvcc programs
+// (shell scripts printing a real nvcc's --version) and hand-made detections; the command line's
+// view of the same cases is tests/scripts/cli_provenance_test.sh.
+#include <cuarch/detect.hpp>
+#include <cuarch/doctor/resolve_warnings.hpp>
+#include <cuarch/resolve/outputs.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fixtures/fixture_support.hpp"
+
+using cuarch::errc;
+using cuarch::source_kind;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fake nvcc of release `release` ("12.8", "13.0") with patch `patch`, at `path`.
+void fake_nvcc(const std::string& path, const std::string& release, const std::string& patch) {
+  cuarch_test::write_file(path,
+                          "#!/bin/sh\n"
+                          "echo 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+                          "echo 'Cuda compilation tools, release " + release + ", V" + release + "." + patch + "'\n",
+                          true);
+}
+
+/// A toolkit root holding a fake nvcc and a version.json of its release.
+std::string fake_toolkit(const std::string& root, const std::string& release, const std::string& patch) {
+  fake_nvcc(root + "/bin/nvcc", release, patch);
+  cuarch_test::write_file(root + "/version.json", "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"" + release + "." + patch + "\"}}\n");
+  return root;
+}
+
+cuarch::arch_request request(const std::string& list) {
+  cuarch::arch_request r;
+  r.list = list;
+  r.overrides = cuarch::env_override::none;
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// The layout of the motivating report: nvcc 12.8 first on PATH, a 13.0 toolkit at the default location.
+struct path_vs_default {
+  std::string dir = cuarch_test::make_temp_dir("provenance");
+  std::string old_nvcc = dir + "/nvcc/nvcc";
+  std::string toolkit = fake_toolkit(dir + "/cuda-13.0", "13.0", "88");
+  cuarch::detect_options options(cuarch::detect_mode mode) const {
+    auto o = cuarch_test::hermetic({{"PATH", dir + "/nvcc"}});
+    o.path_search = true;
+    o.default_locations = true;
+    o.default_roots = {toolkit};
+    o.roles = cuarch::detect_role::offline_compiler;
+    o.mode = mode;
+    return o;
+  }
+  path_vs_default() { fake_nvcc(old_nvcc, "12.8", "93"); }
+};
+
+}  // namespace
+
+TEST_CASE("a failed resolution names the compiler that decided, even without detection", "[provenance][resolve]") {
+  const cuarch::compiler_info nvcc128{source_kind::nvcc, {12, 8, 93}, "/opt/cuda-12.8/bin/nvcc", std::nullopt};
+  const auto r = cuarch::resolve_target_archs(request("12.0f"), nvcc128, cuarch::fixed_devices({{12, 0}}));
+  REQUIRE_FALSE(r);
+  REQUIRE(r.error().compiler);
+  CHECK(r.error().compiler->compiler.version == cuarch::cuda_version{12, 8, 93});
+  CHECK(r.error().compiler->compiler.location == "/opt/cuda-12.8/bin/nvcc");
+  CHECK(contains(r.error().message(), "decided by: nvcc 12.8.93 at /opt/cuda-12.8/bin/nvcc"));
+  CHECK(contains(r.error().message(), "no other compiler that detection saw would build it"));
+  // The JSON failure carries the compiler object a success carries.
+  const std::string json = cuarch::to_json(r.error());
+  CHECK(contains(json, R"("compiler":{"kind":"nvcc","version":"12.8.93","location":"/opt/cuda-12.8/bin/nvcc","supported_sm_numbers":null,"table_older_than_compiler":false)"));
+  CHECK(contains(json, R"("alternatives":[])"));
+
+  SECTION("a malformed request is the caller's to fix: no compiler talk") {
+    const auto bad = cuarch::resolve_target_archs(request("sm_"), nvcc128);
+    REQUIRE_FALSE(bad);
+    CHECK_FALSE(contains(bad.error().message(), "decided by"));
+  }
+}
+
+TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure says who decided and what would build it",
+          "[provenance][detect]") {
+  const path_vs_default layout;
+  const auto found = cuarch::detect(layout.options(cuarch::detect_mode::first_answer));
+  REQUIRE(found.chosen(found.offline_compiler));
+  auto r = cuarch::resolve_target_archs(request("12.0f"), cuarch::detected_offline_compiler{&found}, cuarch::fixed_devices({{12, 0}}));
+  REQUIRE_FALSE(r);
+  cuarch::resolution_failure f = r.error();
+
+  // first_answer stopped at the PATH nvcc; a fuller walk finds the toolkit that would build it.
+  const auto every = cuarch::detect(layout.options(cuarch::detect_mode::enumerate_all));
+  cuarch::name_decider(f, found, found.offline_compiler);
+  cuarch::add_alternatives(f, every, every.offline_compiler, source_kind::nvcc, [](const cuarch::compiler_info& c) {
+    return cuarch::resolve_target_archs(request("12.0f"), c, cuarch::fixed_devices({{12, 0}})).has_value();
+  });
+
+  REQUIRE(f.compiler);
+  CHECK(f.compiler->compiler.version == cuarch::cuda_version{12, 8, 93});
+  CHECK(f.compiler->compiler.location == layout.old_nvcc);
+  CHECK(contains(f.compiler->found, "first on PATH"));
+  REQUIRE(f.alternatives.size() == 1);
+  CHECK(f.alternatives[0].compiler.version == cuarch::cuda_version{13, 0, 88});
+  CHECK(contains(f.alternatives[0].found, "default location"));
+  CHECK(contains(f.alternatives[0].fix, "set CUDA_HOME=" + layout.toolkit));
+  CHECK(contains(f.alternatives[0].fix, "--nvcc " + layout.toolkit + "/bin/nvcc"));
+  const std::string m = f.message();
+  CHECK(contains(m, "sm_120f needs CUDA >= 12.9 (have 12.8)"));
+  CHECK(contains(m, "decided by: nvcc 12.8.93 at " + layout.old_nvcc + ", found via PATH"));
+  CHECK(contains(m, "would build it: nvcc 13.0.88 at " + layout.toolkit + "/bin/nvcc"));
+  const std::string json = cuarch::to_json(f);
+  CHECK(contains(json, R"("found":"PATH )"));
+  CHECK(contains(json, R"("fix":"set CUDA_HOME=)" + layout.toolkit));
+
+  SECTION("explain_failure does both with the same request") {
+    cuarch::resolution_failure g = r.error();
+    cuarch::explain_failure(g, every, every.offline_compiler, source_kind::nvcc, request("12.0f"), cuarch::fixed_devices({{12, 0}}),
+                            cuarch::strict_policy{}, cuarch::no_driver{});
+    CHECK(g.alternatives.size() == 1);
+    REQUIRE(g.compiler);
+    CHECK(contains(g.compiler->found, "first on PATH"));
+  }
+  SECTION("a request the other compiler cannot build either lists no alternative") {
+    cuarch::resolution_failure g = r.error();
+    cuarch::add_alternatives(g, every, every.offline_compiler, source_kind::nvcc, [](const cuarch::compiler_info&) { return false; });
+    CHECK(g.alternatives.empty());
+  }
+  SECTION("when the decider was named explicitly, CUDA_HOME is no fix: only naming the other one is") {
+    auto o = layout.options(cuarch::detect_mode::enumerate_all);
+    o.nvcc_path = layout.old_nvcc;
+    const auto named = cuarch::detect(o);
+    cuarch::resolution_failure g = r.error();
+    cuarch::add_alternatives(g, named, named.offline_compiler, source_kind::nvcc, [](const cuarch::compiler_info& c) { return c.version.major == 13; });
+    REQUIRE(g.alternatives.size() == 1);
+    CHECK_FALSE(contains(g.alternatives[0].fix, "CUDA_HOME"));
+    CHECK(contains(g.alternatives[0].fix, "--nvcc " + layout.toolkit + "/bin/nvcc"));
+  }
+}
+
+TEST_CASE("a toolkit root the caller named that is missing or lacks the component is the answer, never a fallback",
+          "[provenance][fallback]") {
+  const path_vs_default layout;  // an answering nvcc on PATH and at the default location: what a fallback would take
+  auto o = layout.options(cuarch::detect_mode::first_answer);
+
+  SECTION("CUDA_HOME that does not exist") {
+    o.env->set("CUDA_HOME", layout.dir + "/no-such-cuda");
+    const auto d = cuarch::detect(o);
+    CHECK_FALSE(d.chosen(d.offline_compiler));
+    CHECK(d.offline_compiler.given_and_failed);
+    CHECK(d.offline_compiler.named_root_failed);
+    REQUIRE(d.offline_compiler.failure);
+    CHECK(d.offline_compiler.failure->code == errc::invalid_environment);
+    CHECK(d.offline_compiler.failure->location.view() == "CUDA_HOME");
+    CHECK(d.offline_compiler.failure->subject.view() == layout.dir + "/no-such-cuda");
+    CHECK(contains(d.offline_compiler.failure->message(), "does not fall back"));
+    // The library's own resolution fails with it too, naming the variable.
+    const auto r = cuarch::resolve_target_archs(request("9.0"), cuarch::detected_offline_compiler{&d});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().summary.code == errc::invalid_environment);
+  }
+  SECTION("CUDA_HOME without bin/nvcc") {
+    const std::string empty = layout.dir + "/empty-home";
+    fs::create_directories(empty + "/include");
+    o.env->set("CUDA_HOME", empty);
+    const auto d = cuarch::detect(o);
+    CHECK_FALSE(d.chosen(d.offline_compiler));
+    CHECK(d.offline_compiler.named_root_failed);
+    REQUIRE(d.offline_compiler.failure);
+    CHECK(d.offline_compiler.failure->location.view() == "CUDA_HOME");
+    CHECK(contains(d.offline_compiler.failure->message(), "no bin/nvcc"));
+    SECTION("enumerate_all still lists what lies below, unchosen") {
+      o.mode = cuarch::detect_mode::enumerate_all;
+      const auto all = cuarch::detect(o);
+      CHECK_FALSE(all.chosen(all.offline_compiler));
+      CHECK(std::count_if(all.candidates.begin(), all.candidates.end(), [](const cuarch::candidate& c) { return c.source == source_kind::nvcc; }) == 2);
+    }
+  }
+  SECTION("CUDA_PATH without nvcc is refused too") {
+    o.env->set("CUDA_PATH", layout.dir + "/nvcc");  // a directory, but no toolkit
+    const auto d = cuarch::detect(o);
+    CHECK(d.offline_compiler.named_root_failed);
+    CHECK(d.offline_compiler.failure->location.view() == "CUDA_PATH");
+  }
+  SECTION("an explicit root (--cuda-home) that does not exist") {
+    o.cuda_home = layout.dir + "/nope";
+    const auto d = cuarch::detect(o);
+    CHECK(d.offline_compiler.named_root_failed);
+    REQUIRE(d.offline_compiler.failure);
+    CHECK(contains(d.offline_compiler.failure->message(), layout.dir + "/nope"));
+  }
+  SECTION("a named root whose nvcc fails is the answer too") {
+    const std::string broken = layout.dir + "/broken";
+    cuarch_test::write_file(broken + "/bin/nvcc", "#!/bin/sh\nexit 3\n", true);
+    o.env->set("CUDA_HOME", broken);
+    const auto d = cuarch::detect(o);
+    CHECK_FALSE(d.chosen(d.offline_compiler));
+    CHECK(d.offline_compiler.given_and_failed);
+  }
+  SECTION("CUDA_HOME=<toolkit>/bin is read as the toolkit, with a note") {
+    o.env->set("CUDA_HOME", layout.toolkit + "/bin");
+    const auto d = cuarch::detect(o);
+    const auto* c = d.chosen(d.offline_compiler);
+    REQUIRE(c);
+    CHECK(c->path == layout.toolkit + "/bin/nvcc");
+    REQUIRE_FALSE(d.toolkit_roots.empty());
+    CHECK(contains(d.toolkit_roots[0].note, "bin directory"));
+    CHECK(contains(d.toolkit_roots[0].note, layout.toolkit));
+  }
+  SECTION("a valid CUDA_HOME governs as before") {
+    o.env->set("CUDA_HOME", layout.toolkit);
+    const auto d = cuarch::detect(o);
+    REQUIRE(d.chosen(d.offline_compiler));
+    CHECK(d.chosen(d.offline_compiler)->path == layout.toolkit + "/bin/nvcc");
+  }
+}
+
+TEST_CASE("no compiler anywhere is no_compiler, listing the directories searched", "[provenance][no_compiler]") {
+  const std::string dir = cuarch_test::make_temp_dir("nocompiler");
+  fs::create_directories(dir + "/p1");
+  fs::create_directories(dir + "/p2");
+  fs::create_directories(dir + "/default-root/include");
+  auto o = cuarch_test::hermetic({{"PATH", dir + "/p1:" + dir + "/p2"}});
+  o.path_search = true;
+  o.default_locations = true;
+  o.default_roots = {dir + "/default-root"};
+  o.roles = cuarch::detect_role::offline_compiler | cuarch::detect_role::jit_compiler;
+  const auto d = cuarch::detect(o);
+  REQUIRE(d.offline_compiler.failure);
+  CHECK(d.offline_compiler.failure->code == errc::no_compiler);
+  const auto& searched = d.offline_compiler.searched;
+  CHECK(std::find(searched.begin(), searched.end(), dir + "/p1 (PATH)") != searched.end());
+  CHECK(std::find(searched.begin(), searched.end(), dir + "/p2 (PATH)") != searched.end());
+  CHECK(std::any_of(searched.begin(), searched.end(), [&](const std::string& s) { return s.rfind(dir + "/default-root/bin (", 0) == 0; }));
+  const std::string m = d.offline_compiler.failure->message();
+  CHECK(contains(m, "no nvcc found (searched: "));
+  CHECK(contains(m, dir + "/p1 (PATH)"));
+  CHECK(contains(m, "pip"));
+  REQUIRE(d.jit_compiler.failure);
+  CHECK(d.jit_compiler.failure->code == errc::no_compiler);
+  CHECK(contains(d.jit_compiler.failure->message(), "nvidia-cuda-nvrtc"));
+
+  // Through resolution: the failure lists the places in full, and the JSON names the code.
+  auto r = cuarch::resolve_target_archs(request("9.0"), cuarch::detected_offline_compiler{&d});
+  REQUIRE_FALSE(r);
+  cuarch::resolution_failure f = r.error();
+  cuarch::name_decider(f, d, d.offline_compiler);
+  CHECK_FALSE(f.compiler);
+  CHECK(f.searched == searched);
+  CHECK(contains(f.message(), "searched:\n    " + dir + "/p1 (PATH)"));
+  CHECK(contains(cuarch::to_json(f), R"("kind":"no_compiler")"));
+  CHECK(cuarch::exit_status(errc::no_compiler) == 1);
+}
+
+TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, worded for its compile path", "[provenance][warnings]") {
+  const path_vs_default layout;
+  auto o = layout.options(cuarch::detect_mode::first_answer);
+  o.roles = cuarch::detect_role::offline_compiler | cuarch::detect_role::toolkit_files;
+
+  SECTION("an nvcc override against CUDA_HOME's toolkit") {
+    o.nvcc_path = layout.old_nvcc;
+    o.env->set("CUDA_HOME", layout.toolkit);
+    const auto d = cuarch::detect(o);
+    const auto w = cuarch::resolve_warnings(d, source_kind::nvcc);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].kind == "override_vs_cuda_home");
+    CHECK(contains(w[0].what, "CUDA 13.0"));
+    CHECK(contains(w[0].meaning, "$CUDA_HOME/bin/nvcc"));
+  }
+  SECTION("no override, one toolkit: nothing to say") {
+    o.env->set("CUDA_HOME", layout.toolkit);
+    const auto d = cuarch::detect(o);
+    CHECK(cuarch::resolve_warnings(d, source_kind::nvcc).empty());
+  }
+  SECTION("CUDA_HOME vs the first nvcc on PATH, when every candidate was asked") {
+    o.env->set("CUDA_HOME", layout.toolkit);
+    o.mode = cuarch::detect_mode::enumerate_all;
+    const auto d = cuarch::detect(o);
+    const auto w = cuarch::resolve_warnings(d, source_kind::nvcc);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].kind == "cuda_home_vs_path");
+    CHECK(cuarch::resolve_warnings(d, source_kind::nvrtc).empty());  // not about NVRTC's answer
+  }
+}
+
+TEST_CASE("resolve warnings against the driver: a newer minor is no warning for machine code; PTX is; a newer major is",
+          "[provenance][warnings][driver]") {
+  // A hand-made detection: the driver serves CUDA `driver`, NVRTC `nvrtc` governs.
+  auto make = [](cuarch::cuda_version nvrtc, cuarch::cuda_version driver) {
+    cuarch::detection d;
+    cuarch::candidate jit;
+    jit.source = source_kind::nvrtc;
+    jit.how = cuarch::discovery::loader_search;
+    jit.origin = "loader search for libnvrtc.so." + std::to_string(nvrtc.major);
+    jit.path = jit.real_path = "/opt/cuda/lib64/libnvrtc.so." + std::to_string(nvrtc.major);
+    jit.result = cuarch::observation{source_kind::nvrtc, nvrtc, jit.path, cuarch::discovery::loader_search, ""};
+    jit.compiler = cuarch::compiler_info{source_kind::nvrtc, nvrtc, jit.path, std::nullopt};
+    jit.chosen = true;
+    cuarch::candidate drv;
+    drv.source = source_kind::driver;
+    drv.how = cuarch::discovery::loader_search;
+    drv.origin = "loader search for libcuda.so.1";
+    drv.path = drv.real_path = "/usr/lib/libcuda.so.1";
+    drv.result = cuarch::observation{source_kind::driver, driver, drv.path, cuarch::discovery::loader_search, "580.65.06"};
+    drv.chosen = true;
+    d.candidates = {jit, drv};
+    d.jit_compiler.index = 0;
+    d.driver.index = 1;
+    d.offline_compiler.asked = false;
+    d.runtime.asked = false;
+    return d;
+  };
+  const auto sass = cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::sass}}).value();
+  const auto ptx = cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::ptx}}).value();
+  auto kinds = [](const std::vector<cuarch::resolution_warning>& w) {
+    std::string s;
+    for (const auto& x : w) s += x.kind + " ";
+    return s;
+  };
+
+  const auto minor = make({13, 1}, {13, 0});
+  CHECK(kinds(cuarch::resolve_warnings(minor, source_kind::nvrtc, &sass)).empty());
+  CHECK(contains(kinds(cuarch::resolve_warnings(minor, source_kind::nvrtc, &ptx)), "ptx_too_new_for_driver"));
+
+  const auto major = make({13, 0}, {12, 8});
+  CHECK(contains(kinds(cuarch::resolve_warnings(major, source_kind::nvrtc, &sass)), "compiler_newer_than_driver"));
+
+  const auto same = make({12, 8}, {13, 0});
+  CHECK(cuarch::resolve_warnings(same, source_kind::nvrtc, &ptx).empty());
+}
