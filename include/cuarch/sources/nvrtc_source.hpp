@@ -5,9 +5,13 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -173,9 +177,66 @@ inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_librar
   return p;
 }
 
+namespace detail {
+
+/// What one nvrtc_library_source (and its copies) learnt: a loaded NVRTC's version and list cannot
+/// change while it is mapped, and one that answered stays mapped for the process (retain). Only
+/// what can change is checked again on each call: which file the named path points at now (one
+/// stat: a replaced file or retargeted symlink is a new library, asked afresh). Failures are never
+/// kept: the next call asks again.
+struct nvrtc_answer_memo {
+  std::mutex mutex;
+  bool known = false;
+  dev_t device = 0;
+  ino_t inode = 0;
+  probed_compiler answer;
+};
+
+/// Per process: the library the loader's search found and that answered, per list of names and
+/// LD_LIBRARY_PATH value, so a repeated from_loader() does not try the absent newer sonames again
+/// (the loader's answer changes only when files are installed; a new process sees them). Only a
+/// library that answered is remembered (it is retained for the process anyway); never destroyed.
+class loader_search_memo {
+ public:
+  static loader_search_memo& instance() {
+    static loader_search_memo* m = new loader_search_memo;
+    return *m;
+  }
+  std::optional<dynamic_library> find(const std::vector<std::string>& names) {
+    const std::string path_env = library_path_env();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& e : entries_)
+      if (e.names == names && e.path_env == path_env) return e.lib;
+    return std::nullopt;
+  }
+  void keep(const std::vector<std::string>& names, const dynamic_library& lib) {
+    std::string path_env = library_path_env();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& e : entries_)
+      if (e.names == names && e.path_env == path_env) return;
+    entries_.push_back(entry{names, std::move(path_env), lib});
+  }
+
+ private:
+  struct entry {
+    std::vector<std::string> names;
+    std::string path_env;
+    dynamic_library lib;
+  };
+  static std::string library_path_env() {
+    const char* v = std::getenv("LD_LIBRARY_PATH");
+    return v ? std::string(v) : std::string("\n(unset)");
+  }
+  std::mutex mutex_;
+  std::vector<entry> entries_;
+};
+
+}  // namespace detail
+
 /// A dynamically loaded NVRTC: a named library file, or the loader's search (newest major first).
-/// Satisfies the compiler-source contract: `compiler()`. Stateless: each call asks again (the
-/// library itself is loaded once per process: see dynamic_library::retain).
+/// Satisfies the compiler-source contract: `compiler()`. The first answer is kept for this source
+/// and its copies (thread-safe) and re-validated per call: for a named file, that the path still
+/// names the same file; for the loader's search, the library it found (see detail::loader_search_memo).
 class nvrtc_library_source : public probed_source<nvrtc_library_source> {
  public:
   /// A library file. A relative path is accepted here because the caller passed it (policy
@@ -187,20 +248,63 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
   nvrtc_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
   /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`.
+  /// Every from_loader() without a name shares one memo: a JIT library that asks per call pays for
+  /// the search and the questions once per process (the library found is re-checked per call).
   static nvrtc_library_source from_loader(std::string soname = {}) {
-    return {soname.empty() ? library_locator::search(nvrtc_sonames(), "libnvrtc.so (any version)") : library_locator::search({std::move(soname)}),
-            discovery::loader_search};
+    if (!soname.empty()) return {library_locator::search({std::move(soname)}), discovery::loader_search};
+    static const auto* const names = new std::vector<std::string>(nvrtc_sonames());
+    static const auto* const shared = new std::shared_ptr<detail::nvrtc_answer_memo>(std::make_shared<detail::nvrtc_answer_memo>());
+    nvrtc_library_source s{library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};
+    s.memo_ = *shared;
+    return s;
   }
 
   expected<probed_compiler, error> probe() const {
+    if (locator_.searches()) return probe_search();
+    struct stat st {};
+    const bool named = ::stat(locator_.path.c_str(), &st) == 0;
+    if (named) {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      if (memo_->known && memo_->device == st.st_dev && memo_->inode == st.st_ino) return memo_->answer;
+    }
     const auto lib = locator_.load(source_kind::nvrtc);
     if (!lib) return unexpected(lib.error());
-    return probe_nvrtc_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
+    auto p = probe_nvrtc_library(*lib, locator_.path, how_);
+    if (p && named) {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      memo_->known = true;
+      memo_->device = st.st_dev;
+      memo_->inode = st.st_ino;
+      memo_->answer = *p;
+    }
+    return p;
   }
 
  private:
+  expected<probed_compiler, error> probe_search() const {
+    auto& searches = detail::loader_search_memo::instance();
+    auto lib = searches.find(locator_.sonames);
+    if (lib) {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      if (memo_->known && memo_->answer.info.location == lib->path()) return memo_->answer;
+    } else {
+      auto loaded = locator_.load(source_kind::nvrtc);
+      if (!loaded) return unexpected(loaded.error());
+      lib = std::move(*loaded);
+    }
+    auto p = probe_nvrtc_library(*lib, lib->path(), how_);
+    if (p) {
+      searches.keep(locator_.sonames, *lib);
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      memo_->known = true;
+      memo_->answer = *p;
+    }
+    return p;
+  }
+
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
+  std::shared_ptr<detail::nvrtc_answer_memo> memo_ = std::make_shared<detail::nvrtc_answer_memo>();
 };
 
 /// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.
