@@ -100,7 +100,7 @@ grep -qF '"ok":true' "$out" && grep -qF '"cmake":"90-virtual;90a-real"' "$out" |
 before=$failures
 (unset CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH; check 1 "" -- --isolated --archs 9.0; exit $((failures - before))) ||
   failures=$((failures + 1))
-stderr_has "not found anywhere cuarch looked"
+stderr_has "no nvcc found (searched: nowhere"
 
 if [[ "$failures" != 0 ]]; then
   echo "$failures check(s) failed" >&2

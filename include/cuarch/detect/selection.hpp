@@ -100,7 +100,7 @@ class role_choice {
       // No compiler anywhere: name the places, not categories, so the user can see what was missed.
       std::string places;
       for (const auto& p : searched) places.append(places.empty() ? "" : "; ").append(p);
-      if (searched.empty()) places = "nowhere: every place was turned off in detect_options";
+      if (searched.empty()) places = "nowhere: no path or variable named one, and every other place was turned off (detect_options, --isolated)";
       e = errors::no_compiler(kind, what, places,
                               kind == source_kind::nvrtc
                                   ? "pip wheels count too: pip install nvidia-cuda-nvrtc (CUDA 13) or nvidia-cuda-nvrtc-cu12 into a Python "
