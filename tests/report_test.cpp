@@ -156,7 +156,7 @@ TEST_CASE("the text and JSON renderings carry every source, role, error and find
   REQUIRE(parsed);
   CHECK(json.find("\"offline_compiler\":{\"candidate\":null") != std::string::npos);
   CHECK(json.find("\"kind\":\"invalid_environment\"") != std::string::npos);
-  CHECK(json.find("\"code\":\"process failed\"") != std::string::npos);
+  CHECK(json.find("\"code\":\"process_failed\"") != std::string::npos);
 }
 
 TEST_CASE("finding kinds: one name map, names unique and snake_case, read back exactly", "[report]") {
