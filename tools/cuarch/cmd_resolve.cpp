@@ -283,54 +283,15 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
   return print_warnings(o, warnings);
 }
 
-// The sources, behind one type each, so the command instantiates resolution twice (with and
-// without a driver) instead of once per combination. no_driver stays its own type: it means "do
-// not check PTX against a driver", which an erased source that fails could not express.
-struct cli_compiler {
-  std::function<cuarch::expected<cuarch::compiler_info, cuarch::error>()> get;
-  cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const { return get(); }
-};
-struct cli_devices {
-  std::function<cuarch::expected<std::vector<cuarch::device_info>, cuarch::error>()> get;
-  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> devices() const { return get(); }
-};
-struct cli_driver {
-  std::function<cuarch::expected<cuarch::observation, cuarch::error>()> get;
-  cuarch::expected<cuarch::observation, cuarch::error> driver_version() const { return get(); }
-};
-
-/// How long a failure may spend looking for the compilers that would have worked: detection
-/// stopped at the one that decided, and a hanging program below it must not hold the answer up.
-constexpr std::chrono::milliseconds alternatives_budget{1000};
 
 /// Adds to a failure how its compiler was found and every other compiler that would satisfy the
-/// same request, with the fix (detect/explain.hpp). Detection stopped at the compiler that decided,
-/// so the compile role is walked again, every candidate, within alternatives_budget.
-template <class Driver>
-void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found, const cli_devices& devices,
-             const Driver& driver, cuarch::resolution_failure& f) {
-  const cuarch::source_kind kind = o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc;
-  cuarch::name_decider(f, found, o.jit ? found.jit_compiler : found.offline_compiler);
-  std::optional<cuarch::detection> every;
-  const cuarch::detection* all = &found;
-  if (o.detect.mode == cuarch::detect_mode::first_answer) {
-    cuarch::detect_options more = o.detect;
-    more.roles = o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler;
-    more.mode = cuarch::detect_mode::enumerate_all;
-    more.query_devices = false;
-    more.deadline = std::min(more.deadline, alternatives_budget);
-    more.tool_timeout = std::min(more.tool_timeout, alternatives_budget);
-    every = cuarch::detect(more);
-    all = &*every;
-  }
-  cuarch::add_alternatives(f, *all, o.jit ? all->jit_compiler : all->offline_compiler, kind, [&](const cuarch::compiler_info& c) {
-    return cuarch::resolve_target_archs(request, c, devices, o.policy, driver).has_value();
-  });
-  std::size_t not_asked = 0;
-  for (const auto& c : all->candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
+/// same request, with the fix (detect/explain.hpp).
+void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found, const cuarch::any_device_source& devices,
+             const cuarch::any_driver_source& driver, cuarch::resolution_failure& f) {
+  const std::size_t not_asked = cuarch::explain_failure_fully(f, found, o.detect, o.jit, request, devices, o.policy, driver);
   if (not_asked != 0)
     fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n", not_asked,
-               cuarch::to_string(kind), alternatives_budget.count());
+               cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc), cuarch::alternatives_budget.count());
 }
 
 /// Notes on toolkit roots cuarch read other than verbatim (CUDA_HOME=/usr/local/cuda/bin).
@@ -340,9 +301,11 @@ void print_root_notes(const cuarch::detection* found) {
     if (!r.note.empty()) fmt::print(stderr, "cuarch resolve: note: {}\n", r.note);
 }
 
-template <class Driver>
-int resolve_and_print(const options& o, const cuarch::arch_request& request, const cli_compiler& compiler,
-                      const cli_devices& devices, const Driver& driver, const cuarch::detection* found) {
+// The sources go behind the library's type-erased adaptors (resolve/source_contract.hpp), so the
+// command instantiates resolution once; an erased no_driver still means "do not check PTX".
+int resolve_and_print(const options& o, const cuarch::arch_request& request, const cuarch::any_compiler_source& compiler,
+                      const cuarch::any_device_source& devices, const cuarch::any_driver_source& driver,
+                      const cuarch::detection* found) {
   print_root_notes(found);
   const cuarch::source_kind kind = o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc;
   const bool detected_compiler = found && !o.toolkit;
@@ -407,37 +370,26 @@ int run_resolve(const resolve_flags& flags) {
     o.detect.query_devices = ask_driver_for_devices;
     found = cuarch::detect(o.detect);
   }
-  cli_compiler compiler;
-  if (o.toolkit) {
-    const cuarch::fixed_compiler fixed = o.supported ? cuarch::fixed_compiler(*o.toolkit, *o.supported) : cuarch::fixed_compiler(*o.toolkit);
-    compiler.get = [fixed] { return fixed.compiler(); };
-  } else {
-    const cuarch::detection* d = &*found;
-    if (o.jit) compiler.get = [d] { return cuarch::detected_jit_compiler{d}.compiler(); };
-    else compiler.get = [d] { return cuarch::detected_offline_compiler{d}.compiler(); };
-  }
-  cli_devices devices;
-  if (o.detect.device_ccs) {
-    const cuarch::fixed_devices given(*o.detect.device_ccs);
-    devices.get = [given] { return given.devices(); };
-  } else if (found && ask_driver_for_devices) {
-    const cuarch::detection* d = &*found;
-    devices.get = [d] { return cuarch::detected_devices{d}.devices(); };
-  } else {
-    devices.get = [] { return cuarch::no_devices{}.devices(); };
-  }
-  switch (o.driver) {
-    case driver_choice::given: {
-      const cuarch::fixed_driver given(o.driver_version);
-      return resolve_and_print(o, request, compiler, devices, cli_driver{[given] { return given.driver_version(); }}, found ? &*found : nullptr);
+  const cuarch::detection* d = found ? &*found : nullptr;
+  const cuarch::any_compiler_source compiler = [&]() -> cuarch::any_compiler_source {
+    if (o.toolkit) return o.supported ? cuarch::fixed_compiler(*o.toolkit, *o.supported) : cuarch::fixed_compiler(*o.toolkit);
+    if (o.jit) return cuarch::detected_jit_compiler{d};
+    return cuarch::detected_offline_compiler{d};
+  }();
+  const cuarch::any_device_source devices = [&]() -> cuarch::any_device_source {
+    if (o.detect.device_ccs) return cuarch::fixed_devices(*o.detect.device_ccs);
+    if (d && ask_driver_for_devices) return cuarch::detected_devices{d};
+    return cuarch::no_devices{};
+  }();
+  const cuarch::any_driver_source driver = [&]() -> cuarch::any_driver_source {
+    switch (o.driver) {
+      case driver_choice::given: return cuarch::fixed_driver(o.driver_version);
+      case driver_choice::detected: return cuarch::detected_driver{d};
+      case driver_choice::none: break;
     }
-    case driver_choice::detected: {
-      const cuarch::detection* d = &*found;
-      return resolve_and_print(o, request, compiler, devices, cli_driver{[d] { return cuarch::detected_driver{d}.driver_version(); }}, d);
-    }
-    case driver_choice::none: break;
-  }
-  return resolve_and_print(o, request, compiler, devices, cuarch::no_driver{}, found ? &*found : nullptr);
+    return cuarch::no_driver{};
+  }();
+  return resolve_and_print(o, request, compiler, devices, driver, d);
 }
 
 std::function<int()> setup_resolve(flag_set& f) {

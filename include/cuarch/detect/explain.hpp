@@ -5,6 +5,9 @@
 // the where and how live here, at the edge, so the pure layers stay free of detection.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +21,7 @@
 #include "../resolve/resolver.hpp"
 #include "places.hpp"
 #include "result.hpp"
+#include "walk.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -104,6 +108,39 @@ void explain_failure(resolution_failure& f, const detection& d, const selection&
                      const Devices& devices, const Policy& policy, const Driver& driver) {
   name_decider(f, d, role);
   add_alternatives(f, d, role, kind, [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
+}
+
+/// How long explain_failure_fully() may spend walking the compile role again.
+inline constexpr std::chrono::milliseconds alternatives_budget{1000};
+
+/// explain_failure() for a detection that stopped at the compiler that decided (first_answer: what
+/// `cuarch resolve` and Python's resolve() ask): the compile role is walked again, every candidate,
+/// within `budget`, so compilers lower in the order are seen too, and a hanging one cannot hold the
+/// answer up. `asked` is what detected `found`; `jit` picks NVRTC (else nvcc). Returns how many
+/// candidates of the role could not be asked within the budget (the caller says so).
+template <class Devices, class Policy, class Driver>
+std::size_t explain_failure_fully(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
+                                  const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,
+                                  std::chrono::milliseconds budget = alternatives_budget) {
+  const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
+  name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
+  std::optional<detection> every;
+  const detection* all = &found;
+  if (asked.mode == detect_mode::first_answer) {
+    detect_options more = asked;
+    more.roles = jit ? detect_role::jit_compiler : detect_role::offline_compiler;
+    more.mode = detect_mode::enumerate_all;
+    more.query_devices = false;
+    more.deadline = std::min(more.deadline, budget);
+    more.tool_timeout = std::min(more.tool_timeout, budget);
+    every = detail::detector(more).run();
+    all = &*every;
+  }
+  add_alternatives(f, *all, jit ? all->jit_compiler : all->offline_compiler, kind,
+                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
+  std::size_t not_asked = 0;
+  for (const auto& c : all->candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
+  return not_asked;
 }
 
 CUARCH_END_NAMESPACE
