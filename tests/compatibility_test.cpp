@@ -66,7 +66,7 @@ TEST_CASE("toolkits older than the table are not judged", "[table]") {
 }
 
 TEST_CASE("loadability, as verified on an H200 (cc 9.0, driver 580)", "[load]") {
-  // ground-truth.md §5 [VGPU]: cuModuleLoadData results on the H200.
+  // cuModuleLoadData results on an H200 (docs/design.md, "Vocabulary").
   constexpr compute_capability h200{9, 0};
   CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90"), h200));
   CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90a"), h200));

@@ -65,7 +65,7 @@ TEST_CASE("the local toolkit's NVRTC reports its version, supported archs and re
   CHECK(p->seen.location == lib);  // as found; the real path is in compiler_info
   CHECK(p->seen.how == cuarch::discovery::explicit_argument);
   CHECK(p->seen.raw.find("nvrtcGetSupportedArchs:") != std::string::npos);
-  if (p->info.version.major == 13 && p->info.version.minor == 0)  // ground truth §6b
+  if (p->info.version.major == 13 && p->info.version.minor == 0)  // as recorded in tests/data/nvrtc_releases.tsv
     CHECK(*p->info.supported_sm_numbers == std::vector<int>{75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121});
 }
 

@@ -38,7 +38,7 @@ bool contains(const std::string& haystack, std::string_view needle) { return hay
 }  // namespace
 
 TEST_CASE("nvcc: one -gencode per target", "[outputs][nvcc]") {
-  // PyTorch's TORCH_CUDA_ARCH_LIST="8.0 8.6+PTX" (peers.md E13), in cuarch's canonical order.
+  // PyTorch's TORCH_CUDA_ARCH_LIST="8.0 8.6+PTX" (torch/utils/cpp_extension.py, _get_cuda_arch_flags), in cuarch's canonical order.
   CHECK(nvcc_gencode_flags(set_of("8.0 8.6+PTX", arch_dialect::torch)) ==
         std::vector<std::string>{"-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_86,code=sm_86",
                                  "-gencode=arch=compute_86,code=compute_86"});
@@ -65,7 +65,7 @@ TEST_CASE("CMake: SASS + PTX of one arch merge; suffixes kept; LTO refused", "[o
   CHECK(*cmake_architectures(set_of("compute_80")) == "80-virtual");
   CHECK(*cmake_architectures(set_of("90a-real;100f;100f-virtual")) == "90a-real;100f");
   CHECK(*cmake_architectures(set_of("compute_90a")) == "90a-virtual");
-  // CMake's own lists (peers.md E65) from cuarch's all / all-major.
+  // CMake's own lists (CMake Modules/Internal/CMakeCUDAArchitecturesAll.cmake) from cuarch's all / all-major.
   CHECK(*cmake_architectures(resolved("all", {13, 0})) ==
         "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120-real;121");
   CHECK(*cmake_architectures(resolved("all-major", {12, 9})) == "50-real;60-real;70-real;80-real;90-real;100-real;120");

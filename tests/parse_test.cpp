@@ -1,4 +1,4 @@
-// Parsing every spelling of DESIGN §4.1, each case checked at compile time and at run time.
+// Parsing every spelling of docs/design.md's input grammar, each case checked at compile time and at run time.
 #include <cuarch/core/parse.hpp>
 
 #include <string_view>
@@ -108,7 +108,7 @@ constexpr bad_case bad_cases[] = {
 
 }  // namespace
 
-TEST_CASE("every spelling of DESIGN 4.1 parses to the exact targets", "[parse]") {
+TEST_CASE("every spelling of the input grammar parses to the exact targets", "[parse]") {
   for (const auto& c : good_cases) {
     INFO(c.input);
     REQUIRE(matches(c));

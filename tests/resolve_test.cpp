@@ -26,7 +26,7 @@ arch_request request(std::string_view list, arch_dialect dialect = arch_dialect:
   return r;
 }
 
-const std::vector<int> nvrtc_13_0 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};  // ground-truth.md §6b
+const std::vector<int> nvrtc_13_0 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};  // nvrtcGetSupportedArchs of NVRTC 13.0 (tests/data/nvrtc_releases.tsv)
 
 compiler_info nvrtc(cuda_version v, std::vector<int> archs) {
   compiler_info c;

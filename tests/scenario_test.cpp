@@ -1,7 +1,7 @@
-// The scenario matrix of issue #4: each row is a machine (compiler, devices, driver), a request and a
+// The resolution scenario matrix (docs/design.md, "Resolution"): each row is a machine (compiler, devices, driver), a request and a
 // policy, with the exact targets it must resolve to, or the exact typed errors it must fail with.
 // Compiler lists marked [NVRTC x.y] are nvrtcGetSupportedArchs of that real library
-// (shared/reference/ground-truth.md §6b); versions "newer than the table" are computed from the
+// (tests/data/nvrtc_releases.tsv); versions "newer than the table" are computed from the
 // table, so the rows stay true when the table grows.
 #include <cuarch/resolve/fixed_sources.hpp>
 #include <cuarch/resolve/outputs.hpp>
@@ -400,7 +400,7 @@ TEST_CASE("PTX fallback with a driver too old for the PTX", "[scenario]") {
 }
 
 TEST_CASE("all and all-major, relative to the compile toolkit", "[scenario]") {
-  // CMake's lists (Modules/Internal/CMakeCUDAArchitecturesAll.cmake; peers.md E65).
+  // CMake's lists (Modules/Internal/CMakeCUDAArchitecturesAll.cmake).
   CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all", strict()).targets ==
         "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 sm_121 compute_121");
   CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all-major", strict()).targets ==

@@ -86,7 +86,7 @@ constexpr arch_target with_form(arch_target t, arch_form f) noexcept {
 /// Whether NVIDIA defines this variant for this compute capability at all, independent of any
 /// toolkit: `a` exists from 9.0 on (CUDA 12.0 introduced sm_90a), `f` from 10.0 on (CUDA 12.9
 /// introduced family targets, the first being sm_100f). NVRTC 12.4 and 13.0 reject compute_80a,
-/// compute_88a and compute_90f (shared/reference/ground-truth.md §5, §6b).
+/// compute_88a and compute_90f (no recorded release accepts them: tests/data/nvrtc_releases.tsv).
 constexpr bool variant_exists(const compute_capability& cc, arch_variant v) noexcept {
   switch (v) {
     case arch_variant::arch_specific: return cc >= compute_capability{9, 0};

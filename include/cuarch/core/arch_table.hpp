@@ -3,7 +3,7 @@
 // row cites its source; invariants are static_asserted below. tests/ground_truth_test.cpp checks it
 // against outputs recorded from real NVRTC libraries (tests/data/nvrtc_releases.tsv).
 //
-// Source tags (full references in shared/reference/ground-truth.md §0):
+// Source tags (what each means: docs/design.md, "The knowledge table"):
 //   [NVRTC x.y]  recorded from that real NVRTC library (scripts/toolkits/record-nvrtc.sh)
 //   RN131/RN132  CUDA 13.1 / 13.2 release notes (driver tables; "Deprecated Architectures")
 //   FEAT         CUDA features archive (13.0: "SM101 has been renumbered as SM110")

@@ -80,7 +80,7 @@ constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) {
 ///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
 ///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
 /// (NVIDIA Blackwell family blog; ptxas 13.0 --help; H200 loads sm_90/sm_90a/compute_75..90a and
-/// refuses sm_80/sm_89/sm_100*/compute_100*: shared/reference/ground-truth.md §5.) LTO IR follows the PTX rules.
+/// refuses sm_80/sm_89/sm_100*/compute_100*: docs/design.md, "Vocabulary"; the cases are in tests/compatibility_test.cpp.) LTO IR follows the PTX rules.
 constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
   bool ok = false;
   const bool same_major = t.cc.major == device.major;
@@ -141,7 +141,7 @@ constexpr std::optional<ptx_isa_version> min_ptx_isa(const arch_target& t) noexc
 
 /// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
 /// SASS needs no JIT. PTX needs the driver to understand the compiler's PTX ISA (a 13.0 driver
-/// refuses `.version 9.1` with CUDA_ERROR_UNSUPPORTED_PTX_VERSION: ground-truth §2). When either
+/// refuses `.version 9.1` with CUDA_ERROR_UNSUPPORTED_PTX_VERSION: docs/design.md, "Vocabulary", driver JIT). When either
 /// release is unknown to the table, the driver must be at least the compiler's release.
 constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
   if (t.form == arch_form::sass) return {};

@@ -1,4 +1,4 @@
-// Parsing every spelling of a CUDA target that users type (DESIGN §4.1), constexpr.
+// Parsing every spelling of a CUDA target that users type (docs/design.md, "Input grammar and dialects"), constexpr.
 //
 //   generic  the lenient door: sm_90a, compute_90a, lto_90, 9.0a, 90a, 9.0+PTX, 90-real, 90-virtual;
 //            lists separated by spaces, commas or semicolons

@@ -4,7 +4,7 @@
 // is the authority on baseline archs (docs/design.md, "Resolution"): an arch it lists is buildable even if cuarch's
 // table does not know it or thinks the release too old, and an arch it does not list is rejected
 // even if the table claims it. The list never names `a`/`f` variants (NVRTC 12.4 builds sm_90a but
-// does not list it: shared/reference/ground-truth.md §3c), so their availability comes from the
+// does not list it: tests/data/nvrtc_releases.tsv, the 12.4 rows: 90 listed, sm_90a accepted), so their availability comes from the
 // table; for a release newer than the table, variants the newest known release builds are assumed
 // to still exist (the table is never allowed to call a newer toolkit too old).
 #pragma once

@@ -5,7 +5,7 @@
 //   `native` asks for code for *these* devices, resolved per device. An `a` target gives that code
 //   the whole feature set of the device (wgmma/setmaxnreg on 9.0a, tcgen05 on 10.0a: features a
 //   family or baseline target cannot use) and loads on exactly that compute capability, which is
-//   the device it was resolved for (verified on an H200: sm_90a loads, ground-truth.md §5). Nothing
+//   the device it was resolved for (verified on an H200: sm_90a loads, docs/design.md, "Vocabulary"). Nothing
 //   is lost in portability, because native results are never meant for other devices. Triton,
 //   numba-cuda and FlashInfer make the same choice for cc >= 9.0. When the compiler cannot build
 //   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
