@@ -5,7 +5,6 @@
 #include <cuarch/detect.hpp>
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,21 +34,6 @@ outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
   return o;
 }
 outcome failed(const cuarch::error& e, std::string prefix = {}) { return failed(cuarch::resolution_failure{e, {}}, std::move(prefix)); }
-
-// The sources behind one type each (as the command line does), so resolution is instantiated
-// twice (with and without a driver) rather than once per combination.
-struct erased_compiler {
-  std::function<cuarch::expected<cuarch::compiler_info, cuarch::error>()> get;
-  cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const { return get(); }
-};
-struct erased_devices {
-  std::function<cuarch::expected<std::vector<cuarch::device_info>, cuarch::error>()> get;
-  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> devices() const { return get(); }
-};
-struct erased_driver {
-  std::function<cuarch::expected<cuarch::observation, cuarch::error>()> get;
-  cuarch::expected<cuarch::observation, cuarch::error> driver_version() const { return get(); }
-};
 
 /// Paths and devices shared by resolve() and doctor(); false with `problem` set on a usage error.
 struct detection_choice {
@@ -186,61 +170,64 @@ outcome resolve(const resolve_args& a) {
 
   std::optional<cuarch::detection> found;
   if (detecting) {
+    // Only the roles this request needs, each stopped at the candidate that governs it (as
+    // `cuarch resolve` asks): nothing else is loaded or run in the caller's process.
+    cuarch::role_set roles;
+    if (!toolkit) roles = roles | (jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
+    if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
+    if (driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
+    detect_opts.roles = roles;
+    detect_opts.mode = cuarch::detect_mode::first_answer;
     detect_opts.query_devices = ask_driver_for_devices;
     found = cuarch::detect(detect_opts);
   }
 
   outcome result;
   result.note = ignored;
-  erased_compiler compiler;
+  // The sources go behind the library's type-erased adaptors (resolve/source_contract.hpp), as in
+  // the command line: one resolution instantiation; an erased no_driver still means "no PTX check".
+  const cuarch::detection* d = found ? &*found : nullptr;
   const cuarch::selection* role = nullptr;
   if (toolkit) {
-    const cuarch::fixed_compiler fixed(*toolkit);
-    compiler.get = [fixed] { return fixed.compiler(); };
     result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
     result.compiler_origin = "toolkit=" + *a.toolkit;
     result.compiler_why = "given by the caller; judged by cuarch's table";
   } else {
-    const cuarch::detection* d = &*found;
     role = jit ? &d->jit_compiler : &d->offline_compiler;
-    if (jit) compiler.get = [d] { return cuarch::detected_jit_compiler{d}.compiler(); };
-    else compiler.get = [d] { return cuarch::detected_offline_compiler{d}.compiler(); };
     if (const cuarch::candidate* c = d->chosen(*role)) {
       result.compiler_how = std::string(cuarch::to_string(c->how));
       result.compiler_origin = c->origin;
     }
     result.compiler_why = role->why;
   }
-  erased_devices devices;
-  if (detect_opts.device_ccs) {
-    const cuarch::fixed_devices given(*detect_opts.device_ccs);
-    devices.get = [given] { return given.devices(); };
-  } else if (found && ask_driver_for_devices) {
-    const cuarch::detection* d = &*found;
-    devices.get = [d] { return cuarch::detected_devices{d}.devices(); };
-  } else {
-    devices.get = [] { return cuarch::no_devices{}.devices(); };
-  }
+  const cuarch::any_compiler_source compiler = [&]() -> cuarch::any_compiler_source {
+    if (toolkit) return cuarch::fixed_compiler(*toolkit);
+    if (jit) return cuarch::detected_jit_compiler{d};
+    return cuarch::detected_offline_compiler{d};
+  }();
+  const cuarch::any_device_source devices = [&]() -> cuarch::any_device_source {
+    if (detect_opts.device_ccs) return cuarch::fixed_devices(*detect_opts.device_ccs);
+    if (d && ask_driver_for_devices) return cuarch::detected_devices{d};
+    return cuarch::no_devices{};
+  }();
+  const cuarch::any_driver_source driver_source = [&]() -> cuarch::any_driver_source {
+    switch (driver) {
+      case driver_choice::given: return cuarch::fixed_driver(driver_version);
+      case driver_choice::detected: return cuarch::detected_driver{d};
+      case driver_choice::none: break;
+    }
+    return cuarch::no_driver{};
+  }();
 
   const auto info = compiler.compiler();
   if (!info) {
-    return failed(info.error(), jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
+    cuarch::resolution_failure f{info.error(), {}};
+    // Where detection looked, and what else would have worked: the same explanation as the CLI's.
+    if (d) cuarch::explain_failure_fully(f, *d, detect_opts, jit, request, devices, policy, driver_source);
+    return failed(f, jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
   }
-  cuarch::resolve_result r = [&] {
-    switch (driver) {
-      case driver_choice::given: {
-        const cuarch::fixed_driver given(driver_version);
-        return cuarch::resolve_target_archs(request, *info, devices, policy, erased_driver{[given] { return given.driver_version(); }});
-      }
-      case driver_choice::detected: {
-        const cuarch::detection* d = &*found;
-        return cuarch::resolve_target_archs(request, *info, devices, policy,
-                                            erased_driver{[d] { return cuarch::detected_driver{d}.driver_version(); }});
-      }
-      case driver_choice::none: break;
-    }
-    return cuarch::resolve_target_archs(request, *info, devices, policy, cuarch::no_driver{});
-  }();
+  cuarch::resolve_result r = cuarch::resolve_target_archs(request, *info, devices, policy, driver_source);
+  if (!r && d) cuarch::explain_failure_fully(r.error(), *d, detect_opts, jit, request, devices, policy, driver_source);
   if (!r) {
     // The library's message names the rule that refused; say which compiler it was judged against
     // (a loaded NVRTC, a given version) and how that compiler was found.
