@@ -1,4 +1,4 @@
-// Parsing cost per token (DESIGN §7: <= 50 ns per token), for each dialect and for whole lists.
+// Parsing cost per token (target <= 50 ns per token: docs/performance.md), for each dialect and for whole lists.
 // Parsing is constexpr and allocation-free; these figures are its run-time cost.
 #include <cuarch/core/parse.hpp>
 

@@ -1,4 +1,4 @@
-// Warm resolution (DESIGN §7: <= 1 us, no allocation beyond the result). "Warm" = the sources
+// Warm resolution (target and figures: docs/performance.md; no allocation beyond the result). "Warm" = the sources
 // have already been asked (the compiler described by value, devices given): what a JIT library
 // pays per kernel launch configuration once detection is cached. Every benchmark reports the heap
 // allocations of one resolve ("allocs"): the result's diagnostics vector is the one expected.
