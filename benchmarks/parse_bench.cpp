@@ -10,7 +10,8 @@ namespace {
 
 /// Reports seconds per token (printed as e.g. "21.4n"): the inverse of tokens per second.
 void per_token(benchmark::State& state, double tokens) {
-  state.counters["s_per_token"] = benchmark::Counter(tokens, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["s_per_token"] = benchmark::Counter(tokens,
+                                                     benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void parse_list(benchmark::State& state, std::string_view input, cuarch::arch_dialect dialect, double tokens) {

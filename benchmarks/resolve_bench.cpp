@@ -35,7 +35,9 @@ using namespace cuarch;
 const std::vector<int> nvrtc_13_0 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
 
 compiler_info table_13_0() { return compiler_info{source_kind::knowledge_table, {13, 0, -1}, "", std::nullopt}; }
-compiler_info live_13_0() { return compiler_info{source_kind::nvrtc, {13, 0, 88}, "/usr/local/cuda/lib64/libnvrtc.so.13", nvrtc_13_0}; }
+compiler_info live_13_0() {
+  return compiler_info{source_kind::nvrtc, {13, 0, 88}, "/usr/local/cuda/lib64/libnvrtc.so.13", nvrtc_13_0};
+}
 
 arch_request request(std::string_view list) {
   arch_request r;

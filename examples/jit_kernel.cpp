@@ -140,7 +140,8 @@ const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
     const CUresult r = api.init(0);
     if (r == CUDA_ERROR_NO_DEVICE)
       return cuarch::unexpected(cuarch::errors::no_device(driver, "cuInit: CUDA_ERROR_NO_DEVICE", "cuInit", libcuda));
-    if (r != CUDA_SUCCESS) return cuarch::unexpected(cuarch::errors::library_call_failed(driver, "cuInit(0)", static_cast<int>(r), libcuda));
+    if (r != CUDA_SUCCESS)
+      return cuarch::unexpected(cuarch::errors::library_call_failed(driver, "cuInit(0)", static_cast<int>(r), libcuda));
     return &api;
   }();
   return loaded;
@@ -235,10 +236,16 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
   const std::size_t bytes = element_count * sizeof(float);
   CUresult r = api.module_get_function(&fn, module, "saxpy_probe");
   const char* step = "cuModuleGetFunction";
-  if (r == CUDA_SUCCESS) { r = api.mem_alloc(&x, bytes); step = "cuMemAlloc"; }
+  if (r == CUDA_SUCCESS) {
+    r = api.mem_alloc(&x, bytes);
+    step = "cuMemAlloc";
+  }
   if (r == CUDA_SUCCESS) { r = api.mem_alloc(&y, bytes); }
   if (r == CUDA_SUCCESS) { r = api.mem_alloc(&info, sizeof arch_info); }
-  if (r == CUDA_SUCCESS) { r = api.memcpy_htod(x, hx.data(), bytes); step = "cuMemcpyHtoD"; }
+  if (r == CUDA_SUCCESS) {
+    r = api.memcpy_htod(x, hx.data(), bytes);
+    step = "cuMemcpyHtoD";
+  }
   if (r == CUDA_SUCCESS) { r = api.memcpy_htod(y, hy.data(), bytes); }
   if (r == CUDA_SUCCESS) {
     float a = factor;
@@ -247,8 +254,14 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
     r = api.launch_kernel(fn, (element_count + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
     step = "cuLaunchKernel";
   }
-  if (r == CUDA_SUCCESS) { r = api.ctx_synchronize(); step = "cuCtxSynchronize"; }
-  if (r == CUDA_SUCCESS) { r = api.memcpy_dtoh(out.data(), y, bytes); step = "cuMemcpyDtoH"; }
+  if (r == CUDA_SUCCESS) {
+    r = api.ctx_synchronize();
+    step = "cuCtxSynchronize";
+  }
+  if (r == CUDA_SUCCESS) {
+    r = api.memcpy_dtoh(out.data(), y, bytes);
+    step = "cuMemcpyDtoH";
+  }
   if (r == CUDA_SUCCESS) { r = api.memcpy_dtoh(arch_info, info, sizeof arch_info); }
   if (r != CUDA_SUCCESS) {
     fail(step, r);
@@ -259,12 +272,14 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
     // The code path: __CUDA_ARCH__ of the target; the `a` macro only for `a`, the `f` macro for `f`.
     const int expected_arch = image.target.cc.cuda_arch_macro();
     const bool arch_ok = arch_info[0] == expected_arch &&
-                         (image.target.variant == cuarch::arch_variant::arch_specific ? arch_info[1] == expected_arch : arch_info[1] == 0) &&
+                         (image.target.variant == cuarch::arch_variant::arch_specific ? arch_info[1] == expected_arch
+                                                                                      : arch_info[1] == 0) &&
                          (image.target.variant == cuarch::arch_variant::family_specific ? arch_info[2] == expected_arch
-                          : image.target.variant == cuarch::arch_variant::baseline ? arch_info[2] == 0 : true);
+                          : image.target.variant == cuarch::arch_variant::baseline      ? arch_info[2] == 0
+                                                                                        : true);
     if (wrong)
-      std::fprintf(stderr, "jit_kernel: %s on %s: %u of %u values wrong (first at %u: %g, expected %g)\n", name.c_str(),
-                   where.c_str(), wrong, element_count, first_wrong, static_cast<double>(out[first_wrong]),
+      std::fprintf(stderr, "jit_kernel: %s on %s: %u of %u values wrong (first at %u: %g, expected %g)\n", name.c_str(), where.c_str(),
+                   wrong, element_count, first_wrong, static_cast<double>(out[first_wrong]),
                    static_cast<double>(factor * x_at(first_wrong) + y_at(first_wrong)));
     if (!arch_ok)
       std::fprintf(stderr, "jit_kernel: %s on %s: the kernel ran as __CUDA_ARCH__=%d specific=%d family=%d, expected %d\n",
@@ -283,7 +298,9 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "jit_kernel: %s\nusage: jit_kernel [--archs LIST|native] [--policy strict|best-effort] [--native-variant a|f|baseline]\n", why);
+  std::fprintf(
+      stderr,
+      "jit_kernel: %s\nusage: jit_kernel [--archs LIST|native] [--policy strict|best-effort] [--native-variant a|f|baseline]\n", why);
   return 2;
 }
 
@@ -328,12 +345,12 @@ int main(int argc, char** argv) {
   if (!resolved) {
     const cuarch::resolution_failure& f = resolved.error();
     if (is_environment_failure(f.summary.code)) {
-      std::fprintf(stderr, "jit_kernel: skipped: no usable GPU: error [%s]: %s\n", std::string(cuarch::to_string(f.summary.code)).c_str(),
-                   f.message().c_str());
+      std::fprintf(stderr, "jit_kernel: skipped: no usable GPU: error [%s]: %s\n",
+                   std::string(cuarch::to_string(f.summary.code)).c_str(), f.message().c_str());
       return 77;
     }
-    std::fprintf(stderr, "jit_kernel: refused before compiling: error [%s]: %s\n", std::string(cuarch::to_string(f.summary.code)).c_str(),
-                 f.message().c_str());
+    std::fprintf(stderr, "jit_kernel: refused before compiling: error [%s]: %s\n",
+                 std::string(cuarch::to_string(f.summary.code)).c_str(), f.message().c_str());
     return 1;
   }
   const cuarch::resolution& r = *resolved;

@@ -27,7 +27,8 @@ const target_set& sm_90a() {
 TEST_CASE("two NVRTC wheels of one release (12.4.99, 12.4.127) give different cache keys", "[build_id][real]") {
   const auto older = cuarch_test::fetch("nvrtc", "12.4.99");
   const auto newer = cuarch_test::fetch("nvrtc", "12.4.127");
-  if (!older || !newer) SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " + newer.why_not);
+  if (!older || !newer)
+    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " + newer.why_not);
   const auto a = nvrtc_library_source(older.path + "/libnvrtc.so.12").compiler();
   const auto b = nvrtc_library_source(newer.path + "/libnvrtc.so.12").compiler();
   REQUIRE(a);
@@ -85,12 +86,17 @@ TEST_CASE("the build-id reader refuses what is no ELF file, by name, without blo
   SECTION("text, a truncated header, and an ELF with hostile offsets") {
     cuarch_test::write_file(dir + "/text.so", "INPUT(libnvrtc.so.12)\n");
     CHECK(read_elf_build_id(dir + "/text.so").error().raw.view() == "not an ELF file");
-    cuarch_test::write_file(dir + "/short.so", std::string("\x7f" "ELF\x02\x01", 6));
+    cuarch_test::write_file(dir + "/short.so", std::string("\x7f"
+                                                           "ELF\x02\x01",
+                                                           6));
     CHECK(read_elf_build_id(dir + "/short.so").error().code == errc::malformed_output);
     std::string hostile(64, '\0');
-    hostile.replace(0, 6, std::string("\x7f" "ELF\x02\x01", 6));
-    hostile[0x20] = '\x40';                      // program headers right after the header ...
-    hostile[0x36] = '\x38';                      // ... 56 bytes each ...
+    hostile.replace(0, 6,
+                    std::string("\x7f"
+                                "ELF\x02\x01",
+                                6));
+    hostile[0x20] = '\x40';                          // program headers right after the header ...
+    hostile[0x36] = '\x38';                          // ... 56 bytes each ...
     hostile[0x38] = '\xff', hostile[0x39] = '\xff';  // ... 65535 of them: past the end of the file
     hostile[0x28] = '\x7f', hostile[0x2f] = '\x7f';  // section headers far beyond the end
     hostile[0x3a] = '\x40', hostile[0x3c] = '\x10';
@@ -101,7 +107,9 @@ TEST_CASE("the build-id reader refuses what is no ELF file, by name, without blo
   }
   SECTION("note areas: a build-id is found after other notes; a note running past the area is not read") {
     auto note = [](std::string name, unsigned type, std::string desc) {
-      auto le32 = [](std::size_t v) { return std::string{char(v & 0xff), char((v >> 8) & 0xff), char((v >> 16) & 0xff), char(v >> 24)}; };
+      auto le32 = [](std::size_t v) {
+        return std::string{char(v & 0xff), char((v >> 8) & 0xff), char((v >> 16) & 0xff), char(v >> 24)};
+      };
       std::string n = le32(name.size()) + le32(desc.size()) + le32(type) + name;
       n.resize((n.size() + 3) & ~std::size_t{3}, '\0');
       n += desc;

@@ -24,7 +24,8 @@ TEST_CASE("why-not answers of the knowledge table", "[table]") {
 
   const std::string m = [] {
     std::vector<std::string> v;
-    for (auto [t, tk] : {std::pair{CUARCH_ARCH("sm_120a"), cuda_version{12, 4}}, {CUARCH_ARCH("sm_101"), cuda_version{13, 0}},
+    for (auto [t, tk] : {std::pair{CUARCH_ARCH("sm_120a"), cuda_version{12, 4}},
+                         {CUARCH_ARCH("sm_101"), cuda_version{13, 0}},
                          {CUARCH_ARCH("sm_70"), cuda_version{13, 0}}})
       v.push_back(check_buildable(t, tk).error().message());
     return v[0] + "\n" + v[1] + "\n" + v[2];
@@ -70,7 +71,7 @@ TEST_CASE("loadability, as verified on an H200 (cc 9.0, driver 580)", "[load]") 
   constexpr compute_capability h200{9, 0};
   CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90"), h200));
   CUARCH_CHECK_BOTH(can_load(CUARCH_ARCH("sm_90a"), h200));
-  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_80"), h200));   // older major SASS: NO_BINARY_FOR_GPU
+  CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_80"), h200));  // older major SASS: NO_BINARY_FOR_GPU
   CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_89"), h200));
   CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_100"), h200));
   CUARCH_CHECK_BOTH(!can_load(CUARCH_ARCH("sm_100f"), h200));
@@ -92,7 +93,8 @@ TEST_CASE("loadability of a and f across a family", "[load]") {
   const auto e = check_loadable(CUARCH_ARCH("sm_120a"), {12, 1});
   REQUIRE_FALSE(e);
   CHECK(e.error().code == errc::cannot_load_on_device);
-  CHECK(e.error().message() == "sm_120a cannot run on a device of compute capability 12.1; fix: build a target that device can load (e.g. sm_121)");
+  CHECK(e.error().message() ==
+        "sm_120a cannot run on a device of compute capability 12.1; fix: build a target that device can load (e.g. sm_121)");
 }
 
 TEST_CASE("a driver JITs PTX only up to its own PTX ISA", "[driver]") {
@@ -159,7 +161,7 @@ TEST_CASE("a release that never existed is known as such (12.7), never an error"
   STATIC_REQUIRE(never_released({11, 9, -1}));
   STATIC_REQUIRE(!never_released({12, 6, -1}));
   STATIC_REQUIRE(!never_released({12, 8, -1}));
-  STATIC_REQUIRE(!never_released({10, 2, -1}));                                 // older than the table: another question
+  STATIC_REQUIRE(!never_released({10, 2, -1}));                                // older than the table: another question
   STATIC_REQUIRE(!never_released({newest_known_toolkit().major + 1, 0, -1}));  // newer than the table: not known to be unreleased
   // The table still answers for it, as for 12.6 (what 12.8 adds is not there).
   STATIC_REQUIRE(is_buildable(CUARCH_ARCH("sm_90a"), {12, 7, -1}));

@@ -67,7 +67,7 @@ TEST_CASE("ordering of versions derives from one compare and treats patch as fin
   CUARCH_CHECK_BOTH(a <= a && a >= a && !(a < a) && !(a > a));
   CUARCH_CHECK_BOTH(b.release() == a && a != b);
   CUARCH_CHECK_BOTH(compute_capability{9, 0} <= compute_capability{9, 0});  // caw had <= as <
-  CUARCH_CHECK_BOTH(compute_capability{12, 0} > compute_capability{9, 0});   // numeric, not lexicographic
+  CUARCH_CHECK_BOTH(compute_capability{12, 0} > compute_capability{9, 0});  // numeric, not lexicographic
   CUARCH_CHECK_BOTH(compute_capability{10, 0}.sm_number() == 100);
   CUARCH_CHECK_BOTH(cuda_version{12, 8}.cudart_int() == 12080);
 }

@@ -46,7 +46,8 @@ const std::vector<enumerated_gpu>& single() {
 // A GPU in MIG mode with two MIG devices, then a GPU without MIG.
 const std::vector<enumerated_gpu>& mig() {
   static const std::vector<enumerated_gpu> g{
-      gpu("GPU-eeee0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H200", {"MIG-11110000-0000-0000-0000-000000000000", "MIG-22220000-0000-0000-0000-000000000000"}),
+      gpu("GPU-eeee0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H200",
+          {"MIG-11110000-0000-0000-0000-000000000000", "MIG-22220000-0000-0000-0000-000000000000"}),
       gpu("GPU-ffff0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H200")};
   return g;
 }
@@ -66,8 +67,8 @@ struct row {
   const std::vector<enumerated_gpu>& (*gpus)();
   std::optional<std::string> visible;
   cuda_device_order order;
-  std::string expected;      // render() of the devices
-  std::string ended;         // a substring of `ended`, or "" when the list must not have been cut
+  std::string expected;  // render() of the devices
+  std::string ended;     // a substring of `ended`, or "" when the list must not have been cut
   bool order_guessed = false;
   bool mig_guessed = false;
   bool needs_driver = false;

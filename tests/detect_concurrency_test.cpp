@@ -93,7 +93,7 @@ std::string build_slow_nvrtc(const std::string& dir, std::string& why_not) {
 /// What a thread saw, reduced to what must be identical.
 struct answer {
   std::string jit, offline, runtime, driver;  // governing candidate per role: path + how, or the failure
-  std::vector<std::string> candidates;         // kind, path, how, answered
+  std::vector<std::string> candidates;        // kind, path, how, answered
 
   bool operator==(const answer& o) const {
     return jit == o.jit && offline == o.offline && runtime == o.runtime && driver == o.driver && candidates == o.candidates;
@@ -112,8 +112,8 @@ answer summarize(const cuarch::detection& d) {
   a.runtime = role_text(d, d.runtime);
   a.driver = role_text(d, d.driver);
   for (const auto& c : d.candidates)
-    a.candidates.push_back(std::string(cuarch::to_string(c.source)) + " " + c.path + " [" + std::string(cuarch::to_string(c.how)) + "] " +
-                           (c.result ? "answered" : "failed"));
+    a.candidates.push_back(std::string(cuarch::to_string(c.source)) + " " + c.path + " [" + std::string(cuarch::to_string(c.how)) +
+                           "] " + (c.result ? "answered" : "failed"));
   return a;
 }
 

@@ -58,8 +58,8 @@ struct clean_stub_env {
 TEST_CASE("the defaults are the doctor's: every role, every candidate, a 10 s deadline", "[detect][lazy]") {
   const cuarch::detect_options o;
   CHECK(o.roles == cuarch::role_set::all());
-  for (auto r : {detect_role::jit_compiler, detect_role::offline_compiler, detect_role::runtime, detect_role::driver, detect_role::devices,
-                 detect_role::toolkit_files})
+  for (auto r : {detect_role::jit_compiler, detect_role::offline_compiler, detect_role::runtime, detect_role::driver,
+                 detect_role::devices, detect_role::toolkit_files})
     CHECK(o.roles.has(r));
   CHECK(o.mode == detect_mode::enumerate_all);
   CHECK(o.deadline == std::chrono::seconds(10));

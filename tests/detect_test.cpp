@@ -76,7 +76,8 @@ TEST_CASE("NVRTC discovery order: explicit, CUARCH_NVRTC, --cuda-home, python pr
   make_toolkit(t + "/cuda-home");
   make_toolkit(t + "/cuda-path");
 
-  cuarch::environment env{{"CUARCH_NVRTC", t + "/variable/libnvrtc.so.12"}, {"CUDA_HOME", t + "/cuda-home"}, {"CUDA_PATH", t + "/cuda-path"}};
+  cuarch::environment env{
+      {"CUARCH_NVRTC", t + "/variable/libnvrtc.so.12"}, {"CUDA_HOME", t + "/cuda-home"}, {"CUDA_PATH", t + "/cuda-path"}};
   auto opts = cuarch_test::hermetic(env);
   opts.nvrtc_path = t + "/explicit/libnvrtc.so.12";
   opts.cuda_home = t + "/home-arg";
@@ -119,7 +120,8 @@ TEST_CASE("NVRTC discovery order: explicit, CUARCH_NVRTC, --cuda-home, python pr
   CHECK(chosen_path(d, d.jit_compiler) == expected[5].first);
 }
 
-TEST_CASE("a failing explicit request is the answer: no silent fallback; a failing implicit one is passed over, and said", "[detect][order]") {
+TEST_CASE("a failing explicit request is the answer: no silent fallback; a failing implicit one is passed over, and said",
+          "[detect][order]") {
   clean_stub_env guard;
   const std::string t = cuarch_test::make_temp_dir("sticky");
   make_toolkit(t + "/good");
@@ -133,7 +135,7 @@ TEST_CASE("a failing explicit request is the answer: no silent fallback; a faili
     CHECK(d.jit_compiler.failure->code == errc::library_not_found);
     CHECK(d.jit_compiler.failure->location.view() == t + "/missing/libnvrtc.so.12");
     CHECK(d.jit_compiler.why.find("does not fall back") != std::string::npos);
-    CHECK(d.jit_compiler.given_and_failed);  // a field, not a search in `why`
+    CHECK(d.jit_compiler.given_and_failed);        // a field, not a search in `why`
     CHECK(of(d, source_kind::nvrtc).size() == 2);  // the good one is still recorded, not chosen
     CHECK_FALSE(d.compiler_of(d.jit_compiler));
   }
@@ -366,8 +368,12 @@ TEST_CASE("scenarios of make-layouts.sh, in process: roles as the doctor reports
     const char* offline;  // expected offline version, "" = none
   };
   const expect table[] = {
-      {"old-nvcc-on-path", "13.0", "12.8.93"}, {"old-nvcc-on-path-real", "13.0", "12.4.131"}, {"wheel-only", "12.4", ""},
-      {"multi-toolkit", "12.4", "12.4.131"},   {"old-driver", "13.0", ""},                    {"minor-compat", "12.4", ""},
+      {"old-nvcc-on-path", "13.0", "12.8.93"},
+      {"old-nvcc-on-path-real", "13.0", "12.4.131"},
+      {"wheel-only", "12.4", ""},
+      {"multi-toolkit", "12.4", "12.4.131"},
+      {"old-driver", "13.0", ""},
+      {"minor-compat", "12.4", ""},
   };
   for (const auto& e : table) {
     DYNAMIC_SECTION(e.name) {
@@ -378,7 +384,8 @@ TEST_CASE("scenarios of make-layouts.sh, in process: roles as the doctor reports
       const auto d = cuarch::detect(s.options);
       const auto* jit = d.chosen(d.jit_compiler);
       const auto* off = d.chosen(d.offline_compiler);
-      CHECK((jit ? std::string(cuarch::to_text(jit->result->version).view()).substr(0, std::string(e.jit).size()) : std::string()) == e.jit);
+      CHECK((jit ? std::string(cuarch::to_text(jit->result->version).view()).substr(0, std::string(e.jit).size()) : std::string()) ==
+            e.jit);
       CHECK((off ? std::string(cuarch::to_text(off->result->version).view()) : std::string()) == e.offline);
       CHECK_FALSE(d.jit_compiler.why.empty());
       CHECK_FALSE(d.offline_compiler.why.empty());

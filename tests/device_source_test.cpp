@@ -190,7 +190,8 @@ TEST_CASE("a stub driver: versions, mixed devices, CUDA_VISIBLE_DEVICES, failing
 }
 
 TEST_CASE("the kernel module's version line, proprietary and open modules", "[devices]") {
-  CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Apr 20 2025") == "580.159.04");
+  CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Apr 20 2025") ==
+        "580.159.04");
   CHECK(cuarch::detail::parse_kernel_module_line(
             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)") == "570.124.06");
   CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  broken").empty());
@@ -234,7 +235,8 @@ bool note_has(const cuarch::device_reading& r, const std::string& part) {
 TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[devices][nvml]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
-  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"}) env.unset(v);
+  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
+    env.unset(v);
   const std::string nvml = stub_nvml_lib();
   const std::string driver = private_stub_driver();
   env.set("CUARCH_STUB_NVML_DEVICES", "9.0,12.0");
@@ -272,7 +274,8 @@ TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[device
 TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, and then said", "[devices][nvml][fault]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
-  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"}) env.unset(v);
+  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
+    env.unset(v);
   const std::string nvml = stub_nvml_lib();
   const std::string driver = stub_driver();
   env.set("CUARCH_STUB_DEVICES", "8.6,9.0");
@@ -283,7 +286,8 @@ TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, a
     CHECK(note_has(r, "; a process forked after this cannot use CUDA"));
   };
   SECTION("no NVML") {
-    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver)};
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"),
+                                         cuarch::driver_library_source(driver)};
     const auto r = s.read();
     REQUIRE(r);
     CHECK(ccs(r->devices) == std::vector<compute_capability>{{8, 6}, {9, 0}});
@@ -309,8 +313,8 @@ TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, a
     CHECK(r.error().raw.view().find("NVML before it") != std::string_view::npos);
   }
   SECTION("cuInit forbidden: NVML's error as it is") {
-    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver),
-                                         cuarch::cuinit_fallback::forbidden};
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"),
+                                         cuarch::driver_library_source(driver), cuarch::cuinit_fallback::forbidden};
     const auto r = s.read();
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::library_not_found);
@@ -318,7 +322,8 @@ TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, a
   }
   SECTION("both fail: the driver's error, naming NVML's failure before it") {
     env.set("CUARCH_STUB_INIT_STATUS", "999");
-    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"), cuarch::driver_library_source(driver)};
+    const cuarch::system_device_source s{cuarch::nvml_device_source("/nonexistent/libnvidia-ml.so.1"),
+                                         cuarch::driver_library_source(driver)};
     const auto r = s.read();
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::library_call_failed);

@@ -81,15 +81,27 @@ TEST_CASE("which targets provide which feature sets") {
   };
   const row rows[] = {
       // a: only the target itself
-      {"sm_90a", "sm_90a", true},   {"sm_90", "sm_90a", false},    {"sm_100a", "sm_90a", false},
-      {"sm_103a", "sm_100a", false}, {"sm_100f", "sm_100a", false},
+      {"sm_90a", "sm_90a", true},
+      {"sm_90", "sm_90a", false},
+      {"sm_100a", "sm_90a", false},
+      {"sm_103a", "sm_100a", false},
+      {"sm_100f", "sm_100a", false},
       // f: the family's f and a targets of the same or a higher minor
-      {"sm_100f", "sm_100f", true}, {"sm_100a", "sm_100f", true},   {"sm_103f", "sm_100f", true},
-      {"sm_103a", "sm_100f", true}, {"sm_100", "sm_100f", false},   {"sm_100f", "sm_103f", false},
-      {"sm_110f", "sm_100f", false}, {"sm_120f", "sm_100f", false}, {"sm_121a", "sm_120f", true},
+      {"sm_100f", "sm_100f", true},
+      {"sm_100a", "sm_100f", true},
+      {"sm_103f", "sm_100f", true},
+      {"sm_103a", "sm_100f", true},
+      {"sm_100", "sm_100f", false},
+      {"sm_100f", "sm_103f", false},
+      {"sm_110f", "sm_100f", false},
+      {"sm_120f", "sm_100f", false},
+      {"sm_121a", "sm_120f", true},
       // baseline: every target of an equal or higher compute capability
-      {"sm_90", "sm_80", true},     {"sm_90a", "sm_90", true},     {"sm_120f", "sm_90", true},
-      {"sm_86", "sm_90", false},    {"compute_90", "sm_89", true},
+      {"sm_90", "sm_80", true},
+      {"sm_90a", "sm_90", true},
+      {"sm_120f", "sm_90", true},
+      {"sm_86", "sm_90", false},
+      {"compute_90", "sm_89", true},
   };
   for (const auto& r : rows) {
     CAPTURE(r.built, r.required);
@@ -107,6 +119,4 @@ TEST_CASE("CUARCH_DEVICE_REQUIRE compiles to nothing in a host pass, also at blo
   SUCCEED("the host pass only checked the spelling");
 }
 
-TEST_CASE("current_target() in a host pass is no target") {
-  STATIC_REQUIRE_FALSE(cuarch::device::current_target().valid);
-}
+TEST_CASE("current_target() in a host pass is no target") { STATIC_REQUIRE_FALSE(cuarch::device::current_target().valid); }

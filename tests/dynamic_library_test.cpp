@@ -113,7 +113,8 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
     check_refused(bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir, "not a regular file");
   }
   SECTION("a character device") {
-    check_refused(bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }), "/dev/zero", "not a regular file");
+    check_refused(bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }), "/dev/zero",
+                  "not a regular file");
   }
   SECTION("a text file") {
     const std::string text = dir + "/libtext.so";
@@ -132,7 +133,7 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
   }
   SECTION("an ELF of another machine") {
     const std::string other = dir + "/libother.so";
-    #if defined(__s390x__)
+#if defined(__s390x__)
     cuarch_test::write_file(other, elf_header(ELFCLASS64, EM_X86_64));
 #else
     cuarch_test::write_file(other, elf_header(ELFCLASS64, EM_S390));

@@ -88,7 +88,7 @@ namespace {
 struct expected_row {
   errc code;
   const char* name;
-  int exit;                // 1 failed, 2 bad usage or input
+  int exit;                        // 1 failed, 2 bad usage or input
   std::error_condition condition;  // {} = none: compares equal only within cuarch's category
 };
 
@@ -220,7 +220,8 @@ TEST_CASE("input factories fill subject and position, and work in constant expre
   STATIC_REQUIRE(bad.source == source_kind::device_list);
   CHECK(mentions(bad, "'sm_' at position 7 is not a CUDA architecture"));
 
-  CHECK(mentions(errors::unknown_suffix(source_kind::user_input, "compute_90b", 0), "'compute_90b' at position 0 has an unknown suffix"));
+  CHECK(mentions(errors::unknown_suffix(source_kind::user_input, "compute_90b", 0),
+                 "'compute_90b' at position 0 has an unknown suffix"));
 
   constexpr error variant = errors::variant_not_defined(source_kind::user_input, sm(8, 0, arch_variant::arch_specific), "8.0a", 2);
   STATIC_REQUIRE(variant.has_target);
@@ -256,22 +257,27 @@ TEST_CASE("toolkit and device factories fill target, versions and device", "[err
   CHECK(unknown.found == v130);
   CHECK(mentions(unknown, "(cuarch's table ends at CUDA 13.5)"));
 
-  const error rejected = errors::rejected_by_compiler(source_kind::nvrtc, sm(12, 0), v124, "/usr/lib/libnvrtc.so.12", "not in nvrtcGetSupportedArchs");
+  const error rejected = errors::rejected_by_compiler(source_kind::nvrtc, sm(12, 0), v124, "/usr/lib/libnvrtc.so.12",
+                                                      "not in nvrtcGetSupportedArchs");
   CHECK(rejected.location.view() == "/usr/lib/libnvrtc.so.12");
-  CHECK(mentions(rejected, "sm_120 is not supported by the compiler, CUDA 12.4 (NVRTC at /usr/lib/libnvrtc.so.12): not in nvrtcGetSupportedArchs"));
+  CHECK(mentions(
+      rejected, "sm_120 is not supported by the compiler, CUDA 12.4 (NVRTC at /usr/lib/libnvrtc.so.12): not in nvrtcGetSupportedArchs"));
 
-  const error load = errors::cannot_load_on_device(source_kind::device_list, sm(9, 0, arch_variant::arch_specific), compute_capability{10, 0});
+  const error load = errors::cannot_load_on_device(source_kind::device_list, sm(9, 0, arch_variant::arch_specific),
+                                                   compute_capability{10, 0});
   CHECK(load.device == compute_capability{10, 0});
   CHECK(mentions(load, "sm_90a cannot run on a device of compute capability 10.0"));
 
   const arch_target ptx{compute_capability{9, 0}, arch_variant::baseline, arch_form::ptx};
-  const error jit = errors::ptx_too_new_for_driver(source_kind::driver, ptx, v130, cuda_version{12, 8}, ptx_isa_version{9, 0}, ptx_isa_version{8, 7});
+  const error jit = errors::ptx_too_new_for_driver(source_kind::driver, ptx, v130, cuda_version{12, 8}, ptx_isa_version{9, 0},
+                                                   ptx_isa_version{8, 7});
   CHECK(jit.required == v130);
   CHECK(mentions(jit, "compute_90 is PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7"));
 }
 
 TEST_CASE("edge factories fill subject, location, raw and native status", "[error][factories]") {
-  const error lib = errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64/libnvrtc.so.13", "cannot open shared object file");
+  const error lib = errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64/libnvrtc.so.13",
+                                              "cannot open shared object file");
   CHECK(lib.message() ==
         "could not load libnvrtc.so.13 (NVRTC at /opt/cuda/lib64/libnvrtc.so.13): cannot open shared object file; fix: install it, "
         "or pass its absolute path explicitly");
@@ -287,7 +293,8 @@ TEST_CASE("edge factories fill subject, location, raw and native status", "[erro
   CHECK(mentions(errors::process_timed_out(source_kind::nvcc, "/bin/nvcc --version", "/bin/nvcc"), "did not finish in time"));
   const error file = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda/version.json", "a FIFO");
   CHECK(mentions(file, "cannot read version.json (toolkit files at /opt/cuda/version.json): a FIFO"));
-  CHECK(mentions(errors::malformed_output(source_kind::nvcc, "nvcc", "/bin/nvcc", "hello"), "nvcc gave no recognisable version (nvcc at /bin/nvcc): 'hello'"));
+  CHECK(mentions(errors::malformed_output(source_kind::nvcc, "nvcc", "/bin/nvcc", "hello"),
+                 "nvcc gave no recognisable version (nvcc at /bin/nvcc): 'hello'"));
   const error dev = errors::no_device(source_kind::driver, "CUDA_VISIBLE_DEVICES=\"\"");
   CHECK(dev.raw.view() == "CUDA_VISIBLE_DEVICES=\"\"");
   CHECK(mentions(dev, "no CUDA device is visible (driver)"));
@@ -308,8 +315,11 @@ TEST_CASE("resolution and output factories", "[error][factories]") {
 }
 
 TEST_CASE("the deadline factory names the candidate that was not asked", "[error][factories]") {
-  const error late = errors::deadline_exceeded(source_kind::nvcc, "/opt/cuda-12.4/bin/nvcc", "/opt/cuda-12.4/bin/nvcc", "deadline 10 s");
+  const error late = errors::deadline_exceeded(source_kind::nvcc, "/opt/cuda-12.4/bin/nvcc", "/opt/cuda-12.4/bin/nvcc",
+                                               "deadline 10 s");
   CHECK(late.code == errc::deadline_exceeded);
   CHECK(late.location.view() == "/opt/cuda-12.4/bin/nvcc");
-  CHECK(mentions(late, "/opt/cuda-12.4/bin/nvcc was not asked: the detection's deadline had passed (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
+  CHECK(mentions(
+      late,
+      "/opt/cuda-12.4/bin/nvcc was not asked: the detection's deadline had passed (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
 }

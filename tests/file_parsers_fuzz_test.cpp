@@ -48,9 +48,9 @@ TEST_CASE("the toolkit-file parsers keep their properties on mutated and random 
     for (std::uint64_t k = 0; k < edits && !input.empty(); ++k) {
       const std::size_t at = r.next() % input.size();
       switch (r.next() % 4) {
-        case 0: input.erase(at, 1 + r.next() % 8); break;                                 // cut
-        case 1: input.insert(at, input.substr(at, r.next() % 12)); break;                 // double
-        case 2: input[at] = alphabet[r.next() % (sizeof(alphabet) - 1)]; break;          // corrupt
+        case 0: input.erase(at, 1 + r.next() % 8); break;                                  // cut
+        case 1: input.insert(at, input.substr(at, r.next() % 12)); break;                  // double
+        case 2: input[at] = alphabet[r.next() % (sizeof(alphabet) - 1)]; break;            // corrupt
         default: input.insert(at, 1, alphabet[r.next() % (sizeof(alphabet) - 1)]); break;  // insert
       }
     }

@@ -39,8 +39,8 @@ struct rng {
 TEST_CASE("the test's own reader is strict", "[json]") {
   for (const char* good : {"{}", "[]", "{\"a\":[1,-0.5e3,true,false,null,\"\\u00e9\\ud83d\\ude00\"]}", " \"x\" "})
     CHECK(strict_json_reader::read(good));
-  for (const char* bad : {"{\"a\":\"\xff\"}", "[1,]", "\"\\ud800\"", "\"\\udc00\"", "{\"a\" 1}", "{} x", "\"\x1b\"", "[01]", "\"\\x41\"",
-                          "\"caf\xc3\"", "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "\"\xf4\x90\x80\x80\""})
+  for (const char* bad : {"{\"a\":\"\xff\"}", "[1,]", "\"\\ud800\"", "\"\\udc00\"", "{\"a\" 1}", "{} x", "\"\x1b\"", "[01]",
+                          "\"\\x41\"", "\"caf\xc3\"", "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "\"\xf4\x90\x80\x80\""})
     CHECK_FALSE(strict_json_reader::read(bad));
 }
 
@@ -61,13 +61,16 @@ TEST_CASE("replacement follows Unicode's 'maximal subpart' practice (as Python a
   const std::string fffd = "\xef\xbf\xbd";
   json_writer w;
   w.begin_array()
-      .value("\xe2\x82")           // the first two bytes of a 3-byte character: one U+FFFD
-      .value("\xf0\x9f\x98" "a")   // three of four, then ASCII: one U+FFFD, then 'a'
-      .value("\xed\xa0\x80")       // an encoded surrogate: three
-      .value("\xc0\xaf")           // an overlong '/': two
-      .value("\xf4\x90\x80\x80")   // above U+10FFFF: four
+      .value("\xe2\x82")  // the first two bytes of a 3-byte character: one U+FFFD
+      .value(
+          "\xf0\x9f\x98"
+          "a")                    // three of four, then ASCII: one U+FFFD, then 'a'
+      .value("\xed\xa0\x80")      // an encoded surrogate: three
+      .value("\xc0\xaf")          // an overlong '/': two
+      .value("\xf4\x90\x80\x80")  // above U+10FFFF: four
       .end_array();
-  CHECK(w.str() == "[\"" + fffd + "\",\"" + fffd + "a\",\"" + fffd + fffd + fffd + "\",\"" + fffd + fffd + "\",\"" + fffd + fffd + fffd + fffd + "\"]");
+  CHECK(w.str() == "[\"" + fffd + "\",\"" + fffd + "a\",\"" + fffd + fffd + fffd + "\",\"" + fffd + fffd + "\",\"" + fffd + fffd +
+                       fffd + fffd + "\"]");
 }
 
 TEST_CASE("valid UTF-8 is written verbatim; control characters are escaped", "[json]") {
@@ -76,7 +79,9 @@ TEST_CASE("valid UTF-8 is written verbatim; control characters are escaped", "[j
   CHECK(member("s", "a\"b\\c\nd\te\r\b\f") == "{\"s\":\"a\\\"b\\\\c\\nd\\te\\r\\b\\f\"}");
   CHECK(member("s", std::string("nul\0here", 8)) == "{\"s\":\"nul\\u0000here\"}");
   // C1 controls and the JavaScript line separators are valid UTF-8 but unsafe in terminals and JS.
-  CHECK(member("s", "\xc2\x9b" "x\xe2\x80\xa8") == "{\"s\":\"\\u009bx\\u2028\"}");
+  CHECK(member("s",
+               "\xc2\x9b"
+               "x\xe2\x80\xa8") == "{\"s\":\"\\u009bx\\u2028\"}");
 }
 
 TEST_CASE("strings in an array: a parallel <key>_bytes array, null where nothing was lost", "[json]") {

@@ -222,7 +222,8 @@ TEST_CASE("several threads running nvcc at once", "[nvcc][threads]") {
 
 TEST_CASE("SIGCHLD ignored by the host: nvcc still answers, and the observation says the exit status was lost", "[nvcc][fault]") {
   const std::string path = fake("nvcc-12.8");
-  struct sigaction ignore {}, saved {};
+  struct sigaction ignore {
+  }, saved{};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ::sigaction(SIGCHLD, &ignore, &saved);

@@ -28,9 +28,10 @@ std::string stub_nvml(const char* rel = "nvml/libnvidia-ml.so.1") {
 }
 
 const std::vector<std::string>& nvml_stub_variables() {
-  static const std::vector<std::string> names{"CUARCH_STUB_NVML_DEVICES",      "CUARCH_STUB_NVML_INIT_STATUS",  "CUARCH_STUB_NVML_COUNT_STATUS",
-                                              "CUARCH_STUB_NVML_CC_STATUS",    "CUARCH_STUB_NVML_CUDA_VERSION", "CUARCH_STUB_NVML_VERSION_STATUS",
-                                              "CUARCH_STUB_NVML_LOG",          "CUDA_VISIBLE_DEVICES",          "CUDA_DEVICE_ORDER"};
+  static const std::vector<std::string> names{
+      "CUARCH_STUB_NVML_DEVICES",   "CUARCH_STUB_NVML_INIT_STATUS",  "CUARCH_STUB_NVML_COUNT_STATUS",
+      "CUARCH_STUB_NVML_CC_STATUS", "CUARCH_STUB_NVML_CUDA_VERSION", "CUARCH_STUB_NVML_VERSION_STATUS",
+      "CUARCH_STUB_NVML_LOG",       "CUDA_VISIBLE_DEVICES",          "CUDA_DEVICE_ORDER"};
   return names;
 }
 
@@ -174,7 +175,8 @@ TEST_CASE("NVML: MIG devices, GPUs it may not open, no PCI info", "[devices][nvm
   }
 }
 
-TEST_CASE("NVML faults: missing library, nvmlInit failing, missing symbol, failing query; nvmlShutdown always", "[devices][nvml][fault]") {
+TEST_CASE("NVML faults: missing library, nvmlInit failing, missing symbol, failing query; nvmlShutdown always",
+          "[devices][nvml][fault]") {
   scoped_env env;
   for (const auto& v : nvml_stub_variables()) env.unset(v);
   SECTION("no libnvidia-ml at a named path: library_not_found naming it") {

@@ -238,7 +238,8 @@ TEST_CASE("loading rules: absolute paths, relative only when the caller passes t
     CHECK(cuarch::held_by_cuarch(copy));
   }
   SECTION("a relative LD_LIBRARY_PATH entry holding the library is refused before loading") {
-    const std::string rel_dir = std::filesystem::relative(std::filesystem::path(lib).parent_path(), std::filesystem::current_path()).string();
+    const std::string rel_dir =
+        std::filesystem::relative(std::filesystem::path(lib).parent_path(), std::filesystem::current_path()).string();
     scoped_env env;
     env.set("LD_LIBRARY_PATH", rel_dir + ":/nonexistent");
     const auto l = cuarch::load_library_by_name("libnvrtc.so.12", cuarch::source_kind::nvrtc);

@@ -107,8 +107,9 @@ TEST_CASE("the JIT cache key: documented format, stable, order-independent", "[o
   c.version = {13, 0, 88};
   c.location = "/usr/local/cuda-13.0/lib64/libnvrtc.so.13.0.88";
   const std::string key = jit_cache_key(c, set_of("compute_90;sm_90a"));
-  CHECK(key == "cuarch-jit-key/2 compiler=NVRTC version=13.0.88 build=none path=46:/usr/local/cuda-13.0/lib64/libnvrtc.so.13.0.88 "
-               "targets=compute_90,sm_90a");
+  CHECK(key ==
+        "cuarch-jit-key/2 compiler=NVRTC version=13.0.88 build=none path=46:/usr/local/cuda-13.0/lib64/libnvrtc.so.13.0.88 "
+        "targets=compute_90,sm_90a");
   CHECK(jit_cache_key(c, set_of("sm_90a compute_90 sm_90a")) == key);
 
   compiler_info other = c;
@@ -120,7 +121,8 @@ TEST_CASE("the JIT cache key: documented format, stable, order-independent", "[o
   other = c;  // another build of the same release at the same path (tests/build_id_test.cpp: real wheels)
   other.build_id = "ee7f0ed564a5c3b4289920424eeda2b1a168fee6";
   CHECK(jit_cache_key(other, set_of("compute_90;sm_90a")) != key);
-  CHECK(jit_cache_key(other, set_of("compute_90;sm_90a")).find(" build=ee7f0ed564a5c3b4289920424eeda2b1a168fee6 path=") != std::string::npos);
+  CHECK(jit_cache_key(other, set_of("compute_90;sm_90a")).find(" build=ee7f0ed564a5c3b4289920424eeda2b1a168fee6 path=") !=
+        std::string::npos);
   CHECK(jit_cache_key(c, set_of("sm_90a")) != key);
 
   // FNV-1a 64 test vectors, so the digest is the same on every machine and run.
@@ -149,9 +151,14 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
   CHECK(contains(json, R"("targets":[{"name":"compute_90","cc":"9.0","variant":"baseline","form":"ptx"},)"
                        R"({"name":"sm_90a","cc":"9.0","variant":"arch_specific","form":"sass"}])"));
   CHECK(contains(json, R"("cmake":"90-virtual;90a-real","cmake_error":null)"));
-  CHECK(contains(json, R"("torch":null,"torch_error":{"code":"not_expressible","kind":"not_expressible","title":"not expressible in the format")"));
-  CHECK(contains(json, R"("cache_key":"cuarch-jit-key/2 compiler=NVRTC version=13.0 build=none path=30:/opt/cuda/lib64/libnvrtc.so.13 targets=compute_90,sm_90a")"));
-  CHECK(contains(json, R"({"input":"compute_90","position":5,"device":null,"requested":"compute_90","outcome":"kept","result":"compute_90","decided_by":"NVRTC")"));
+  CHECK(contains(
+      json, R"("torch":null,"torch_error":{"code":"not_expressible","kind":"not_expressible","title":"not expressible in the format")"));
+  CHECK(contains(
+      json,
+      R"("cache_key":"cuarch-jit-key/2 compiler=NVRTC version=13.0 build=none path=30:/opt/cuda/lib64/libnvrtc.so.13 targets=compute_90,sm_90a")"));
+  CHECK(contains(
+      json,
+      R"({"input":"compute_90","position":5,"device":null,"requested":"compute_90","outcome":"kept","result":"compute_90","decided_by":"NVRTC")"));
   CHECK(json.front() == '{');
   CHECK(json.back() == '}');
 

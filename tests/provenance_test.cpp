@@ -26,14 +26,16 @@ void fake_nvcc(const std::string& path, const std::string& release, const std::s
   cuarch_test::write_file(path,
                           "#!/bin/sh\n"
                           "echo 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
-                          "echo 'Cuda compilation tools, release " + release + ", V" + release + "." + patch + "'\n",
+                          "echo 'Cuda compilation tools, release " +
+                              release + ", V" + release + "." + patch + "'\n",
                           true);
 }
 
 /// A toolkit root holding a fake nvcc and a version.json of its release.
 std::string fake_toolkit(const std::string& root, const std::string& release, const std::string& patch) {
   fake_nvcc(root + "/bin/nvcc", release, patch);
-  cuarch_test::write_file(root + "/version.json", "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"" + release + "." + patch + "\"}}\n");
+  cuarch_test::write_file(root + "/version.json",
+                          "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"" + release + "." + patch + "\"}}\n");
   return root;
 }
 
@@ -76,7 +78,9 @@ TEST_CASE("a failed resolution names the compiler that decided, even without det
   CHECK(contains(r.error().message(), "no other compiler that detection saw would build it"));
   // The JSON failure carries the compiler object a success carries.
   const std::string json = cuarch::to_json(r.error());
-  CHECK(contains(json, R"("compiler":{"kind":"nvcc","version":"12.8.93","location":"/opt/cuda-12.8/bin/nvcc","supported_sm_numbers":null,"table_older_than_compiler":false)"));
+  CHECK(contains(
+      json,
+      R"("compiler":{"kind":"nvcc","version":"12.8.93","location":"/opt/cuda-12.8/bin/nvcc","supported_sm_numbers":null,"table_older_than_compiler":false)"));
   CHECK(contains(json, R"("alternatives":[])"));
 
   SECTION("a malformed request is the caller's to fix: no compiler talk") {
@@ -137,7 +141,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
     o.nvcc_path = layout.old_nvcc;
     const auto named = cuarch::detect(o);
     cuarch::resolution_failure g = r.error();
-    cuarch::add_alternatives(g, named, named.offline_compiler, source_kind::nvcc, [](const cuarch::compiler_info& c) { return c.version.major == 13; });
+    cuarch::add_alternatives(g, named, named.offline_compiler, source_kind::nvcc,
+                             [](const cuarch::compiler_info& c) { return c.version.major == 13; });
     REQUIRE(g.alternatives.size() == 1);
     CHECK_FALSE(contains(g.alternatives[0].fix, "CUDA_HOME"));
     CHECK(contains(g.alternatives[0].fix, "--nvcc " + layout.toolkit + "/bin/nvcc"));
@@ -179,7 +184,8 @@ TEST_CASE("a toolkit root the caller named that is missing or lacks the componen
       o.mode = cuarch::detect_mode::enumerate_all;
       const auto all = cuarch::detect(o);
       CHECK_FALSE(all.chosen(all.offline_compiler));
-      CHECK(std::count_if(all.candidates.begin(), all.candidates.end(), [](const cuarch::candidate& c) { return c.source == source_kind::nvcc; }) == 2);
+      CHECK(std::count_if(all.candidates.begin(), all.candidates.end(),
+                          [](const cuarch::candidate& c) { return c.source == source_kind::nvcc; }) == 2);
     }
   }
   SECTION("CUDA_PATH without nvcc is refused too") {
@@ -237,7 +243,8 @@ TEST_CASE("no compiler anywhere is no_compiler, listing the directories searched
   const auto& searched = d.offline_compiler.searched;
   CHECK(std::find(searched.begin(), searched.end(), dir + "/p1 (PATH)") != searched.end());
   CHECK(std::find(searched.begin(), searched.end(), dir + "/p2 (PATH)") != searched.end());
-  CHECK(std::any_of(searched.begin(), searched.end(), [&](const std::string& s) { return s.rfind(dir + "/default-root/bin (", 0) == 0; }));
+  CHECK(std::any_of(searched.begin(), searched.end(),
+                    [&](const std::string& s) { return s.rfind(dir + "/default-root/bin (", 0) == 0; }));
   const std::string m = d.offline_compiler.failure->message();
   CHECK(contains(m, "no nvcc found (searched: "));
   CHECK(contains(m, dir + "/p1 (PATH)"));
@@ -316,8 +323,10 @@ TEST_CASE("resolve warnings against the driver: a newer minor is no warning for 
     d.runtime.asked = false;
     return d;
   };
-  const auto sass = cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::sass}}).value();
-  const auto ptx = cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::ptx}}).value();
+  const auto sass =
+      cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::sass}}).value();
+  const auto ptx =
+      cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::ptx}}).value();
   auto kinds = [](const std::vector<cuarch::resolution_warning>& w) {
     std::string s;
     for (const auto& x : w) s += x.kind + " ";

@@ -35,7 +35,8 @@ const std::string& stub_dir() {
 
 }  // namespace
 
-TEST_CASE("every scenario: the planted disagreements are found, each with its meaning; nothing else is claimed", "[report][layouts][real]") {
+TEST_CASE("every scenario: the planted disagreements are found, each with its meaning; nothing else is claimed",
+          "[report][layouts][real]") {
   const auto& root = cuarch_test::layouts();
   if (!root) SKIP(root.why_not);
   const auto names = cuarch_test::read_lines(root.path + "/scenarios");
@@ -82,11 +83,13 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
   env.set("CUARCH_STUB_NVRTC_VERSION", "13.0");
   env.set("CUARCH_STUB_DEVICES", "12.0");
-  auto opts = cuarch_test::hermetic({{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_LIBCUDA", stub_dir() + "/lib/libcuda.so.1"}});
+  auto opts = cuarch_test::hermetic(
+      {{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_LIBCUDA", stub_dir() + "/lib/libcuda.so.1"}});
   SECTION("driver 12.8 under NVRTC 13.0: PTX ISA 9.0 vs 8.7") {
     env.set("CUARCH_STUB_DRIVER_VERSION", "12080");
     const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
-    const auto it = std::find_if(fs.begin(), fs.end(), [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::ptx_too_new_for_driver; });
+    const auto it = std::find_if(fs.begin(), fs.end(),
+                                 [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::ptx_too_new_for_driver; });
     REQUIRE(it != fs.end());
     CHECK(it->level == severity::problem);
     CHECK(it->what.find("PTX ISA 9.0") != std::string::npos);
@@ -148,8 +151,8 @@ TEST_CASE("the text and JSON renderings carry every source, role, error and find
   CHECK(has(k, "explicit_source_failed"));
   CHECK(fs.front().level == severity::problem);  // most severe first
   const std::string text = cuarch::render_text(d, fs);
-  for (const char* part : {"compile path", "load path", "devices", "sources (discovery order", "findings (", "CUDA_HOME=/nonexistent/cuda",
-                           "exit status 3", "0  9.0"})
+  for (const char* part : {"compile path", "load path", "devices", "sources (discovery order", "findings (",
+                           "CUDA_HOME=/nonexistent/cuda", "exit status 3", "0  9.0"})
     CHECK(text.find(part) != std::string::npos);
   const std::string json = cuarch::render_json(d, fs);
   const auto parsed = cuarch::detail::json_strings::read(json);
@@ -232,9 +235,9 @@ TEST_CASE("cuarch doctor end to end (when the command line is built)", "[report]
     REQUIRE(strict);
     CHECK(strict->exit_status == 1);
     CHECK(strict->out.find("explicit_source_failed") != std::string::npos);
-    for (const std::vector<std::string>& bad : {std::vector<std::string>{cli, "doctor", "--device-cc", "12.0x"},
-                                                std::vector<std::string>{cli, "doctor", "--timeout", "soon"},
-                                                std::vector<std::string>{cli, "doctor", "--bogus"}}) {
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{cli, "doctor", "--device-cc", "12.0x"},
+          std::vector<std::string>{cli, "doctor", "--timeout", "soon"}, std::vector<std::string>{cli, "doctor", "--bogus"}}) {
       const auto r = cuarch::run_process(bad, limits);
       REQUIRE(r);
       CHECK(r->exit_status == 2);

@@ -17,7 +17,6 @@ using namespace cuarch;
 
 namespace {
 
-
 arch_request request(std::string_view list, arch_dialect dialect = arch_dialect::generic) {
   arch_request r;
   r.list = list;
@@ -26,7 +25,8 @@ arch_request request(std::string_view list, arch_dialect dialect = arch_dialect:
   return r;
 }
 
-const std::vector<int> nvrtc_13_0 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};  // nvrtcGetSupportedArchs of NVRTC 13.0 (tests/data/nvrtc_releases.tsv)
+const std::vector<int> nvrtc_13_0 = {75,  80,  86,  87,  88, 89, 90,
+                                     100, 103, 110, 120, 121};  // nvrtcGetSupportedArchs of NVRTC 13.0 (tests/data/nvrtc_releases.tsv)
 
 compiler_info nvrtc(cuda_version v, std::vector<int> archs) {
   compiler_info c;
@@ -247,9 +247,9 @@ TEST_CASE("the compiler's list decides baseline archs; the table decides variant
           std::string::npos);
   }
   SECTION("without a list, the table decides") {
-    CHECK(check_buildable_by(CUARCH_ARCH("sm_120a"), compiler_info{source_kind::knowledge_table, {12, 4}, "", std::nullopt})
-              .error()
-              .code == errc::needs_newer_toolkit);
+    CHECK(
+        check_buildable_by(CUARCH_ARCH("sm_120a"), compiler_info{source_kind::knowledge_table, {12, 4}, "", std::nullopt}).error().code ==
+        errc::needs_newer_toolkit);
     const cuda_version newest = newest_known_toolkit();
     CHECK_FALSE(table_is_older_than(compiler_info{source_kind::nvcc, newest, "", std::nullopt}));
     CHECK(table_is_older_than(compiler_info{source_kind::nvcc, {newest.major, newest.minor + 1, -1}, "", std::nullopt}));
@@ -287,7 +287,7 @@ TEST_CASE("a strict failure carries every per-target reason", "[resolve][failure
   const resolution_failure& f = r.error();
   CHECK(f.summary.code == errc::nothing_resolved);
   REQUIRE(f.diagnostics.size() == 4);
-  CHECK(f.diagnostics[0].outcome == resolution_outcome::kept);      // sm_70 builds with 12.4
+  CHECK(f.diagnostics[0].outcome == resolution_outcome::kept);        // sm_70 builds with 12.4
   CHECK(f.diagnostics[1].reason->code == errc::needs_newer_toolkit);  // sm_101: 12.8
   CHECK(f.diagnostics[2].outcome == resolution_outcome::kept);
   CHECK(f.diagnostics[3].reason->code == errc::needs_newer_toolkit);  // sm_120a: 12.8
@@ -362,7 +362,8 @@ TEST_CASE("the native variant is configurable, by knob or by policy type", "[res
 
 TEST_CASE("verify_on_devices: explicit targets must load on a device, and every device must load something", "[resolve][verify]") {
   jit_policy jit;
-  const auto refused = resolve_target_archs(request("sm_120a"), fixed_compiler({13, 0}), fixed_devices{{9, 0}}, jit, fixed_driver({13, 0}));
+  const auto refused = resolve_target_archs(request("sm_120a"), fixed_compiler({13, 0}), fixed_devices{{9, 0}}, jit,
+                                            fixed_driver({13, 0}));
   REQUIRE_FALSE(refused);
   REQUIRE(refused.error().diagnostics.size() == 1);
   CHECK(refused.error().diagnostics[0].reason->code == errc::cannot_load_on_device);

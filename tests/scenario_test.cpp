@@ -60,8 +60,7 @@ struct outcome {
   std::vector<std::string> rejections;  // every rejected request (resolved or failed)
 };
 
-outcome resolve_on(const machine& m, std::string_view list, const resolve_policy& policy,
-                   arch_dialect dialect = arch_dialect::generic) {
+outcome resolve_on(const machine& m, std::string_view list, const resolve_policy& policy, arch_dialect dialect = arch_dialect::generic) {
   arch_request request;
   request.list = list;
   request.dialect = dialect;
@@ -244,8 +243,9 @@ TEST_CASE("old GPU, new toolkit: removed archs", "[scenario]") {
     CHECK(resolve_on(k80, "native", strict()).rejections == rejections{"sm_37: removed from the toolkit"});
   }
   SECTION("Turing, the oldest arch CUDA 13.0 builds") {
-    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{7, 5}}, std::nullopt}, "native", strict())
-              .targets == "sm_75");
+    CHECK(
+        resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{7, 5}}, std::nullopt}, "native", strict()).targets ==
+        "sm_75");
   }
 }
 
@@ -266,13 +266,14 @@ TEST_CASE("renamed archs: sm_101 became sm_110 in CUDA 13.0", "[scenario]") {
           rejections{"sm_110: needs a newer toolkit"});
   }
   SECTION("a device still reporting 10.1 gets no sm_110a (which it could not load), and no silent sm_100") {
-    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt}, "native", strict());
+    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt}, "native",
+                              strict());
     CHECK(o.error == "nothing resolved");
     CHECK(o.rejections == rejections{"sm_101a: renamed in the toolkit"});
   }
   SECTION("a device reporting 11.0 gets sm_110a") {
-    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{11, 0}}, std::nullopt}, "native", strict()).targets ==
-          "sm_110a");
+    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{11, 0}}, std::nullopt}, "native", strict())
+              .targets == "sm_110a");
   }
 }
 
@@ -305,7 +306,8 @@ TEST_CASE("no device", "[scenario]") {
     CHECK(o.error == "no device");
   }
   SECTION("a device source that lists none") {
-    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{}, std::nullopt}, "native", best_effort());
+    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{}, std::nullopt}, "native",
+                              best_effort());
     CHECK(o.error == "no device");
   }
   SECTION("explicit targets need no device") {
@@ -382,7 +384,8 @@ TEST_CASE("PTX fallback with a driver too old for the PTX", "[scenario]") {
   }
   SECTION("without a driver source the fallback cannot be checked, so it is refused") {
     const machine m{table_compiler({12, 6}), std::vector<compute_capability>{{12, 0}}, std::nullopt};
-    CHECK(resolve_on(m, "native", fallback()).rejections == rejections{"sm_120a: needs a newer toolkit / PTX fallback: library not found"});
+    CHECK(resolve_on(m, "native", fallback()).rejections ==
+          rejections{"sm_120a: needs a newer toolkit / PTX fallback: library not found"});
   }
   SECTION("explicit PTX is checked against a given driver") {
     const machine m{nvrtc({13, 0}, nvrtc_13_0), std::nullopt, cuda_version{12, 8}};
@@ -418,9 +421,14 @@ TEST_CASE("no code path returns an empty set", "[scenario][property]") {
   // Every combination of request, compiler, devices, driver and policy either fails with a typed
   // error or resolves to a non-empty set in which every native device finds something it loads
   // (resolve_on CHECKs both), and never emits machine code a native device cannot load.
-  const std::vector<compiler_info> compilers = {table_compiler({11, 8}), table_compiler({12, 4}), table_compiler({12, 8}),
-                                                table_compiler({12, 9}), table_compiler({13, 0}), nvrtc({13, 0}, nvrtc_13_0),
-                                                table_compiler(newer_than_table()), nvrtc({13, 0}, {})};
+  const std::vector<compiler_info> compilers = {table_compiler({11, 8}),
+                                                table_compiler({12, 4}),
+                                                table_compiler({12, 8}),
+                                                table_compiler({12, 9}),
+                                                table_compiler({13, 0}),
+                                                nvrtc({13, 0}, nvrtc_13_0),
+                                                table_compiler(newer_than_table()),
+                                                nvrtc({13, 0}, {})};
   const std::vector<std::optional<std::vector<compute_capability>>> device_sets = {
       std::nullopt, std::vector<compute_capability>{}, std::vector<compute_capability>{{9, 0}},
       std::vector<compute_capability>{{7, 0}, {12, 1}}, std::vector<compute_capability>{{10, 1}, {11, 0}, {15, 0}}};

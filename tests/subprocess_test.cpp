@@ -30,7 +30,7 @@ std::set<int> child_fds() {
   std::istringstream lines(r->out);
   for (std::string line; std::getline(lines, line);) {
     const std::size_t arrow = line.find(" -> ");
-    if (arrow == std::string::npos) continue;  // "total 0"
+    if (arrow == std::string::npos) continue;                 // "total 0"
     if (line.compare(arrow + 4, 6, "/proc/") == 0) continue;  // ls's own directory stream
     const std::size_t name = line.rfind(' ', arrow - 1);
     fds.insert(std::stoi(line.substr(name + 1, arrow - name - 1)));

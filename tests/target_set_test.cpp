@@ -13,8 +13,12 @@ using namespace cuarch;
 
 namespace {
 
-constexpr arch_target sm(int major, int minor, arch_variant v = arch_variant::baseline) { return {{major, minor}, v, arch_form::sass}; }
-constexpr arch_target ptx(int major, int minor, arch_variant v = arch_variant::baseline) { return {{major, minor}, v, arch_form::ptx}; }
+constexpr arch_target sm(int major, int minor, arch_variant v = arch_variant::baseline) {
+  return {{major, minor}, v, arch_form::sass};
+}
+constexpr arch_target ptx(int major, int minor, arch_variant v = arch_variant::baseline) {
+  return {{major, minor}, v, arch_form::ptx};
+}
 
 }  // namespace
 
@@ -88,7 +92,8 @@ TEST_CASE("copying a set allocates nothing", "[target_set]") {
 #include <cuarch/device.hpp>
 
 namespace {
-constexpr auto hopper_blackwell = *target_set::from({sm(9, 0, arch_variant::arch_specific), ptx(9, 0), sm(12, 0, arch_variant::family_specific)});
+constexpr auto hopper_blackwell = *target_set::from(
+    {sm(9, 0, arch_variant::arch_specific), ptx(9, 0), sm(12, 0, arch_variant::family_specific)});
 // Evaluated at compile time: the set is constexpr, and so are the questions.
 static_assert(hopper_blackwell.has_machine_code_for({9, 0}));
 static_assert(hopper_blackwell.has_machine_code_for({12, 1}));   // sm_120f loads on 12.1
@@ -104,10 +109,10 @@ static_assert(!hopper_blackwell.provides_on(sm(9, 0, arch_variant::arch_specific
 TEST_CASE("has machine code for a device: sm_ targets it loads, never PTX or LTO", "[target_set][query]") {
   const auto s = *target_set::from({sm(8, 0), ptx(9, 0), CUARCH_ARCH("lto_100")});
   CHECK(s.has_machine_code_for({8, 0}));
-  CHECK(s.has_machine_code_for({8, 6}));   // sm_80 runs on 8.6
+  CHECK(s.has_machine_code_for({8, 6}));         // sm_80 runs on 8.6
   CHECK_FALSE(s.has_machine_code_for({9, 0}));   // only PTX for it
   CHECK_FALSE(s.has_machine_code_for({10, 0}));  // only LTO IR
-  CHECK(s.can_load_on({9, 0}));  // which the driver can JIT: can_load_on is the broader question
+  CHECK(s.can_load_on({9, 0}));                  // which the driver can JIT: can_load_on is the broader question
   const auto a = *target_set::from({sm(9, 0, arch_variant::arch_specific)});
   CHECK(a.has_machine_code_for({9, 0}));
   CHECK_FALSE(a.has_machine_code_for({9, 1}));  // a loads on exactly its own compute capability
@@ -129,10 +134,10 @@ TEST_CASE("requirements: 12.0+PTX does not give a-features of 12.0, 12.0f does n
   CHECK_FALSE(target_set::from({sm(12, 0), ptx(12, 0)})->provides(needs_120a));
   CHECK_FALSE(target_set::from({sm(12, 0, arch_variant::family_specific)})->provides(needs_120a));
   CHECK(target_set::from({ptx(12, 0, arch_variant::arch_specific)})->provides(needs_120a));  // compute_120a means the same
-  CHECK(target_set::from({sm(10, 3, arch_variant::arch_specific)})->provides(needs_100f));    // family member, a
+  CHECK(target_set::from({sm(10, 3, arch_variant::arch_specific)})->provides(needs_100f));   // family member, a
   CHECK_FALSE(target_set::from({sm(10, 0)})->provides(needs_100f));
   CHECK_FALSE(target_set::from({sm(12, 0, arch_variant::family_specific)})->provides(needs_100f));  // another family
-  CHECK(target_set::from({sm(10, 0)})->provides(sm(9, 0)));  // baseline features accumulate
+  CHECK(target_set::from({sm(10, 0)})->provides(sm(9, 0)));                                         // baseline features accumulate
 }
 
 TEST_CASE("provides_features agrees with device::provides on every pair of targets the table knows", "[target_set][device]") {
@@ -148,7 +153,8 @@ TEST_CASE("provides_features agrees with device::provides on every pair of targe
   for (const auto& built : all)
     for (const auto& required : all) {
       const auto b = to_text(built), r = to_text(required);
-      const bool device_says = device::provides(device::read_target(b.view().data(), b.size()), device::read_target(r.view().data(), r.size()));
+      const bool device_says = device::provides(device::read_target(b.view().data(), b.size()),
+                                                device::read_target(r.view().data(), r.size()));
       INFO(b.view() << " provides " << r.view());
       CHECK(provides_features(built, required) == device_says);
       ++pairs;

@@ -4,8 +4,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#define CUARCH_CHECK_BOTH(...)     \
-  do {                             \
-    STATIC_REQUIRE(__VA_ARGS__);   \
-    REQUIRE((__VA_ARGS__));        \
+#define CUARCH_CHECK_BOTH(...)   \
+  do {                           \
+    STATIC_REQUIRE(__VA_ARGS__); \
+    REQUIRE((__VA_ARGS__));      \
   } while (false)

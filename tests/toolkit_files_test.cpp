@@ -62,10 +62,10 @@ TEST_CASE("malformed toolkit files are typed errors naming the file", "[files][f
     CHECK(o.error().location.view() == dir + "/version.json");
   };
   bad_json("");
-  bad_json("{\"cuda\": {\"version\": \"12.4.1\"}");                 // truncated
-  bad_json("{\"cuda\": {\"name\": \"CUDA SDK\"}}");                 // no version
-  bad_json("{\"cuda\": {\"version\": \"twelve\"}}");                // not a version
-  bad_json(std::string(100, '[') + std::string(100, ']'));          // too deep
+  bad_json("{\"cuda\": {\"version\": \"12.4.1\"}");         // truncated
+  bad_json("{\"cuda\": {\"name\": \"CUDA SDK\"}}");         // no version
+  bad_json("{\"cuda\": {\"version\": \"twelve\"}}");        // not a version
+  bad_json(std::string(100, '[') + std::string(100, ']'));  // too deep
   bad_json("{\"cuda\": {\"version\": \"12.4.1\"}} trailing");
   const auto missing = cuarch::read_version_json(dir + "/nonexistent.json");
   REQUIRE_FALSE(missing);
@@ -115,7 +115,8 @@ TEST_CASE("dist-info and conda-meta names", "[files][wheels]") {
   for (const char* other : {"nvidia_cublas-13.1.0.3.dist-info", "numpy-1.26.4.dist-info", "nvidia_cuda_nvrtc_cu12.dist-info",
                             "nvidia_cuda_nvrtc_cu12-12.4.127", "nvidia_cuda_nvcc_impl-12.4.131.dist-info"})
     CHECK_FALSE(cuarch::parse_dist_info_name(std::string("/sp/") + other, cuarch::discovery::python_site_packages));
-  const auto nvrtc = cuarch::parse_conda_meta_name("/env/conda-meta/cuda-nvrtc-12.4.127-hd3aeb46_1.json", cuarch::discovery::environment);
+  const auto nvrtc = cuarch::parse_conda_meta_name("/env/conda-meta/cuda-nvrtc-12.4.127-hd3aeb46_1.json",
+                                                   cuarch::discovery::environment);
   REQUIRE(nvrtc);
   CHECK(nvrtc->describes == source_kind::nvrtc);
   CHECK(nvrtc->seen.version == cuda_version{12, 4, 127});
@@ -220,7 +221,8 @@ TEST_CASE("real wheels: the NVRTC 12.4 wheel as pip unpacks it", "[wheels][real]
 TEST_CASE("wrapper scripts that exec a compiler are that compiler", "[files]") {
   const std::string dir = cuarch_test::make_temp_dir("wrapper");
   cuarch_test::write_file(dir + "/real-nvcc", "#!/bin/sh\necho real\n", true);
-  cuarch_test::write_file(dir + "/nvcc", "#!/bin/sh\n# Debian-style shim\nexport PATH=\"/x:$PATH\"\nexec " + dir + "/real-nvcc \"$@\"\n", true);
+  cuarch_test::write_file(dir + "/nvcc",
+                          "#!/bin/sh\n# Debian-style shim\nexport PATH=\"/x:$PATH\"\nexec " + dir + "/real-nvcc \"$@\"\n", true);
   cuarch_test::write_file(dir + "/other", "#!/bin/sh\nexec " + dir + "/real-nvcc --version\n", true);
   CHECK(cuarch::detail::exec_wrapper_target(dir + "/nvcc") == dir + "/real-nvcc");
   CHECK(cuarch::detail::exec_wrapper_target(dir + "/other").empty());  // fixed arguments: not a plain forwarder
@@ -250,7 +252,8 @@ auto bounded_read(Read read, const std::vector<std::string>& fifos = {}) {
   return r;
 }
 
-void check_unreadable(const cuarch::expected<cuarch::file_observation, cuarch::error>& o, const std::string& path, std::string_view words) {
+void check_unreadable(const cuarch::expected<cuarch::file_observation, cuarch::error>& o, const std::string& path,
+                      std::string_view words) {
   REQUIRE_FALSE(o);
   CHECK(o.error().code == errc::file_unreadable);
   CHECK(o.error().location.view() == path);
@@ -266,14 +269,19 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
     for (const char* name : {"version.json", "version.txt", "cuda.h"}) {
       const std::string fifo = dir + "/" + name;
       REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-      check_unreadable(bounded_read([&] {
-                         const std::string_view n(name);
-                         return n == "version.json" ? cuarch::read_version_json(fifo) : n == "version.txt" ? cuarch::read_version_txt(fifo) : cuarch::read_cuda_h(fifo);
-                       }, {fifo}),
+      check_unreadable(bounded_read(
+                           [&] {
+                             const std::string_view n(name);
+                             return n == "version.json"  ? cuarch::read_version_json(fifo)
+                                    : n == "version.txt" ? cuarch::read_version_txt(fifo)
+                                                         : cuarch::read_cuda_h(fifo);
+                           },
+                           {fifo}),
                        fifo, "not a regular file");
     }
     // A toolkit root holding them: each an error in the list, none a hang.
-    const auto seen = bounded_read([&] { return cuarch::observe_toolkit_root(dir); }, {dir + "/version.json", dir + "/version.txt", dir + "/cuda.h"});
+    const auto seen = bounded_read([&] { return cuarch::observe_toolkit_root(dir); },
+                                   {dir + "/version.json", dir + "/version.txt", dir + "/cuda.h"});
     REQUIRE(seen.size() == 2);  // version.json, version.txt (include/cuda.h is not where cuda.h is looked for)
     for (const auto& o : seen) CHECK_FALSE(o);
   }
@@ -288,9 +296,7 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
   }
   SECTION("a huge version.json is refused by its size, without reading it") {
     const std::string huge = dir + "/version.json";
-    {
-      std::ofstream(huge, std::ios::binary) << "{";
-    }
+    { std::ofstream(huge, std::ios::binary) << "{"; }
     std::filesystem::resize_file(huge, std::uintmax_t(8) << 30);  // 8 GiB, sparse
     check_unreadable(bounded_read([&] { return cuarch::read_version_json(huge); }), huge, "larger than");
   }

@@ -85,8 +85,7 @@ CUARCH_DEVICE_HD constexpr bool provides(const target& built, const target& requ
   if (!built.valid || !required.valid) return false;
   switch (required.variant) {
     case 'a': return built.variant == 'a' && built.major == required.major && built.minor == required.minor;
-    case 'f':
-      return (built.variant == 'a' || built.variant == 'f') && built.major == required.major && built.minor >= required.minor;
+    case 'f': return (built.variant == 'a' || built.variant == 'f') && built.major == required.major && built.minor >= required.minor;
     default: return built.number() >= required.number();
   }
 }
@@ -113,7 +112,7 @@ CUARCH_DEVICE_HD constexpr target current_target() {
 #  elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
   t.variant = 'f';
 #  elif defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || \
-      defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) ||    \
+      defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) ||  \
       defined(__CUDA_ARCH_FEAT_SM121_ALL)
   t.variant = 'a';  // toolkits before 12.9 say `a` only through these feature macros
 #  endif
@@ -138,18 +137,20 @@ CUARCH_DEVICE_HD constexpr target current_target() {
 
 // Every pass reads the spellings (a typo fails even where no device code is compiled); nvcc's host
 // pass also checks them against cuarch's parser and knowledge table. Device passes check the target.
-#define CUARCH_DEVICE_CHECK_SPELLINGS_(...)                                          \
-  static_assert(::cuarch::device::detail::all_readable(__VA_ARGS__),                 \
-                "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ "): a spelling cannot be read " \
-                "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
+#define CUARCH_DEVICE_CHECK_SPELLINGS_(...)                                                                        \
+  static_assert(::cuarch::device::detail::all_readable(__VA_ARGS__), "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ \
+                                                                     "): a spelling cannot be read "               \
+                                                                     "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
 
 #if defined(__CUDA_ARCH__)
-#  define CUARCH_DEVICE_REQUIRE(...)                                                                          \
-    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                              \
-    static_assert(::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__),   \
-                  "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ ") is not met by the target being built: "   \
-                  "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(__CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_        \
-                  "; fix: build a target that provides one of them (e.g. -gencode=arch=compute_90a,code=sm_90a)")
+#  define CUARCH_DEVICE_REQUIRE(...)                                                                       \
+    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                           \
+    static_assert(::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__), \
+                  "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__                                            \
+                  ") is not met by the target being built: "                                               \
+                  "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(                                                    \
+                      __CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_                                      \
+                                     "; fix: build a target that provides one of them (e.g. -gencode=arch=compute_90a,code=sm_90a)")
 #elif !defined(__CUDACC_RTC__) && defined(__cplusplus) && __cplusplus >= 201703L && defined(__has_include)
 #  if __has_include("core/parse.hpp")
 #    include <string_view>
@@ -166,8 +167,8 @@ constexpr bool all_parse_as_targets(const char (&... spellings)[N]) {
 }  // namespace detail
 }  // namespace device
 }  // namespace cuarch
-#    define CUARCH_DEVICE_REQUIRE(...)             \
-      CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__); \
+#    define CUARCH_DEVICE_REQUIRE(...)                                           \
+      CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                               \
       static_assert(::cuarch::device::detail::all_parse_as_targets(__VA_ARGS__), \
                     "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ "): a target that does not exist (see cuarch check)")
 #  endif

@@ -22,13 +22,13 @@ struct fmt_via_text : fmt::formatter<std::string_view> {
 };
 }  // namespace cuarch::detail
 
-#define CUARCH_DETAIL_FMT_TEXT(T, EXPR)                                  \
-  template <>                                                            \
-  struct fmt::formatter<T> : cuarch::detail::fmt_via_text {              \
-    template <class Ctx>                                                 \
-    auto format(const T& x, Ctx& ctx) const {                            \
-      return put(EXPR, ctx);                                             \
-    }                                                                    \
+#define CUARCH_DETAIL_FMT_TEXT(T, EXPR)                     \
+  template <>                                               \
+  struct fmt::formatter<T> : cuarch::detail::fmt_via_text { \
+    template <class Ctx>                                    \
+    auto format(const T& x, Ctx& ctx) const {               \
+      return put(EXPR, ctx);                                \
+    }                                                       \
   };
 
 CUARCH_DETAIL_FMT_TEXT(cuarch::compute_capability, cuarch::to_text(x).view())

@@ -64,9 +64,9 @@ NB_MODULE(_cuarch, m) {
         a.env_given = env_given;
         return cuarch_python::resolve(a);
       },
-      "archs"_a, "dialect"_a, "env"_a, "policy"_a, "toolkit"_a.none(), "devices"_a.none(), "compiler"_a.none(),
-      "nvrtc"_a.none(), "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(),
-      "archs_given"_a, "env_given"_a, nb::call_guard<nb::gil_scoped_release>());
+      "archs"_a, "dialect"_a, "env"_a, "policy"_a, "toolkit"_a.none(), "devices"_a.none(), "compiler"_a.none(), "nvrtc"_a.none(),
+      "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(), "archs_given"_a, "env_given"_a,
+      nb::call_guard<nb::gil_scoped_release>());
 
   m.def(
       "doctor",

@@ -33,7 +33,9 @@ outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
   o.message = std::move(prefix) + f.message();
   return o;
 }
-outcome failed(const cuarch::error& e, std::string prefix = {}) { return failed(cuarch::resolution_failure{e, {}}, std::move(prefix)); }
+outcome failed(const cuarch::error& e, std::string prefix = {}) {
+  return failed(cuarch::resolution_failure{e, {}}, std::move(prefix));
+}
 
 /// Paths and devices shared by resolve() and doctor(); false with `problem` set on a usage error.
 struct detection_choice {

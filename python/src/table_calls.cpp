@@ -72,9 +72,9 @@ outcome list_targets(const std::string& toolkit_text) {
                  release_text(cuarch::oldest_known_toolkit()) + ")");
   outcome o;
   if (cuarch::newest_known_toolkit() < toolkit->release())
-    o.note = "CUDA " + release_text(*toolkit) + " is newer than cuarch's table (newest: " + release_text(cuarch::newest_known_toolkit()) +
-             "); listing what " + release_text(cuarch::newest_known_toolkit()) +
-             " builds. Ask the compiler itself for anything newer (cuarch.doctor()).";
+    o.note = "CUDA " + release_text(*toolkit) +
+             " is newer than cuarch's table (newest: " + release_text(cuarch::newest_known_toolkit()) + "); listing what " +
+             release_text(cuarch::newest_known_toolkit()) + " builds. Ask the compiler itself for anything newer (cuarch.doctor()).";
   cuarch::for_each_buildable(*toolkit, [&](const cuarch::arch_target& t) { o.names.emplace_back(cuarch::to_text(t).view()); });
   o.json = cuarch::list_json(*toolkit);
   return o;

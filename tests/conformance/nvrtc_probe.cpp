@@ -38,21 +38,20 @@ namespace {
 // ---- the NVRTC ABI subset (stable for years; nvrtcGetSupportedArchs is newer and optional) ----
 using nvrtcResult = int;  // enum in nvrtc.h; 0 == NVRTC_SUCCESS
 constexpr nvrtcResult kSuccess = 0;
-constexpr nvrtcResult kInvalidOption = 5;  // NVRTC_ERROR_INVALID_OPTION
-constexpr nvrtcResult kCompilation = 6;    // NVRTC_ERROR_COMPILATION (some releases report
-                                           // an unknown arch this way, with a log line)
-constexpr nvrtcResult kBuiltinFailure = 7; // NVRTC_ERROR_BUILTIN_OPERATION_FAILURE: 11.2 says
-                                           // "failed to load builtins for compute_53"; counted
-                                           // as not accepted (the default compile, which must
-                                           // succeed, proves the builtins library itself loads)
+constexpr nvrtcResult kInvalidOption = 5;   // NVRTC_ERROR_INVALID_OPTION
+constexpr nvrtcResult kCompilation = 6;     // NVRTC_ERROR_COMPILATION (some releases report
+                                            // an unknown arch this way, with a log line)
+constexpr nvrtcResult kBuiltinFailure = 7;  // NVRTC_ERROR_BUILTIN_OPERATION_FAILURE: 11.2 says
+                                            // "failed to load builtins for compute_53"; counted
+                                            // as not accepted (the default compile, which must
+                                            // succeed, proves the builtins library itself loads)
 using nvrtcProgram = struct _nvrtcProgram*;
 
 using FnGetErrorString = const char* (*)(nvrtcResult);
 using FnVersion = nvrtcResult (*)(int*, int*);
 using FnGetNumSupportedArchs = nvrtcResult (*)(int*);
 using FnGetSupportedArchs = nvrtcResult (*)(int*);
-using FnCreateProgram = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int,
-                                        const char* const*, const char* const*);
+using FnCreateProgram = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
 using FnDestroyProgram = nvrtcResult (*)(nvrtcProgram*);
 using FnCompileProgram = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
 using FnGetPTXSize = nvrtcResult (*)(nvrtcProgram, size_t*);
@@ -234,8 +233,7 @@ int main(int argc, char** argv) {
   // Default target: no option at all. Must succeed, else the library setup is broken
   // (e.g. libnvrtc-builtins not found) and every "rejection" below would be bogus.
   CompileResult def = compile(nullptr, true);
-  if (def.status != kSuccess)
-    die(3, "default compile failed: " + errstr(def.status) + ": " + errorLine(def.log));
+  if (def.status != kSuccess) die(3, "default compile failed: " + errstr(def.status) + ": " + errorLine(def.log));
   const std::string defaultTarget = ptxDirective(def.ptx, "target");
   if (defaultTarget.empty()) die(3, "no .target in default PTX");
 
@@ -259,12 +257,9 @@ int main(int argc, char** argv) {
           if (isCompute) {
             const std::string t = ptxDirective(r.ptx, "target");
             const std::string want = "sm_" + std::to_string(nn) + kVariants[v];
-            if (t != want)
-              std::fprintf(stderr, "note: %s accepted, PTX .target is '%s'\n", name.c_str(),
-                           t.c_str());
+            if (t != want) std::fprintf(stderr, "note: %s accepted, PTX .target is '%s'\n", name.c_str(), t.c_str());
           }
-        } else if (r.status == kInvalidOption || r.status == kCompilation ||
-                   r.status == kBuiltinFailure) {
+        } else if (r.status == kInvalidOption || r.status == kCompilation || r.status == kBuiltinFailure) {
           // Rejected. Keep the distinct messages so anything odd is visible on stderr.
           addToGroup(rejections, errstr(r.status) + ": " + errorLine(r.log), name);
         } else {
@@ -294,18 +289,15 @@ int main(int argc, char** argv) {
     const bool usual = rj.first.find("invalid value for --gpu-architecture") != std::string::npos ||
                        rj.first.find("--nv_arch") != std::string::npos;
     if (usual) {
-      std::fprintf(stderr, "note: rejected %zu candidates (first %s, last %s) with %s\n",
-                   rj.second.size(), rj.second.front().c_str(), rj.second.back().c_str(),
-                   rj.first.c_str());
+      std::fprintf(stderr, "note: rejected %zu candidates (first %s, last %s) with %s\n", rj.second.size(), rj.second.front().c_str(),
+                   rj.second.back().c_str(), rj.first.c_str());
     } else {
-      std::fprintf(stderr, "note: failed %s with %s\n", joinNames(rj.second).c_str(),
-                   rj.first.c_str());
+      std::fprintf(stderr, "note: failed %s with %s\n", joinNames(rj.second).c_str(), rj.first.c_str());
     }
   }
   if (!def.log.empty()) std::fprintf(stderr, "note: default compile warned: %s\n", firstLine(def.log).c_str());
   for (const auto& w : warnings)
-    std::fprintf(stderr, "note: accepted with a warning: %s: %s\n", joinNames(w.second).c_str(),
-                 w.first.c_str());
+    std::fprintf(stderr, "note: accepted with a warning: %s: %s\n", joinNames(w.second).c_str(), w.first.c_str());
   if (haveSupported) {
     if (!std::is_sorted(supported.begin(), supported.end()))
       std::fprintf(stderr, "note: nvrtcGetSupportedArchs is not sorted ascending\n");
@@ -335,8 +327,7 @@ int main(int argc, char** argv) {
     return out.empty() ? std::string("-") : out;
   };
 
-  std::printf("%s\t%s\t%d.%d\t%s\t%s\t%s\t%s\n", release.c_str(), origin.c_str(), major, minor,
-              ptxIsa.c_str(), defaultTarget.c_str(),
+  std::printf("%s\t%s\t%d.%d\t%s\t%s\t%s\t%s\n", release.c_str(), origin.c_str(), major, minor, ptxIsa.c_str(), defaultTarget.c_str(),
               haveSupported ? join(supported).c_str() : "-", join(accepted).c_str());
   // dlclose deliberately skipped: some NVRTC releases do not unload cleanly.
   return std::fflush(stdout) == 0 ? 0 : 3;

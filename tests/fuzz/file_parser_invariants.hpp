@@ -56,12 +56,14 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
     require_file(plausible(d->seen.version), "dist-info name gives a plausible version", input);
     require_file(d->describes != cuarch::source_kind::none, "dist-info name names a component", input);
   }
-  if (const auto c = cuarch::parse_conda_meta_name("/nonexistent/conda-meta/" + std::string(input) + ".json", discovery::explicit_argument))
+  if (const auto c = cuarch::parse_conda_meta_name("/nonexistent/conda-meta/" + std::string(input) + ".json",
+                                                   discovery::explicit_argument))
     require_file(plausible(c->seen.version), "conda-meta name gives a plausible version", input);
 
   for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {
     const auto n = cuarch::parse_nvcc_version_output(input, kind);
-    require_file(n ? plausible(*n) : n.error().code == cuarch::errc::malformed_output, "tool output is a version or malformed_output", input);
+    require_file(n ? plausible(*n) : n.error().code == cuarch::errc::malformed_output, "tool output is a version or malformed_output",
+                 input);
   }
 }
 

@@ -41,7 +41,8 @@ inline void check_all_parsers(std::string_view input) {
     }
   }
   if (const auto a = parse_arch(input)) require(parse_arch(to_text(*a).view()).value() == *a, "parse_arch round-trips", input);
-  if (const auto v = parse_cuda_version(input)) require(parse_cuda_version(to_text(*v).view()).value() == *v, "version round-trips", input);
+  if (const auto v = parse_cuda_version(input))
+    require(parse_cuda_version(to_text(*v).view()).value() == *v, "version round-trips", input);
   const auto n = parse_nvcc_version_output(input);
   require(n.has_value() || n.error().code == errc::malformed_output, "nvcc output is a version or malformed_output", input);
   (void)parse_driver_version(input);

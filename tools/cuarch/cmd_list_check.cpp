@@ -20,7 +20,8 @@ using namespace cuarch_cli;
 /// --format text|json: how list and check print. The JSON documents are the library's
 /// (resolve/json_documents.hpp), the same ones Python's cuarch.check() raises with.
 CLI::Option* add_format(flag_set& f) {
-  return f.value("--format", "text|json", "text (default): one line per target; json: one document on stdout (docs/json.md)", "Options");
+  return f.value("--format", "text|json", "text (default): one line per target; json: one document on stdout (docs/json.md)",
+                 "Options");
 }
 
 /// Reads --format; the usage error's status, if it is wrong.
@@ -63,8 +64,9 @@ int input_failure(const char* command, const cuarch::error& e, bool json, const 
 
 /// A release NVIDIA never published (12.7) is answered, with a note: it is a typo or a guess.
 void print_never_released(const cuarch::cuda_version& release) {
-  fmt::print(stderr, "note: CUDA {} was never released; cuarch's table answers for it as for the release before it. "
-                     "Check the version you meant (cuarch doctor shows the toolkits here).\n",
+  fmt::print(stderr,
+             "note: CUDA {} was never released; cuarch's table answers for it as for the release before it. "
+             "Check the version you meant (cuarch doctor shows the toolkits here).\n",
              release.release());
 }
 
@@ -80,12 +82,13 @@ std::function<int()> setup_list(flag_set& f) {
     const cuarch::cuda_version release = *tk.release;
     if (cuarch::never_released(release)) print_never_released(release);
     if (cuarch::newest_known_toolkit() < release.release())
-      fmt::print(stderr, "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
-                         "Ask the compiler itself for anything newer (cuarch doctor).\n",
+      fmt::print(stderr,
+                 "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
+                 "Ask the compiler itself for anything newer (cuarch doctor).\n",
                  release, cuarch::newest_known_toolkit(), cuarch::newest_known_toolkit());
     if (release.release() < cuarch::oldest_known_toolkit())
-      return usage_error("list", fmt::format("CUDA {} is older than the oldest release cuarch knows ({})", release,
-                                             cuarch::oldest_known_toolkit()));
+      return usage_error(
+          "list", fmt::format("CUDA {} is older than the oldest release cuarch knows ({})", release, cuarch::oldest_known_toolkit()));
     if (json) fmt::print("{}\n", cuarch::list_json(release));
     else cuarch::for_each_buildable(release, [](const cuarch::arch_target& t) { fmt::print("{}\n", t); });
     return exit_ok;
@@ -102,7 +105,8 @@ std::function<int()> setup_check(flag_set& f) {
   };
   flags o{};
   o.toolkit = f.value("--toolkit", "VERSION", "the CUDA release to check against, e.g. 12.4 (required)", "Options");
-  o.dialect = f.value("--dialect", choices(cuarch::all_arch_dialects), "how to read the targets (default: generic, which reads them all)", "Options");
+  o.dialect = f.value("--dialect", choices(cuarch::all_arch_dialects),
+                      "how to read the targets (default: generic, which reads them all)", "Options");
   o.archs = f.value("--archs", "LIST", "targets to check, as one list (repeatable)", "Options", /*repeatable=*/true);
   o.format = add_format(f);
   o.targets = f.positionals("targets", "TARGET", "targets to check; after -- they may start with '-'");
@@ -147,19 +151,20 @@ std::function<int()> setup_check(flag_set& f) {
 }
 
 const register_command list_command{
-    "list", {"every target a CUDA release can build, one per line",
-             "Prints every target (sm_XY[a|f], compute_XY[a|f]) that CUDA VERSION can build, by cuarch's table.\n"
-             "--format json prints one document (cuarch.list/1, docs/json.md).\n"
-             "Exit codes: 0 listed; 2 bad usage or a release older than the table.",
-             setup_list}};
+    "list",
+    {"every target a CUDA release can build, one per line",
+     "Prints every target (sm_XY[a|f], compute_XY[a|f]) that CUDA VERSION can build, by cuarch's table.\n"
+     "--format json prints one document (cuarch.list/1, docs/json.md).\n"
+     "Exit codes: 0 listed; 2 bad usage or a release older than the table.",
+     setup_list}};
 
-const register_command check_command{
-    "check", {"validate targets against a CUDA release; exit 1 with reasons",
-              "Checks every target against CUDA VERSION. Exit 0: all buildable; 1: one reason line per failing\n"
-              "target on stderr; 2: a malformed target or bad usage. --format json prints one document\n"
-              "(cuarch.check/1, docs/json.md) on stdout whatever the exit status.\n"
-              "Example: cuarch check --toolkit 12.4 sm_120a 9.0a\n"
-              "         cuarch check --toolkit 12.4 --dialect nvcc -- -arch=sm_90a",
-              setup_check}};
+const register_command check_command{"check",
+                                     {"validate targets against a CUDA release; exit 1 with reasons",
+                                      "Checks every target against CUDA VERSION. Exit 0: all buildable; 1: one reason line per failing\n"
+                                      "target on stderr; 2: a malformed target or bad usage. --format json prints one document\n"
+                                      "(cuarch.check/1, docs/json.md) on stdout whatever the exit status.\n"
+                                      "Example: cuarch check --toolkit 12.4 sm_120a 9.0a\n"
+                                      "         cuarch check --toolkit 12.4 --dialect nvcc -- -arch=sm_90a",
+                                      setup_check}};
 
 }  // namespace

@@ -93,9 +93,9 @@ struct options {
   bool env_given = false;
   std::optional<cuarch::cuda_version> toolkit;
   std::optional<std::vector<int>> supported;
-  bool jit = false;                  // the NVRTC compile path (else nvcc), when detecting
-  cuarch::detect_options detect;     // detection options (device_ccs doubles as --device-cc)
-  bool detection_options = false;    // any option that says where to look for compilers
+  bool jit = false;                // the NVRTC compile path (else nvcc), when detecting
+  cuarch::detect_options detect;   // detection options (device_ccs doubles as --device-cc)
+  bool detection_options = false;  // any option that says where to look for compilers
   driver_choice driver = driver_choice::none;
   cuarch::cuda_version driver_version{};
   cuarch::resolve_policy policy;
@@ -224,8 +224,8 @@ cuarch::arch_request make_request(const options& o) {
       std::string shown(seen.list);  // the environment's bytes, with control characters made visible
       for (char& c : shown)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-      fmt::print(stderr, "cuarch resolve: note: --archs given; ignoring {}={} (--env {} lets it override)\n",
-                 seen.origin.variable, shown, cuarch::to_string(one));
+      fmt::print(stderr, "cuarch resolve: note: --archs given; ignoring {}={} (--env {} lets it override)\n", seen.origin.variable,
+                 shown, cuarch::to_string(one));
     }
   }
   return request;
@@ -253,11 +253,12 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
   for (const auto& d : r.diagnostics)
     if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", d.message());
   if (r.origin.source == cuarch::source_kind::environment)
-    fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {} (--env {})\n",
-               r.origin.variable, o.env_given ? "asked for it" : "none ignores it");
+    fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {} (--env {})\n", r.origin.variable,
+               o.env_given ? "asked for it" : "none ignores it");
   if (r.table_older_than_compiler)
-    fmt::print(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}); "
-                       "the compiler's supported-arch list decided where it was given\n",
+    fmt::print(stderr,
+               "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}); "
+               "the compiler's supported-arch list decided where it was given\n",
                cuarch::newest_known_toolkit(), r.compiler_version);
 
   switch (o.format) {
@@ -283,15 +284,15 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
   return print_warnings(o, warnings);
 }
 
-
 /// Adds to a failure how its compiler was found and every other compiler that would satisfy the
 /// same request, with the fix (detect/explain.hpp).
-void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found, const cuarch::any_device_source& devices,
-             const cuarch::any_driver_source& driver, cuarch::resolution_failure& f) {
+void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found,
+             const cuarch::any_device_source& devices, const cuarch::any_driver_source& driver, cuarch::resolution_failure& f) {
   const std::size_t not_asked = cuarch::explain_failure_fully(f, found, o.detect, o.jit, request, devices, o.policy, driver);
   if (not_asked != 0)
-    fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n", not_asked,
-               cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc), cuarch::alternatives_budget.count());
+    fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n",
+               not_asked, cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc),
+               cuarch::alternatives_budget.count());
 }
 
 /// Notes on toolkit roots cuarch read other than verbatim (CUDA_HOME=/usr/local/cuda/bin).
@@ -320,10 +321,10 @@ int resolve_and_print(const options& o, const cuarch::arch_request& request, con
     }
     return print_failure(o, f, cuarch::exit_status(f.summary.code));
   }
-  const auto warnings = detected_compiler ? cuarch::resolve_warnings(*found, kind, &r->targets) : std::vector<cuarch::resolution_warning>{};
+  const auto warnings = detected_compiler ? cuarch::resolve_warnings(*found, kind, &r->targets)
+                                          : std::vector<cuarch::resolution_warning>{};
   return print_result(o, *r, *info, warnings);
 }
-
 
 int run_resolve(const resolve_flags& flags) {
   options o;
@@ -361,7 +362,8 @@ int run_resolve(const resolve_flags& flags) {
       roles = roles | cuarch::detect_role::toolkit_files;
       // --strict wants every disagreement that bears on the answer: the other compiler, the
       // driver, and every candidate of the compile roles (the first nvcc on PATH vs $CUDA_HOME).
-      if (o.strict) roles = roles | cuarch::detect_role::jit_compiler | cuarch::detect_role::offline_compiler | cuarch::detect_role::driver;
+      if (o.strict)
+        roles = roles | cuarch::detect_role::jit_compiler | cuarch::detect_role::offline_compiler | cuarch::detect_role::driver;
     }
     if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
     if (o.driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
@@ -398,7 +400,8 @@ std::function<int()> setup_resolve(flag_set& f) {
                     devices = "devices and driver (asked only for native, or under verify-devices)", policy = "policy",
                     output = "output";
   flags.archs = f.value("--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
-  flags.dialect = f.value("--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic, which reads them all)", request);
+  flags.dialect = f.value("--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic, which reads them all)",
+                          request);
   flags.env = f.value("--env", choices(cuarch::all_env_overrides),
                       "environment variables that override the request, first set one wins:\n"
                       "CUARCH_ARCHS (the default without --archs), TORCH_CUDA_ARCH_LIST, CUDAARCHS",
@@ -408,7 +411,10 @@ std::function<int()> setup_resolve(flag_set& f) {
                             "with --toolkit: what it reports as supported (nvrtcGetSupportedArchs),\n"
                             "e.g. 75,80,90,120; it then decides",
                             compiler);
-  flags.compiler = f.value("--compiler", "nvcc|nvrtc", "detected: which compile path (default: the one --nvrtc or --nvcc\nnames, else nvrtc for --format nvrtc, nvcc otherwise)", compiler);
+  flags.compiler = f.value(
+      "--compiler", "nvcc|nvrtc",
+      "detected: which compile path (default: the one --nvrtc or --nvcc\nnames, else nvrtc for --format nvrtc, nvcc otherwise)",
+      compiler);
   flags.detection = add_detection_flags(f, compiler, devices);
   flags.driver = f.value("--driver", "VERSION|detected",
                          "the CUDA version the driver supports, or `detected`: checks PTX against\n"

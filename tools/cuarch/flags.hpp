@@ -34,8 +34,8 @@ class flag_set {
   std::string name() const { return app_.get_name(); }
 
   /// An option with one value ("--archs LIST" or "--archs=LIST"). Repeatable ones keep every value.
-  CLI::Option* value(const std::string& names, const std::string& value_name, const std::string& description,
-                     const std::string& group, bool repeatable = false) {
+  CLI::Option* value(const std::string& names, const std::string& value_name, const std::string& description, const std::string& group,
+                     bool repeatable = false) {
     CLI::Option* o = app_.add_option(names, CLI::callback_t{}, description);
     o->type_name(value_name)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->group(group);
     if (repeatable) repeatable_.insert(o);
@@ -44,7 +44,9 @@ class flag_set {
   /// The arguments that are not options (and everything after --), in order.
   CLI::Option* positionals(const std::string& name, const std::string& value_name, const std::string& description) {
     CLI::Option* o = app_.add_option(name, CLI::callback_t{}, description);
-    o->type_name(value_name)->expected(1, CLI::detail::expected_max_vector_size)->allow_extra_args()
+    o->type_name(value_name)
+        ->expected(1, CLI::detail::expected_max_vector_size)
+        ->allow_extra_args()
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     repeatable_.insert(o);
     return o;

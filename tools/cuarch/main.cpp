@@ -21,12 +21,9 @@ namespace {
 
 using namespace cuarch_cli;
 
-std::string version_text() {
-  return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH);
-}
+std::string version_text() { return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH); }
 
-constexpr const char* program_footer =
-    "'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
+constexpr const char* program_footer = "'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
 
 // "--toolkit: 1 required TEXT missing" -> "--toolkit" (CLI11 puts the option's name first).
 std::string option_named_in(const std::string& message) {
@@ -94,10 +91,9 @@ int main(int argc, char** argv) {
   const auto selected = app.get_subcommands();
   if (selected.empty()) {
     const auto& extras = app.remaining();
-    const std::string message = extras.empty() ? std::string("no command given")
-                                : extras.front().size() > 1 && extras.front()[0] == '-'
-                                    ? "unknown option '" + extras.front() + "'"
-                                    : "unknown command '" + extras.front() + "'";
+    const std::string message = extras.empty()                                          ? std::string("no command given")
+                                : extras.front().size() > 1 && extras.front()[0] == '-' ? "unknown option '" + extras.front() + "'"
+                                                                                        : "unknown command '" + extras.front() + "'";
     if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json("", message));
     fmt::print(stderr, "cuarch: {}\n", message);
     std::fputs(app.help().c_str(), stderr);

@@ -33,13 +33,13 @@ struct toolkit_row {
 /// One compute capability as the table knows it. A zero cuda_version means "never".
 struct arch_row {
   compute_capability cc;
-  std::string_view gpus;        // generation and example products (for messages and `cuarch list`)
-  cuda_version first;           // first release building sm_XY / compute_XY (the table floor 11.0 means "11.0 or earlier")
-  cuda_version first_a;         // first release building the `a` variant; {} = none
-  cuda_version first_f;         // first release building the `f` variant; {} = none
-  cuda_version removed_in;      // first release that no longer builds it (any variant); {} = still built
-  compute_capability renamed_to;// when removal is a rename (sm_101 -> sm_110); {} otherwise
-  ptx_isa_version min_ptx;      // lowest PTX ISA with this `.target`
+  std::string_view gpus;          // generation and example products (for messages and `cuarch list`)
+  cuda_version first;             // first release building sm_XY / compute_XY (the table floor 11.0 means "11.0 or earlier")
+  cuda_version first_a;           // first release building the `a` variant; {} = none
+  cuda_version first_f;           // first release building the `f` variant; {} = none
+  cuda_version removed_in;        // first release that no longer builds it (any variant); {} = still built
+  compute_capability renamed_to;  // when removal is a rename (sm_101 -> sm_110); {} otherwise
+  ptx_isa_version min_ptx;        // lowest PTX ISA with this `.target`
   std::string_view source;
 };
 
@@ -122,11 +122,11 @@ struct recorded_deviation {
 };
 
 inline constexpr recorded_deviation recorded_deviations[] = {
-  {"11.2.152", "debian:", "compute_53,sm_53,compute_62,sm_62,compute_72,sm_72",
-   "Debian 11's libnvrtc-builtins11.2 lacks these Tegra builtins (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE "
-   "\"failed to load builtins\"); NVIDIA's 11.7 and 11.8 libraries build them"},
-  {"11.2.152", "debian:", "supported:69",
-   "NVRTC 11.2 lists 69 in nvrtcGetSupportedArchs, a compute capability no GPU has; compiling for it fails"},
+    {"11.2.152", "debian:", "compute_53,sm_53,compute_62,sm_62,compute_72,sm_72",
+     "Debian 11's libnvrtc-builtins11.2 lacks these Tegra builtins (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE "
+     "\"failed to load builtins\"); NVIDIA's 11.7 and 11.8 libraries build them"},
+    {"11.2.152", "debian:", "supported:69",
+     "NVRTC 11.2 lists 69 in nvrtcGetSupportedArchs, a compute capability no GPU has; compiling for it fails"},
 };
 
 /// The PTX ISA versions that introduced the variants (PTX ISA "Target ISA notes": sm_90a from PTX ISA
@@ -196,8 +196,8 @@ constexpr bool toolkit_table_is_valid() noexcept {
     if (r.release.has_patch() || r.source.empty()) return false;
     if (i > 0) {
       const auto& p = toolkit_table[i - 1];
-      if (!(p.release < r.release) || r.ptx_isa < p.ptx_isa) return false;          // sorted; PTX ISA never goes back
-      if (r.min_driver.major != 0 && r.min_driver < p.min_driver) return false;     // drivers never go back
+      if (!(p.release < r.release) || r.ptx_isa < p.ptx_isa) return false;       // sorted; PTX ISA never goes back
+      if (r.min_driver.major != 0 && r.min_driver < p.min_driver) return false;  // drivers never go back
     }
   }
   return true;
@@ -206,13 +206,13 @@ constexpr bool toolkit_table_is_valid() noexcept {
 constexpr bool arch_table_is_valid() noexcept {
   for (std::size_t i = 0; i < std::size(arch_table); ++i) {
     const auto& r = arch_table[i];
-    if (i > 0 && !(arch_table[i - 1].cc < r.cc)) return false;                       // sorted, unique
+    if (i > 0 && !(arch_table[i - 1].cc < r.cc)) return false;  // sorted, unique
     if (r.source.empty() || r.gpus.empty() || is_never(r.first)) return false;
-    if (toolkit_index(r.first) == not_found) return false;                            // first release is a real release
+    if (toolkit_index(r.first) == not_found) return false;  // first release is a real release
     if (!is_never(r.removed_in) && !(r.first < r.removed_in)) return false;
     if (!is_never(r.first_a) && (r.first_a < r.first || r.cc < compute_capability{9, 0})) return false;   // a from 9.0 on
     if (!is_never(r.first_f) && (r.first_f < r.first || r.cc < compute_capability{10, 0})) return false;  // f from 10.0 on
-    if (r.renamed_to != compute_capability{}) {                                       // a rename hands over in one release
+    if (r.renamed_to != compute_capability{}) {  // a rename hands over in one release
       const std::size_t to = arch_index(r.renamed_to);
       if (is_never(r.removed_in) || to == not_found || arch_table[to].first != r.removed_in) return false;
     }
@@ -223,6 +223,7 @@ constexpr bool arch_table_is_valid() noexcept {
 }  // namespace detail
 
 static_assert(detail::toolkit_table_is_valid(), "toolkit_table: sorted releases, non-decreasing PTX ISA and drivers, sources");
-static_assert(detail::arch_table_is_valid(), "arch_table: sorted, sources, first < removed, a only from 9.0, f only from 10.0, renames");
+static_assert(detail::arch_table_is_valid(),
+              "arch_table: sorted, sources, first < removed, a only from 9.0, f only from 10.0, renames");
 
 CUARCH_END_NAMESPACE

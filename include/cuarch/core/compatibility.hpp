@@ -36,8 +36,11 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
   if (tk < oldest_known_toolkit()) {
     error e = detail::make_target_error(errc::invalid_version, source_kind::knowledge_table, t);
     e.subject.append(" with CUDA ").append(to_text(tk).view());
-    e.raw.append("CUDA ").append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (")
-        .append(to_text(oldest_known_toolkit()).view()).append(")");
+    e.raw.append("CUDA ")
+        .append(to_text(tk).view())
+        .append(" is older than the oldest release cuarch knows (")
+        .append(to_text(oldest_known_toolkit()).view())
+        .append(")");
     e.found = tk;
     return unexpected(e);
   }
@@ -46,8 +49,11 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
     error e = detail::make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
     e.found = tk;
     if (newest_known_toolkit() < tk)
-      e.raw.append("cuarch's table ends at CUDA ").append(to_text(newest_known_toolkit()).view())
-          .append("; CUDA ").append(to_text(tk).view()).append(" may support it, ask the compiler");
+      e.raw.append("cuarch's table ends at CUDA ")
+          .append(to_text(newest_known_toolkit()).view())
+          .append("; CUDA ")
+          .append(to_text(tk).view())
+          .append(" may support it, ask the compiler");
     return unexpected(e);
   }
   const arch_row& row = arch_table[index];
@@ -80,16 +86,15 @@ constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) {
 ///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
 ///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
 /// (NVIDIA Blackwell family blog; ptxas 13.0 --help; H200 loads sm_90/sm_90a/compute_75..90a and
-/// refuses sm_80/sm_89/sm_100*/compute_100*: docs/design.md, "Vocabulary"; the cases are in tests/compatibility_test.cpp.) LTO IR follows the PTX rules.
+/// refuses sm_80/sm_89/sm_100*/compute_100*: docs/design.md, "Vocabulary"; the cases are in tests/compatibility_test.cpp.) LTO IR
+/// follows the PTX rules.
 constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
   bool ok = false;
   const bool same_major = t.cc.major == device.major;
   switch (t.variant) {
     case arch_variant::arch_specific: ok = t.cc == device; break;
     case arch_variant::family_specific: ok = same_major && device.minor >= t.cc.minor; break;
-    case arch_variant::baseline:
-      ok = t.form == arch_form::sass ? (same_major && device.minor >= t.cc.minor) : device >= t.cc;
-      break;
+    case arch_variant::baseline: ok = t.form == arch_form::sass ? (same_major && device.minor >= t.cc.minor) : device >= t.cc; break;
   }
   if (ok) return {};
   error e = detail::make_target_error(errc::cannot_load_on_device, source_kind::none, t);

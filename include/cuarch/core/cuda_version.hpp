@@ -41,18 +41,24 @@ constexpr int compare3(int a0, int a1, int a2, int b0, int b1, int b2) noexcept 
   if (a2 != b2) return a2 < b2 ? -1 : 1;
   return 0;
 }
-constexpr int compare(const cuda_version& a, const cuda_version& b) noexcept { return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch); }
-constexpr int compare(const ptx_isa_version& a, const ptx_isa_version& b) noexcept { return compare3(a.major, a.minor, 0, b.major, b.minor, 0); }
-constexpr int compare(const driver_version& a, const driver_version& b) noexcept { return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch); }
+constexpr int compare(const cuda_version& a, const cuda_version& b) noexcept {
+  return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
+}
+constexpr int compare(const ptx_isa_version& a, const ptx_isa_version& b) noexcept {
+  return compare3(a.major, a.minor, 0, b.major, b.minor, 0);
+}
+constexpr int compare(const driver_version& a, const driver_version& b) noexcept {
+  return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
+}
 }  // namespace detail
 
 // Six operators per type, all derived from one compare().
-#define CUARCH_DETAIL_ORDERED(T)                                                                                 \
-  constexpr bool operator==(const T& a, const T& b) noexcept { return detail::compare(a, b) == 0; }             \
-  constexpr bool operator!=(const T& a, const T& b) noexcept { return detail::compare(a, b) != 0; }             \
-  constexpr bool operator<(const T& a, const T& b) noexcept { return detail::compare(a, b) < 0; }               \
-  constexpr bool operator<=(const T& a, const T& b) noexcept { return detail::compare(a, b) <= 0; }             \
-  constexpr bool operator>(const T& a, const T& b) noexcept { return detail::compare(a, b) > 0; }               \
+#define CUARCH_DETAIL_ORDERED(T)                                                                    \
+  constexpr bool operator==(const T& a, const T& b) noexcept { return detail::compare(a, b) == 0; } \
+  constexpr bool operator!=(const T& a, const T& b) noexcept { return detail::compare(a, b) != 0; } \
+  constexpr bool operator<(const T& a, const T& b) noexcept { return detail::compare(a, b) < 0; }   \
+  constexpr bool operator<=(const T& a, const T& b) noexcept { return detail::compare(a, b) <= 0; } \
+  constexpr bool operator>(const T& a, const T& b) noexcept { return detail::compare(a, b) > 0; }   \
   constexpr bool operator>=(const T& a, const T& b) noexcept { return detail::compare(a, b) >= 0; }
 CUARCH_DETAIL_ORDERED(cuda_version)
 CUARCH_DETAIL_ORDERED(ptx_isa_version)

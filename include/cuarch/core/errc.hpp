@@ -23,14 +23,14 @@ enum class errc : int {
   too_many_targets,         // more targets than a target list holds
   invalid_version,          // a version number or text that decodes to nothing sensible
   // --- what a toolkit can build (knowledge table or live compiler) ---
-  unknown_arch,             // well formed, but no toolkit in the table knows this compute capability
-  needs_newer_toolkit,      // sm_120a with CUDA 12.4
-  removed_in_toolkit,       // sm_70 with CUDA 13.0
-  renamed_in_toolkit,       // sm_101 with CUDA 13.0 (now sm_110)
-  rejected_by_compiler,     // the live compiler does not list / accept it
+  unknown_arch,          // well formed, but no toolkit in the table knows this compute capability
+  needs_newer_toolkit,   // sm_120a with CUDA 12.4
+  removed_in_toolkit,    // sm_70 with CUDA 13.0
+  renamed_in_toolkit,    // sm_101 with CUDA 13.0 (now sm_110)
+  rejected_by_compiler,  // the live compiler does not list / accept it
   // --- what a device / driver can load ---
-  cannot_load_on_device,    // sm_90a on a 10.0 device, sm_80 on 9.0
-  ptx_too_new_for_driver,   // PTX ISA 9.0 on a 12.8 driver
+  cannot_load_on_device,   // sm_90a on a 10.0 device, sm_80 on 9.0
+  ptx_too_new_for_driver,  // PTX ISA 9.0 on a 12.8 driver
   // --- edges: libraries, processes, files, devices ---
   library_not_found,
   symbol_not_found,
@@ -38,17 +38,17 @@ enum class errc : int {
   process_failed,
   process_timed_out,
   file_unreadable,
-  malformed_output,         // a tool or file said something that is not a version
+  malformed_output,  // a tool or file said something that is not a version
   no_device,
   invalid_environment,
   // --- resolution ---
-  nothing_resolved,         // every requested target was rejected
+  nothing_resolved,  // every requested target was rejected
   // --- outputs ---
-  not_expressible,          // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
+  not_expressible,  // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
   // --- bounds ---
-  deadline_exceeded,        // found but not asked: the detection's overall deadline had passed
+  deadline_exceeded,  // found but not asked: the detection's overall deadline had passed
   // --- discovery (added last: the values above are stable) ---
-  no_compiler,              // no NVRTC / nvcc anywhere detection looked (location lists the places)
+  no_compiler,  // no NVRTC / nvcc anywhere detection looked (location lists the places)
 };
 
 /// The first and last codes, for tables and tests that walk every code.

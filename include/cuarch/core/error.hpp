@@ -39,16 +39,16 @@ struct error {
   source_kind source = source_kind::none;  // where the deciding fact came from
   std::size_t position = no_position;      // offset of the token in the input, for input errors
   bool has_target = false;
-  arch_target target{};                    // the target asked about
-  arch_target replacement{};               // renamed_in_toolkit: the new name
-  compute_capability device{};             // cannot_load_on_device / no variant: the cc concerned
-  cuda_version required{};                 // needs_newer_toolkit: first release; removed: first release without it
-  cuda_version found{};                    // the version that was found (compiler, driver, ...)
+  arch_target target{};         // the target asked about
+  arch_target replacement{};    // renamed_in_toolkit: the new name
+  compute_capability device{};  // cannot_load_on_device / no variant: the cc concerned
+  cuda_version required{};      // needs_newer_toolkit: first release; removed: first release without it
+  cuda_version found{};         // the version that was found (compiler, driver, ...)
   ptx_isa_version ptx_required{}, ptx_supported{};
-  int native_status = 0;                   // nvrtcResult / CUresult / errno / exit status
-  detail::text<96> subject;                // what was asked, verbatim: token, list, variable value
-  detail::text<320> location;              // where: a path, a library, an environment variable
-  detail::text<200> raw;                   // raw words of the source (NVRTC log, nvcc output)
+  int native_status = 0;       // nvrtcResult / CUresult / errno / exit status
+  detail::text<96> subject;    // what was asked, verbatim: token, list, variable value
+  detail::text<320> location;  // where: a path, a library, an environment variable
+  detail::text<200> raw;       // raw words of the source (NVRTC log, nvcc output)
 
   std::error_code error_code() const noexcept;
   /// One paragraph: what was asked, what was found where, and what would fix it.
@@ -97,9 +97,7 @@ inline std::string error::message() const {
     detail::append_found_where(w, *this);
     return w;
   };
-  auto at_position = [&] {
-    return position == no_position ? std::string() : " at position " + std::to_string(position);
-  };
+  auto at_position = [&] { return position == no_position ? std::string() : " at position " + std::to_string(position); };
   switch (code) {
     case errc::empty_input:
       m = (position != no_position && !subject.empty() ? "empty entry" + at_position() + " of '" + subj + "'"
@@ -116,14 +114,13 @@ inline std::string error::message() const {
       break;
     case errc::variant_not_defined:
       m = "'" + subj + "'" + at_position() + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " +
-          std::string(to_text(target.cc).view()) + where() + "; fix: " +
-          (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
+          std::string(to_text(target.cc).view()) + where() +
+          "; fix: " + (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
           ", use the plain target " + std::string(to_text(target.cc).view());
       break;
     case errc::ptx_of_specific_variant:
-      m = "'" + subj + "'" + at_position() +
-          ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where() +
-          "; fix: write compute_" + std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) +
+      m = "'" + subj + "'" + at_position() + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" +
+          where() + "; fix: write compute_" + std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) +
           " for arch-specific PTX, or " + std::string(to_text(target.cc).view()) + "+PTX for portable PTX";
       break;
     case errc::keyword_not_alone:
@@ -131,8 +128,7 @@ inline std::string error::message() const {
           "; fix: use the keyword alone, or list targets explicitly";
       break;
     case errc::too_many_targets:
-      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() +
-          "; fix: split the list";
+      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() + "; fix: split the list";
       break;
     case errc::invalid_version:
       m = has_target ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
@@ -146,16 +142,16 @@ inline std::string error::message() const {
           "itself (NVRTC's supported-arch list decides) or update cuarch";
       break;
     case errc::needs_newer_toolkit:
-      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where() + "; fix: compile with CUDA " + req +
-          " or newer, or drop " + tgt;
+      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where() + "; fix: compile with CUDA " + req + " or newer, or drop " +
+          tgt;
       break;
     case errc::removed_in_toolkit:
       m = tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where() +
           "; fix: compile it with an older CUDA, or target a newer GPU";
       break;
     case errc::renamed_in_toolkit:
-      m = tgt + " was renamed " + std::string(to_text(replacement).view()) + " in CUDA " + req + " (have " + fnd + ")" +
-          where() + "; fix: use " + std::string(to_text(replacement).view());
+      m = tgt + " was renamed " + std::string(to_text(replacement).view()) + " in CUDA " + req + " (have " + fnd + ")" + where() +
+          "; fix: use " + std::string(to_text(replacement).view());
       break;
     case errc::rejected_by_compiler:
       m = tgt + " is not supported by the compiler, CUDA " + fnd + where() +
@@ -176,8 +172,7 @@ inline std::string error::message() const {
           "; fix: install it, or pass its absolute path explicitly";
       break;
     case errc::symbol_not_found:
-      m = "symbol " + subj + " is missing" + where() +
-          "; fix: the library is too old or not the one expected; pass another library";
+      m = "symbol " + subj + " is missing" + where() + "; fix: the library is too old or not the one expected; pass another library";
       break;
     case errc::library_call_failed:
       m = subj + " failed with status " + std::to_string(native_status) + where() +
@@ -197,8 +192,7 @@ inline std::string error::message() const {
           "; fix: check the path and its permissions";
       break;
     case errc::malformed_output:
-      m = subj + " gave no recognisable version" + where() +
-          (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +
+      m = subj + " gave no recognisable version" + where() + (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +
           "; fix: point cuarch at a genuine CUDA installation";
       break;
     case errc::no_device:
@@ -210,8 +204,7 @@ inline std::string error::message() const {
           (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: correct or unset it";
       break;
     case errc::nothing_resolved:
-      m = "no target could be resolved for '" + subj + "'" + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view()));
+      m = "no target could be resolved for '" + subj + "'" + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view()));
       break;
     case errc::not_expressible:
       m = tgt + " cannot be written in " + subj + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +

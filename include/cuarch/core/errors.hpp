@@ -95,22 +95,24 @@ constexpr error unknown_arch(source_kind source, const arch_target& target, cons
   return e;
 }
 /// target needs CUDA >= required; found is the toolkit that was asked.
-constexpr error needs_newer_toolkit(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found) {
+constexpr error needs_newer_toolkit(source_kind source, const arch_target& target, const cuda_version& required,
+                                    const cuda_version& found) {
   error e = detail::about_target(errc::needs_newer_toolkit, source, target);
   e.required = required;
   e.found = found;
   return e;
 }
 /// target was removed in CUDA `required` (the first release without it); found is the toolkit asked.
-constexpr error removed_in_toolkit(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found) {
+constexpr error removed_in_toolkit(source_kind source, const arch_target& target, const cuda_version& required,
+                                   const cuda_version& found) {
   error e = detail::about_target(errc::removed_in_toolkit, source, target);
   e.required = required;
   e.found = found;
   return e;
 }
 /// target was renamed `replacement` in CUDA `required`; found is the toolkit asked.
-constexpr error renamed_in_toolkit(source_kind source, const arch_target& target, const arch_target& replacement, const cuda_version& required,
-                                   const cuda_version& found) {
+constexpr error renamed_in_toolkit(source_kind source, const arch_target& target, const arch_target& replacement,
+                                   const cuda_version& required, const cuda_version& found) {
   error e = detail::about_target(errc::renamed_in_toolkit, source, target);
   e.replacement = replacement;
   e.required = required;
@@ -118,8 +120,8 @@ constexpr error renamed_in_toolkit(source_kind source, const arch_target& target
   return e;
 }
 /// The live compiler (source: nvrtc, nvcc) of version `found` does not accept target; raw is its word.
-constexpr error rejected_by_compiler(source_kind source, const arch_target& target, const cuda_version& found, std::string_view location = {},
-                                     std::string_view raw = {}) {
+constexpr error rejected_by_compiler(source_kind source, const arch_target& target, const cuda_version& found,
+                                     std::string_view location = {}, std::string_view raw = {}) {
   error e = detail::about_target(errc::rejected_by_compiler, source, target);
   e.found = found;
   e.location = location;
@@ -137,8 +139,9 @@ constexpr error cannot_load_on_device(source_kind source, const arch_target& tar
 }
 /// PTX of target, built by CUDA `required` (PTX ISA ptx_required), cannot be JIT-compiled by a
 /// driver serving CUDA `found` (PTX ISA up to ptx_supported).
-constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& target, const cuda_version& required, const cuda_version& found,
-                                       const ptx_isa_version& ptx_required, const ptx_isa_version& ptx_supported) {
+constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& target, const cuda_version& required,
+                                       const cuda_version& found, const ptx_isa_version& ptx_required,
+                                       const ptx_isa_version& ptx_supported) {
   error e = detail::about_target(errc::ptx_too_new_for_driver, source, target);
   e.required = required;
   e.found = found;
@@ -150,11 +153,13 @@ constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& ta
 // --- edges: libraries, processes, files, devices ---------------------------------------------
 
 /// subject (a library name) could not be loaded from location; raw is dlerror().
-constexpr error library_not_found(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error library_not_found(source_kind source, std::string_view subject, std::string_view location = {},
+                                  std::string_view raw = {}) {
   return detail::located_error(errc::library_not_found, source, subject, location, raw);
 }
 /// symbol `subject` is missing from the library at location.
-constexpr error symbol_not_found(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error symbol_not_found(source_kind source, std::string_view subject, std::string_view location = {},
+                                 std::string_view raw = {}) {
   return detail::located_error(errc::symbol_not_found, source, subject, location, raw);
 }
 /// The call `subject` (e.g. "nvrtcVersion") returned native_status.
@@ -172,15 +177,18 @@ constexpr error process_failed(source_kind source, std::string_view subject, int
   return e;
 }
 /// The command line `subject` (program at location) did not finish in time.
-constexpr error process_timed_out(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error process_timed_out(source_kind source, std::string_view subject, std::string_view location = {},
+                                  std::string_view raw = {}) {
   return detail::located_error(errc::process_timed_out, source, subject, location, raw);
 }
 /// subject (what was to be read) at location could not be read; raw says why (strerror, "a FIFO").
-constexpr error file_unreadable(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error file_unreadable(source_kind source, std::string_view subject, std::string_view location = {},
+                                std::string_view raw = {}) {
   return detail::located_error(errc::file_unreadable, source, subject, location, raw);
 }
 /// subject (a tool or file) at location said `raw`, which holds no recognisable version.
-constexpr error malformed_output(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error malformed_output(source_kind source, std::string_view subject, std::string_view location = {},
+                                 std::string_view raw = {}) {
   return detail::located_error(errc::malformed_output, source, subject, location, raw);
 }
 /// No device visible to `source`; raw says why (e.g. CUDA_VISIBLE_DEVICES=""), subject what was asked.
@@ -209,7 +217,8 @@ constexpr error not_expressible(source_kind source, const arch_target& target, s
 // --- bounds ----------------------------------------------------------------------------------
 
 /// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
-constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {},
+                                  std::string_view raw = {}) {
   return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
 }
 

@@ -8,11 +8,11 @@
 #include "parse.hpp"
 
 /// A constant arch_target from a string literal; ill-formed (does not compile) if the spelling is bad.
-#define CUARCH_ARCH(literal)                                             \
-  ([] {                                                                  \
-    constexpr auto cuarch_parsed_ = ::cuarch::parse_arch(literal);        \
+#define CUARCH_ARCH(literal)                                                          \
+  ([] {                                                                               \
+    constexpr auto cuarch_parsed_ = ::cuarch::parse_arch(literal);                    \
     static_assert(cuarch_parsed_.has_value(), "invalid CUDA architecture: " literal); \
-    return *cuarch_parsed_;                                              \
+    return *cuarch_parsed_;                                                           \
   }())
 
 #if CUARCH_HAS_CONSTEVAL()

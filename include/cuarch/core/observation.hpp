@@ -57,7 +57,7 @@ struct observation {
 struct compiler_info {
   source_kind kind = source_kind::nvrtc;  // nvrtc or nvcc (knowledge_table for a bare version)
   cuda_version version{};
-  std::string location;                   // realpath of the library / executable; empty for a bare version
+  std::string location;  // realpath of the library / executable; empty for a bare version
   /// nvrtcGetSupportedArchs as sm numbers (75, 90, 120), when the compiler could be asked.
   /// It lists baseline archs only; `a`/`f` availability still comes from the table.
   std::optional<std::vector<int>> supported_sm_numbers;

@@ -160,9 +160,7 @@ constexpr expected<number_and_suffix, error> read_dotted(std::string_view s, std
   return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
 }
 
-constexpr bool has_ptx_suffix(std::string_view s) noexcept {
-  return s.size() >= 4 && iequals(s.substr(s.size() - 4), "+ptx");
-}
+constexpr bool has_ptx_suffix(std::string_view s) noexcept { return s.size() >= 4 && iequals(s.substr(s.size() - 4), "+ptx"); }
 
 constexpr token_targets one(arch_target t) noexcept {
   token_targets r;
@@ -184,7 +182,8 @@ constexpr expected<token_targets, error> parse_prefixed(std::string_view token, 
     std::string_view text;
     arch_form form;
   };
-  constexpr prefix_form prefixes[] = {{"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
+  constexpr prefix_form prefixes[] = {
+      {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
   for (const auto& p : prefixes) {
     if (!starts_with(token, p.text)) continue;
     matched = true;
@@ -245,9 +244,10 @@ constexpr expected<token_targets, error> parse_integer(std::string_view token, s
 constexpr expected<token_targets, error> parse_arch_token(std::string_view token, arch_dialect dialect = arch_dialect::generic,
                                                           std::size_t position = 0) {
   if (token.empty()) return unexpected(detail::token_error(errc::empty_input, token, position));
-  const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") || detail::starts_with(token, "lto_");
+  const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
+                        detail::starts_with(token, "lto_");
   if (prefixed && (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc)) {
-    bool matched = false;  // true here: the prefix is known to match
+    bool matched = false;                                     // true here: the prefix is known to match
     return detail::parse_prefixed(token, position, matched);  // returned directly, not copied
   }
   if (dialect == arch_dialect::nvcc) return unexpected(detail::token_error(errc::malformed_token, token, position));
@@ -293,11 +293,13 @@ struct named_generation {
   std::string_view archs;
 };
 inline constexpr named_generation torch_named_generations[] = {
-    {"Kepler+Tesla", "3.7"},       {"Kepler", "3.5+PTX"},         {"Maxwell+Tegra", "5.3"},
-    {"Maxwell", "5.0;5.2+PTX"},    {"Pascal", "6.0;6.1+PTX"},     {"Volta+Tegra", "7.2"},
-    {"Volta", "7.0+PTX"},          {"Turing", "7.5+PTX"},         {"Ampere+Tegra", "8.7"},
-    {"Ampere", "8.0;8.6+PTX"},     {"Ada", "8.9+PTX"},            {"Hopper", "9.0+PTX"},
-    {"Blackwell+Tegra", "11.0"},   {"Blackwell", "10.0;10.3;12.0;12.1+PTX"},
+    {"Kepler+Tesla", "3.7"},     {"Kepler", "3.5+PTX"},
+    {"Maxwell+Tegra", "5.3"},    {"Maxwell", "5.0;5.2+PTX"},
+    {"Pascal", "6.0;6.1+PTX"},   {"Volta+Tegra", "7.2"},
+    {"Volta", "7.0+PTX"},        {"Turing", "7.5+PTX"},
+    {"Ampere+Tegra", "8.7"},     {"Ampere", "8.0;8.6+PTX"},
+    {"Ada", "8.9+PTX"},          {"Hopper", "9.0+PTX"},
+    {"Blackwell+Tegra", "11.0"}, {"Blackwell", "10.0;10.3;12.0;12.1+PTX"},
 };
 
 constexpr bool is_separator(char c, arch_dialect d) noexcept {
@@ -318,8 +320,8 @@ constexpr arch_keyword keyword_of(std::string_view token, arch_dialect d) noexce
   return arch_keyword::none;
 }
 
-constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position,
-                                            std::size_t length, std::string_view input) {
+constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
+                                            std::string_view input) {
   for (std::size_t i = 0; i < t.count; ++i) {
     if (!list.add(parsed_target{t.items[i], position, length})) {
       error e = token_error(errc::too_many_targets, input, error::no_position);
@@ -376,8 +378,7 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::strin
                                               std::string_view flag, std::string_view input) {
   const arch_keyword k = keyword_of(value, arch_dialect::nvcc);
   if (k != arch_keyword::none) {
-    if (!list.empty() || list.keyword() != arch_keyword::none)
-      return unexpected(token_error(errc::keyword_not_alone, flag, position));
+    if (!list.empty() || list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, flag, position));
     list.set_keyword(k);
     return {};
   }
@@ -443,9 +444,7 @@ namespace detail {
 
 /// Parses `input` into `list` (which the caller owns, so the 3 KB list is never copied).
 constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
-  if (dialect == arch_dialect::nvcc) {
-    return parse_nvcc_flags(list, input);
-  }
+  if (dialect == arch_dialect::nvcc) { return parse_nvcc_flags(list, input); }
   // Trailing/leading whitespace is tolerated; empty entries between separators are not.
   std::size_t begin = 0, end = input.size();
   while (begin < end && is_space(input[begin])) ++begin;
@@ -492,8 +491,7 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
         if (count > 1 || list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, token, i));
         list.set_keyword(k);
       } else if (!named) {
-        if (list.keyword() != arch_keyword::none)
-          return unexpected(token_error(errc::keyword_not_alone, token, i));
+        if (list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
         const auto r = add_targets(list, *t, i, token.size(), input);
@@ -505,7 +503,6 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   }
   return {};
 }
-
 
 }  // namespace detail
 

@@ -10,26 +10,26 @@
 CUARCH_BEGIN_NAMESPACE
 
 enum class source_kind : unsigned char {
-  none,           // not applicable (e.g. a pure query)
-  user_input,     // a string the caller passed (arch list, option)
-  knowledge_table,// cuarch's built-in table (arch_table.hpp)
-  nvrtc,          // nvrtcVersion / nvrtcGetSupportedArchs of a loaded libnvrtc
-  cuda_runtime,   // cudaRuntimeGetVersion of a loaded libcudart
-  driver,         // cuDriverGetVersion / device queries of libcuda.so.1
-  nvcc,           // `nvcc --version`
-  ptxas,          // `ptxas --version`
-  toolkit_files,  // version.json, version.txt, cuda.h's CUDA_VERSION
-  python_wheel,   // pip nvidia-* wheel layout / dist-info names
-  environment,    // an environment variable
-  compile_time,   // CUDA_VERSION of the including translation unit
-  device_list,    // devices given explicitly by the caller
+  none,             // not applicable (e.g. a pure query)
+  user_input,       // a string the caller passed (arch list, option)
+  knowledge_table,  // cuarch's built-in table (arch_table.hpp)
+  nvrtc,            // nvrtcVersion / nvrtcGetSupportedArchs of a loaded libnvrtc
+  cuda_runtime,     // cudaRuntimeGetVersion of a loaded libcudart
+  driver,           // cuDriverGetVersion / device queries of libcuda.so.1
+  nvcc,             // `nvcc --version`
+  ptxas,            // `ptxas --version`
+  toolkit_files,    // version.json, version.txt, cuda.h's CUDA_VERSION
+  python_wheel,     // pip nvidia-* wheel layout / dist-info names
+  environment,      // an environment variable
+  compile_time,     // CUDA_VERSION of the including translation unit
+  device_list,      // devices given explicitly by the caller
 };
 
-inline constexpr source_kind all_source_kinds[] = {
-    source_kind::none,          source_kind::user_input, source_kind::knowledge_table, source_kind::nvrtc,
-    source_kind::cuda_runtime,  source_kind::driver,     source_kind::nvcc,            source_kind::ptxas,
-    source_kind::toolkit_files, source_kind::python_wheel, source_kind::environment,   source_kind::compile_time,
-    source_kind::device_list};
+inline constexpr source_kind all_source_kinds[] = {source_kind::none,         source_kind::user_input,   source_kind::knowledge_table,
+                                                   source_kind::nvrtc,        source_kind::cuda_runtime, source_kind::driver,
+                                                   source_kind::nvcc,         source_kind::ptxas,        source_kind::toolkit_files,
+                                                   source_kind::python_wheel, source_kind::environment,  source_kind::compile_time,
+                                                   source_kind::device_list};
 
 constexpr std::string_view to_string(source_kind s) noexcept {
   switch (s) {

@@ -107,7 +107,8 @@ template <class Devices, class Policy, class Driver>
 void explain_failure(resolution_failure& f, const detection& d, const selection& role, source_kind kind, const arch_request& request,
                      const Devices& devices, const Policy& policy, const Driver& driver) {
   name_decider(f, d, role);
-  add_alternatives(f, d, role, kind, [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
+  add_alternatives(f, d, role, kind,
+                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
 }
 
 /// How long explain_failure_fully() may spend walking the compile role again.

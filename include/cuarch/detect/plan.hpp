@@ -80,16 +80,11 @@ struct plan_row {
 
 /// THE discovery order (see the table at the top of this file).
 inline constexpr plan_row discovery_plan[] = {
-    {tier::explicit_argument, every_component},
-    {tier::variable, every_component},
-    {tier::already_loaded, libraries},
-    {tier::beside_nvcc, ptxas_bit},
-    {tier::explicit_root, toolkit_parts},
-    {tier::explicit_python, toolkit_parts},
-    {tier::environment_root, toolkit_parts},
-    {tier::search, every_component},
-    {tier::environment_python, toolkit_parts},
-    {tier::conda_root, toolkit_parts},
+    {tier::explicit_argument, every_component}, {tier::variable, every_component},
+    {tier::already_loaded, libraries},          {tier::beside_nvcc, ptxas_bit},
+    {tier::explicit_root, toolkit_parts},       {tier::explicit_python, toolkit_parts},
+    {tier::environment_root, toolkit_parts},    {tier::search, every_component},
+    {tier::environment_python, toolkit_parts},  {tier::conda_root, toolkit_parts},
     {tier::default_root, toolkit_parts},
 };
 
@@ -112,14 +107,24 @@ struct component_info {
 
 inline constexpr component_info nvrtc_component{
     source_kind::nvrtc, nvrtc_bit, "libnvrtc", "explicit NVRTC library", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}, {"", false}}};
-inline constexpr component_info runtime_component{source_kind::cuda_runtime, runtime_bit, "libcudart", "explicit CUDA runtime library",
-                                                  "libcudart.so.", false, {{"CUARCH_CUDART", true}, {"", false}}};
-inline constexpr component_info driver_component{
-    source_kind::driver, driver_bit, "libcuda.so.1", "explicit driver library", "libcuda.so.", false, {{"CUARCH_LIBCUDA", true}, {"", false}}};
+inline constexpr component_info runtime_component{source_kind::cuda_runtime,
+                                                  runtime_bit,
+                                                  "libcudart",
+                                                  "explicit CUDA runtime library",
+                                                  "libcudart.so.",
+                                                  false,
+                                                  {{"CUARCH_CUDART", true}, {"", false}}};
+inline constexpr component_info driver_component{source_kind::driver,
+                                                 driver_bit,
+                                                 "libcuda.so.1",
+                                                 "explicit driver library",
+                                                 "libcuda.so.",
+                                                 false,
+                                                 {{"CUARCH_LIBCUDA", true}, {"", false}}};
 inline constexpr component_info nvcc_component{
     source_kind::nvcc, nvcc_bit, "nvcc", "explicit nvcc", "nvcc", true, {{"CUARCH_NVCC", true}, {"CUDACXX", true}}};
-inline constexpr component_info ptxas_component{source_kind::ptxas, ptxas_bit, "ptxas", "explicit ptxas", "ptxas", true,
-                                                {{"CUARCH_PTXAS", true}, {"TRITON_PTXAS_PATH", false}}};
+inline constexpr component_info ptxas_component{
+    source_kind::ptxas, ptxas_bit, "ptxas", "explicit ptxas", "ptxas", true, {{"CUARCH_PTXAS", true}, {"TRITON_PTXAS_PATH", false}}};
 
 /// The explicit argument of a component.
 inline const std::string& explicit_path(const detect_options& o, source_kind kind) {
@@ -146,7 +151,7 @@ inline std::vector<std::string> loader_names(source_kind kind) {
 struct search_spec {
   discovery how = discovery::explicit_argument;
   std::string origin;
-  std::string path;    // a file; or empty with soname set (loader search)
+  std::string path;  // a file; or empty with soname set (loader search)
   std::string soname;
   bool sticky = false;
   bool allow_relative = false;

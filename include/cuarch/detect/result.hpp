@@ -35,7 +35,7 @@ enum class detect_role : unsigned {
 /// A set of roles. role_set::all() is the default: everything, as `cuarch doctor` wants it.
 class role_set {
  public:
-  constexpr role_set() noexcept = default;  // no role
+  constexpr role_set() noexcept = default;                                         // no role
   constexpr role_set(detect_role r) noexcept : bits_(static_cast<unsigned>(r)) {}  // NOLINT: a role is a set of one
   static constexpr role_set all() noexcept { return role_set(0x3Fu); }
   constexpr bool has(detect_role r) const noexcept { return (bits_ & static_cast<unsigned>(r)) != 0; }
@@ -65,23 +65,23 @@ inline constexpr std::chrono::milliseconds default_detection_deadline{10000};
 struct detect_options {
   // Explicit arguments: looked at first; a failing one is the answer for its role.
   std::string nvrtc_path, nvcc_path, cudart_path, libcuda_path, ptxas_path;
-  std::string cuda_home;                     // an explicit toolkit root
-  std::vector<std::string> python_prefixes;  // Python environments to scan (pip nvidia-* wheels, Triton)
+  std::string cuda_home;                                      // an explicit toolkit root
+  std::vector<std::string> python_prefixes;                   // Python environments to scan (pip nvidia-* wheels, Triton)
   std::optional<std::vector<compute_capability>> device_ccs;  // explicit devices (build machines without GPUs)
   std::optional<expected<observation, error>> compile_time;   // CUARCH_COMPILE_TIME_OBSERVATION()
-  std::optional<environment> env;            // default: environment::from_process()
+  std::optional<environment> env;                             // default: environment::from_process()
 
   // Places beyond the explicit arguments and the environment variables.
-  bool already_loaded = true;     // libraries the application mapped into this process (see already_loaded.hpp)
-  bool loader_search = true;      // the dynamic loader's search for libraries
-  bool path_search = true;        // $PATH for programs
-  bool default_locations = true;  // /usr/local/cuda and friends
+  bool already_loaded = true;              // libraries the application mapped into this process (see already_loaded.hpp)
+  bool loader_search = true;               // the dynamic loader's search for libraries
+  bool path_search = true;                 // $PATH for programs
+  bool default_locations = true;           // /usr/local/cuda and friends
   std::vector<std::string> default_roots;  // empty: /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
 
   // The driver's devices (with the devices role): NVML, which initialises no CUDA in this process;
   // cuInit through the chosen driver only where NVML is missing or cannot answer.
   bool query_devices = true;
-  bool probe_ptxas = false;   // also find and run ptxas (with the offline_compiler role)
+  bool probe_ptxas = false;                                       // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
 
   // What the request needs, how far to look, and how long in all. The defaults (every role, every
@@ -94,12 +94,12 @@ struct detect_options {
 
 /// One place a component was found, and what asking it gave.
 struct candidate {
-  source_kind source = source_kind::none;    // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
-  source_kind describes = source_kind::none; // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
+  source_kind source = source_kind::none;     // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
+  source_kind describes = source_kind::none;  // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
   discovery how = discovery::explicit_argument;
-  std::string origin;     // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
-  std::string path;       // as found
-  std::string real_path;  // symlinks resolved: the identity
+  std::string origin;        // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
+  std::string path;          // as found
+  std::string real_path;     // symlinks resolved: the identity
   std::string toolkit_root;  // real path of the toolkit it belongs to, if any
   std::vector<std::string> also_found_via;
   expected<observation, error> result;    // what asking it gave
@@ -112,7 +112,7 @@ struct candidate {
 struct selection {
   std::optional<std::size_t> index;  // into detection::candidates
   std::string why;
-  std::optional<error> failure;      // set when no candidate governs (and the role was asked)
+  std::optional<error> failure;  // set when no candidate governs (and the role was asked)
   // An explicit argument or a sticky variable (CUARCH_*, CUDACXX) named this role's component and
   // asking it failed: `failure` is that failure, and cuarch did not fall back to another candidate.
   bool given_and_failed = false;
@@ -152,10 +152,10 @@ struct detection {
   std::vector<candidate> candidates;
   std::vector<toolkit_root> toolkit_roots;
   std::vector<python_environment> python_environments;
-  selection jit_compiler;      // NVRTC: the JIT compile path
-  selection offline_compiler;  // nvcc: the offline compile path
-  selection runtime;           // libcudart: what a framework in this process links
-  selection driver;            // libcuda: the load path
+  selection jit_compiler;                   // NVRTC: the JIT compile path
+  selection offline_compiler;               // nvcc: the offline compile path
+  selection runtime;                        // libcudart: what a framework in this process links
+  selection driver;                         // libcuda: the load path
   std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
   std::optional<std::vector<device_info>> given_devices;
   std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
@@ -164,7 +164,7 @@ struct detection {
   /// process forked afterwards cannot use CUDA.
   std::string devices_via;
   std::vector<std::string> devices_notes;
-  environment env;             // the snapshot detection read
+  environment env;  // the snapshot detection read
   std::chrono::microseconds elapsed{0};
   bool deadline_passed = false;  // some candidates were not probed (candidate::probed == false)
 

@@ -25,8 +25,7 @@ namespace detail {
 class role_choice {
  public:
   /// `sel` may be null (ptxas: recorded, never governs a role).
-  role_choice(detection& d, const component_info& comp, selection* sel)
-      : d_(d), comp_(comp), sel_(sel), first_(d.candidates.size()) {}
+  role_choice(detection& d, const component_info& comp, selection* sel) : d_(d), comp_(comp), sel_(sel), first_(d.candidates.size()) {}
 
   /// Whether the role has its answer (a winner, or a sticky failure).
   bool decided() const noexcept { return decided_; }
@@ -100,13 +99,15 @@ class role_choice {
       // No compiler anywhere: name the places, not categories, so the user can see what was missed.
       std::string places;
       for (const auto& p : searched) places.append(places.empty() ? "" : "; ").append(p);
-      if (searched.empty()) places = "nowhere: no path or variable named one, and every other place was turned off (detect_options, --isolated)";
-      e = errors::no_compiler(kind, what, places,
-                              kind == source_kind::nvrtc
-                                  ? "pip wheels count too: pip install nvidia-cuda-nvrtc (CUDA 13) or nvidia-cuda-nvrtc-cu12 into a Python "
-                                    "environment cuarch scans (--python-prefix, VIRTUAL_ENV, CONDA_PREFIX)"
-                                  : "a pip nvidia-cuda-nvcc wheel in a Python environment cuarch scans (--python-prefix, VIRTUAL_ENV, "
-                                    "CONDA_PREFIX) counts too");
+      if (searched.empty())
+        places = "nowhere: no path or variable named one, and every other place was turned off (detect_options, --isolated)";
+      e = errors::no_compiler(
+          kind, what, places,
+          kind == source_kind::nvrtc
+              ? "pip wheels count too: pip install nvidia-cuda-nvrtc (CUDA 13) or nvidia-cuda-nvrtc-cu12 into a Python "
+                "environment cuarch scans (--python-prefix, VIRTUAL_ENV, CONDA_PREFIX)"
+              : "a pip nvidia-cuda-nvcc wheel in a Python environment cuarch scans (--python-prefix, VIRTUAL_ENV, "
+                "CONDA_PREFIX) counts too");
       sel_->searched = std::move(searched);
       sel_->why = "no " + what + " found";
     } else if (found == 0 && loader_miss_) {

@@ -71,8 +71,7 @@ inline error not_probed_error(source_kind kind, std::string_view what, std::stri
 
 class detector {
  public:
-  explicit detector(const detect_options& o)
-      : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline) {}
+  explicit detector(const detect_options& o) : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline) {}
 
   detection run() {
     const auto start = std::chrono::steady_clock::now();
@@ -143,8 +142,9 @@ class detector {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
       const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('=')) : std::string();
-      const std::string named = variable.empty() ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " + r.path
-                                                 : variable + "=" + r.path;
+      const std::string named = variable.empty()
+                                    ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " + r.path
+                                    : variable + "=" + r.path;
       const std::string no_fallback = "; cuarch does not fall back to another " + std::string(comp.role_words);
       if (r.problem) {
         error e = *r.problem;
@@ -155,7 +155,8 @@ class detector {
       std::vector<search_spec> specs;
       root_places(specs, where, comp, i);
       if (specs.empty()) {
-        const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix) : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
+        const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
+                                                : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
         const std::string why = "it has no " + wanted + no_fallback;
         error e = variable.empty() ? errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"), r.path, why)
                                    : errors::invalid_environment(comp.kind, variable, r.path, why);
@@ -185,7 +186,8 @@ class detector {
               if (const auto value = env_.get_nonempty(v.name)) out.push_back(*value + " (" + std::string(v.name) + ")");
           break;
         case tier::already_loaded:
-          if (opts_.already_loaded) out.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+          if (opts_.already_loaded)
+            out.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
           break;
         case tier::beside_nvcc: break;
         case tier::explicit_root:
@@ -228,7 +230,8 @@ class detector {
             std::string names;
             for (const auto& n : loader_names(comp.kind)) names.append(names.empty() ? "" : ", ").append(n);
             const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
-            out.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " + names);
+            out.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " +
+                          names);
           }
           break;
       }
@@ -340,7 +343,8 @@ class detector {
     }
     c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, clock_.left());
-    auto p = probe_tool_version(abs, kind, s.how, timeout, s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
+    auto p = probe_tool_version(abs, kind, s.how, timeout,
+                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
     if (p) {
       p->seen.location = s.path;
       c.result = p->seen;
@@ -488,7 +492,11 @@ class detector {
         error e = make_error(errc::invalid_environment, comp.kind);
         e.subject = dir;
         e.location = "PATH";
-        e.raw.append("entry '").append(dir).append("' is relative and holds ").append(name).append("; cuarch does not run programs from the current directory");
+        e.raw.append("entry '")
+            .append(dir)
+            .append("' is relative and holds ")
+            .append(name)
+            .append("; cuarch does not run programs from the current directory");
         s.problem = e;
       }
       out.push_back(std::move(s));
@@ -538,7 +546,8 @@ class detector {
       add_root(p, discovery::explicit_argument, "explicit toolkit root " + p, tier::explicit_root);
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const auto v = env_.get_nonempty(var)) add_root(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_root, var);
+      if (const auto v = env_.get_nonempty(var))
+        add_root(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_root, var);
     if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
       if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
         add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
@@ -583,7 +592,8 @@ class detector {
       add_python(p, discovery::explicit_argument, "python prefix " + p, tier::explicit_python, {});
     }
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-      if (const auto v = env_.get_nonempty(var)) add_python(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_python, var);
+      if (const auto v = env_.get_nonempty(var))
+        add_python(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_python, var);
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------

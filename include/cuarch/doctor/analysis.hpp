@@ -60,7 +60,8 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
   switch (e.code) {
     case errc::needs_newer_toolkit: return target + " needs CUDA >= " + release_text(e.required);
     case errc::removed_in_toolkit: return target + " was removed in CUDA " + release_text(e.required);
-    case errc::renamed_in_toolkit: return target + " was renamed " + std::string(to_text(e.replacement).view()) + " in CUDA " + release_text(e.required);
+    case errc::renamed_in_toolkit:
+      return target + " was renamed " + std::string(to_text(e.replacement).view()) + " in CUDA " + release_text(e.required);
     case errc::unknown_arch:
       if (newest_known_toolkit() < compiler.version.release()) return {};  // a newer toolkit than the table: the table cannot say no
       return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
@@ -112,7 +113,8 @@ class analyzer {
          "offline builds (CMake, setup.py) cannot run here until nvcc is installed"},
         {d_.driver, finding_kind::no_driver, "driver (libcuda.so.1)", severity::info,
          "nothing can be loaded or run here, and 'native' cannot be resolved: pass the target devices explicitly (--device-cc)"},
-        {d_.runtime, finding_kind::no_runtime, "CUDA runtime (libcudart)", severity::info, "no framework runtime to compare the driver with"},
+        {d_.runtime, finding_kind::no_runtime, "CUDA runtime (libcudart)", severity::info,
+         "no framework runtime to compare the driver with"},
     };
     for (const auto& r : all) {
       if (r.sel.index || !r.sel.failure) continue;
@@ -131,7 +133,8 @@ class analyzer {
         "offline " + label(*off) + " and JIT " + label(*jit) + " are different releases",
         "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_text(jit->result->version) +
             "; offline builds and a JIT that runs nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) build with nvcc " +
-            release_text(off->result->version) + ": they build different target sets, so decide each one's targets from the compiler it "
+            release_text(off->result->version) +
+            ": they build different target sets, so decide each one's targets from the compiler it "
             "runs (cuarch resolve --compiler nvrtc|nvcc); to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
         {off, jit});
   }
@@ -142,8 +145,12 @@ class analyzer {
     const toolkit_root* home = nullptr;
     const toolkit_root* cuda_path = nullptr;
     for (const auto& r : d_.toolkit_roots) {
-      const bool is_home = starts_with(r.origin, "CUDA_HOME=") || std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
-      const bool is_path = starts_with(r.origin, "CUDA_PATH=") || std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [](const std::string& v) { return starts_with(v, "CUDA_PATH="); });
+      const bool is_home = starts_with(r.origin, "CUDA_HOME=") ||
+                           std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
+                                       [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
+      const bool is_path = starts_with(r.origin, "CUDA_PATH=") ||
+                           std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
+                                       [](const std::string& v) { return starts_with(v, "CUDA_PATH="); });
       if (is_home && !home) home = &r;
       if (is_path && !cuda_path) cuda_path = &r;
     }
@@ -151,7 +158,8 @@ class analyzer {
     const auto env_path = d_.env.get_nonempty("CUDA_PATH");
     if (env_home && env_path && home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
       add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
-          "CUDA_HOME=" + *env_home + " and CUDA_PATH=" + *env_path + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
+          "CUDA_HOME=" + *env_home + " and CUDA_PATH=" + *env_path + " are different toolkits (" + home->real_path + " vs " +
+              cuda_path->real_path + ")",
           "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
     if (!home || home->problem || !answered(on_path)) return;
     const std::string path_root = on_path->toolkit_root;
@@ -164,9 +172,10 @@ class analyzer {
       }
     const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
     add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
-        "CUDA_HOME=" + *env_home + (home_nvcc ? " holds nvcc " + version_text(home_nvcc->result->version) : std::string(" holds no nvcc")) +
+        "CUDA_HOME=" + *env_home +
+            (home_nvcc ? " holds nvcc " + version_text(home_nvcc->result->version) : std::string(" holds no nvcc")) +
             ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + version_text(on_path->result->version) +
-            (path_root.empty() ? std::string()  : ", toolkit " + path_root) + ")",
+            (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
         "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
         "point both at the toolkit you mean",
         {home_nvcc, on_path});
@@ -179,16 +188,17 @@ class analyzer {
       std::string used;
       if (const candidate* c = d_.chosen(d_.offline_compiler)) used = "nvcc " + c->path;
       if (const candidate* c = d_.chosen(d_.jit_compiler)) used += std::string(used.empty() ? "" : " and ") + "NVRTC " + c->path;
-      add(from_env ? finding_kind::invalid_environment : finding_kind::invalid_toolkit_root, from_env ? severity::warning : severity::problem,
-          r.origin + ": " + r.problem->message(),
-          from_env ? "tools that read it (PyTorch extensions, FlashInfer, CMake's FindCUDAToolkit) fail or guess; cuarch did not use it (a role it would have answered fails instead of falling back)" +
-                         (used.empty() ? std::string() : " and used " + used + " instead") + ". Fix or unset the variable."
-                   : std::string("the toolkit root you named cannot be used; pass an existing toolkit directory"));
+      add(from_env ? finding_kind::invalid_environment : finding_kind::invalid_toolkit_root,
+          from_env ? severity::warning : severity::problem, r.origin + ": " + r.problem->message(),
+          from_env
+              ? "tools that read it (PyTorch extensions, FlashInfer, CMake's FindCUDAToolkit) fail or guess; cuarch did not use it (a role it would have answered fails instead of falling back)" +
+                    (used.empty() ? std::string() : " and used " + used + " instead") + ". Fix or unset the variable."
+              : std::string("the toolkit root you named cannot be used; pass an existing toolkit directory"));
     }
     for (const auto& p : d_.python_environments)
       if (p.problem)
-        add(finding_kind::invalid_python_environment, p.how == discovery::environment ? severity::warning : severity::problem, p.origin + ": " + p.problem->message(),
-            "no pip wheels or Triton install could be read from it");
+        add(finding_kind::invalid_python_environment, p.how == discovery::environment ? severity::warning : severity::problem,
+            p.origin + ": " + p.problem->message(), "no pip wheels or Triton install could be read from it");
   }
 
   /// A compiler or library against its own toolkit's (or wheel's) files: nvcc vs its headers, etc.
@@ -207,13 +217,18 @@ class analyzer {
         const bool header = ends_with(f.path, "cuda.h");
         const std::string comp(to_string(c.source));
         const bool nvcc = c.source == source_kind::nvcc;
-        add(header && nvcc ? finding_kind::nvcc_vs_headers : nvcc ? finding_kind::nvcc_vs_toolkit_files : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files : finding_kind::runtime_vs_toolkit_files,
+        add(header && nvcc                   ? finding_kind::nvcc_vs_headers
+            : nvcc                           ? finding_kind::nvcc_vs_toolkit_files
+            : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files
+                                             : finding_kind::runtime_vs_toolkit_files,
             severity::warning, label(c) + " but " + f.path + " says " + version_text(f.result->version) + " (" + f.result->raw + ")",
-            header && nvcc ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
-                             "wrapper for another toolkit); reinstall one toolkit cleanly"
-            : header       ? "code JIT-compiled with this library and the toolkit's include/ directory comes from two releases; use one toolkit's "
-                             "headers and libraries together"
-                           : "the files next to it describe another release: the installation was mixed or partly upgraded; reinstall it",
+            header && nvcc
+                ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
+                  "wrapper for another toolkit); reinstall one toolkit cleanly"
+            : header
+                ? "code JIT-compiled with this library and the toolkit's include/ directory comes from two releases; use one toolkit's "
+                  "headers and libraries together"
+                : "the files next to it describe another release: the installation was mixed or partly upgraded; reinstall it",
             {&c, &f});
       }
     }
@@ -230,14 +245,16 @@ class analyzer {
         add(finding_kind::runtime_vs_driver, severity::problem,
             label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver) + " (" + drv->result->raw + ")",
             "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
-            "Update the driver" + (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer" : std::string()) +
+            "Update the driver" +
+                (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer" : std::string()) +
                 ", or use a CUDA " + std::to_string(driver.major) + ".x runtime",
             {rt, drv});
       } else if (driver < runtime) {
         add(finding_kind::runtime_vs_driver, severity::warning,
             label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver),
             "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
-                " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) + " cannot be JIT-compiled by this driver",
+                " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
+                " cannot be JIT-compiled by this driver",
             {rt, drv});
       }
     }
@@ -250,11 +267,12 @@ class analyzer {
       const error& e = jit.error();
       const bool known = e.ptx_required.major != 0 && e.ptx_supported.major != 0;
       add(finding_kind::ptx_too_new_for_driver, severity::problem,
-          label(*comp) + (known ? " emits PTX ISA " + std::string(to_text(e.ptx_required).view()) + ", but the driver (CUDA " + release_text(driver) +
-                                      ") JITs PTX ISA up to " + std::string(to_text(e.ptx_supported).view())
+          label(*comp) + (known ? " emits PTX ISA " + std::string(to_text(e.ptx_required).view()) + ", but the driver (CUDA " +
+                                      release_text(driver) + ") JITs PTX ISA up to " + std::string(to_text(e.ptx_supported).view())
                                 : " is newer than the driver (CUDA " + release_text(driver) + ")"),
           "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
-          "or update the driver to one serving CUDA " + release_text(comp->result->version) + " or newer",
+          "or update the driver to one serving CUDA " +
+              release_text(comp->result->version) + " or newer",
           {comp, drv});
     }
   }
@@ -265,8 +283,8 @@ class analyzer {
     const candidate* jit = d_.chosen(d_.jit_compiler);
     if (!answered(rt) || !answered(jit) || rt->result->version.release() == jit->result->version.release()) return;
     add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt) + " and JIT " + label(*jit) + " are different releases",
-        "a framework built for CUDA " + release_text(rt->result->version) + " JIT-compiles with NVRTC " + release_text(jit->result->version) +
-            ": JIT targets follow NVRTC, not the framework's CUDA version",
+        "a framework built for CUDA " + release_text(rt->result->version) + " JIT-compiles with NVRTC " +
+            release_text(jit->result->version) + ": JIT targets follow NVRTC, not the framework's CUDA version",
         {rt, jit});
   }
 
@@ -275,9 +293,11 @@ class analyzer {
     for (const auto& c : d_.candidates)
       if (c.source == source_kind::compile_time && c.result) ct = &c;
     if (!ct) return;
-    if (const candidate* jit = d_.chosen(d_.jit_compiler); answered(jit) && jit->result->version.release() != ct->result->version.release())
-      add(finding_kind::compile_time_vs_nvrtc, severity::warning, "this program was compiled against CUDA " + release_text(ct->result->version) + " headers (" +
-                                                          ct->path + ") but loads " + label(*jit),
+    if (const candidate* jit = d_.chosen(d_.jit_compiler);
+        answered(jit) && jit->result->version.release() != ct->result->version.release())
+      add(finding_kind::compile_time_vs_nvrtc, severity::warning,
+          "this program was compiled against CUDA " + release_text(ct->result->version) + " headers (" + ct->path + ") but loads " +
+              label(*jit),
           "code that uses NVRTC or driver APIs of its compile-time release may meet a library of another release; build against the NVRTC you load, "
           "or load the NVRTC you built against",
           {ct, jit});
@@ -300,7 +320,8 @@ class analyzer {
         std::string given, seen;
         for (const auto& x : a) given += (given.empty() ? "" : ", ") + std::string(to_text(x).view());
         for (const auto& x : b) seen += (seen.empty() ? "" : ", ") + std::string(to_text(x).view());
-        add(finding_kind::given_devices_vs_driver, severity::warning, "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
+        add(finding_kind::given_devices_vs_driver, severity::warning,
+            "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
             "targets are resolved for the given list: code built for it may not run on this machine's GPUs (intended for a build machine?)");
       }
     }
@@ -329,9 +350,11 @@ class analyzer {
         add(finding_kind::device_not_buildable, severity::problem,
             role + " " + label(*comp) + " cannot build machine code for device " + std::to_string(dev.ordinal) + " (" +
                 std::string(to_text(dev.cc).view()) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
-            role == "JIT" ? "JIT compilation for this GPU fails (or falls back to PTX of an older arch, if the driver can JIT it); load a newer NVRTC"
-                          : role == "offline" ? "offline builds for this GPU fail with this nvcc; use a newer toolkit for them"
-                                              : "Triton kernels cannot be built for this GPU with the bundled ptxas; set TRITON_PTXAS_PATH to a newer ptxas",
+            role == "JIT"
+                ? "JIT compilation for this GPU fails (or falls back to PTX of an older arch, if the driver can JIT it); load a newer NVRTC"
+            : role == "offline"
+                ? "offline builds for this GPU fail with this nvcc; use a newer toolkit for them"
+                : "Triton kernels cannot be built for this GPU with the bundled ptxas; set TRITON_PTXAS_PATH to a newer ptxas",
             {comp});
       }
     }
@@ -347,13 +370,15 @@ class analyzer {
         if (&c == gov || c.source != gov->source) continue;
         if (!c.result) {
           const bool before = &c < gov;
-          add(before ? finding_kind::candidate_failed : finding_kind::candidate_failed_unused, before ? severity::warning : severity::info,
+          add(before ? finding_kind::candidate_failed : finding_kind::candidate_failed_unused,
+              before ? severity::warning : severity::info,
               std::string(to_string(c.source)) + " at " + c.path + " (" + c.origin + ") failed: " + c.result.error().message(),
-              before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails" : "not used; listed so nothing is hidden",
+              before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails"
+                     : "not used; listed so nothing is hidden",
               {&c});
         } else if (c.result->version.release() != gov->result->version.release()) {
-          add(c.source == source_kind::nvcc    ? finding_kind::other_nvcc
-              : c.source == source_kind::nvrtc ? finding_kind::other_nvrtc
+          add(c.source == source_kind::nvcc     ? finding_kind::other_nvcc
+              : c.source == source_kind::nvrtc  ? finding_kind::other_nvrtc
               : c.source == source_kind::driver ? finding_kind::other_driver
                                                 : finding_kind::other_runtime,
               severity::info, "also found " + label(c) + "; " + label(*gov) + " governs",

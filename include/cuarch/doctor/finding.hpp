@@ -30,11 +30,11 @@ constexpr std::string_view to_string(severity s) noexcept {
 /// reports; scripts and tests match on it.
 enum class finding_kind : unsigned char {
   // a role has no source
-  no_nvrtc,                    // no JIT compiler
-  no_nvcc,                     // no offline compiler
-  no_driver,                   // no libcuda.so.1
-  no_runtime,                  // no libcudart
-  explicit_source_failed,      // a source the user named (option or CUARCH_*) does not work
+  no_nvrtc,                // no JIT compiler
+  no_nvcc,                 // no offline compiler
+  no_driver,               // no libcuda.so.1
+  no_runtime,              // no libcudart
+  explicit_source_failed,  // a source the user named (option or CUARCH_*) does not work
   // the compile path
   nvcc_vs_nvrtc,               // offline and JIT compilers are different releases
   cuda_home_vs_cuda_path,      // $CUDA_HOME and $CUDA_PATH name different toolkits
@@ -47,23 +47,23 @@ enum class finding_kind : unsigned char {
   nvrtc_vs_toolkit_files,      // NVRTC and its toolkit's (or wheel's) files disagree
   runtime_vs_toolkit_files,    // the runtime and its toolkit's files disagree
   // the load path
-  runtime_vs_driver,           // the runtime is newer than the driver
-  ptx_too_new_for_driver,      // the compiler's PTX is newer than the driver can JIT
-  runtime_vs_nvrtc,            // a framework's runtime and the JIT compiler are different releases
-  compile_time_vs_nvrtc,       // the program's compile-time CUDA_VERSION vs the NVRTC it loads
-  compile_time_vs_runtime,     // the program's compile-time CUDA_VERSION vs the runtime (major)
+  runtime_vs_driver,        // the runtime is newer than the driver
+  ptx_too_new_for_driver,   // the compiler's PTX is newer than the driver can JIT
+  runtime_vs_nvrtc,         // a framework's runtime and the JIT compiler are different releases
+  compile_time_vs_nvrtc,    // the program's compile-time CUDA_VERSION vs the NVRTC it loads
+  compile_time_vs_runtime,  // the program's compile-time CUDA_VERSION vs the runtime (major)
   // devices
-  given_devices_vs_driver,     // the given device list is not what the driver shows
-  mixed_devices,               // devices of several compute capabilities
-  device_not_buildable,        // a governing compiler cannot build machine code for a device
+  given_devices_vs_driver,  // the given device list is not what the driver shows
+  mixed_devices,            // devices of several compute capabilities
+  device_not_buildable,     // a governing compiler cannot build machine code for a device
   // the other candidates
-  candidate_failed,            // a candidate ranked before the governing one failed
-  candidate_failed_unused,     // a candidate ranked after it failed
-  other_nvcc,                  // another nvcc of another release was found
+  candidate_failed,         // a candidate ranked before the governing one failed
+  candidate_failed_unused,  // a candidate ranked after it failed
+  other_nvcc,               // another nvcc of another release was found
   other_nvrtc,
   other_driver,
   other_runtime,
-  table_older_than_compiler,   // the compiler is newer than cuarch's table
+  table_older_than_compiler,  // the compiler is newer than cuarch's table
 };
 
 inline constexpr finding_kind all_finding_kinds[] = {

@@ -41,7 +41,8 @@ inline std::string path_and_real(const std::string& path, const std::string& rea
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
   if (const candidate* c = d.chosen(s)) {
-    out += pad(std::string(to_string(c->source)) + " " + version_text(c->result->version), 18) + path_and_real(c->path, c->real_path) + "\n";
+    out += pad(std::string(to_string(c->source)) + " " + version_text(c->result->version), 18) + path_and_real(c->path, c->real_path) +
+           "\n";
     out += "           why: " + printable(s.why) + "\n";
     if (c->compiler && c->compiler->supported_sm_numbers) {
       out += "           builds:";
@@ -62,15 +63,16 @@ inline std::string render_text(const detection& d, const std::vector<finding>& f
   using detail::pad;
   using detail::printable;
   std::string out;
-  out += "cuarch doctor " + std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." + std::to_string(CUARCH_VERSION_PATCH) +
-         ": every CUDA source this process can see\n\n";
+  out += "cuarch doctor " + std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." +
+         std::to_string(CUARCH_VERSION_PATCH) + ": every CUDA source this process can see\n\n";
   out += "compile path\n";
   detail::text_role(out, d, d.jit_compiler, "JIT");
   detail::text_role(out, d, d.offline_compiler, "offline");
   if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
     const candidate& p = d.candidates[*d.nvcc_on_path];
     out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
-           (p.result ? "nvcc " + detail::version_text(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) + ")\n";
+           (p.result ? "nvcc " + detail::version_text(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
+           ")\n";
   }
   out += "load path\n";
   detail::text_role(out, d, d.driver, "driver");
@@ -81,12 +83,15 @@ inline std::string render_text(const detection& d, const std::vector<finding>& f
   if (devs) {
     for (const auto& dev : *devs) {
       out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(std::string(to_text(dev.cc).view()), 6) +
-             (dev.name.empty() ? std::string("(") + std::string(to_string(dev.source)) + ")" : printable(dev.name) + " (" + std::string(to_string(dev.source)) + ")") + "\n";
+             (dev.name.empty() ? std::string("(") + std::string(to_string(dev.source)) + ")"
+                               : printable(dev.name) + " (" + std::string(to_string(dev.source)) + ")") +
+             "\n";
     }
     if (d.given_devices && d.driver_devices) {
       if (*d.driver_devices) {
         out += "  the driver shows:";
-        for (const auto& dev : **d.driver_devices) out += " " + std::to_string(dev.ordinal) + ":" + std::string(to_text(dev.cc).view()) + " " + printable(dev.name);
+        for (const auto& dev : **d.driver_devices)
+          out += " " + std::to_string(dev.ordinal) + ":" + std::string(to_text(dev.cc).view()) + " " + printable(dev.name);
         out += "\n";
       } else {
         out += "  (driver devices: " + printable(d.driver_devices->error().message()) + ")\n";
@@ -101,7 +106,8 @@ inline std::string render_text(const detection& d, const std::vector<finding>& f
     const char mark = c.chosen ? '*' : c.result ? ' ' : '!';
     std::string kind = detail::short_name(c.source);
     if (c.describes != source_kind::none) kind += ":" + detail::short_name(c.describes);
-    out += "  " + std::string(1, mark) + " " + pad(kind, 13) + pad(c.result ? detail::version_text(c.result->version) : std::string("error"), 9) +
+    out += "  " + std::string(1, mark) + " " + pad(kind, 13) +
+           pad(c.result ? detail::version_text(c.result->version) : std::string("error"), 9) +
            detail::path_and_real(c.path, c.real_path) + "\n";
     out += "      via " + printable(c.origin);
     for (const auto& v : c.also_found_via) out += "; " + printable(v);

@@ -46,12 +46,14 @@ inline bool holds_ptx(const target_set* targets) {
 inline std::string nvcc_vs_nvrtc_advice(bool jit, const candidate& jit_c, const candidate& off_c) {
   const std::string nvrtc = release_text(jit_c.result->version), nvcc = release_text(off_c.result->version);
   if (jit)
-    return "these targets are for NVRTC " + nvrtc + ", right for a JIT that calls NVRTC (CuPy, jitify, cuda.core); a JIT that compiles with "
-           "nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) and offline builds use nvcc " + nvcc +
-           ": resolve for them with --compiler nvcc, or make both one toolkit";
-  return "these targets are for nvcc " + nvcc + ", right for offline builds and for a JIT that compiles with nvcc (FlashInfer, PyTorch "
-         "extensions); code JIT-compiled through NVRTC (CuPy, jitify, cuda.core) is built by NVRTC " + nvrtc +
-         ": decide its targets from NVRTC (--compiler nvrtc), or make both one toolkit";
+    return "these targets are for NVRTC " + nvrtc +
+           ", right for a JIT that calls NVRTC (CuPy, jitify, cuda.core); a JIT that compiles with "
+           "nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) and offline builds use nvcc " +
+           nvcc + ": resolve for them with --compiler nvcc, or make both one toolkit";
+  return "these targets are for nvcc " + nvcc +
+         ", right for offline builds and for a JIT that compiles with nvcc (FlashInfer, PyTorch "
+         "extensions); code JIT-compiled through NVRTC (CuPy, jitify, cuda.core) is built by NVRTC " +
+         nvrtc + ": decide its targets from NVRTC (--compiler nvrtc), or make both one toolkit";
 }
 
 /// $CUDA_HOME's toolkit root and the release it holds (from its version files or its compiler).
@@ -65,7 +67,8 @@ inline cuda_home_release find_cuda_home(const detection& d, source_kind kind) {
   cuda_home_release out;
   for (const auto& r : d.toolkit_roots) {
     const bool named = starts_with(r.origin, "CUDA_HOME=") ||
-                       std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
+                       std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
+                                   [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
     if (named && !r.problem) {
       out.root = &r;
       break;
@@ -90,7 +93,8 @@ inline cuda_home_release find_cuda_home(const detection& d, source_kind kind) {
 /// The disagreements in `d` that bear on a resolution made with the compiler of kind
 /// `compiler_kind` (nvrtc or nvcc) governing its role, for `targets` (null: unknown, e.g. a
 /// failure). Empty when nothing disagrees, or when detection asked too little to tell.
-inline std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets = nullptr) {
+inline std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind,
+                                                        const target_set* targets = nullptr) {
   std::vector<resolution_warning> out;
   const bool jit = compiler_kind == source_kind::nvrtc;
   const selection& role = jit ? d.jit_compiler : d.offline_compiler;
@@ -131,28 +135,35 @@ inline std::vector<resolution_warning> resolve_warnings(const detection& d, sour
 
   // An override against $CUDA_HOME's toolkit.
   const bool overridden = gov->how == discovery::explicit_argument ||
-                          (gov->how == discovery::environment && !detail::starts_with(gov->origin, "CUDA_HOME=") && !detail::starts_with(gov->origin, "CUDA_PATH=") &&
-                           !detail::starts_with(gov->origin, "CONDA_PREFIX="));
+                          (gov->how == discovery::environment && !detail::starts_with(gov->origin, "CUDA_HOME=") &&
+                           !detail::starts_with(gov->origin, "CUDA_PATH=") && !detail::starts_with(gov->origin, "CONDA_PREFIX="));
   if (overridden) {
     const auto home = detail::find_cuda_home(d, compiler_kind);
-    if (home.root && home.version && home.root->real_path != gov->toolkit_root && home.version->release() != gov->result->version.release()) {
+    if (home.root && home.version && home.root->real_path != gov->toolkit_root &&
+        home.version->release() != gov->result->version.release()) {
       const std::string ver = detail::release_text(*home.version);
-      out.push_back({"override_vs_cuda_home",
-                     detail::label(*gov) + " was named explicitly, but " + home.root->origin + " holds CUDA " + ver + " (" + home.said_by + ")",
-                     jit ? "a JIT that calls NVRTC gets these targets; one that compiles with nvcc (FlashInfer, PyTorch extensions) uses "
-                           "$CUDA_HOME/bin/nvcc, CUDA " + ver + ", and needs its own: resolve with --nvcc $CUDA_HOME/bin/nvcc, or set "
-                           "CUDA_HOME to the toolkit you named"
-                         : "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc (CUDA " + ver + "), not with the nvcc named "
-                           "here: set CUDA_HOME to the toolkit of the nvcc you named, or drop the override"});
+      out.push_back(
+          {"override_vs_cuda_home",
+           detail::label(*gov) + " was named explicitly, but " + home.root->origin + " holds CUDA " + ver + " (" + home.said_by + ")",
+           jit ? "a JIT that calls NVRTC gets these targets; one that compiles with nvcc (FlashInfer, PyTorch extensions) uses "
+                 "$CUDA_HOME/bin/nvcc, CUDA " +
+                     ver +
+                     ", and needs its own: resolve with --nvcc $CUDA_HOME/bin/nvcc, or set "
+                     "CUDA_HOME to the toolkit you named"
+               : "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc (CUDA " + ver +
+                     "), not with the nvcc named "
+                     "here: set CUDA_HOME to the toolkit of the nvcc you named, or drop the override"});
     }
   }
 
   // A compiler of a newer major release than the driver.
   if (const candidate* drv = d.chosen(d.driver); detail::answered(drv) && drv->result->version.major < gov->result->version.major)
     out.push_back({"compiler_newer_than_driver",
-                   detail::label(*gov) + " is a newer major release than the driver, which serves CUDA " + detail::release_text(drv->result->version),
+                   detail::label(*gov) + " is a newer major release than the driver, which serves CUDA " +
+                       detail::release_text(drv->result->version),
                    "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or "
-                   "compile with a CUDA " + std::to_string(drv->result->version.major) + ".x toolkit"});
+                   "compile with a CUDA " +
+                       std::to_string(drv->result->version.major) + ".x toolkit"});
   return out;
 }
 

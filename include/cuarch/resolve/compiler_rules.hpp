@@ -31,9 +31,7 @@ struct build_verdict {
 
 namespace detail {
 
-inline bool lists_sm(const std::vector<int>& live, int sm) noexcept {
-  return std::find(live.begin(), live.end(), sm) != live.end();
-}
+inline bool lists_sm(const std::vector<int>& live, int sm) noexcept { return std::find(live.begin(), live.end(), sm) != live.end(); }
 
 /// The sm numbers of cuarch's table as a bitmap built at compile time. table_is_older_than runs
 /// on every resolution; scanning the table once per listed arch was a fifth of a warm resolve.
@@ -52,7 +50,8 @@ inline constexpr sm_number_bitmap known_sm_numbers{};
 // Every row fits (so has() is exactly "arch_index(...) != not_found": rows set their bits, nothing else does).
 constexpr bool every_row_in_bitmap() {
   for (const auto& row : arch_table)
-    if (row.cc.sm_number() < 0 || row.cc.sm_number() >= sm_number_bitmap::limit || !known_sm_numbers.has(row.cc.sm_number())) return false;
+    if (row.cc.sm_number() < 0 || row.cc.sm_number() >= sm_number_bitmap::limit || !known_sm_numbers.has(row.cc.sm_number()))
+      return false;
   return true;
 }
 static_assert(every_row_in_bitmap() && !known_sm_numbers.has(91), "the bitmap holds exactly the table's sm numbers");
@@ -73,17 +72,16 @@ inline expected<build_verdict, error> check_listed_variant(const arch_target& t,
   error e = table.error();
   switch (e.code) {
     case errc::removed_in_toolkit:
-    case errc::renamed_in_toolkit:
-      return build_verdict{source_kind::knowledge_table};
+    case errc::renamed_in_toolkit: return build_verdict{source_kind::knowledge_table};
     case errc::unknown_arch:
       e.found = c.version;
       e.raw = "the compiler lists sm_";
       e.raw.append_int(t.cc.sm_number())
-          .append(", but cuarch's table cannot tell whether its '").append(suffix(t.variant))
+          .append(", but cuarch's table cannot tell whether its '")
+          .append(suffix(t.variant))
           .append("' variant exists (compilers do not list variants)");
       break;
-    default:
-      break;
+    default: break;
   }
   return unexpected(e);
 }
@@ -106,8 +104,7 @@ inline expected<build_verdict, error> check_buildable_by(const arch_target& t, c
     if (!table) return unexpected(table.error());  // both agree; the table says why
     error e = detail::make_target_error(errc::rejected_by_compiler, compiler.kind, t);
     detail::locate(e, compiler);
-    e.raw.append("its supported-arch list has no sm_").append_int(t.cc.sm_number())
-        .append(" although cuarch's table expects one");
+    e.raw.append("its supported-arch list has no sm_").append_int(t.cc.sm_number()).append(" although cuarch's table expects one");
     return unexpected(e);
   }
   if (t.variant != arch_variant::baseline) return detail::check_listed_variant(t, compiler);

@@ -72,7 +72,7 @@ struct arch_request {
 /// Where the request that was resolved came from.
 struct request_origin {
   source_kind source = source_kind::user_input;  // user_input or environment
-  std::string_view variable;                      // the variable's name (a string literal); empty for user input
+  std::string_view variable;                     // the variable's name (a string literal); empty for user input
 };
 
 /// The request after environment overrides: the list to parse, its dialect, and its origin.

@@ -43,9 +43,12 @@ inline std::string list_json(const cuda_version& toolkit) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::list).key("ok").value(true);
   detail::json_toolkit(w, toolkit);
-  w.key("table").begin_object()
-      .key("oldest").value(to_text(oldest_known_toolkit()).view())
-      .key("newest").value(to_text(newest_known_toolkit()).view())
+  w.key("table")
+      .begin_object()
+      .key("oldest")
+      .value(to_text(oldest_known_toolkit()).view())
+      .key("newest")
+      .value(to_text(newest_known_toolkit()).view())
       .end_object();
   w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
   w.key("targets").begin_array();
@@ -146,11 +149,16 @@ inline std::string usage_error_json(std::string_view command, std::string_view m
   detail::begin_document(w, json_schema::error).key("ok").value(false).key("command");
   if (command.empty()) w.null();
   else w.value(command);
-  w.key("error").begin_object()
-      .key("code").value(bad_usage_code)
-      .key("kind").value(bad_usage_code)
-      .key("exit_status").value(static_cast<int>(exit_class::bad_input))
-      .key("message").value(message)
+  w.key("error")
+      .begin_object()
+      .key("code")
+      .value(bad_usage_code)
+      .key("kind")
+      .value(bad_usage_code)
+      .key("exit_status")
+      .value(static_cast<int>(exit_class::bad_input))
+      .key("message")
+      .value(message)
       .end_object();
   w.end_object();
   return w.str();

@@ -121,8 +121,8 @@ struct native_variant_spec_error {
 
   /// "'12.0=x' at position 0 of '12.0=x': a variant is 'a', 'f' or 'baseline'; fix: ..."
   std::string message() const {
-    return "'" + std::string(entry) + "' at position " + std::to_string(position) + " of '" + std::string(spec) + "': " +
-           std::string(why) + "; fix: write a chain (f,a,baseline) or rules (12.0=f,9=a,default=a)";
+    return "'" + std::string(entry) + "' at position " + std::to_string(position) + " of '" + std::string(spec) +
+           "': " + std::string(why) + "; fix: write a chain (f,a,baseline) or rules (12.0=f,9=a,default=a)";
   }
 };
 

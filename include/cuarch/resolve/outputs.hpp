@@ -93,15 +93,15 @@ expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
 /// Errors: not_expressible for LTO IR (CMake has no spelling for it).
 inline expected<std::string, error> cmake_architectures(const target_set& targets) {
   std::string out;
-  const auto r = detail::for_each_arch_group(targets, [&](const arch_target* sass, const arch_target* ptx,
-                                                          const arch_target* lto) -> expected<void, error> {
-    if (lto) return unexpected(detail::not_expressible(*lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
-    const auto entry = cmake_spelling(sass ? *sass : *ptx, sass && ptx);
-    if (!entry) return unexpected(entry.error());
-    if (!out.empty()) out += ';';
-    out += entry->view();
-    return {};
-  });
+  const auto r = detail::for_each_arch_group(
+      targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
+        if (lto) return unexpected(detail::not_expressible(*lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
+        const auto entry = cmake_spelling(sass ? *sass : *ptx, sass && ptx);
+        if (!entry) return unexpected(entry.error());
+        if (!out.empty()) out += ';';
+        out += entry->view();
+        return {};
+      });
   if (!r) return unexpected(r.error());
   return out;
 }
@@ -113,20 +113,22 @@ inline expected<std::string, error> cmake_architectures(const target_set& target
 inline expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
   constexpr std::string_view format = "TORCH_CUDA_ARCH_LIST";
   std::string out;
-  const auto r = detail::for_each_arch_group(targets, [&](const arch_target* sass, const arch_target* ptx,
-                                                          const arch_target* lto) -> expected<void, error> {
-    if (lto) return unexpected(detail::not_expressible(*lto, format, "PyTorch has no spelling for LTO IR"));
-    const arch_target& t = sass ? *sass : *ptx;
-    if (t.variant == arch_variant::family_specific)
-      return unexpected(detail::not_expressible(t, format, "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
-    if (ptx && t.variant != arch_variant::baseline)
-      return unexpected(detail::not_expressible(*ptx, format, "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
-    if (!sass) return unexpected(detail::not_expressible(*ptx, format, "+PTX always adds the machine code too; PTX alone has no spelling"));
-    if (!out.empty()) out += ';';
-    out += dotted(t).view();
-    if (ptx) out += "+PTX";
-    return {};
-  });
+  const auto r = detail::for_each_arch_group(
+      targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
+        if (lto) return unexpected(detail::not_expressible(*lto, format, "PyTorch has no spelling for LTO IR"));
+        const arch_target& t = sass ? *sass : *ptx;
+        if (t.variant == arch_variant::family_specific)
+          return unexpected(detail::not_expressible(t, format, "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
+        if (ptx && t.variant != arch_variant::baseline)
+          return unexpected(
+              detail::not_expressible(*ptx, format, "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
+        if (!sass)
+          return unexpected(detail::not_expressible(*ptx, format, "+PTX always adds the machine code too; PTX alone has no spelling"));
+        if (!out.empty()) out += ';';
+        out += dotted(t).view();
+        if (ptx) out += "+PTX";
+        return {};
+      });
   if (!r) return unexpected(r.error());
   return out;
 }
@@ -185,10 +187,14 @@ constexpr std::string_view form_name(arch_form f) noexcept {
 
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object()
-      .key("name").value(to_text(t).view())
-      .key("cc").value(to_text(t.cc).view())
-      .key("variant").value(to_string(t.variant))
-      .key("form").value(form_name(t.form))
+      .key("name")
+      .value(to_text(t).view())
+      .key("cc")
+      .value(to_text(t.cc).view())
+      .key("variant")
+      .value(to_string(t.variant))
+      .key("form")
+      .value(form_name(t.form))
       .end_object();
 }
 
@@ -200,8 +206,14 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     else w.value(static_cast<long long>(d.position));
     w.key("device");
     if (d.device) {
-      w.begin_object().key("ordinal").value(d.device->ordinal).key("cc").value(to_text(d.device->cc).view())
-          .key("name").value(d.device->name.view()).end_object();
+      w.begin_object()
+          .key("ordinal")
+          .value(d.device->ordinal)
+          .key("cc")
+          .value(to_text(d.device->cc).view())
+          .key("name")
+          .value(d.device->name.view())
+          .end_object();
     } else {
       w.null();
     }
@@ -251,7 +263,8 @@ inline void json_compiler_provenance(json_writer& w, const compiler_provenance& 
 
 inline void json_warnings(json_writer& w, const std::vector<resolution_warning>& warnings) {
   w.key("warnings").begin_array();
-  for (const auto& x : warnings) w.begin_object().key("kind").value(x.kind).key("what").value(x.what).key("meaning").value(x.meaning).end_object();
+  for (const auto& x : warnings)
+    w.begin_object().key("kind").value(x.kind).key("what").value(x.what).key("meaning").value(x.meaning).end_object();
   w.end_array();
 }
 
@@ -285,9 +298,7 @@ inline std::string to_json(const resolution& r, const compiler_info* compiler = 
   else w.value(r.origin.variable);
   w.end_object();
   w.key("compiler").begin_object().key("kind").value(to_string(r.compiler_kind)).key("version").value(to_text(r.compiler_version).view());
-  if (compiler) {
-    w.key("location").value(compiler->location).key("supported_sm_numbers").value(compiler->supported_sm_numbers);
-  }
+  if (compiler) { w.key("location").value(compiler->location).key("supported_sm_numbers").value(compiler->supported_sm_numbers); }
   w.key("table_older_than_compiler").value(r.table_older_than_compiler).end_object();
   w.key("targets").begin_array();
   for (const auto& t : r.targets) detail::json_target(w, t);

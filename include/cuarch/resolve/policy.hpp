@@ -37,9 +37,7 @@ enum class on_unbuildable : unsigned char {
   drop,   // best effort: the target is dropped and reported; still an error when nothing remains
 };
 
-constexpr std::string_view to_string(on_unbuildable u) noexcept {
-  return u == on_unbuildable::drop ? "best-effort" : "strict";
-}
+constexpr std::string_view to_string(on_unbuildable u) noexcept { return u == on_unbuildable::drop ? "best-effort" : "strict"; }
 
 /// The knobs of resolution. Use it as is (runtime choice), or through a type derived from it
 /// (strict_policy, best_effort_policy, jit_policy, or your own) to fix them at compile time.
@@ -86,9 +84,8 @@ struct resolve_policy {
 /// The policies by the names users write (command line, JSON, Python). Several combine, in order
 /// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
 enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices, compatible_minor };
-inline constexpr policy_name all_policy_names[] = {policy_name::strict, policy_name::best_effort,
-                                                   policy_name::ptx_fallback, policy_name::verify_devices,
-                                                   policy_name::compatible_minor};
+inline constexpr policy_name all_policy_names[] = {policy_name::strict, policy_name::best_effort, policy_name::ptx_fallback,
+                                                   policy_name::verify_devices, policy_name::compatible_minor};
 
 constexpr std::string_view to_string(policy_name p) noexcept {
   switch (p) {
@@ -109,8 +106,14 @@ constexpr std::optional<policy_name> parse_policy_name(std::string_view name) no
 /// Sets the knobs `p` stands for (strict and best-effort set the same ones, the last one given wins).
 constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
   switch (p) {
-    case policy_name::strict: into.unbuildable = on_unbuildable::error; into.follow_renames = false; break;
-    case policy_name::best_effort: into.unbuildable = on_unbuildable::drop; into.follow_renames = true; break;
+    case policy_name::strict:
+      into.unbuildable = on_unbuildable::error;
+      into.follow_renames = false;
+      break;
+    case policy_name::best_effort:
+      into.unbuildable = on_unbuildable::drop;
+      into.follow_renames = true;
+      break;
     case policy_name::ptx_fallback: into.ptx_fallback = true; break;
     case policy_name::verify_devices: into.verify_on_devices = true; break;
     case policy_name::compatible_minor: into.compatible_minor = true; break;

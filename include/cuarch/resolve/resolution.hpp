@@ -153,7 +153,8 @@ struct resolution {
 struct resolution_failure {
   resolution_failure() = default;
   // Not an aggregate: the provenance fields below are filled by name, after the fact.
-  resolution_failure(error why, std::vector<diagnostic> diags = {}) : summary(why), diagnostics(std::move(diags)) {}  // NOLINT: implicit on purpose
+  resolution_failure(error why, std::vector<diagnostic> diags = {})
+      : summary(why), diagnostics(std::move(diags)) {}  // NOLINT: implicit on purpose
 
   /// errc::nothing_resolved when targets were rejected (the policy decides when that fails);
   /// otherwise the error that stopped resolution before any target was judged: a malformed
@@ -191,7 +192,8 @@ inline std::string describe_device(const resolved_device& d) {
 inline std::string diagnostic::message() const {
   std::string m;
   if (!input.empty()) {
-    m = position == error::no_position ? std::string(input.view()) : "'" + std::string(input.view()) + "' at position " + std::to_string(position);
+    m = position == error::no_position ? std::string(input.view())
+                                       : "'" + std::string(input.view()) + "' at position " + std::to_string(position);
   }
   if (device) m += (m.empty() ? "" : ", ") + detail::describe_device(*device);
   m += ": ";
@@ -212,9 +214,7 @@ inline std::string diagnostic::message() const {
   if (!note.empty()) m += std::string("; ").append(note.view());
   if (outcome == resolution_outcome::rejected) {
     switch (fallback) {
-      case ptx_fallback_status::off:
-        m += "; a PTX fallback is off (policy ptx_fallback; it also needs the driver version)";
-        break;
+      case ptx_fallback_status::off: m += "; a PTX fallback is off (policy ptx_fallback; it also needs the driver version)"; break;
       case ptx_fallback_status::no_candidate: m += "; no PTX fallback: the compiler builds nothing at or below this device"; break;
       case ptx_fallback_status::refused:
         m += "; PTX fallback refused: ";
@@ -244,8 +244,7 @@ inline std::string resolution_failure::message() const {
   const bool input_error = classify(summary.code).exit == exit_class::bad_input;
   if (compiler && !input_error) {
     m += "\n  decided by: " + compiler->describe();
-    if (alternatives.empty() && summary.code == errc::nothing_resolved)
-      m += "\n  no other compiler that detection saw would build it";
+    if (alternatives.empty() && summary.code == errc::nothing_resolved) m += "\n  no other compiler that detection saw would build it";
   }
   for (const auto& a : alternatives) {
     m += "\n  would build it: " + a.describe();

@@ -95,14 +95,19 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
   for (const auto& d : diags) rejected += d.outcome == resolution_outcome::rejected ? 1 : 0;
   error e = with_origin(make_error(errc::nothing_resolved, source_kind::user_input), req.origin);
   e.subject = req.list;
-  e.raw.append(to_string(policy.unbuildable)).append(" policy, ").append_int(static_cast<long long>(rejected))
-      .append(" of ").append_int(static_cast<long long>(diags.size())).append(" rejected: ");
+  e.raw.append(to_string(policy.unbuildable))
+      .append(" policy, ")
+      .append_int(static_cast<long long>(rejected))
+      .append(" of ")
+      .append_int(static_cast<long long>(diags.size()))
+      .append(" rejected: ");
   bool first = true;
   for (const auto& d : diags) {
     if (d.outcome != resolution_outcome::rejected) continue;
     e.raw.append(first ? "" : "; ");
     first = false;
-    if (d.device) e.raw.append("device ").append_int(d.device->ordinal).append(" (cc ").append(to_text(d.device->cc).view()).append(") ");
+    if (d.device)
+      e.raw.append("device ").append_int(d.device->ordinal).append(" (cc ").append(to_text(d.device->cc).view()).append(") ");
     e.raw.append(to_text(d.requested).view());
     if (d.reason) e.raw.append(" (").append(to_string(d.reason->code)).append(")");
   }
@@ -114,9 +119,13 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
 template <class Policy, class DeviceSource, class DriverSource>
 class resolution_run {
  public:
-  resolution_run(const effective_request& req, const compiler_info& compiler, const Policy& policy,
-                 const DeviceSource& devices, const DriverSource& driver)
-      : req_(req), compiler_(compiler), policy_(policy), device_source_(devices), driver_source_(driver),
+  resolution_run(const effective_request& req, const compiler_info& compiler, const Policy& policy, const DeviceSource& devices,
+                 const DriverSource& driver)
+      : req_(req),
+        compiler_(compiler),
+        policy_(policy),
+        device_source_(devices),
+        driver_source_(driver),
         checks_driver_(checks_ptx_against(driver)) {}
 
   resolve_result run() {
@@ -142,8 +151,8 @@ class resolution_run {
     if (refuse) return failure(refusal_summary(req_, policy_, diags_));
     auto set = builder_.build();  // cannot fail: not empty
     if (!set) return failure(set.error());
-    return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind,
-                                                    compiler_.version, table_is_older_than(compiler_)});
+    return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind, compiler_.version,
+                                                    table_is_older_than(compiler_)});
   }
 
  private:
@@ -286,8 +295,13 @@ class resolution_run {
   static void lower_minor_note(diagnostic& d, const arch_target& t, const compute_capability& device, bool used) {
     const auto dev = to_text(device);
     if (!d.note.empty()) d.note.append("; ");
-    d.note.append(used ? "policy compatible-minor: " : "policy compatible-minor would use ").append(to_text(t).view())
-        .append(used ? "" : ", which").append(" runs on ").append(dev.view()).append(" but without ").append(dev.view())
+    d.note.append(used ? "policy compatible-minor: " : "policy compatible-minor would use ")
+        .append(to_text(t).view())
+        .append(used ? "" : ", which")
+        .append(" runs on ")
+        .append(dev.view())
+        .append(" but without ")
+        .append(dev.view())
         .append("-specific features");
   }
 
@@ -455,7 +469,7 @@ resolve_result resolve_target_archs(const arch_request& request, const CompilerS
                                     const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
                                     const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
-  const effective_request req = read_request(request);  // before any source is asked
+  const effective_request req = read_request(request);               // before any source is asked
   const expected<compiler_info, error>& info = compiler.compiler();  // no copy of a cached answer
   if (!info) return unexpected(resolution_failure{info.error(), {}});
   return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, *info, policy, devices, driver).run();

@@ -57,8 +57,8 @@ CUARCH_END_NAMESPACE
 
 /// The compile-time CUDA_VERSION of the translation unit that expands it, as an observation
 /// (an error naming the file when that translation unit has no CUDA headers).
-#define CUARCH_COMPILE_TIME_OBSERVATION()                                   \
-  ([]() -> ::cuarch::expected<::cuarch::observation, ::cuarch::error> {    \
-    using namespace ::cuarch::detail;                                        \
-    return ::cuarch::compile_time_observation(CUDA_VERSION, __FILE__);      \
+#define CUARCH_COMPILE_TIME_OBSERVATION()                               \
+  ([]() -> ::cuarch::expected<::cuarch::observation, ::cuarch::error> { \
+    using namespace ::cuarch::detail;                                   \
+    return ::cuarch::compile_time_observation(CUDA_VERSION, __FILE__);  \
   }())

@@ -67,11 +67,11 @@ struct visible_device {
 /// What CUDA would show, and how sure that is.
 struct device_visibility {
   std::vector<visible_device> devices;  // in CUDA ordinal order
-  std::string ended;         // where and why the list was cut or emptied ("" when it was not)
-  bool order_guessed = false;  // FASTEST_FIRST among different GPUs decided the ordinals or the pick
-  bool mig_guessed = false;    // MIG devices were enumerated by rules not documented precisely
-  bool needs_driver = false;   // only cuInit can answer (see `ended`)
-  bool duplicate = false;      // a device named twice: cuInit fails (CUDA_ERROR_INVALID_DEVICE), no device usable
+  std::string ended;                    // where and why the list was cut or emptied ("" when it was not)
+  bool order_guessed = false;           // FASTEST_FIRST among different GPUs decided the ordinals or the pick
+  bool mig_guessed = false;             // MIG devices were enumerated by rules not documented precisely
+  bool needs_driver = false;            // only cuInit can answer (see `ended`)
+  bool duplicate = false;               // a device named twice: cuInit fails (CUDA_ERROR_INVALID_DEVICE), no device usable
 };
 
 namespace detail {

@@ -55,7 +55,8 @@ class driver_device_source {
     std::vector<device_info> out;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       int dev = -1, major = -1, minor = -1;
-      if (const int rc = api->device_get(&dev, ordinal); rc != 0) return unexpected(detail::driver_call_failed("cuDeviceGet", rc, where));
+      if (const int rc = api->device_get(&dev, ordinal); rc != 0)
+        return unexpected(detail::driver_call_failed("cuDeviceGet", rc, where));
       if (const int rc = api->device_get_attribute(&major, 75, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
         return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)", rc, where));
       if (const int rc = api->device_get_attribute(&minor, 76, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
@@ -86,7 +87,8 @@ class driver_device_source {
   /// Says when CUDA_VISIBLE_DEVICES is what hides the GPUs (the driver applies it at cuInit).
   static error with_visibility(error e) {
     if (e.code != errc::no_device) return e;
-    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(v).append("\" limits what the driver shows");
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
+      e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(v).append("\" limits what the driver shows");
     return e;
   }
 

@@ -53,7 +53,8 @@ constexpr std::string_view cu_result_name(int rc) noexcept {
 /// What a CUresult means for the user, where that is not obvious from the name.
 constexpr std::string_view cu_result_hint(int rc) noexcept {
   switch (rc) {
-    case 34: return "this is the CUDA toolkit's stub libcuda (lib64/stubs), not the NVIDIA driver: install the driver, or take the stubs directory out of LD_LIBRARY_PATH";
+    case 34:
+      return "this is the CUDA toolkit's stub libcuda (lib64/stubs), not the NVIDIA driver: install the driver, or take the stubs directory out of LD_LIBRARY_PATH";
     case 100: return "the driver sees no GPU";
     case 803: return "the user-mode driver (libcuda) and the kernel module are different versions";
     case 804: return "the forward-compatibility libcuda does not support this GPU";
@@ -158,7 +159,8 @@ class driver_library_source {
     const auto api = load();
     if (!api) return unexpected(api.error());
     int v = -1;
-    if (const int rc = api->driver_get_version(&v); rc != 0) return unexpected(detail::driver_call_failed("cuDriverGetVersion", rc, api->lib.path()));
+    if (const int rc = api->driver_get_version(&v); rc != 0)
+      return unexpected(detail::driver_call_failed("cuDriverGetVersion", rc, api->lib.path()));
     const auto version = decode_cudart_version(v, source_kind::driver);
     if (!version) {
       error e = version.error();

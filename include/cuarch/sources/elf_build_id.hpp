@@ -112,10 +112,14 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
     const int e = errno;
     return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
   }
-  if (!S_ISREG(st.st_mode)) return unexpected(detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+  if (!S_ISREG(st.st_mode))
+    return unexpected(
+        detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
 
   std::string header;
-  if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, 4, "\x7f" "ELF") != 0)
+  if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, 4,
+                                                                     "\x7f"
+                                                                     "ELF") != 0)
     return unexpected(detail::no_build_id(src, path, "not an ELF file"));
   if (header[4] != 2 || header[5] != 1) return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
   using detail::elf_le;

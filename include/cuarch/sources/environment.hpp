@@ -17,9 +17,8 @@ CUARCH_BEGIN_NAMESPACE
 
 /// The variables detection consults (documented per component in detect.hpp).
 inline constexpr std::string_view detection_variables[] = {
-    "CUARCH_NVRTC", "CUARCH_NVCC",    "CUARCH_CUDART",  "CUARCH_LIBCUDA",       "CUARCH_PTXAS",      "CUDA_HOME",
-    "CUDA_PATH",    "CUDACXX",        "PATH",           "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",   "VIRTUAL_ENV",
-    "CONDA_PREFIX", "TRITON_PTXAS_PATH",
+    "CUARCH_NVRTC", "CUARCH_NVCC", "CUARCH_CUDART",        "CUARCH_LIBCUDA",  "CUARCH_PTXAS", "CUDA_HOME",    "CUDA_PATH",
+    "CUDACXX",      "PATH",        "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "VIRTUAL_ENV",  "CONDA_PREFIX", "TRITON_PTXAS_PATH",
 };
 
 /// A set of environment variables. Unset and set-but-empty are different (CUDA_VISIBLE_DEVICES="" hides every GPU).

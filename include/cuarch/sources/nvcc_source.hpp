@@ -19,7 +19,7 @@
 #include "posix/dynamic_library.hpp"  // library_path_policy
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
-#include "nvrtc_source.hpp"     // probed_compiler
+#include "nvrtc_source.hpp"  // probed_compiler
 #include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
 #include "posix/subprocess.hpp"
@@ -46,8 +46,9 @@ inline std::string release_line(std::string_view out) {
   if (at == std::string_view::npos) return std::string(trim(out.substr(0, 120)));
   const std::size_t begin = out.rfind('\n', at);
   const std::size_t end = out.find_first_of("\r\n", at);
-  return std::string(trim(out.substr(begin == std::string_view::npos ? 0 : begin + 1,
-                                     end == std::string_view::npos ? std::string_view::npos : end - (begin == std::string_view::npos ? 0 : begin + 1))));
+  return std::string(trim(
+      out.substr(begin == std::string_view::npos ? 0 : begin + 1,
+                 end == std::string_view::npos ? std::string_view::npos : end - (begin == std::string_view::npos ? 0 : begin + 1))));
 }
 
 /// The last non-empty line of a tool's output: usually its error message.
@@ -60,7 +61,8 @@ inline std::string last_line(std::string_view text) {
 }  // namespace detail
 
 /// Runs `<path> --version` and reads the release. `kind` is source_kind::nvcc or ::ptxas.
-inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind, discovery how = discovery::explicit_argument,
+inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind,
+                                                           discovery how = discovery::explicit_argument,
                                                            std::chrono::milliseconds timeout = default_tool_timeout,
                                                            library_path_policy policy = library_path_policy::allow_relative) {
   if (path.empty()) return unexpected(detail::tool_error(errc::file_unreadable, kind, "(empty path)", "no program path given"));
@@ -70,11 +72,14 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
     path = detail::current_directory() + "/" + path;
   }
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(errno), errno));
+  if (::stat(path.c_str(), &st) != 0)
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(errno), errno));
   if (S_ISDIR(st.st_mode)) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "is a directory, not a program"));
   if (!S_ISREG(st.st_mode))  // exec() refuses it anyway; say why before spawning anything
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
-  if (::access(path.c_str(), X_OK) != 0) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "not executable", errno));
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, path,
+                                         std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+  if (::access(path.c_str(), X_OK) != 0)
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "not executable", errno));
 
   process_limits limits;
   limits.timeout = timeout;
@@ -83,7 +88,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   if (!run->exit_status_lost && run->exit_status != 0) {
     const std::string why = detail::last_line(run->err.empty() ? run->out : run->err);
     return unexpected(detail::tool_error(errc::process_failed, kind, path,
-                                         "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why), run->exit_status));
+                                         "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why),
+                                         run->exit_status));
   }
   auto version = parse_nvcc_version_output(run->out, kind);
   if (!version) version = parse_nvcc_version_output(run->err, kind);
@@ -113,7 +119,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   p.seen.location = path;
   p.seen.how = how;
   p.seen.raw = detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err);
-  if (run->exit_status_lost) p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
+  if (run->exit_status_lost)
+    p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
   return p;
 }
 

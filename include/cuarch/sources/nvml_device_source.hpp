@@ -259,7 +259,8 @@ class nvml_device_source {
     if (auto e = session.start()) return unexpected(*e);
     api->lib.retain();  // it answered: loaded once per process
     unsigned count = 0;
-    if (const int rc = api->device_get_count(&count); rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetCount_v2", rc, where));
+    if (const int rc = api->device_get_count(&count); rc != 0)
+      return unexpected(detail::nvml_call_failed("nvmlDeviceGetCount_v2", rc, where));
     std::vector<detail::nvml_gpu> found;
     std::vector<std::string> notes;
     bool all_pci = api->device_get_pci_info != nullptr;
@@ -280,11 +281,17 @@ class nvml_device_source {
         error e = detail::make_error(errc::malformed_output, source_kind::driver);
         e.subject = "nvmlDeviceGetCudaComputeCapability";
         e.location = where;
-        e.raw.append("NVML GPU ").append_int(i).append(" reports compute capability ").append_int(g.gpu.cc_major).append('.').append_int(g.gpu.cc_minor);
+        e.raw.append("NVML GPU ")
+            .append_int(i)
+            .append(" reports compute capability ")
+            .append_int(g.gpu.cc_major)
+            .append('.')
+            .append_int(g.gpu.cc_minor);
         return unexpected(e);
       }
       char buf[96] = {};  // NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE
-      if (const int rc = api->device_get_uuid(h, buf, sizeof buf); rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", rc, where));
+      if (const int rc = api->device_get_uuid(h, buf, sizeof buf); rc != 0)
+        return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", rc, where));
       g.gpu.uuid = detail::nvml_string(buf, sizeof buf);
       std::memset(buf, 0, sizeof buf);
       if (api->device_get_name(h, buf, sizeof buf) == 0) g.gpu.name = detail::nvml_string(buf, sizeof buf);
@@ -379,15 +386,18 @@ class nvml_device_source {
     }
     if (!vis.ended.empty()) r.notes.push_back("CUDA_VISIBLE_DEVICES=\"" + *env.visible_devices + "\": " + vis.ended);
     if (vis.order_guessed)
-      r.notes.push_back(std::string("CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
-                                    "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order"));
-    if (vis.mig_guessed) r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
+      r.notes.push_back(
+          std::string("CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
+                      "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order"));
+    if (vis.mig_guessed)
+      r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
     if (r.devices.empty()) {
       error e = detail::make_error(errc::no_device, source_kind::driver);
       e.subject = "nvmlDeviceGetCount_v2";
       e.location = where;
       e.raw.append("NVML: ").append_int(static_cast<long long>(all.size())).append(" GPU(s)");
-      if (env.visible_devices) e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(*env.visible_devices).append("\" limits what the driver shows");
+      if (env.visible_devices)
+        e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(*env.visible_devices).append("\" limits what the driver shows");
       if (!vis.ended.empty()) e.raw.append(": ").append(vis.ended);
       return unexpected(e);
     }
@@ -408,7 +418,8 @@ class nvml_device_source {
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
     if (!api->system_get_cuda_driver_version)
-      return unexpected(detail::library_error(errc::symbol_not_found, source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where, ""));
+      return unexpected(
+          detail::library_error(errc::symbol_not_found, source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where, ""));
     detail::nvml_session session(*api);
     if (auto e = session.start()) return unexpected(*e);
     int v = -1;

@@ -74,7 +74,7 @@ inline error nvrtc_failed(std::string_view call, int status, const std::string& 
   e.location = where;
   e.native_status = status;
   const char* text = c.error_string ? c.error_string(status) : nullptr;
-  e.raw = text ? std::string_view(text) : std::string_view("nvrtcResult ") ;
+  e.raw = text ? std::string_view(text) : std::string_view("nvrtcResult ");
   if (!text) e.raw.append_int(status);
   return e;
 }

@@ -69,7 +69,8 @@ class cuda_runtime_source {
   /// Any place the shared locator describes.
   cuda_runtime_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
   static cuda_runtime_source from_loader(std::string soname = {}) {
-    return {soname.empty() ? library_locator::search(cudart_sonames(), "libcudart.so (any version)") : library_locator::search({std::move(soname)}),
+    return {soname.empty() ? library_locator::search(cudart_sonames(), "libcudart.so (any version)")
+                           : library_locator::search({std::move(soname)}),
             discovery::loader_search};
   }
 

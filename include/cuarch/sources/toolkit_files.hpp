@@ -74,7 +74,8 @@ struct read_caps {
 
 /// A whole small file; file_unreadable (naming the path and why) when it cannot be opened, is no
 /// regular file, or is larger than `limit`. See read_regular_file.
-inline expected<std::string, error> read_small_file(const std::string& path, source_kind src, std::size_t limit = read_caps::version_json) {
+inline expected<std::string, error> read_small_file(const std::string& path, source_kind src,
+                                                    std::size_t limit = read_caps::version_json) {
   return read_regular_file(path, limit, src, read_extent::whole_file);
 }
 
@@ -232,11 +233,16 @@ inline expected<file_observation, error> read_version_json(const std::string& pa
   const auto text = detail::read_small_file(path, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   const auto members = detail::json_strings::read(*text);
-  if (!members) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "not valid JSON: " + text->substr(0, 80)));
+  if (!members)
+    return unexpected(
+        detail::malformed_file(path, source_kind::toolkit_files, "version.json", "not valid JSON: " + text->substr(0, 80)));
   const auto it = members->find("cuda.version");
-  if (it == members->end()) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "no \"cuda\": {\"version\": ...} member"));
+  if (it == members->end())
+    return unexpected(
+        detail::malformed_file(path, source_kind::toolkit_files, "version.json", "no \"cuda\": {\"version\": ...} member"));
   const auto v = parse_cuda_version(it->second, source_kind::toolkit_files);
-  if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "cuda.version = '" + it->second + "'"));
+  if (!v)
+    return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "cuda.version = '" + it->second + "'"));
   std::string raw = "version.json cuda.version " + it->second;
   for (const char* component : {"cuda_nvcc", "cuda_nvrtc", "cuda_cudart"}) {
     const auto c = members->find(std::string(component) + ".version");
@@ -256,7 +262,9 @@ inline expected<file_observation, error> read_version_txt(const std::string& pat
   rest = rest.substr(0, rest.find_first_of(" \t\r\n"));
   const auto v = parse_cuda_version(rest, source_kind::toolkit_files);
   if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
-  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)), source_kind::none};
+  return file_observation{
+      detail::file_seen(source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)),
+      source_kind::none};
 }
 
 /// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against. Only the first
@@ -267,21 +275,25 @@ inline expected<file_observation, error> read_cuda_h(const std::string& path, di
   std::string_view t(*text);
   for (std::size_t at = t.find("#define CUDA_VERSION"); at != std::string_view::npos; at = t.find("#define CUDA_VERSION", at + 1)) {
     std::string_view rest = t.substr(at + 20);
-    if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;  // CUDA_VERSION_MAJOR etc.
+    if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;                   // CUDA_VERSION_MAJOR etc.
     if (rest.find('\n') == std::string_view::npos && t.size() == detail::read_caps::cuda_h) break;  // the line is cut at the cap
     rest = detail::trim(rest.substr(0, rest.find('\n')));
     int n = 0;
     if (!detail::parse_uint(rest, n)) break;
     const auto v = decode_cudart_version(n, source_kind::toolkit_files);
     if (!v) break;
-    return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)), source_kind::none};
+    return file_observation{
+        detail::file_seen(source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)),
+        source_kind::none};
   }
-  return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "cuda.h",
-                                          "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes"));
+  return unexpected(
+      detail::malformed_file(path, source_kind::toolkit_files, "cuda.h",
+                             "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes"));
 }
 
 /// "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info" -> nvrtc 12.4.127. nullopt for other packages.
-inline std::optional<file_observation> parse_dist_info_name(const std::string& dir_path, discovery how, source_kind src = source_kind::python_wheel) {
+inline std::optional<file_observation> parse_dist_info_name(const std::string& dir_path, discovery how,
+                                                            source_kind src = source_kind::python_wheel) {
   std::string name = detail::file_name(dir_path);
   constexpr std::string_view suffix = ".dist-info";
   if (!detail::ends_with(name, suffix)) return std::nullopt;
@@ -309,15 +321,17 @@ inline std::optional<file_observation> parse_conda_meta_name(const std::string& 
   if (component == source_kind::none) return std::nullopt;
   const auto v = parse_cuda_version(std::string_view(name).substr(ver + 1, build - ver - 1), source_kind::toolkit_files);
   if (!v) return std::nullopt;
-  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, file_path, how, "conda-meta/" + detail::file_name(file_path)),
-                          component == source_kind::toolkit_files ? source_kind::none : component};
+  return file_observation{
+      detail::file_seen(source_kind::toolkit_files, *v, file_path, how, "conda-meta/" + detail::file_name(file_path)),
+      component == source_kind::toolkit_files ? source_kind::none : component};
 }
 
 /// Everything a toolkit root says about itself: version.json, version.txt, include/cuda.h (or
 /// targets/*/include/cuda.h), dist-info/*.dist-info, conda-meta/*.json. Files that exist but cannot
 /// be read or parsed are errors in the list; a root that does not exist, or holds none of them,
 /// is one file_unreadable error naming it.
-inline std::vector<expected<file_observation, error>> observe_toolkit_root(const std::string& root, discovery how = discovery::explicit_argument) {
+inline std::vector<expected<file_observation, error>> observe_toolkit_root(const std::string& root,
+                                                                           discovery how = discovery::explicit_argument) {
   std::vector<expected<file_observation, error>> out;
   auto not_toolkit = [&](std::string_view why) {
     error e = detail::make_error(errc::file_unreadable, source_kind::toolkit_files);
@@ -334,13 +348,15 @@ inline std::vector<expected<file_observation, error>> observe_toolkit_root(const
     out.push_back(read_cuda_h(f, how));
   } else {
     for (const auto& target : detail::list_dir(detail::join(root, "targets")))
-      if (const std::string t = detail::join(root, "targets/" + target + "/include/cuda.h"); detail::exists(t)) out.push_back(read_cuda_h(t, how));
+      if (const std::string t = detail::join(root, "targets/" + target + "/include/cuda.h"); detail::exists(t))
+        out.push_back(read_cuda_h(t, how));
   }
   for (const auto& name : detail::list_dir(detail::join(root, "dist-info")))
     if (auto o = parse_dist_info_name(detail::join(root, "dist-info/" + name), how)) out.emplace_back(std::move(*o));
   for (const auto& name : detail::list_dir(detail::join(root, "conda-meta")))
     if (auto o = parse_conda_meta_name(detail::join(root, "conda-meta/" + name), how)) out.emplace_back(std::move(*o));
-  if (out.empty()) return not_toolkit("no version.json, version.txt, include/cuda.h, dist-info or conda-meta here: not a CUDA toolkit root");
+  if (out.empty())
+    return not_toolkit("no version.json, version.txt, include/cuda.h, dist-info or conda-meta here: not a CUDA toolkit root");
   return out;
 }
 

@@ -23,7 +23,7 @@ struct wheel_location {
   std::string_view dir;          // e.g. "nvidia/cuda_nvrtc/lib"
   std::string_view file_prefix;  // "libnvrtc.so." (any version) or an exact program name ("ptxas")
   source_kind component;
-  std::string_view package;      // who puts it there
+  std::string_view package;  // who puts it there
 };
 
 inline constexpr wheel_location wheel_locations[] = {
@@ -49,8 +49,8 @@ struct wheel_file {
 /// What one site-packages directory holds.
 struct wheel_scan {
   std::string site_packages;
-  std::vector<wheel_file> files;               // in wheel_locations order, versions newest first
-  std::vector<file_observation> dist_infos;    // nvidia CUDA component *.dist-info names
+  std::vector<wheel_file> files;             // in wheel_locations order, versions newest first
+  std::vector<file_observation> dist_infos;  // nvidia CUDA component *.dist-info names
 };
 
 namespace detail {
@@ -71,7 +71,8 @@ inline bool soname_before(std::string_view a, std::string_view b, std::size_t pr
 /// site-packages directory (holds nvidia/ or triton/). Sorted; empty if none.
 inline std::vector<std::string> site_packages_of(const std::string& prefix) {
   std::vector<std::string> out;
-  if (detail::is_directory(detail::join(prefix, "nvidia")) || detail::is_directory(detail::join(prefix, "triton"))) out.push_back(prefix);
+  if (detail::is_directory(detail::join(prefix, "nvidia")) || detail::is_directory(detail::join(prefix, "triton")))
+    out.push_back(prefix);
   for (const char* lib : {"lib", "lib64"}) {
     const std::string libdir = detail::join(prefix, lib);
     for (const auto& name : detail::list_dir(libdir)) {
@@ -109,7 +110,8 @@ inline wheel_scan scan_site_packages(const std::string& site_packages, discovery
         hits.push_back(name);
     }
     // One file per library major: keep the shortest versioned name of each (the SONAME).
-    std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });
+    std::sort(hits.begin(), hits.end(),
+              [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });
     std::vector<std::string> real_seen;
     for (const auto& h : hits) {
       const std::string path = detail::join(dir, h);

@@ -45,9 +45,7 @@ constexpr std::size_t read_uint(std::string_view s, int& out) noexcept {
 }
 
 /// The whole of s is one unsigned decimal number.
-constexpr bool parse_uint(std::string_view s, int& out) noexcept {
-  return !s.empty() && read_uint(s, out) == s.size();
-}
+constexpr bool parse_uint(std::string_view s, int& out) noexcept { return !s.empty() && read_uint(s, out) == s.size(); }
 
 }  // namespace detail
 CUARCH_END_NAMESPACE

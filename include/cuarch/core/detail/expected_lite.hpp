@@ -110,8 +110,7 @@ struct expected_storage<T, E, false> {
     if (has_) ::new (&value_) T(o.value_);
     else ::new (&error_) E(o.error_);
   }
-  expected_storage(expected_storage&& o) noexcept(
-      std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
+  expected_storage(expected_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
       : has_(o.has_) {
     if (has_) ::new (&value_) T(std::move(o.value_));
     else ::new (&error_) E(std::move(o.error_));
@@ -167,10 +166,8 @@ class expected {
   template <class U = T, std::enable_if_t<std::is_default_constructible_v<U>, int> = 0>
   constexpr expected() : s_(std::in_place) {}
   template <class U = T,
-            std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                 !std::is_same_v<std::decay_t<U>, expected> &&
-                                 !std::is_same_v<std::decay_t<U>, std::in_place_t> &&
-                                 !std::is_same_v<std::decay_t<U>, unexpect_t>,
+            std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, expected> &&
+                                 !std::is_same_v<std::decay_t<U>, std::in_place_t> && !std::is_same_v<std::decay_t<U>, unexpect_t>,
                              int> = 0>
   constexpr expected(U&& v) : s_(std::in_place, std::forward<U>(v)) {}  // NOLINT: implicit like std
   template <class G>

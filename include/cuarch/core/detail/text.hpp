@@ -15,9 +15,9 @@ template <std::size_t Capacity>
 class text {
  public:
   constexpr text() = default;
-  constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit, like a string
+  constexpr text(std::string_view s) { append(s); }               // NOLINT: implicit, like a string
   constexpr text(const char* s) { append(std::string_view(s)); }  // NOLINT
-  text(const std::string& s) { append(std::string_view(s)); }      // NOLINT
+  text(const std::string& s) { append(std::string_view(s)); }     // NOLINT
 
   /// Appends as much of s as fits; a cut-off end is marked with "..." so it is never silent.
   constexpr text& append(std::string_view s) {

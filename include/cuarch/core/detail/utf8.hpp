@@ -14,8 +14,8 @@ namespace detail {
 
 /// One step of strict UTF-8 decoding (RFC 3629: shortest form, no surrogates, at most U+10FFFF).
 struct utf8_step {
-  std::size_t length = 0;  // bytes consumed (at least 1)
-  bool valid = false;      // false: these bytes are one "maximal subpart" to replace with one U+FFFD
+  std::size_t length = 0;   // bytes consumed (at least 1)
+  bool valid = false;       // false: these bytes are one "maximal subpart" to replace with one U+FFFD
   char32_t code_point = 0;  // when valid
 };
 

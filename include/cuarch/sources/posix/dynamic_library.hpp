@@ -128,22 +128,27 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
   const auto refuse = [&](std::string why) { return library_error(errc::library_not_found, src, asked_as, path, why); };
   const std::string& h = *head;
   if (h.size() < EI_NIDENT || std::memcmp(h.data(), ELFMAG, SELFMAG) != 0)
-    return refuse(h.empty() ? "not an ELF library: the file is empty" : "not an ELF library: no ELF magic at its start (a linker script or a text file?)");
+    return refuse(h.empty() ? "not an ELF library: the file is empty"
+                            : "not an ELF library: no ELF magic at its start (a linker script or a text file?)");
   constexpr unsigned char own_class = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
   const unsigned char cls = static_cast<unsigned char>(h[EI_CLASS]);
   if (cls != own_class)
-    return refuse(std::string(cls == ELFCLASS32 ? "a 32-bit" : cls == ELFCLASS64 ? "a 64-bit" : "an unknown-class") + " ELF file; this process is " +
-                  (own_class == ELFCLASS64 ? "64-bit" : "32-bit"));
+    return refuse(std::string(cls == ELFCLASS32   ? "a 32-bit"
+                              : cls == ELFCLASS64 ? "a 64-bit"
+                                                  : "an unknown-class") +
+                  " ELF file; this process is " + (own_class == ELFCLASS64 ? "64-bit" : "32-bit"));
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
   constexpr unsigned char own_data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
   if (static_cast<unsigned char>(h[EI_DATA]) != own_data) return refuse("an ELF file of the other byte order than this process");
 #endif
-  if (h.size() < (own_class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))) return refuse("not an ELF library: the header is cut short");
+  if (h.size() < (own_class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+    return refuse("not an ELF library: the header is cut short");
   std::uint16_t type = 0, machine = 0;  // e_type and e_machine sit at the same offsets in both classes
   std::memcpy(&type, h.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
   std::memcpy(&machine, h.data() + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
   if (native_elf_machine() != 0 && machine != native_elf_machine())
-    return refuse("an ELF file for machine " + std::to_string(machine) + " (e_machine), not this process's machine " + std::to_string(native_elf_machine()));
+    return refuse("an ELF file for machine " + std::to_string(machine) + " (e_machine), not this process's machine " +
+                  std::to_string(native_elf_machine()));
   if (type != ET_DYN) return refuse("an ELF file of type " + std::to_string(type) + " (e_type), not a shared object");
   return std::nullopt;
 }
@@ -240,7 +245,8 @@ struct library_access {
 
 /// Registers a fresh dlopen handle under its real path, or folds it into the entry already there.
 /// Takes ownership of `handle` in every outcome.
-inline expected<dynamic_library, error> adopt_library_handle(void* handle, const std::string& asked, source_kind src, std::string_view asked_as) {
+inline expected<dynamic_library, error> adopt_library_handle(void* handle, const std::string& asked, source_kind src,
+                                                             std::string_view asked_as) {
   const std::string mapped = mapped_path(handle);
   std::string real = real_path(mapped.empty() ? asked : mapped);
   if (real.empty()) real = mapped.empty() ? asked : mapped;
@@ -277,8 +283,8 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
   std::string abs = path;
   if (path.front() != '/') {
     if (policy != library_path_policy::allow_relative)
-      return unexpected(detail::library_error(errc::library_not_found, src, path, path,
-                                              "relative library path refused; pass an absolute path"));
+      return unexpected(
+          detail::library_error(errc::library_not_found, src, path, path, "relative library path refused; pass an absolute path"));
     abs = detail::current_directory() + "/" + path;
   }
   const std::string real = detail::real_path(abs);
@@ -310,7 +316,8 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
 /// before LD_LIBRARY_PATH, is not looked at.
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src) {
   if (soname.empty() || soname.find('/') != std::string::npos)
-    return unexpected(detail::library_error(errc::library_not_found, src, soname, "", "not a library name (use load_library_file for paths)"));
+    return unexpected(
+        detail::library_error(errc::library_not_found, src, soname, "", "not a library name (use load_library_file for paths)"));
   std::string passed_over;
   // Returns the error that ends the search, or the path to load; empty path = keep looking.
   const auto consider = [&](const std::string& candidate) -> expected<std::string, error> {
@@ -401,7 +408,8 @@ struct library_locator {
   expected<dynamic_library, error> load(source_kind src) const {
     if (!path.empty()) return load_library_file(path, src, policy);
     if (sonames.size() == 1) return load_library_by_name(sonames.front(), src);
-    return load_first_library(sonames, src, any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version));
+    return load_first_library(sonames, src,
+                              any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version));
   }
 };
 
@@ -428,8 +436,7 @@ inline std::vector<std::string> loaded_library_paths(std::string_view prefix) {
         const std::string_view name(info->dlpi_name);
         const std::size_t slash = name.rfind('/');
         const std::string_view file = slash == std::string_view::npos ? name : name.substr(slash + 1);
-        if (file.substr(0, c->prefix.size()) == c->prefix && file.find(".alt.") == std::string_view::npos)
-          c->found.emplace_back(name);
+        if (file.substr(0, c->prefix.size()) == c->prefix && file.find(".alt.") == std::string_view::npos) c->found.emplace_back(name);
         return 0;
       },
       &ctx);

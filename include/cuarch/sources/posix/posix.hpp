@@ -131,7 +131,8 @@ inline expected<std::string, error> read_regular_file(const std::string& path, s
     const int e = errno;
     return unexpected(file_read_error(src, path, errno_text(e), e));
   }
-  if (!S_ISREG(st.st_mode)) return unexpected(file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode))));
+  if (!S_ISREG(st.st_mode))
+    return unexpected(file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode))));
   const auto too_large = [&] {
     return unexpected(file_read_error(src, path, "larger than " + std::to_string(cap) + " bytes, the most cuarch reads of this file"));
   };

@@ -154,9 +154,11 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   // O_CLOEXEC: a program spawned concurrently by another thread must not inherit these ends.
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
   detail::fd_guard out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
+    return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
   detail::fd_guard err_r(err_pipe[0]), err_w(err_pipe[1]);
 
   posix_spawn_file_actions_t actions;
@@ -247,7 +249,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
     }
     if (poll_errno != 0)
-      return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno, "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
+      return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno,
+                                              "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
     return unexpected(detail::process_error(errc::process_timed_out, src, argv, static_cast<int>(limits.timeout.count()),
                                             "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed"));
   }
