@@ -301,6 +301,41 @@ TEST_CASE("devices: the given list governs; the driver's are recorded beside it;
   CHECK(none.error().message().find("pass the devices explicitly") != std::string::npos);
 }
 
+TEST_CASE("devices: the chosen driver's own NVML (beside its libcuda) answers, never another driver's", "[detect][devices]") {
+  clean_stub_env guard;
+  guard.env.set("CUARCH_STUB_DEVICES", "9.0,12.0");  // what the stub libcuda shows through cuInit
+  guard.env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
+  guard.env.set("CUARCH_STUB_NVML_DEVICES", "12.0/GPU-cccc0000-1111/0x81/NVML GPU");  // what a stub NVML shows
+  const std::string t = cuarch_test::make_temp_dir("nvml-beside");
+  fs::create_directories(t + "/driver");
+  fs::copy_file(stub_dir() + "/lib/libcuda.so.1", t + "/driver/libcuda.so.1");
+  fs::copy_file(stub_dir() + "/nvml/libnvidia-ml.so.1", t + "/driver/libnvidia-ml.so.1");
+
+  // NVML beside the chosen libcuda: it answers, and no CUDA is initialised to read the devices.
+  auto d = cuarch::detect(cuarch_test::hermetic({{"CUARCH_LIBCUDA", t + "/driver/libcuda.so.1"}}));
+  REQUIRE(d.driver_devices.has_value());
+  REQUIRE(*d.driver_devices);
+  REQUIRE((*d.driver_devices)->size() == 1);
+  CHECK((*d.driver_devices)->front().name == "NVML GPU");
+  CHECK(d.devices_via.rfind("NVML", 0) == 0);
+  CHECK(d.devices_notes.empty());
+
+  // A libcuda the loader found (LD_LIBRARY_PATH) with no NVML beside it is not described by another
+  // NVML the loader can reach: the chosen driver answers through cuInit, and the detection says so.
+  guard.env.set("LD_LIBRARY_PATH", stub_dir() + "/lib:" + stub_dir() + "/nvml");
+  auto by_loader = cuarch_test::hermetic();
+  by_loader.loader_search = true;
+  d = cuarch::detect(by_loader);
+  REQUIRE(d.driver.index);
+  CHECK(d.candidates[*d.driver.index].how == cuarch::discovery::loader_search);
+  REQUIRE(d.driver_devices.has_value());
+  REQUIRE(*d.driver_devices);
+  CHECK((*d.driver_devices)->size() == 2);
+  CHECK(d.devices_via.rfind("cuInit", 0) == 0);
+  REQUIRE_FALSE(d.devices_notes.empty());
+  CHECK(d.devices_notes.front().find("a process forked after this cannot use CUDA") != std::string::npos);
+}
+
 TEST_CASE("the compile-time CUDA_VERSION of this translation unit is recorded when passed", "[detect][compile_time]") {
   auto opts = cuarch_test::hermetic();
   opts.compile_time = CUARCH_COMPILE_TIME_OBSERVATION();

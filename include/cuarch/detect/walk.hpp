@@ -672,13 +672,11 @@ class detector {
         return;
       }
       // NVML first: reading devices must not initialise CUDA here (a child forked later could not
-      // use it); the chosen driver answers through cuInit only where NVML cannot. NVML is the
-      // chosen driver's own: the loader's for a driver the loader found, else the one beside the
-      // named libcuda (a driver installs both in one directory), so a named driver is never
-      // described by another driver's NVML.
-      const bool system_driver = c->how == discovery::loader_search || c->how == discovery::already_loaded;
-      nvml_device_source nvml = system_driver ? nvml_device_source{}
-                                              : nvml_device_source(join(parent_dir(c->real_path), "libnvidia-ml.so.1"), c->how);
+      // use it); the chosen driver answers through cuInit only where NVML cannot. NVML is the chosen
+      // driver's own, the libnvidia-ml.so.1 beside its libcuda (a driver installs both in one
+      // directory, containers mount both into one), so a driver named by a path or by
+      // LD_LIBRARY_PATH is never described by another driver's NVML.
+      nvml_device_source nvml(join(parent_dir(c->real_path), "libnvidia-ml.so.1"), c->how);
       const system_device_source devices(std::move(nvml),
                                          driver_library_source(c->real_path, c->how, library_path_policy::absolute_only));
       auto reading = devices.read();
