@@ -102,6 +102,17 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
     CHECK_FALSE(has(k, "ptx_too_new_for_driver"));
     CHECK_FALSE(has(k, "runtime_vs_driver"));
   }
+  SECTION("how the devices were read is said: cuInit, because no NVML sits beside the stub driver") {
+    env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
+    const auto d = cuarch::detect(opts);
+    const auto fs = cuarch::find_disagreements(d);
+    const std::string text = cuarch::render_text(d, fs);
+    CHECK(text.find("read through cuInit (") != std::string::npos);
+    CHECK(text.find("a process forked after this cannot use CUDA") != std::string::npos);
+    const std::string json = cuarch::render_json(d, fs);
+    CHECK(json.find("\"driver_via\":\"cuInit (") != std::string::npos);
+    CHECK(json.find("\"driver_notes\":[\"devices read through cuInit because") != std::string::npos);
+  }
 }
 
 TEST_CASE("a compiler newer than cuarch's table is never called too old; the table's age is said", "[report]") {

@@ -153,6 +153,12 @@ inline std::string render_json(const detection& d, const std::vector<finding>& f
     detail::json_error(w, d.driver_devices->error());
     w.end_object();
   }
+  w.key("driver_via");  // "NVML (<path>)" or "cuInit (<path>)"; null when the driver was not asked
+  if (d.devices_via.empty()) w.null();
+  else w.value(d.devices_via);
+  w.key("driver_notes").begin_array();
+  for (const auto& note : d.devices_notes) w.value(note);
+  w.end_array();
   w.key("effective");
   if (const auto devs = d.devices()) {
     detail::json_devices(w, *devs);

@@ -100,6 +100,9 @@ inline std::string render_text(const detection& d, const std::vector<finding>& f
   } else {
     out += "  none: " + printable(devs.error().message()) + "\n";
   }
+  // How the driver's devices were read: NVML leaves CUDA untouched; cuInit is said, with why.
+  if (!d.devices_via.empty()) out += "  read through " + printable(d.devices_via) + "\n";
+  for (const auto& note : d.devices_notes) out += "  note: " + printable(note) + "\n";
 
   out += "sources (discovery order; * governs its role, ! failed)\n";
   for (const auto& c : d.candidates) {
