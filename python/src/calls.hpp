@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuarch_python {
@@ -52,6 +53,14 @@ inline std::string code_name(cuarch::errc c) { return std::string(cuarch::classi
 /// opposed to what could be resolved, found or loaded (a RuntimeError): the command line's exit 2
 /// versus exit 1, read from the same table.
 inline bool is_input_error(cuarch::errc c) { return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input); }
+
+/// A usage error (a bad option value): ValueError in Python.
+inline outcome usage(std::string message) {
+  outcome o;
+  o.kind = outcome::usage;
+  o.message = std::move(message);
+  return o;
+}
 
 outcome resolve(const resolve_args& a);
 

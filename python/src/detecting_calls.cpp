@@ -16,13 +16,6 @@
 namespace cuarch_python {
 namespace {
 
-outcome usage(std::string message) {
-  outcome o;
-  o.kind = outcome::usage;
-  o.message = std::move(message);
-  return o;
-}
-
 /// A failure before or during resolution, as the library's failure document.
 outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
   outcome o;

@@ -15,13 +15,6 @@
 namespace cuarch_python {
 namespace {
 
-outcome usage(std::string message) {
-  outcome o;
-  o.kind = outcome::usage;
-  o.message = std::move(message);
-  return o;
-}
-
 std::string release_text(const cuarch::cuda_version& v) { return std::string(cuarch::to_text(v).view()); }
 
 outcome failed_input(const cuarch::error& e, const std::string& prefix, std::string document) {
