@@ -57,20 +57,16 @@ int main(int argc, char** argv) {
 
   cuarch::resolve_policy policy;
   if (policy_text != "-") {
-    std::string_view rest = policy_text;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
-      const auto p = cuarch::parse_policy_name(name);
-      if (!p) return fail("POLICY '" + std::string(name) + "' is not a policy (strict, best-effort, ptx-fallback, verify-devices)", 2);
-      cuarch::apply_policy(*p, policy);
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (const auto bad = cuarch::apply_policy_list(policy_text, policy)) {
+      std::string names;
+      for (const auto p : cuarch::all_policy_names) names.append(names.empty() ? "" : ", ").append(cuarch::to_string(p));
+      return fail("POLICY '" + std::string(*bad) + "' is not a policy (" + names + ")", 2);
     }
   }
-  if (variant_text != "-") {
-    const auto v = cuarch::parse_arch_variant(variant_text);
-    if (!v) return fail("NATIVE_VARIANT '" + variant_text + "' is not a variant (a, f, baseline)", 2);
-    policy.native_variant = *v;
+  if (variant_text != "-") {  // the same grammar as --native-variant: "a", "f,a,baseline", "12.0=f,default=a"
+    const auto spec = cuarch::parse_native_variant_spec(variant_text);
+    if (!spec) return fail("NATIVE_VARIANT '" + variant_text + "': " + spec.error().message(), 2);
+    policy.native_preferences = *spec;
   }
 
   // The compiler that will build: the nvcc CMake would use, else cuarch's discovery of nvcc.

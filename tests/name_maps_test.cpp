@@ -102,3 +102,17 @@ TEST_CASE("named policies set their knobs and combine", "[names]") {
   CHECK(p.ptx_fallback);
   CHECK(p.verify_on_devices);
 }
+
+TEST_CASE("a comma-separated policy list applies in order and names the entry it does not know", "[names]") {
+  cuarch::resolve_policy p;
+  CHECK_FALSE(cuarch::apply_policy_list("best-effort,ptx-fallback", p));
+  CHECK(p.unbuildable == cuarch::on_unbuildable::drop);
+  CHECK(p.ptx_fallback);
+  cuarch::resolve_policy q;
+  const auto bad = cuarch::apply_policy_list("strict,bogus,ptx-fallback", q);
+  REQUIRE(bad);
+  CHECK(*bad == "bogus");
+  CHECK_FALSE(q.ptx_fallback);  // nothing after the unknown entry is applied
+  CHECK(cuarch::apply_policy_list("", q) == std::string_view{});
+  CHECK(cuarch::apply_policy_list("strict,", q) == std::string_view{});
+}

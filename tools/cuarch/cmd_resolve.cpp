@@ -165,11 +165,8 @@ std::optional<std::string> read_options(const resolve_flags& f, options& o) {
     }
   }
   if (auto p = flag_set::get(f.policy)) {
-    for (const auto name : split(*p, ",")) {
-      const auto named = cuarch::parse_policy_name(name);
-      if (!named) return "--policy takes " + choices(cuarch::all_policy_names) + " (comma-separated), not '" + std::string(name) + "'";
-      cuarch::apply_policy(*named, o.policy);
-    }
+    if (const auto bad = cuarch::apply_policy_list(*p, o.policy))
+      return "--policy takes " + choices(cuarch::all_policy_names) + " (comma-separated), not '" + std::string(*bad) + "'";
   }
   if (auto v = flag_set::get(f.native_variant)) {
     const auto spec = cuarch::parse_native_variant_spec(*v);
@@ -334,15 +331,8 @@ int run_resolve(const resolve_flags& flags) {
   // The request is read now, exactly as resolution will read it (environment first), and a
   // malformed one ends here: nothing has been detected, loaded or run yet.
   const auto effective = cuarch::read_request(request);
-  const auto parsed = cuarch::parse_arch_list(effective.list, effective.dialect);
-  if (!parsed) {
-    cuarch::error e = parsed.error();
-    if (effective.origin.source == cuarch::source_kind::environment) {  // name the variable, as resolution does
-      e.source = cuarch::source_kind::environment;
-      e.location = effective.origin.variable;
-    }
-    return print_failure(o, cuarch::resolution_failure{e, {}}, exit_usage);
-  }
+  const auto parsed = cuarch::parse_request(effective);
+  if (!parsed) return print_failure(o, cuarch::resolution_failure{parsed.error(), {}}, exit_usage);
 
   // Devices are needed for native (and explicit lists under verify-devices); the driver is asked
   // for them only then, and only when --device-cc does not name them.

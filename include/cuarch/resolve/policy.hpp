@@ -26,6 +26,7 @@
 #include "../core/arch.hpp"
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
+#include "../core/detail/name_map.hpp"
 #include "../core/observation.hpp"
 #include "native_variant.hpp"
 
@@ -99,9 +100,7 @@ constexpr std::string_view to_string(policy_name p) noexcept {
 }
 /// The policy spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<policy_name> parse_policy_name(std::string_view name) noexcept {
-  for (const policy_name p : all_policy_names)
-    if (to_string(p) == name) return p;
-  return std::nullopt;
+  return detail::find_by_name(all_policy_names, name);
 }
 /// Sets the knobs `p` stands for (strict and best-effort set the same ones, the last one given wins).
 constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
@@ -117,6 +116,21 @@ constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
     case policy_name::ptx_fallback: into.ptx_fallback = true; break;
     case policy_name::verify_devices: into.verify_on_devices = true; break;
     case policy_name::compatible_minor: into.compatible_minor = true; break;
+  }
+}
+
+/// Applies a comma-separated list of policy names ("best-effort,ptx-fallback") in order, as the
+/// command line, Python and CMake take it. Returns the first entry that is no policy name (an
+/// empty entry included), or nullopt when every entry was applied.
+constexpr std::optional<std::string_view> apply_policy_list(std::string_view list, resolve_policy& into) noexcept {
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    const auto p = parse_policy_name(name);
+    if (!p) return name;
+    apply_policy(*p, into);
+    if (comma == std::string_view::npos) return std::nullopt;
+    list.remove_prefix(comma + 1);
   }
 }
 

@@ -64,6 +64,19 @@ inline error with_origin(error e, const request_origin& origin) {
   return e;
 }
 
+}  // namespace detail
+
+/// The request as resolution reads it, parsed: a malformed one is the error resolution would give
+/// (naming the environment variable it came from). Callers that must refuse malformed input before
+/// detecting anything (the command line, Python) call this first.
+inline expected<parsed_arch_list, error> parse_request(const effective_request& req) {
+  auto parsed = parse_arch_list(req.list, req.dialect);
+  if (!parsed) return unexpected(detail::with_origin(parsed.error(), req.origin));
+  return parsed;
+}
+
+namespace detail {
+
 /// A target that no device can load (verify_on_devices).
 inline error no_device_loads(const arch_target& t, const std::vector<device_info>& devices) {
   error e = make_target_error(errc::cannot_load_on_device, source_kind::none, t);
@@ -129,8 +142,8 @@ class resolution_run {
         checks_driver_(checks_ptx_against(driver)) {}
 
   resolve_result run() {
-    const auto parsed = parse_arch_list(req_.list, req_.dialect);
-    if (!parsed) return failure(with_origin(parsed.error(), req_.origin));
+    const auto parsed = parse_request(req_);
+    if (!parsed) return failure(parsed.error());
     const arch_keyword keyword = parsed->keyword();
     std::optional<error> stop;
     switch (keyword) {
