@@ -331,7 +331,7 @@ class detector {
   bool ask_program(const component_info& comp, const search_spec& s, candidate& c) {
     const source_kind kind = comp.kind;
     std::string abs = s.path;
-    if (s.allow_relative && !abs.empty() && abs.front() != '/') abs = current_directory() + "/" + abs;
+    if (s.allow_relative) abs = absolute_path(abs);
     c.real_path = real_path(abs);
     if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
       c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
@@ -542,7 +542,7 @@ class detector {
   void collect_roots() {
     if (!opts_.cuda_home.empty()) {
       std::string p = opts_.cuda_home;
-      if (p.front() != '/') p = current_directory() + "/" + p;  // the caller passed it: relative is allowed
+      p = absolute_path(p);  // the caller passed it: relative is allowed
       add_root(p, discovery::explicit_argument, "explicit toolkit root " + p, tier::explicit_root);
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
@@ -588,7 +588,7 @@ class detector {
   void collect_python() {
     for (const auto& prefix : opts_.python_prefixes) {
       std::string p = prefix;
-      if (!p.empty() && p.front() != '/') p = current_directory() + "/" + p;
+      p = absolute_path(p);
       add_python(p, discovery::explicit_argument, "python prefix " + p, tier::explicit_python, {});
     }
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})

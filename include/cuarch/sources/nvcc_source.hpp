@@ -69,11 +69,15 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   if (path.front() != '/') {
     if (policy != library_path_policy::allow_relative)
       return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "relative program path refused; pass an absolute path"));
-    path = detail::current_directory() + "/" + path;
+    path = detail::absolute_path(path);
+    if (path.empty())
+      return unexpected(detail::tool_error(errc::file_unreadable, kind, "(relative path)", "the current directory cannot be read"));
   }
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(errno), errno));
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;  // read once: errno_text may change it, and argument order is unspecified
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(err), err));
+  }
   if (S_ISDIR(st.st_mode)) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "is a directory, not a program"));
   if (!S_ISREG(st.st_mode))  // exec() refuses it anyway; say why before spawning anything
     return unexpected(detail::tool_error(errc::file_unreadable, kind, path,

@@ -285,7 +285,7 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
     if (policy != library_path_policy::allow_relative)
       return unexpected(
           detail::library_error(errc::library_not_found, src, path, path, "relative library path refused; pass an absolute path"));
-    abs = detail::current_directory() + "/" + path;
+    abs = detail::absolute_path(path);  // empty (refused below) when the current directory is unreadable
   }
   const std::string real = detail::real_path(abs);
   if (real.empty()) {

@@ -49,6 +49,14 @@ inline std::string current_directory() {
   return buf;
 }
 
+/// `path` made absolute against the current directory; empty when the current directory cannot be
+/// read (deleted, too long), so that a relative path never turns into one under `/` instead.
+inline std::string absolute_path(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  const std::string cwd = current_directory();
+  return cwd.empty() ? std::string() : cwd + "/" + path;
+}
+
 /// Closes a descriptor once, however the function exits.
 struct fd_guard {
   int fd = -1;

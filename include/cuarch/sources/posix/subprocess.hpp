@@ -154,11 +154,15 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   // O_CLOEXEC: a program spawned concurrently by another thread must not inherit these ends.
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    const int e = errno;  // read once: errno_text may change it, and argument order is unspecified
+    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
+  }
   detail::fd_guard out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    return unexpected(detail::process_error(errc::process_failed, src, argv, errno, detail::errno_text(errno)));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int e = errno;  // read once: errno_text may change it, and argument order is unspecified
+    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
+  }
   detail::fd_guard err_r(err_pipe[0]), err_w(err_pipe[1]);
 
   posix_spawn_file_actions_t actions;
