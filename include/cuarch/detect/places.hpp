@@ -24,8 +24,6 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline bool same_real(const std::string& a, const std::string& b) { return !a.empty() && a == b; }
-
 /// A variable naming a file or directory: relative values are refused (cuarch does not look in
 /// the current directory on a variable's word).
 inline std::optional<error> check_variable_path(const std::string& name, const std::string& value, source_kind src) {

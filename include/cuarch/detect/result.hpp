@@ -40,7 +40,6 @@ class role_set {
   static constexpr role_set all() noexcept { return role_set(0x3Fu); }
   constexpr bool has(detect_role r) const noexcept { return (bits_ & static_cast<unsigned>(r)) != 0; }
   constexpr bool empty() const noexcept { return bits_ == 0; }
-  constexpr unsigned bits() const noexcept { return bits_; }
   friend constexpr role_set operator|(role_set a, role_set b) noexcept { return role_set(a.bits_ | b.bits_); }
   friend constexpr bool operator==(role_set a, role_set b) noexcept { return a.bits_ == b.bits_; }
   friend constexpr bool operator!=(role_set a, role_set b) noexcept { return a.bits_ != b.bits_; }

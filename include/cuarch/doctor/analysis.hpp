@@ -375,7 +375,7 @@ class analyzer {
               std::string(to_string(c.source)) + " at " + c.path + " (" + c.origin + ") failed: " + c.result.error().message(),
               before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails"
                      : "not used; listed so nothing is hidden",
-              {&c});
+              {&c, gov});  // both: a resolve judged by `gov` reports the failure that ranks above it
         } else if (c.result->version.release() != gov->result->version.release()) {
           add(c.source == source_kind::nvcc     ? finding_kind::other_nvcc
               : c.source == source_kind::nvrtc  ? finding_kind::other_nvrtc

@@ -202,12 +202,6 @@ constexpr bool read_rule_devices(std::string_view s, native_variant_rule& r) noe
   return true;
 }
 
-/// "a", "f", "baseline" (also "arch_specific", "family_specific").
-constexpr std::optional<arch_variant> read_chain_variant(std::string_view s) noexcept {
-  if (s == "baseline") return arch_variant::baseline;
-  return parse_arch_variant(s);
-}
-
 }  // namespace detail
 
 /// Reads "12.0=f,9=a,default=a" or "f,a,baseline" (the grammar is in the file comment).
@@ -233,7 +227,7 @@ constexpr expected<native_variant_preferences, native_variant_spec_error> parse_
       if (!out.can_set(current)) return fail(start, entry, "more rules than a policy holds (8)");
       variant_text = entry.substr(eq + 1);
     }
-    const auto v = detail::read_chain_variant(variant_text);
+    const auto v = parse_arch_variant(variant_text);  // "a", "f", "baseline", or the full names
     if (!v) return fail(start, entry, "a variant is 'a', 'f' or 'baseline'");
     if (!current.chain.add(*v)) return fail(start, entry, "this variant is already in the chain");
     open = true;

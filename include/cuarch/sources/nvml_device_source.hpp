@@ -211,8 +211,6 @@ inline std::string nvml_string(const char* buf, std::size_t size) { return std::
 struct nvml_gpu {
   enumerated_gpu gpu;
   unsigned domain = 0, bus = 0, device = 0;
-  bool has_pci = false;
-  unsigned nvml_index = 0;
 };
 
 }  // namespace detail
@@ -274,7 +272,6 @@ class nvml_device_source {
         return unexpected(detail::nvml_call_failed("nvmlDeviceGetHandleByIndex_v2", rc, where));
       }
       detail::nvml_gpu g;
-      g.nvml_index = i;
       if (const int rc = api->device_get_cuda_compute_capability(h, &g.gpu.cc_major, &g.gpu.cc_minor); rc != 0)
         return unexpected(detail::nvml_call_failed("nvmlDeviceGetCudaComputeCapability", rc, where));
       if (g.gpu.cc_major < 1 || g.gpu.cc_major > 99 || g.gpu.cc_minor < 0 || g.gpu.cc_minor > 9) {
@@ -298,7 +295,6 @@ class nvml_device_source {
       if (api->device_get_pci_info) {
         detail::nvml_pci_info pci{};
         if (api->device_get_pci_info(h, &pci) == 0) {
-          g.has_pci = true;
           g.domain = pci.domain;
           g.bus = pci.bus;
           g.device = pci.device;
