@@ -11,7 +11,7 @@
 # per build tree (try_run).
 #
 # cuarch_resolve_cuda_architectures(<out-var> [REQUEST <list>|native|all|all-major] [DEVICE_CC <ccs>]
-#                                   [COMPILER <nvcc>] [POLICY <policy>...] [NATIVE_VARIANT a|f|baseline])
+#                                   [COMPILER <nvcc>] [POLICY <policy>...] [NATIVE_VARIANT <rules>])
 #
 # Resolves a request into a CUDA_ARCHITECTURES value validated against the nvcc that will compile:
 # COMPILER, else CMAKE_CUDA_COMPILER, else $CUDACXX, else cuarch's discovery (CUDA_HOME, PATH, ...).
@@ -20,7 +20,8 @@
 # REQUEST defaults to native; native reads DEVICE_CC (build machines without GPUs) or the devices
 # this machine shows. Prints one status line naming the compiler that decided and how it was
 # found; a failure stops configure with cuarch's message (every rejected target and its reason).
-# POLICY: strict (default), best-effort, ptx-fallback, verify-devices.
+# POLICY: strict (default), best-effort, ptx-fallback, verify-devices, compatible-minor. NATIVE_VARIANT:
+# as --native-variant ("a", "f,a,baseline", "12.0=f,default=a").
 include_guard(GLOBAL)
 
 # The helper behind cuarch_resolve_cuda_architectures, built once per build tree from the headers.
@@ -30,7 +31,12 @@ function(_cuarch_resolve_helper out_var)
     set(${out_var} "${CUARCH_RESOLVE_HELPER}" PARENT_SCOPE)
     return()
   endif()
-  set(bin "${CMAKE_BINARY_DIR}/cuarch-helpers/cuarch_resolve_architectures")
+  # Keyed on cuarch's version, so a build tree that gets a newer cuarch (FetchContent, a submodule)
+  # builds a new helper instead of answering with the old table.
+  file(STRINGS "${CUARCH_MODULE_INCLUDE_DIR}/cuarch/core/version.hpp" _v REGEX "#define CUARCH_VERSION_(MAJOR|MINOR|PATCH) ")
+  string(REGEX REPLACE "[^0-9;]*#define CUARCH_VERSION_[A-Z]+ +([0-9]+)[^;]*" "\\1" _v "${_v}")
+  string(REPLACE ";" "." _v "${_v}")
+  set(bin "${CMAKE_BINARY_DIR}/cuarch-helpers/${_v}/cuarch_resolve_architectures")
   set(src "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cuarch_resolve_architectures.cpp")
   if(EXISTS "${bin}" AND NOT "${src}" IS_NEWER_THAN "${bin}")
     set(${out_var} "${bin}" PARENT_SCOPE)
@@ -47,7 +53,8 @@ function(_cuarch_resolve_helper out_var)
     message(FATAL_ERROR "cuarch_resolve_cuda_architectures: no C++ compiler to build cuarch's helper: "
                         "enable CXX in project(), or set CXX")
   endif()
-  file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/cuarch-helpers")
+  get_filename_component(_dir "${bin}" DIRECTORY)
+  file(MAKE_DIRECTORY "${_dir}")
   execute_process(
     COMMAND "${cxx}" -std=c++17 -O0 "-I${CUARCH_MODULE_INCLUDE_DIR}" "${src}" -o "${bin}" -ldl
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
