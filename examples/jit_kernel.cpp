@@ -335,8 +335,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // cuarch's own sources: the NVRTC this program links, the devices through NVML (resolving does not
-  // initialise CUDA; this program does so itself when it launches), the driver's version (dlopen).
+  // cuarch's own sources: the NVRTC this program links, the devices through NVML (cuInit only where
+  // NVML cannot answer; this program initialises CUDA itself to launch), the driver's version (dlopen).
   const cuarch::resolver jit(cuarch::linked_nvrtc_source(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs),
                              cuarch::system_device_source{}, policy, cuarch::driver_library_source::from_loader());
   cuarch::arch_request request;
