@@ -173,9 +173,10 @@ def doctor(
     document of `cuarch doctor --json`, as a dict, seen from this process (libraries it has
     already loaded included).
 
-    query_devices   also ask the driver for its devices. Off by default: the driver's device
-                    queries call cuInit in this process, which a process that forks workers later
-                    may not want. resolve("native") asks for devices when it needs them.
+    query_devices   also ask for the devices. Off by default: they are read through NVML, which
+                    initialises no CUDA, but where NVML cannot answer the driver's cuInit is used
+                    in this process, which a process that forks workers later may not want (the
+                    document says so). resolve("native") asks for devices when it needs them.
     isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
     """
     outcome = _cuarch.doctor(

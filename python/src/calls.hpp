@@ -7,6 +7,7 @@
 
 #include <cuarch/detect.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -53,6 +54,17 @@ inline std::string code_name(cuarch::errc c) { return std::string(cuarch::classi
 /// opposed to what could be resolved, found or loaded (a RuntimeError): the command line's exit 2
 /// versus exit 1, read from the same table.
 inline bool is_input_error(cuarch::errc c) { return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input); }
+
+/// "'a', 'b' or 'c'": the names of a library name map, for a usage message.
+template <class E, std::size_t N>
+inline std::string names_of(const E (&all)[N]) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i) out += i + 1 == N ? " or " : ", ";
+    out += "'" + std::string(cuarch::to_string(all[i])) + "'";
+  }
+  return out;
+}
 
 /// A usage error (a bad option value): ValueError in Python.
 inline outcome usage(std::string message) {

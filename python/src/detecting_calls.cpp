@@ -60,17 +60,6 @@ detection_choice take_detection_options(const std::optional<std::string>& nvrtc,
 
 enum class driver_choice { none, given, detected };
 
-/// "'a', 'b' or 'c'": the names of a library name map, for a usage message.
-template <class E, std::size_t N>
-std::string names_of(const E (&all)[N]) {
-  std::string out;
-  for (std::size_t i = 0; i < N; ++i) {
-    if (i) out += i + 1 == N ? " or " : ", ";
-    out += "'" + std::string(cuarch::to_string(all[i])) + "'";
-  }
-  return out;
-}
-
 }  // namespace
 
 outcome resolve(const resolve_args& a) {
@@ -157,9 +146,11 @@ outcome resolve(const resolve_args& a) {
 
   // Devices are asked for only when the request needs them (native, or verify-devices) and the
   // caller did not name them; the environment override is read first, as resolution reads it.
+  // A malformed request ends here, as a ResolveInputError: nothing is detected, loaded or run.
   const auto effective = cuarch::read_request(request);
-  const auto parsed = cuarch::parse_arch_list(effective.list, effective.dialect);
-  const bool needs_devices = policy.verify_on_devices || (parsed && parsed->keyword() == cuarch::arch_keyword::native);
+  const auto parsed = cuarch::parse_request(effective);
+  if (!parsed) return failed(parsed.error());
+  const bool needs_devices = policy.verify_on_devices || parsed->keyword() == cuarch::arch_keyword::native;
   const bool ask_driver_for_devices = needs_devices && !detect_opts.device_ccs;
   const bool detecting = !toolkit || ask_driver_for_devices || driver == driver_choice::detected;
 
@@ -179,6 +170,10 @@ outcome resolve(const resolve_args& a) {
 
   outcome result;
   result.note = ignored;
+  // Devices read through cuInit (NVML could not answer) are said: a process that forks workers
+  // afterwards cannot use CUDA in them (CuarchWarning).
+  if (found)
+    for (const auto& n : found->devices_notes) result.note += (result.note.empty() ? "" : "; ") + n;
   // The sources go behind the library's type-erased adaptors (resolve/source_contract.hpp), as in
   // the command line: one resolution instantiation; an erased no_driver still means "no PTX check".
   const cuarch::detection* d = found ? &*found : nullptr;
@@ -218,11 +213,12 @@ outcome resolve(const resolve_args& a) {
   if (!info) {
     cuarch::resolution_failure f{info.error(), {}};
     // Where detection looked, and what else would have worked: the same explanation as the CLI's.
-    if (d) cuarch::explain_failure_fully(f, *d, detect_opts, jit, request, devices, policy, driver_source);
+    if (d && !toolkit) cuarch::explain_failure_fully(f, *d, detect_opts, jit, request, devices, policy, driver_source);
     return failed(f, jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
   }
   cuarch::resolve_result r = cuarch::resolve_target_archs(request, *info, devices, policy, driver_source);
-  if (!r && d) cuarch::explain_failure_fully(r.error(), *d, detect_opts, jit, request, devices, policy, driver_source);
+  // Only a detected compiler has a "who decided" and alternatives; toolkit= named the compiler.
+  if (!r && d && !toolkit) cuarch::explain_failure_fully(r.error(), *d, detect_opts, jit, request, devices, policy, driver_source);
   if (!r) {
     // The library's message names the rule that refused; say which compiler it was judged against
     // (a loaded NVRTC, a given version) and how that compiler was found.

@@ -31,7 +31,7 @@ outcome failed_input(const cuarch::error& e, const std::string& prefix, std::str
 
 outcome check(const std::string& targets, const std::string& toolkit_text, const std::string& dialect_name) {
   const auto dialect = cuarch::parse_arch_dialect(dialect_name);
-  if (!dialect) return usage("dialect must be 'generic', 'torch', 'cmake' or 'nvcc', not '" + dialect_name + "'");
+  if (!dialect) return usage("dialect must be one of " + names_of(cuarch::all_arch_dialects) + ", not '" + dialect_name + "'");
   const auto toolkit = cuarch::parse_cuda_version(toolkit_text);
   if (!toolkit) return failed_input(toolkit.error(), "toolkit: ", cuarch::check_failure_json(toolkit.error(), std::nullopt));
   const auto parsed = cuarch::parse_arch_list(targets, *dialect);

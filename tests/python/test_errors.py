@@ -30,6 +30,17 @@ def test_malformed_input_is_a_value_error(archs, code):
     assert doc["ok"] is False and doc["error"]["message"] in str(e)
 
 
+def test_malformed_input_is_refused_before_any_compiler_is_looked_for(tmp_path, monkeypatch):
+    # No toolkit named, and no compiler anywhere cuarch looks: a malformed request is still the
+    # input error (nothing detected first), never "no nvcc found".
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUARCH_NVCC", "CUDACXX", "CUARCH_ARCHS"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(cuarch.ResolveInputError) as info:
+        cuarch.resolve("sm_90b", nvcc=str(tmp_path / "missing-nvcc"))
+    assert info.value.code == "unknown_suffix"
+
+
 def test_unbuildable_is_a_runtime_error_with_every_reason():
     with pytest.raises(cuarch.ResolveFailure) as info:
         cuarch.resolve("12.0a;10.0f;9.0a", toolkit="12.4")
