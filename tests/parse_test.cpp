@@ -1,6 +1,7 @@
 // Parsing every spelling of docs/design.md's input grammar, each case checked at compile time and at run time.
 #include <cuarch/core/parse.hpp>
 
+#include <string>
 #include <string_view>
 
 #include "test_support.hpp"
@@ -176,4 +177,61 @@ TEST_CASE("a list longer than the set capacity is an error, not a truncation", "
   const auto r = parse_arch_list(many);
   REQUIRE_FALSE(r);
   CHECK(r.error().code == errc::too_many_targets);
+}
+
+namespace {
+
+// sm_75 and lto_89 share a bit of the list's duplicate filter (75*9 and 89*9+2 are 128 apart), so a
+// filter hit must still compare targets: a distinct target is kept, a repeated one collapses.
+constexpr bool filter_collision_keeps_distinct_targets() {
+  const auto r = parse_arch_list("sm_75 lto_89 lto_89 sm_75 compute_75");
+  return r && r->size() == 3 && (*r)[0].target == sm(7, 5) && (*r)[1].target == lto(8, 9) && (*r)[2].target == ptx(7, 5) &&
+         (*r)[1].position == 6 && r->contains(lto(8, 9)) && !r->contains(sm(8, 9)) && !r->contains(lto(7, 5));
+}
+
+constexpr bool iterators_walk_the_targets_in_order() {
+  const auto r = parse_arch_list("8.6+PTX;9.0a;100f-real");
+  if (!r || r->size() != 4 || r->end() - r->begin() != 4) return false;
+  const arch_target want[] = {sm(8, 6), ptx(8, 6), sm(9, 0, A), sm(10, 0, F)};
+  std::size_t i = 0;
+  for (const parsed_target& p : *r)
+    if (p.target != want[i++]) return false;
+  auto it = r->begin();
+  it += 2;
+  const parsed_arch_list none;
+  return i == 4 && it->target == want[2] && (it - 1)->target == want[1] && r->begin()[3].target == want[3] && (++it == r->end() - 1) &&
+         r->begin() < r->end() && none.begin() == none.end() && none.empty();
+}
+
+}  // namespace
+
+TEST_CASE("duplicates collapse even where the duplicate filter collides; distinct targets are never dropped", "[parse]") {
+  CUARCH_CHECK_BOTH(filter_collision_keeps_distinct_targets());
+  // contains() takes any cc, even one far outside the grammar.
+  const auto r = parse_arch_list("9.0");
+  REQUIRE(r);
+  CHECK_FALSE(r->contains(arch_target{{2000000000, 9}, arch_variant::family_specific, arch_form::lto}));
+  CHECK_FALSE(r->contains(arch_target{{-1, -1}, arch_variant::baseline, arch_form::sass}));
+  CHECK(r->contains(sm(9, 0)));
+}
+
+TEST_CASE("a parsed list is iterated in input order, at compile time and at run time", "[parse]") {
+  CUARCH_CHECK_BOTH(iterators_walk_the_targets_in_order());
+}
+
+TEST_CASE("a list of exactly capacity distinct targets parses whole", "[parse]") {
+  std::string list;
+  for (int sm_number = 10; sm_number < 10 + static_cast<int>(parsed_arch_list::capacity); ++sm_number)
+    list += "sm_" + std::to_string(sm_number) + (sm_number % 2 ? ";" : ",");
+  list.pop_back();
+  const auto r = parse_arch_list(list);
+  REQUIRE(r);
+  REQUIRE(r->size() == parsed_arch_list::capacity);
+  for (std::size_t i = 0; i < r->size(); ++i) {
+    const int n = 10 + static_cast<int>(i);
+    CHECK((*r)[i].target == sm(n / 10, n % 10));
+    CHECK(r->contains(sm(n / 10, n % 10)));
+  }
+  CHECK(parse_arch_list(list + ";sm_106").error().code == errc::too_many_targets);
+  CHECK(parse_arch_list(list + ";sm_10").has_value());  // a duplicate of a full list is no overflow
 }

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -74,18 +76,106 @@ struct token_targets {
 /// A parsed list: either a keyword, or targets in input order without duplicates. Fixed capacity,
 /// so it is a literal type and parsing allocates nothing.
 class parsed_arch_list {
+  // A slot holds no target until one is added, so making a list writes nothing into its 96 slots.
+  // An array of parsed_target would be zeroed on every parse: its default member initialisers,
+  // which C++17 constexpr needs, made a 3 KB memset part of every parse. A slot only becomes a
+  // target by assignment of a whole slot (g++ 12 and clang 14 evaluate that in C++17 constant
+  // expressions: tests/parse_test.cpp); only slots below size_ are ever read.
+  struct no_target {};
+  union slot {
+    no_target none;
+    parsed_target value;
+#if __cpp_constexpr >= 201907L
+    constexpr slot() noexcept {}  // C++20: a constexpr constructor may leave a union inactive
+#else
+    // C++17 makes a constexpr union constructor initialise one member. Initialising the empty one
+    // costs nothing by itself, but g++ 12 folds the constant initialisation of the array into a
+    // clear of the whole 3 KB (measured: one `rep stos` per parse). A test that no constant
+    // evaluation can answer keeps the initialisation from being folded; it compiles to nothing.
+    constexpr slot() noexcept : none() {
+#  if defined(__GNUC__) || defined(__clang__)
+      if (__builtin_is_constant_evaluated()) {}
+#  endif
+    }
+#endif
+    constexpr explicit slot(const parsed_target& t) noexcept : value(t) {}
+  };
+
  public:
   static constexpr std::size_t capacity = 96;
+
+  // User-provided on purpose: value-initialisation (`parsed_arch_list()`, and expected's in-place
+  // construction of its value) zero-fills an object whose default constructor is implicit, which
+  // would bring the 3 KB memset back.
+  constexpr parsed_arch_list() noexcept {}
+
+  /// Iterates the targets (a class, not a pointer: the slots are not an array of parsed_target).
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = parsed_target;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const parsed_target*;
+    using reference = const parsed_target&;
+
+    constexpr const_iterator() noexcept = default;
+    constexpr reference operator*() const noexcept { return p_->value; }
+    constexpr pointer operator->() const noexcept { return &p_->value; }
+    constexpr reference operator[](difference_type n) const noexcept { return p_[n].value; }
+    constexpr const_iterator& operator++() noexcept {
+      ++p_;
+      return *this;
+    }
+    constexpr const_iterator operator++(int) noexcept {
+      const_iterator r = *this;
+      ++p_;
+      return r;
+    }
+    constexpr const_iterator& operator--() noexcept {
+      --p_;
+      return *this;
+    }
+    constexpr const_iterator operator--(int) noexcept {
+      const_iterator r = *this;
+      --p_;
+      return r;
+    }
+    constexpr const_iterator& operator+=(difference_type n) noexcept {
+      p_ += n;
+      return *this;
+    }
+    constexpr const_iterator& operator-=(difference_type n) noexcept {
+      p_ -= n;
+      return *this;
+    }
+    friend constexpr const_iterator operator+(const_iterator i, difference_type n) noexcept { return i += n; }
+    friend constexpr const_iterator operator+(difference_type n, const_iterator i) noexcept { return i += n; }
+    friend constexpr const_iterator operator-(const_iterator i, difference_type n) noexcept { return i -= n; }
+    friend constexpr difference_type operator-(const_iterator a, const_iterator b) noexcept { return a.p_ - b.p_; }
+    friend constexpr bool operator==(const_iterator a, const_iterator b) noexcept { return a.p_ == b.p_; }
+    friend constexpr bool operator!=(const_iterator a, const_iterator b) noexcept { return a.p_ != b.p_; }
+    friend constexpr bool operator<(const_iterator a, const_iterator b) noexcept { return a.p_ < b.p_; }
+    friend constexpr bool operator>(const_iterator a, const_iterator b) noexcept { return a.p_ > b.p_; }
+    friend constexpr bool operator<=(const_iterator a, const_iterator b) noexcept { return a.p_ <= b.p_; }
+    friend constexpr bool operator>=(const_iterator a, const_iterator b) noexcept { return a.p_ >= b.p_; }
+
+   private:
+    friend class parsed_arch_list;
+    constexpr explicit const_iterator(const slot* p) noexcept : p_(p) {}
+    const slot* p_ = nullptr;
+  };
+  using iterator = const_iterator;
 
   constexpr arch_keyword keyword() const noexcept { return keyword_; }
   constexpr std::size_t size() const noexcept { return size_; }
   constexpr bool empty() const noexcept { return size_ == 0; }
-  constexpr const parsed_target& operator[](std::size_t i) const noexcept { return items_[i]; }
-  constexpr const parsed_target* begin() const noexcept { return items_; }
-  constexpr const parsed_target* end() const noexcept { return items_ + size_; }
+  constexpr const parsed_target& operator[](std::size_t i) const noexcept { return slots_[i].value; }
+  constexpr const_iterator begin() const noexcept { return const_iterator(slots_); }
+  constexpr const_iterator end() const noexcept { return const_iterator(slots_ + size_); }
   constexpr bool contains(const arch_target& t) const noexcept {
+    if ((seen_[filter_bit(t) / 64] & (std::uint64_t{1} << (filter_bit(t) % 64))) == 0) return false;
     for (std::size_t i = 0; i < size_; ++i)
-      if (items_[i].target == t) return true;
+      if (slots_[i].value.target == t) return true;
     return false;
   }
 
@@ -94,12 +184,26 @@ class parsed_arch_list {
   constexpr bool add(const parsed_target& t) noexcept {
     if (contains(t.target)) return true;
     if (size_ == capacity) return false;
-    items_[size_++] = t;
+    slots_[size_++] = slot(t);
+    const unsigned bit = filter_bit(t.target);
+    seen_[bit / 64] |= std::uint64_t{1} << (bit % 64);
     return true;
   }
 
  private:
-  parsed_target items_[capacity]{};
+  // Duplicates are found without a scan of the list: a 128-bit filter keyed by the target says
+  // "certainly new" for almost every target (two targets of the same variant and form with sm
+  // numbers 10-137 never share a bit). Only a set bit, a duplicate or a collision such as sm_75
+  // with lto_89 (tests/parse_test.cpp), falls back to comparing the targets.
+  static constexpr unsigned filter_bit(const arch_target& t) noexcept {
+    // Unsigned throughout: contains() is public and may be asked about any cc; wrapping is harmless.
+    const unsigned sm = static_cast<unsigned>(t.cc.major) * 10u + static_cast<unsigned>(t.cc.minor);
+    const unsigned key = sm * 9u + static_cast<unsigned>(t.variant) * 3u + static_cast<unsigned>(t.form);
+    return key % 128u;
+  }
+
+  slot slots_[capacity];
+  std::uint64_t seen_[2]{};
   std::size_t size_ = 0;
   arch_keyword keyword_ = arch_keyword::none;
 };
@@ -176,15 +280,18 @@ constexpr token_targets two(arch_target a, arch_target b) noexcept {
   return r;
 }
 
+struct prefix_form {
+  std::string_view text;
+  arch_form form;
+};
+// At namespace scope, not in the function: a local constexpr array is built on the stack per call
+// (C++17 allows no static in a constexpr function), which was a tenth of a token's parse.
+inline constexpr prefix_form target_prefixes[] = {
+    {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
+
 /// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it).
 constexpr expected<token_targets, error> parse_prefixed(std::string_view token, std::size_t position, bool& matched) {
-  struct prefix_form {
-    std::string_view text;
-    arch_form form;
-  };
-  constexpr prefix_form prefixes[] = {
-      {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
-  for (const auto& p : prefixes) {
+  for (const auto& p : target_prefixes) {
     if (!starts_with(token, p.text)) continue;
     matched = true;
     const std::string_view rest = token.substr(p.text.size());
@@ -302,16 +409,6 @@ inline constexpr named_generation torch_named_generations[] = {
     {"Blackwell+Tegra", "11.0"}, {"Blackwell", "10.0;10.3;12.0;12.1+PTX"},
 };
 
-constexpr bool is_separator(char c, arch_dialect d) noexcept {
-  switch (d) {
-    case arch_dialect::generic: return c == ';' || c == ',' || is_space(c);
-    case arch_dialect::torch: return c == ';' || is_space(c);
-    case arch_dialect::cmake: return c == ';';
-    case arch_dialect::nvcc: return is_space(c);
-  }
-  return false;
-}
-
 constexpr arch_keyword keyword_of(std::string_view token, arch_dialect d) noexcept {
   if (d == arch_dialect::torch) return token == "native" ? arch_keyword::native : arch_keyword::none;
   if (token == "native") return arch_keyword::native;
@@ -390,13 +487,16 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::strin
   return add_targets(list, *t, position, flag.size(), input);
 }
 
+struct nvcc_flag_kind {
+  std::string_view name;
+  bool gencode;
+};
+// Longest spellings first, so "--gpu-architecture" is not read as "-arch". Namespace scope for the
+// same reason as target_prefixes.
+inline constexpr nvcc_flag_kind nvcc_arch_flags[] = {
+    {"--gpu-architecture", false}, {"--generate-code", true}, {"-gencode", true}, {"-arch", false}};
+
 constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
-  struct flag_kind {
-    std::string_view name;
-    bool gencode;
-  };
-  // Longest spellings first, so "--gpu-architecture" is not read as "-arch".
-  constexpr flag_kind flags[] = {{"--gpu-architecture", false}, {"--generate-code", true}, {"-gencode", true}, {"-arch", false}};
   std::size_t i = 0;
   auto next_word = [&](std::size_t& start) {
     while (i < input.size() && is_space(input[i])) ++i;
@@ -411,7 +511,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
     if (word.empty()) break;
     any = true;
     bool handled = false;
-    for (const auto& f : flags) {
+    for (const auto& f : nvcc_arch_flags) {
       if (!starts_with(word, f.name)) continue;
       std::string_view value;
       if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
@@ -451,11 +551,14 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   while (end > begin && is_space(input[end - 1])) --end;
   if (begin == end) return unexpected(token_error(errc::empty_input, input, 0));
 
+  // The dialect's separators decided once, not per character.
+  const bool comma_separates = dialect == arch_dialect::generic, space_separates = dialect != arch_dialect::cmake;
+  const auto separator = [&](char c) { return c == ';' || (comma_separates && c == ',') || (space_separates && is_space(c)); };
   std::size_t count = 0;
   std::size_t i = begin;
   while (i <= end) {
     std::size_t j = i;
-    while (j < end && !is_separator(input[j], dialect)) ++j;
+    while (j < end && !separator(input[j])) ++j;
     const std::string_view token = input.substr(i, j - i);
     // Runs of spaces are one separator; an empty entry between ';' or ',' is an error.
     const bool space_gap = token.empty() && j < end && is_space(input[j]);
@@ -468,7 +571,8 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
       ++count;
       const arch_keyword k = keyword_of(token, dialect);
       bool named = false;
-      if (dialect == arch_dialect::torch) {
+      // Every generation's name starts with a capital letter: numbers skip the name table.
+      if (dialect == arch_dialect::torch && token[0] >= 'A' && token[0] <= 'Z') {
         for (const auto& g : torch_named_generations) {
           const bool plus_ptx = ends_with(token, "+PTX") && token.substr(0, token.size() - 4) == g.name;
           if (token != g.name && !plus_ptx) continue;
