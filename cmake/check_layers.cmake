@@ -70,6 +70,24 @@ foreach(_h IN LISTS _headers)
   endforeach()
 endforeach()
 
+# The compiled mode (core/config.hpp): a header that declares functions with CUARCH_FUNC has their
+# definitions compiled only in src/cuarch.cpp, so that file must include it, or cuarch::compiled
+# would lack them (a link error for the first program that calls one).
+set(_compiled_source "${INCLUDE_DIR}/../src/cuarch.cpp")
+if(EXISTS "${_compiled_source}")
+  file(READ "${_compiled_source}" _compiled_text)
+  foreach(_h IN LISTS _headers)
+    if(_h STREQUAL "core/config.hpp")
+      continue()  # defines the macro
+    endif()
+    file(STRINGS "${_root}/${_h}" _func REGEX "CUARCH_FUNC " LIMIT_COUNT 1)
+    string(FIND "${_compiled_text}" "#include \"cuarch/${_h}\"" _at)
+    if(_func AND _at LESS 0)
+      list(APPEND _violations "${_h}: declares CUARCH_FUNC functions, but src/cuarch.cpp does not include it")
+    endif()
+  endforeach()
+endif()
+
 if(_violations)
   list(JOIN _violations "\n  " _text)
   message(FATAL_ERROR "cuarch layering broken (docs/design.md, \"Layers\"):\n  ${_text}")

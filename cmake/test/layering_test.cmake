@@ -1,5 +1,6 @@
 # The layering check must pass on the tree and fail on each kind of break, named in its message:
-# an upward include, a platform header in core/, and a header outside every layer folder.
+# an upward include, a platform header in core/, a header outside every layer folder, and a
+# CUARCH_FUNC header that the compiled mode's src/cuarch.cpp does not include.
 #   cmake -DSOURCE_DIR=<repo> -DWORK=<scratch dir> -P layering_test.cmake
 set(_check "${SOURCE_DIR}/cmake/check_layers.cmake")
 execute_process(COMMAND "${CMAKE_COMMAND}" -DINCLUDE_DIR=${SOURCE_DIR}/include -P "${_check}"
@@ -7,6 +8,8 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -DINCLUDE_DIR=${SOURCE_DIR}/include -
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "FAIL: the tree breaks its own layering:\n${out}")
 endif()
+
+file(COPY "${SOURCE_DIR}/src" DESTINATION "${WORK}")  # beside every copied tree: WORK/<case>/../src
 
 function(_expect_break name file line regex)
   set(tree "${WORK}/${name}")
@@ -36,3 +39,5 @@ _expect_break(platform_in_core core/parse.hpp "#include <dlfcn.h>" "core/parse.h
 _expect_break(platform_in_resolve resolve/outputs.hpp "#include <unistd.h>" "resolve/outputs.hpp: includes <unistd.h>")
 _expect_break(posix_to_sources sources/posix/subprocess.hpp "#include \"../nvcc_source.hpp\"" "a higher layer")
 _expect_break(stray_folder misc/x.hpp "" "misc/x.hpp: not in a layer folder")
+_expect_break(compiled_missing resolve/policy.hpp "CUARCH_FUNC int planted();"
+  "resolve/policy.hpp: declares CUARCH_FUNC functions, but src/cuarch.cpp does not include it")

@@ -7,7 +7,8 @@
 # add_subdirectory: add_subdirectory(<repo>)
 # fetchcontent:     FetchContent_Declare(cuarch SOURCE_DIR <repo>) + FetchContent_MakeAvailable
 # pkg_config:       cmake --install into WORK_DIR/prefix, then `pkg-config --cflags --libs cuarch` + $CXX
-# Each then builds and runs a consumer that includes <cuarch/cuarch.hpp> and links cuarch::cuarch.
+# Each then builds and runs a consumer that includes <cuarch/cuarch.hpp> and links cuarch::cuarch, and
+# (but pkg_config) one that links cuarch::compiled, the compiled mode, and calls detect() from it.
 # install also installs the command line and checks that cuarch::cli runs (--version).
 foreach(_v MODE CUARCH_SOURCE_DIR CUARCH_BINARY_DIR WORK_DIR GENERATOR CXX REQUEST_VERSION)
   if(NOT DEFINED ${_v})
@@ -94,4 +95,7 @@ _step("configure consumer (${_src})" "${CMAKE_COMMAND}" -S "${_src}" -B "${_bin}
 _step("build consumer" "${CMAKE_COMMAND}" --build "${_bin}" --config "${CONFIG}")
 find_program(_exe consumer PATHS "${_bin}" "${_bin}/${CONFIG}" NO_DEFAULT_PATH REQUIRED)
 _step("run consumer" "${_exe}")
+message(STATUS "${_out}")
+find_program(_compiled_exe compiled_consumer PATHS "${_bin}" "${_bin}/${CONFIG}" NO_DEFAULT_PATH REQUIRED)
+_step("run compiled_consumer" "${_compiled_exe}")
 message(STATUS "${_out}")

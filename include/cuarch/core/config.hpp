@@ -58,3 +58,25 @@
 #else
 #  define CUARCH_HAS_CONSTEVAL() 0
 #endif
+
+// CUARCH_COMPILED: the opt-in compiled mode (CMake target cuarch::compiled, one source file:
+// src/cuarch.cpp). The heavy non-template functions — detection, the doctor, the output writers,
+// the failure messages — are then declared by the headers and defined once, in that file, and the
+// common resolutions are instantiated there (resolve/resolver.hpp), so a translation unit parses
+// declarations instead of their bodies and generates no code for them (docs/performance.md has the
+// compile cost of each mode). Without it (the default) everything is header-only. Every
+// translation unit of a program must agree; the target sets it for all of them.
+//   CUARCH_FUNC         what such a function is declared with: inline, or nothing when compiled
+//   CUARCH_DEFINITIONS  1 where their definitions are compiled: every TU in header-only mode,
+//                       only src/cuarch.cpp in compiled mode
+#if defined(CUARCH_COMPILED)
+#  define CUARCH_FUNC
+#  if defined(CUARCH_COMPILING_LIBRARY)
+#    define CUARCH_DEFINITIONS 1
+#  else
+#    define CUARCH_DEFINITIONS 0
+#  endif
+#else
+#  define CUARCH_FUNC inline
+#  define CUARCH_DEFINITIONS 1
+#endif

@@ -42,6 +42,22 @@ constexpr std::string_view to_string(discovery d) noexcept {
   return "unknown";
 }
 
+/// How a component was found, in the words reports use ("first on PATH: what a build or shell runs").
+constexpr std::string_view describe_how(discovery how) noexcept {
+  switch (how) {
+    case discovery::explicit_argument: return "given explicitly";
+    case discovery::environment: return "named by the environment";
+    case discovery::path_search: return "first on PATH: what a build or shell runs";
+    case discovery::already_loaded: return "already loaded in this process: what its code calls";
+    case discovery::loader_search: return "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)";
+    case discovery::default_location: return "the default install location";
+    case discovery::python_site_packages: return "a pip wheel in the Python environment";
+    case discovery::linked: return "linked into this program";
+    case discovery::compile_time: return "compile time";
+  }
+  return "";
+}
+
 /// One version, with its provenance: what said it, where, how that place was found, and the raw
 /// words it used ("13.0" from nvrtcVersion, "Cuda compilation tools, release 12.8, V12.8.93").
 struct observation {

@@ -29,15 +29,13 @@
 #include <mutex>
 
 #include "../core/config.hpp"
-#include "explain.hpp"
 #include "result.hpp"
-#include "walk.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 /// Finds and asks the sources the options name; see detector.hpp's overview. Never throws;
 /// every failure is inside the result, attached to the candidate or role it concerns.
-inline detection detect(const detect_options& options = {}) { return detail::detector(options).run(); }
+CUARCH_FUNC detection detect(const detect_options& options = {});
 
 /// A detection kept for reuse, only because the caller asked for it. Thread-safe: the first get()
 /// detects (concurrent callers wait for that one run); refresh() detects again.
@@ -64,3 +62,12 @@ class detection_cache {
 };
 
 CUARCH_END_NAMESPACE
+
+// The walk is parsed only where detect() is defined: every TU in header-only mode, src/cuarch.cpp
+// in compiled mode (core/config.hpp).
+#if CUARCH_DEFINITIONS
+#  include "walk.hpp"
+CUARCH_BEGIN_NAMESPACE
+CUARCH_FUNC detection detect(const detect_options& options) { return detail::detector(options).run(); }
+CUARCH_END_NAMESPACE
+#endif

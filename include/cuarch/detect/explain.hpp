@@ -19,15 +19,14 @@
 #include "../resolve/env_request.hpp"
 #include "../resolve/resolution.hpp"
 #include "../resolve/resolver.hpp"
-#include "places.hpp"
+#include "detector.hpp"
 #include "result.hpp"
-#include "walk.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline std::string found_words(const candidate& c) { return c.origin + " (" + describe_how(c.how) + ")"; }
+inline std::string found_words(const candidate& c) { return c.origin + " (" + std::string(describe_how(c.how)) + ")"; }
 
 inline compiler_provenance provenance_from(const candidate& c) {
   compiler_provenance p;
@@ -134,7 +133,7 @@ std::size_t explain_failure_fully(resolution_failure& f, const detection& found,
     more.query_devices = false;
     more.deadline = std::min(more.deadline, budget);
     more.tool_timeout = std::min(more.tool_timeout, budget);
-    every = detail::detector(more).run();
+    every = detect(more);
     all = &*every;
   }
   add_alternatives(f, *all, jit ? all->jit_compiler : all->offline_compiler, kind,

@@ -111,21 +111,6 @@ constexpr std::string_view option_hint(source_kind kind) noexcept {
   }
 }
 
-inline std::string describe_how(discovery how) {
-  switch (how) {
-    case discovery::explicit_argument: return "given explicitly";
-    case discovery::environment: return "named by the environment";
-    case discovery::path_search: return "first on PATH: what a build or shell runs";
-    case discovery::already_loaded: return "already loaded in this process: what its code calls";
-    case discovery::loader_search: return "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)";
-    case discovery::default_location: return "the default install location";
-    case discovery::python_site_packages: return "a pip wheel in the Python environment";
-    case discovery::linked: return "linked into this program";
-    case discovery::compile_time: return "compile time";
-  }
-  return "";
-}
-
 }  // namespace detail
 
 CUARCH_END_NAMESPACE

@@ -15,9 +15,8 @@
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
-#include "../sources/device_source.hpp"
 #include "../sources/environment.hpp"
-#include "../sources/nvcc_source.hpp"  // default_tool_timeout
+#include "../sources/tool_timeout.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -14,8 +14,15 @@
 #include "../core/compatibility.hpp"
 #include "../core/config.hpp"
 #include "../core/version.hpp"
-#include "../detect/detector.hpp"
+#include "../detect/result.hpp"
 #include "finding.hpp"
+#include "report.hpp"  // the declaration
+
+// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
+#if !CUARCH_DEFINITIONS
+#  error \
+      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
+#endif
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -405,7 +412,7 @@ class analyzer {
 
 }  // namespace detail
 
-/// Every disagreement and broken source in a detection, most severe first.
-inline std::vector<finding> find_disagreements(const detection& d) { return detail::analyzer(d).run(); }
+// Declared, with its contract, in report.hpp.
+CUARCH_FUNC std::vector<finding> find_disagreements(const detection& d) { return detail::analyzer(d).run(); }
 
 CUARCH_END_NAMESPACE

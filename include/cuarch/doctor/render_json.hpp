@@ -14,8 +14,15 @@
 #include "../core/detail/json_document.hpp"
 #include "../core/detail/json_error.hpp"
 #include "../core/version.hpp"
-#include "../detect/detector.hpp"
+#include "../detect/result.hpp"
 #include "finding.hpp"
+#include "report.hpp"  // the declaration
+
+// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
+#if !CUARCH_DEFINITIONS
+#  error \
+      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
+#endif
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -50,8 +57,8 @@ inline void json_role(json_writer& w, const selection& s) {
 
 }  // namespace detail
 
-/// The same report as JSON: one document, schema "cuarch.doctor/1" (docs/json.md).
-inline std::string render_json(const detection& d, const std::vector<finding>& findings) {
+// Declared, with its contract, in report.hpp.
+CUARCH_FUNC std::string render_json(const detection& d, const std::vector<finding>& findings) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::doctor);
   w.key("roles").begin_object();

@@ -11,8 +11,15 @@
 #include "../core/config.hpp"
 #include "../core/detail/utf8.hpp"
 #include "../core/version.hpp"
-#include "../detect/detector.hpp"
+#include "../detect/result.hpp"
 #include "finding.hpp"
+#include "report.hpp"  // the declaration
+
+// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
+#if !CUARCH_DEFINITIONS
+#  error \
+      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
+#endif
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -57,9 +64,8 @@ inline void text_role(std::string& out, const detection& d, const selection& s, 
 
 }  // namespace detail
 
-/// The `cuarch doctor` screen: the governing compilers and driver with why, the devices, every
-/// source found (chosen or not, failed or not), the toolkit roots, and the findings.
-inline std::string render_text(const detection& d, const std::vector<finding>& findings) {
+// Declared, with its contract, in report.hpp.
+CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings) {
   using detail::pad;
   using detail::printable;
   std::string out;

@@ -1,11 +1,35 @@
-// report: the doctor, whole. Kept as the one include for everything the doctor does:
+// report: the doctor, whole; the one include for everything the doctor does:
 //   finding.hpp      finding, finding_kind (with its name map), severity
 //   analysis.hpp     find_disagreements(detection) -> findings: what the sources' disagreements mean
 //   render_text.hpp  render_text(): the `cuarch doctor` screen (control characters escaped)
 //   render_json.hpp  render_json(): the same as one JSON object (always valid UTF-8)
+// The three entry points are declared here and defined in those headers, which are parsed only
+// where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled mode.
 #pragma once
 
-#include "analysis.hpp"
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../detect/detector.hpp"
 #include "finding.hpp"
-#include "render_json.hpp"
-#include "render_text.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Every disagreement and broken source in a detection, most severe first.
+CUARCH_FUNC std::vector<finding> find_disagreements(const detection& d);
+
+/// The `cuarch doctor` screen: the governing compilers and driver with why, the devices, every
+/// source found (chosen or not, failed or not), the toolkit roots, and the findings.
+CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings);
+
+/// The same report as JSON: one document, schema "cuarch.doctor/1" (docs/json.md).
+CUARCH_FUNC std::string render_json(const detection& d, const std::vector<finding>& findings);
+
+CUARCH_END_NAMESPACE
+
+#if CUARCH_DEFINITIONS
+#  include "analysis.hpp"
+#  include "render_json.hpp"
+#  include "render_text.hpp"
+#endif

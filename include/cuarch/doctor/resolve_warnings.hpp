@@ -22,8 +22,23 @@
 #include "../detect/detector.hpp"
 #include "../resolve/resolution.hpp"
 #include "../resolve/target_set.hpp"
-#include "analysis.hpp"
 #include "finding.hpp"
+#include "report.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// The disagreements in `d` that bear on a resolution made with the compiler of kind
+/// `compiler_kind` (nvrtc or nvcc) governing its role, for `targets` (null: unknown, e.g. a
+/// failure). Empty when nothing disagrees, or when detection asked too little to tell.
+CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind,
+                                                             const target_set* targets = nullptr);
+
+CUARCH_END_NAMESPACE
+
+// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
+// mode (core/config.hpp).
+#if CUARCH_DEFINITIONS
+#  include "analysis.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -90,11 +105,7 @@ inline cuda_home_release find_cuda_home(const detection& d, source_kind kind) {
 
 }  // namespace detail
 
-/// The disagreements in `d` that bear on a resolution made with the compiler of kind
-/// `compiler_kind` (nvrtc or nvcc) governing its role, for `targets` (null: unknown, e.g. a
-/// failure). Empty when nothing disagrees, or when detection asked too little to tell.
-inline std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind,
-                                                        const target_set* targets = nullptr) {
+CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
   std::vector<resolution_warning> out;
   const bool jit = compiler_kind == source_kind::nvrtc;
   const selection& role = jit ? d.jit_compiler : d.offline_compiler;
@@ -168,3 +179,4 @@ inline std::vector<resolution_warning> resolve_warnings(const detection& d, sour
 }
 
 CUARCH_END_NAMESPACE
+#endif

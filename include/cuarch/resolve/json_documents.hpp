@@ -15,60 +15,11 @@
 #include "../core/compatibility.hpp"
 #include "../core/config.hpp"
 #include "../core/cuda_version.hpp"
-#include "../core/detail/json.hpp"
-#include "../core/detail/json_document.hpp"
-#include "../core/detail/json_error.hpp"
 #include "../core/error.hpp"
 #include "../core/format.hpp"
 #include "outputs.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-namespace detail {
-
-inline void json_toolkit(json_writer& w, const std::optional<cuda_version>& toolkit) {
-  w.key("toolkit");
-  if (toolkit) w.value(to_text(*toolkit).view());
-  else w.null();
-}
-
-}  // namespace detail
-
-// ---- cuarch.list/1 ------------------------------------------------------------------------------
-
-/// Every target `toolkit` builds by the table: {"ok": true, "toolkit", "table": {"oldest",
-/// "newest"}, "newer_than_table", "targets": [{name, cc, variant, form}]}. A release newer than the
-/// table lists what the newest known release builds, and says so with "newer_than_table": true.
-inline std::string list_json(const cuda_version& toolkit) {
-  detail::json_writer w;
-  detail::begin_document(w, json_schema::list).key("ok").value(true);
-  detail::json_toolkit(w, toolkit);
-  w.key("table")
-      .begin_object()
-      .key("oldest")
-      .value(to_text(oldest_known_toolkit()).view())
-      .key("newest")
-      .value(to_text(newest_known_toolkit()).view())
-      .end_object();
-  w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
-  w.key("targets").begin_array();
-  for_each_buildable(toolkit, [&](const arch_target& t) { detail::json_target(w, t); });
-  w.end_array().end_object();
-  return w.str();
-}
-
-/// `cuarch list` could not answer (a version that is not one): {"ok": false, "toolkit": null, "error"}.
-inline std::string list_failure_json(const error& e) {
-  detail::json_writer w;
-  detail::begin_document(w, json_schema::list).key("ok").value(false);
-  detail::json_toolkit(w, std::nullopt);
-  w.key("error");
-  detail::json_error(w, e);
-  w.end_object();
-  return w.str();
-}
-
-// ---- cuarch.check/1 -----------------------------------------------------------------------------
 
 /// One checked target: buildable, or the reason it is not.
 struct check_item {
@@ -94,8 +45,87 @@ struct check_report {
   }
 };
 
+/// The stable code of a command line that could not be understood (an unknown option or command,
+/// a missing or repeated value). Not an errc: nothing was asked of the library yet.
+inline constexpr std::string_view bad_usage_code = "bad_usage";
+
+/// Every target `toolkit` builds by the table: {"ok": true, "toolkit", "table": {"oldest",
+/// "newest"}, "newer_than_table", "targets": [{name, cc, variant, form}]}. A release newer than the
+/// table lists what the newest known release builds, and says so with "newer_than_table": true.
+CUARCH_FUNC std::string list_json(const cuda_version& toolkit);
+
+/// `cuarch list` could not answer (a version that is not one): {"ok": false, "toolkit": null, "error"}.
+CUARCH_FUNC std::string list_failure_json(const error& e);
+
 /// Checks each target with check_buildable(); nothing is skipped.
-inline check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit) {
+CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit);
+
+/// {"ok", "toolkit", "error": the first failure or null, "diagnostics": [{"target", "ok", "reason"}]}.
+CUARCH_FUNC std::string to_json(const check_report& r);
+
+/// The input could not be checked (a malformed target or toolkit version): {"ok": false,
+/// "toolkit" (null when it was the toolkit), "error", "diagnostics": []}.
+CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit);
+
+/// A command line that could not be understood, for `--format json` / `--json` callers, who read
+/// stdout: {"ok": false, "command": name or null, "error": {"code": "bad_usage", "kind",
+/// "exit_status": 2, "message"}}. `command` empty: no command was recognised.
+CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_view message);
+
+CUARCH_END_NAMESPACE
+
+// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
+// mode (core/config.hpp).
+#if CUARCH_DEFINITIONS
+#  include "../core/detail/json.hpp"
+#  include "../core/detail/json_document.hpp"
+#  include "../core/detail/json_error.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+inline void json_toolkit(json_writer& w, const std::optional<cuda_version>& toolkit) {
+  w.key("toolkit");
+  if (toolkit) w.value(to_text(*toolkit).view());
+  else w.null();
+}
+
+}  // namespace detail
+
+// ---- cuarch.list/1 ------------------------------------------------------------------------------
+
+CUARCH_FUNC std::string list_json(const cuda_version& toolkit) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::list).key("ok").value(true);
+  detail::json_toolkit(w, toolkit);
+  w.key("table")
+      .begin_object()
+      .key("oldest")
+      .value(to_text(oldest_known_toolkit()).view())
+      .key("newest")
+      .value(to_text(newest_known_toolkit()).view())
+      .end_object();
+  w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
+  w.key("targets").begin_array();
+  for_each_buildable(toolkit, [&](const arch_target& t) { detail::json_target(w, t); });
+  w.end_array().end_object();
+  return w.str();
+}
+
+CUARCH_FUNC std::string list_failure_json(const error& e) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::list).key("ok").value(false);
+  detail::json_toolkit(w, std::nullopt);
+  w.key("error");
+  detail::json_error(w, e);
+  w.end_object();
+  return w.str();
+}
+
+// ---- cuarch.check/1 -----------------------------------------------------------------------------
+
+CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit) {
   check_report report{toolkit, {}};
   report.items.reserve(targets.size());
   for (const auto& t : targets) {
@@ -105,8 +135,7 @@ inline check_report check_targets(const std::vector<arch_target>& targets, const
   return report;
 }
 
-/// {"ok", "toolkit", "error": the first failure or null, "diagnostics": [{"target", "ok", "reason"}]}.
-inline std::string to_json(const check_report& r) {
+CUARCH_FUNC std::string to_json(const check_report& r) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::check).key("ok").value(r.ok());
   detail::json_toolkit(w, r.toolkit);
@@ -123,9 +152,7 @@ inline std::string to_json(const check_report& r) {
   return w.str();
 }
 
-/// The input could not be checked (a malformed target or toolkit version): {"ok": false,
-/// "toolkit" (null when it was the toolkit), "error", "diagnostics": []}.
-inline std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit) {
+CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::check).key("ok").value(false);
   detail::json_toolkit(w, toolkit);
@@ -137,14 +164,7 @@ inline std::string check_failure_json(const error& e, const std::optional<cuda_v
 
 // ---- cuarch.error/1 -----------------------------------------------------------------------------
 
-/// The stable code of a command line that could not be understood (an unknown option or command,
-/// a missing or repeated value). Not an errc: nothing was asked of the library yet.
-inline constexpr std::string_view bad_usage_code = "bad_usage";
-
-/// A command line that could not be understood, for `--format json` / `--json` callers, who read
-/// stdout: {"ok": false, "command": name or null, "error": {"code": "bad_usage", "kind",
-/// "exit_status": 2, "message"}}. `command` empty: no command was recognised.
-inline std::string usage_error_json(std::string_view command, std::string_view message) {
+CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_view message) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::error).key("ok").value(false).key("command");
   if (command.empty()) w.null();
@@ -165,3 +185,4 @@ inline std::string usage_error_json(std::string_view command, std::string_view m
 }
 
 CUARCH_END_NAMESPACE
+#endif  // CUARCH_DEFINITIONS

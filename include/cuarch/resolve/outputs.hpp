@@ -11,9 +11,6 @@
 
 #include "../core/arch.hpp"
 #include "../core/config.hpp"
-#include "../core/detail/json.hpp"
-#include "../core/detail/json_document.hpp"
-#include "../core/detail/json_error.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/format.hpp"
@@ -24,17 +21,76 @@
 
 CUARCH_BEGIN_NAMESPACE
 
+/// The NVRTC options of one compile: NVRTC builds one target per program.
+struct nvrtc_compile {
+  arch_target target;
+  /// "--gpu-architecture=sm_90a"; LTO IR adds "-dlto" (NVRTC takes the compute_ target then).
+  std::vector<std::string> options;
+};
+
 /// One nvcc flag per target, in set order: "-gencode=arch=compute_90a,code=sm_90a",
 /// "-gencode=arch=compute_90,code=compute_90" (PTX), "...,code=lto_90" (LTO IR).
-inline std::vector<std::string> nvcc_gencode_flags(const target_set& targets) {
+CUARCH_FUNC std::vector<std::string> nvcc_gencode_flags(const target_set& targets);
+
+/// The same flags on one line, separated by single spaces (for shells and build scripts).
+CUARCH_FUNC std::string nvcc_flags(const target_set& targets);
+
+/// One NVRTC compile per target, in set order.
+CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets);
+
+/// CMake CUDA_ARCHITECTURES: machine code and PTX of one arch merge into "90", machine code alone
+/// is "90-real", PTX alone "90-virtual"; suffixes kept ("90a-real", "100f"). Joined with ';'.
+/// Errors: not_expressible for LTO IR (CMake has no spelling for it).
+CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets);
+
+/// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of a baseline arch),
+/// joined with ';'. Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always
+/// adds both), PTX of an `a` target (cuarch rejects "9.0a+PTX" as input, so it never writes it),
+/// any `f` target (PyTorch rejects "12.0f": "Unknown CUDA arch"), and LTO IR.
+CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets);
+
+/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 2,
+/// one line, fields in this order:
+///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path> targets=<t1>,<t2>,...
+/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0", or "13.0.88" when the
+/// file name says it), build the library's GNU build-id (compiler_info::build_id: two builds of one
+/// release, e.g. wheels 12.4.99 and 12.4.127 both answering 12.4 from libnvrtc.so.12, differ in it),
+/// path the compiler's realpath as detection recorded it (length-prefixed, so any bytes are
+/// unambiguous), targets in the set's canonical order. Add your source and options to it; hash it
+/// with jit_cache_digest() for a file name.
+CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets);
+
+/// 16 lowercase hex digits: FNV-1a (64 bit) of the bytes of `key`. Deterministic everywhere.
+CUARCH_FUNC std::string jit_cache_digest(std::string_view key);
+
+/// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md): "ok": true, the request's origin, the compiler (with
+/// its supported-arch list and the cache key when `compiler` is given), the targets, every output
+/// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler = nullptr,
+                                const std::vector<resolution_warning>& warnings = {});
+
+/// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
+CUARCH_FUNC std::string to_json(const resolution_failure& f);
+
+CUARCH_END_NAMESPACE
+
+// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
+// mode (core/config.hpp).
+#if CUARCH_DEFINITIONS
+#  include "../core/detail/json.hpp"
+#  include "../core/detail/json_document.hpp"
+#  include "../core/detail/json_error.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+CUARCH_FUNC std::vector<std::string> nvcc_gencode_flags(const target_set& targets) {
   std::vector<std::string> flags;
   flags.reserve(targets.size());
   for (const auto& t : targets) flags.push_back(gencode_flag(t).str());
   return flags;
 }
 
-/// The same flags on one line, separated by single spaces (for shells and build scripts).
-inline std::string nvcc_flags(const target_set& targets) {
+CUARCH_FUNC std::string nvcc_flags(const target_set& targets) {
   std::string line;
   for (const auto& t : targets) {
     if (!line.empty()) line += ' ';
@@ -43,15 +99,7 @@ inline std::string nvcc_flags(const target_set& targets) {
   return line;
 }
 
-/// The NVRTC options of one compile: NVRTC builds one target per program.
-struct nvrtc_compile {
-  arch_target target;
-  /// "--gpu-architecture=sm_90a"; LTO IR adds "-dlto" (NVRTC takes the compute_ target then).
-  std::vector<std::string> options;
-};
-
-/// One NVRTC compile per target, in set order.
-inline std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets) {
+CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets) {
   std::vector<nvrtc_compile> compiles;
   compiles.reserve(targets.size());
   for (const auto& t : targets) {
@@ -88,10 +136,7 @@ expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
 
 }  // namespace detail
 
-/// CMake CUDA_ARCHITECTURES: machine code and PTX of one arch merge into "90", machine code alone
-/// is "90-real", PTX alone "90-virtual"; suffixes kept ("90a-real", "100f"). Joined with ';'.
-/// Errors: not_expressible for LTO IR (CMake has no spelling for it).
-inline expected<std::string, error> cmake_architectures(const target_set& targets) {
+CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets) {
   std::string out;
   const auto r = detail::for_each_arch_group(
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
@@ -106,11 +151,7 @@ inline expected<std::string, error> cmake_architectures(const target_set& target
   return out;
 }
 
-/// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of a baseline arch),
-/// joined with ';'. Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always
-/// adds both), PTX of an `a` target (cuarch rejects "9.0a+PTX" as input, so it never writes it),
-/// any `f` target (PyTorch rejects "12.0f": "Unknown CUDA arch"), and LTO IR.
-inline expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
+CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
   constexpr std::string_view format = "TORCH_CUDA_ARCH_LIST";
   std::string out;
   const auto r = detail::for_each_arch_group(
@@ -133,16 +174,7 @@ inline expected<std::string, error> torch_cuda_arch_list(const target_set& targe
   return out;
 }
 
-/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 2,
-/// one line, fields in this order:
-///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path> targets=<t1>,<t2>,...
-/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0", or "13.0.88" when the
-/// file name says it), build the library's GNU build-id (compiler_info::build_id: two builds of one
-/// release, e.g. wheels 12.4.99 and 12.4.127 both answering 12.4 from libnvrtc.so.12, differ in it),
-/// path the compiler's realpath as detection recorded it (length-prefixed, so any bytes are
-/// unambiguous), targets in the set's canonical order. Add your source and options to it; hash it
-/// with jit_cache_digest() for a file name.
-inline std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
+CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
   std::string key = "cuarch-jit-key/2 compiler=";
   key += to_string(compiler.kind);
   key += " version=";
@@ -161,8 +193,7 @@ inline std::string jit_cache_key(const compiler_info& compiler, const target_set
   return key;
 }
 
-/// 16 lowercase hex digits: FNV-1a (64 bit) of the bytes of `key`. Deterministic everywhere.
-inline std::string jit_cache_digest(std::string_view key) {
+CUARCH_FUNC std::string jit_cache_digest(std::string_view key) {
   std::uint64_t h = 14695981039346656037ULL;
   for (const char c : key) {
     h ^= static_cast<unsigned char>(c);
@@ -283,11 +314,7 @@ inline void json_failure_provenance(json_writer& w, const resolution_failure& f)
 
 }  // namespace detail
 
-/// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md): "ok": true, the request's origin, the compiler (with
-/// its supported-arch list and the cache key when `compiler` is given), the targets, every output
-/// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
-inline std::string to_json(const resolution& r, const compiler_info* compiler = nullptr,
-                           const std::vector<resolution_warning>& warnings = {}) {
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler, const std::vector<resolution_warning>& warnings) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(true);
   w.key("request").begin_object().key("keyword");
@@ -322,8 +349,7 @@ inline std::string to_json(const resolution& r, const compiler_info* compiler = 
   return w.str();
 }
 
-/// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
-inline std::string to_json(const resolution_failure& f) {
+CUARCH_FUNC std::string to_json(const resolution_failure& f) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
   detail::json_error(w, f.summary);
@@ -334,3 +360,4 @@ inline std::string to_json(const resolution_failure& f) {
 }
 
 CUARCH_END_NAMESPACE
+#endif  // CUARCH_DEFINITIONS

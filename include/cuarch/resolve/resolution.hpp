@@ -178,6 +178,10 @@ struct resolution_failure {
 
 using resolve_result = expected<resolution, resolution_failure>;
 
+// The messages are defined where definitions are compiled: every TU in header-only mode,
+// src/cuarch.cpp in compiled mode (core/config.hpp).
+#if CUARCH_DEFINITIONS
+
 namespace detail {
 
 inline std::string describe_device(const resolved_device& d) {
@@ -189,7 +193,7 @@ inline std::string describe_device(const resolved_device& d) {
 
 }  // namespace detail
 
-inline std::string diagnostic::message() const {
+CUARCH_FUNC std::string diagnostic::message() const {
   std::string m;
   if (!input.empty()) {
     m = position == error::no_position ? std::string(input.view())
@@ -227,7 +231,7 @@ inline std::string diagnostic::message() const {
   return m;
 }
 
-inline std::string compiler_provenance::describe() const {
+CUARCH_FUNC std::string compiler_provenance::describe() const {
   std::string s(to_string(compiler.kind));
   s.append(" ").append(to_text(compiler.version).view());
   if (!compiler.location.empty()) s.append(" at ").append(compiler.location);
@@ -236,7 +240,7 @@ inline std::string compiler_provenance::describe() const {
   return s;
 }
 
-inline std::string resolution_failure::message() const {
+CUARCH_FUNC std::string resolution_failure::message() const {
   std::string m = summary.message();
   for (const auto& d : diagnostics)
     if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message();
@@ -257,5 +261,7 @@ inline std::string resolution_failure::message() const {
   for (const auto& w : warnings) m += "\n  warning: " + w.what + " (" + w.kind + "): " + w.meaning;
   return m;
 }
+
+#endif  // CUARCH_DEFINITIONS
 
 CUARCH_END_NAMESPACE

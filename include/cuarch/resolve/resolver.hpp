@@ -517,4 +517,27 @@ class resolver {
   DriverSource driver_;
 };
 
+// Compiled mode (core/config.hpp): the resolutions most programs make are instantiated once, in
+// src/cuarch.cpp, and every other TU is told not to instantiate them (an explicit instantiation
+// declaration), so it generates no code for the resolver: the defaults with a compiler by value or
+// a fixed_compiler, and the type-erased sources the command line and the Python module use. Other
+// combinations are instantiated where they are used, as in header-only mode.
+#if defined(CUARCH_COMPILED)
+#  if CUARCH_DEFINITIONS
+#    define CUARCH_INSTANTIATE template
+#  else
+#    define CUARCH_INSTANTIATE extern template
+#  endif
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy, no_driver>(const arch_request&, const compiler_info&,
+                                                                                             const no_devices&, const strict_policy&,
+                                                                                             const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<any_device_source, resolve_policy, any_driver_source>(
+    const arch_request&, const compiler_info&, const any_device_source&, const resolve_policy&, const any_driver_source&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, strict_policy, no_driver, 0>(
+    const arch_request&, const fixed_compiler&, const no_devices&, const strict_policy&, const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<any_compiler_source, any_device_source, resolve_policy, any_driver_source, 0>(
+    const arch_request&, const any_compiler_source&, const any_device_source&, const resolve_policy&, const any_driver_source&);
+#  undef CUARCH_INSTANTIATE
+#endif
+
 CUARCH_END_NAMESPACE

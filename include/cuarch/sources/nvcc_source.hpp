@@ -23,11 +23,9 @@
 #include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
 #include "posix/subprocess.hpp"
+#include "tool_timeout.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-/// How long `nvcc --version` may take by default (it takes ~20 ms; a cold network file system more).
-inline constexpr std::chrono::milliseconds default_tool_timeout{10000};
 
 namespace detail {
 
