@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # What including cuarch costs a translation unit: `CXX -std=c++17 -fsyntax-only` of a baseline TU
 # (<string> <vector> <system_error>, what a JIT library already includes) against the same TU plus
-# <cuarch/cuarch.hpp>, and plus <cuarch/detect.hpp>. Runs are interleaved (base, umbrella, edge,
-# base, ...) so a busy shared machine slows all three alike; the medians, the deltas and the ratios
-# to the baseline of the same run are printed. docs/performance.md records the figures.
+# <cuarch/cuarch.hpp>, and plus <cuarch/detect.hpp>, each header-only and in the compiled mode
+# (-DCUARCH_COMPILED, what the cuarch::compiled target sets). With --o2, also a whole -O2 compile
+# of a program that resolves a list and prints nvcc flags (compile_cost/resolve_and_print.cpp, both
+# modes) against the same program written by hand (compile_cost/resolve_and_print_by_hand.cpp).
+# Runs are interleaved (every TU once, then again, ...) so a busy shared machine slows all alike;
+# the medians, the deltas and the ratios to the baseline of the same run are printed.
+# docs/performance.md records the figures.
 #
-#   benchmarks/compile_cost.sh [runs]            (default 7; env CXX, CXXSTD=c++17, CUARCH_INCLUDE)
-# Last line, for scripts: "ratio umbrella=<x> edge=<y> base_ms=<ms> umbrella_ms=<ms> edge_ms=<ms>".
+#   benchmarks/compile_cost.sh [runs] [--o2]      (default 7 runs; env CXX, CXXSTD=c++17, CUARCH_INCLUDE)
+# Last line, for scripts: "ratio umbrella=<x> edge=<y> umbrella_compiled=<x> edge_compiled=<y>
+# [o2=<x> o2_compiled=<y>] base_ms=<ms>" (the o2 ratios are to the hand-written program's -O2 compile).
 set -euo pipefail
-runs=${1:-7}
+runs=7
+o2=0
+for arg in "$@"; do
+  case $arg in
+    --o2) o2=1 ;;
+    *) runs=$arg ;;
+  esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
 include=${CUARCH_INCLUDE:-$here/../include}
 cxx=${CXX:-g++}
@@ -24,12 +36,29 @@ printf '%s\n' "$base" >"$work/base.cpp"
 printf '%s\n#include <cuarch/cuarch.hpp>\n' "$base" >"$work/umbrella.cpp"
 printf '%s\n#include <cuarch/detect.hpp>\n' "$base" >"$work/edge.cpp"
 
+# name | source | flags | what the table calls it
+tus=(
+  "base|$work/base.cpp|-fsyntax-only|baseline TU"
+  "umbrella|$work/umbrella.cpp|-fsyntax-only|+ <cuarch/cuarch.hpp>"
+  "edge|$work/edge.cpp|-fsyntax-only|+ <cuarch/detect.hpp>"
+  "umbrella_compiled|$work/umbrella.cpp|-fsyntax-only -DCUARCH_COMPILED|+ <cuarch/cuarch.hpp>, compiled mode"
+  "edge_compiled|$work/edge.cpp|-fsyntax-only -DCUARCH_COMPILED|+ <cuarch/detect.hpp>, compiled mode"
+)
+if ((o2)); then
+  tus+=(
+    "o2_hand|$here/compile_cost/resolve_and_print_by_hand.cpp|-O2 -c|-O2 resolve + print, by hand"
+    "o2|$here/compile_cost/resolve_and_print.cpp|-O2 -c|-O2 resolve + print, cuarch"
+    "o2_compiled|$here/compile_cost/resolve_and_print.cpp|-O2 -c -DCUARCH_COMPILED|-O2 resolve + print, compiled mode"
+  )
+fi
+
 # The compiler's CPU time (user + sys), not wall time: on a shared machine wall time mostly measures
 # the neighbours. CUARCH_COMPILE_CLOCK=wall measures wall time instead.
-compile_ms() {  # prints the time of one -fsyntax-only compile, in ms
-  local t
-  t=$({ TIMEFORMAT='%3R %3U %3S'; time "$cxx" -std="$std" -fsyntax-only -I"$include" "$1" >/dev/null; } 2>&1) ||
-    { echo "compile failed: $1: $t" >&2; exit 1; }
+compile_ms() {  # compile_ms <source> <flags...>: prints the time of one compile, in ms
+  local src=$1 t
+  shift
+  t=$({ TIMEFORMAT='%3R %3U %3S'; time "$cxx" -std="$std" "$@" -I"$include" "$src" -o "$work/out.o" >/dev/null; } 2>&1) ||
+    { echo "compile failed: $src $*: $t" >&2; exit 1; }
   t=${t##*$'\n'}
   if [[ ${CUARCH_COMPILE_CLOCK:-cpu} == wall ]]; then awk '{printf "%d\n", $1 * 1000}' <<<"$t"
   else awk '{printf "%d\n", ($2 + $3) * 1000}' <<<"$t"; fi
@@ -37,17 +66,30 @@ compile_ms() {  # prints the time of one -fsyntax-only compile, in ms
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 minmax() { sort -n | awk 'NR==1{mn=$1} {mx=$1} END {print mn "/" mx}'; }
 
-compile_ms "$work/base.cpp" >/dev/null  # warm the page cache for the standard headers
-: >"$work/base.ms"; : >"$work/umbrella.ms"; : >"$work/edge.ms"
+compile_ms "$work/base.cpp" -fsyntax-only >/dev/null  # warm the page cache for the standard headers
+for tu in "${tus[@]}"; do : >"$work/${tu%%|*}.ms"; done
 for ((i = 0; i < runs; i++)); do
-  for tu in base umbrella edge; do compile_ms "$work/$tu.cpp" >>"$work/$tu.ms"; done
+  for tu in "${tus[@]}"; do
+    IFS='|' read -r name src flags _ <<<"$tu"
+    # shellcheck disable=SC2086  # flags is a list
+    compile_ms "$src" $flags >>"$work/$name.ms"
+  done
 done
 
-b=$(median <"$work/base.ms"); u=$(median <"$work/umbrella.ms"); e=$(median <"$work/edge.ms")
-echo "compiler: $("$cxx" --version | head -1), -std=$std -fsyntax-only, $runs interleaved runs, ${CUARCH_COMPILE_CLOCK:-cpu} time"
-printf '%-34s median %6s ms  (min/max %s)\n' "baseline TU" "$b" "$(minmax <"$work/base.ms")"
-printf '%-34s median %6s ms  (min/max %s)  +%s ms\n' "+ <cuarch/cuarch.hpp>" "$u" "$(minmax <"$work/umbrella.ms")" $((u - b))
-printf '%-34s median %6s ms  (min/max %s)  +%s ms\n' "+ <cuarch/detect.hpp>" "$e" "$(minmax <"$work/edge.ms")" $((e - b))
-ru=$(awk -v a="$u" -v b="$b" 'BEGIN{printf "%.2f", a/b}')
-re=$(awk -v a="$e" -v b="$b" 'BEGIN{printf "%.2f", a/b}')
-echo "ratio umbrella=$ru edge=$re base_ms=$b umbrella_ms=$u edge_ms=$e"
+echo "compiler: $("$cxx" --version | head -1), -std=$std, $runs interleaved runs, ${CUARCH_COMPILE_CLOCK:-cpu} time"
+declare -A med
+for tu in "${tus[@]}"; do
+  IFS='|' read -r name _ _ label <<<"$tu"
+  med[$name]=$(median <"$work/$name.ms")
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+line="ratio"
+for tu in "${tus[@]}"; do
+  IFS='|' read -r name _ _ label <<<"$tu"
+  ref=${med[base]}
+  [[ $name == o2* ]] && ref=${med[o2_hand]}
+  printf '%-44s median %6s ms  (min/max %s)  +%s ms  %sx\n' "$label" "${med[$name]}" "$(minmax <"$work/$name.ms")" \
+    $((med[$name] - ref)) "$(ratio "${med[$name]}" "$ref")"
+  [[ $name == base || $name == o2_hand ]] || line+=" $name=$(ratio "${med[$name]}" "$ref")"
+done
+echo "$line base_ms=${med[base]}"
