@@ -1,10 +1,11 @@
 // cuarch's compiled mode (the cuarch::compiled target): the one translation unit that defines the
-// functions the headers declare with CUARCH_FUNC — detection, the doctor, the resolve warnings, the
-// output writers and JSON documents, the failure messages — and instantiates the common resolutions
-// (resolve/resolver.hpp), so the program's other TUs parse declarations and generate no code for
-// them. The definitions are the headers' own, not copies: this file only compiles them where
-// core/config.hpp says they belong. Every header that uses CUARCH_FUNC is named here; the layering
-// check (cmake/check_layers.cmake) fails the build when one is missing.
+// functions the headers declare with CUARCH_FUNC — detection, the doctor, the resolve warnings, a
+// resolution against detection, the output writers and JSON documents, the failure messages — and
+// instantiates the common resolutions (resolve/resolver.hpp), so the program's other TUs parse
+// declarations and generate no code for them. The definitions are the headers' own, not copies:
+// this file only compiles them where core/config.hpp says they belong. Every header that uses
+// CUARCH_FUNC is named here; the layering check (cmake/check_layers.cmake) fails the build when one
+// is missing.
 #ifndef CUARCH_COMPILED
 #  define CUARCH_COMPILED
 #endif
@@ -15,6 +16,7 @@
 #include "cuarch/doctor/render_json.hpp"
 #include "cuarch/doctor/render_text.hpp"
 #include "cuarch/doctor/report.hpp"
+#include "cuarch/doctor/resolve_detected.hpp"
 #include "cuarch/doctor/resolve_warnings.hpp"
 #include "cuarch/resolve/json_documents.hpp"
 #include "cuarch/resolve/outputs.hpp"

@@ -17,6 +17,7 @@
 #include "detect/explain.hpp"
 
 #include "doctor/report.hpp"
+#include "doctor/resolve_detected.hpp"
 #include "doctor/resolve_warnings.hpp"
 
 #if !defined(CUARCH_COMPILED)

@@ -135,8 +135,10 @@ def resolve(
                     is given too; a variable ignored that way is named in a CuarchWarning.
     dialect         how to read archs: "generic" (every spelling), "torch", "cmake", "nvcc".
 
-    Returns a Resolution (never empty). Raises ResolveInputError / ResolveFailure (both
-    ResolveError) when the library refuses, ValueError for an option value it does not know.
+    Returns a Resolution (never empty); sources that disagree in a way that bears on it (nvcc vs
+    its own headers, CUDA_HOME vs PATH, ...) are in Resolution.warnings and each is raised as a
+    CuarchWarning. Raises ResolveInputError / ResolveFailure (both ResolveError) when the library
+    refuses (its document carries the same warnings), ValueError for an option value it does not know.
     """
     outcome = _cuarch.resolve(
         archs=_joined(archs, "archs", ";"),
@@ -157,7 +159,11 @@ def resolve(
     raise_for(outcome)
     if outcome.note:
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
-    return Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
+    result = Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
+    # Nothing silent: each disagreement that bears on the answer is a warning where the call is made.
+    for w in result.warnings:
+        warnings.warn(f"{w['what']} ({w['kind']}): {w['meaning']}", CuarchWarning, stacklevel=2)
+    return result
 
 
 def doctor(

@@ -36,6 +36,9 @@ class Resolution:
         self.nvrtc_options: Dict[str, List[str]] = {c["target"]: list(c["options"]) for c in d["nvrtc"]}
         self.cache_key: str = d["cache_key"]
         self.diagnostics: List[Dict[str, Any]] = d["diagnostics"]
+        # Sources that disagree in a way that bears on this answer ({"kind", "what", "meaning"}), as
+        # `cuarch resolve` prints them; resolve() also raises each as a CuarchWarning.
+        self.warnings: List[Dict[str, str]] = list(d.get("warnings", []))
         self.request: Dict[str, Any] = d["request"]
         c = d["compiler"]
         self.table_older_than_compiler: bool = c["table_older_than_compiler"]

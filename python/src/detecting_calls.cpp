@@ -58,8 +58,6 @@ detection_choice take_detection_options(const std::optional<std::string>& nvrtc,
   return c;
 }
 
-enum class driver_choice { none, given, detected };
-
 }  // namespace
 
 outcome resolve(const resolve_args& a) {
@@ -131,104 +129,69 @@ outcome resolve(const resolve_args& a) {
     if (!v) return failed(v.error(), "toolkit: ");
     toolkit = *v;
   }
-  driver_choice driver = driver_choice::none;
+  cuarch::driver_from driver = cuarch::driver_from::none;
   cuarch::cuda_version driver_version{};
   if (a.driver) {
     if (*a.driver == "detected") {
-      driver = driver_choice::detected;
+      driver = cuarch::driver_from::detected;
     } else {
       const auto v = cuarch::parse_cuda_version(*a.driver);
       if (!v) return failed(v.error(), "driver (a CUDA version or 'detected'): ");
-      driver = driver_choice::given;
+      driver = cuarch::driver_from::given;
       driver_version = *v;
     }
   }
 
-  // Devices are asked for only when the request needs them (native, or verify-devices) and the
-  // caller did not name them; the environment override is read first, as resolution reads it.
-  // A malformed request ends here, as a ResolveInputError: nothing is detected, loaded or run.
-  const auto effective = cuarch::read_request(request);
-  const auto parsed = cuarch::parse_request(effective);
-  if (!parsed) return failed(parsed.error());
-  const bool needs_devices = policy.verify_on_devices || parsed->keyword() == cuarch::arch_keyword::native;
-  const bool ask_driver_for_devices = needs_devices && !detect_opts.device_ccs;
-  const bool detecting = !toolkit || ask_driver_for_devices || driver == driver_choice::detected;
-
-  std::optional<cuarch::detection> found;
-  if (detecting) {
-    // Only the roles this request needs, each stopped at the candidate that governs it (as
-    // `cuarch resolve` asks): nothing else is loaded or run in the caller's process.
-    cuarch::role_set roles;
-    if (!toolkit) roles = roles | (jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
-    if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
-    if (driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
-    detect_opts.roles = roles;
-    detect_opts.mode = cuarch::detect_mode::first_answer;
-    detect_opts.query_devices = ask_driver_for_devices;
-    found = cuarch::detect(detect_opts);
-  }
+  // The whole resolution is the library's, as for `cuarch resolve` (doctor/resolve_detected.hpp): a
+  // malformed request is refused (a ResolveInputError) before anything is detected, loaded or run;
+  // detection asks only the roles this request needs; a failure comes back explained.
+  cuarch::detected_request q;
+  q.request = request;
+  q.policy = policy;
+  q.jit = jit;
+  q.toolkit = toolkit;
+  q.driver = driver;
+  q.driver_version = driver_version;
+  q.detect = std::move(detect_opts);
+  const cuarch::detected_resolution done = cuarch::resolve_detected(q);
+  if (done.malformed) return failed(done.result.error());
 
   outcome result;
   result.note = ignored;
-  // Devices read through cuInit (NVML could not answer) are said: a process that forks workers
-  // afterwards cannot use CUDA in them (CuarchWarning).
-  if (found)
-    for (const auto& n : found->devices_notes) result.note += (result.note.empty() ? "" : "; ") + n;
-  // The sources go behind the library's type-erased adaptors (resolve/source_contract.hpp), as in
-  // the command line: one resolution instantiation; an erased no_driver still means "no PTX check".
-  const cuarch::detection* d = found ? &*found : nullptr;
-  const cuarch::selection* role = nullptr;
+  // What detection read other than verbatim (CUDA_HOME=/usr/local/cuda/bin), and devices read
+  // through cuInit (NVML could not answer: a process that forks workers afterwards cannot use CUDA
+  // in them), are said (CuarchWarning), as the command line prints them as notes.
+  const cuarch::detection* d = done.found ? &*done.found : nullptr;
+  if (d) {
+    for (const auto& r : d->toolkit_roots)
+      if (!r.note.empty()) result.note += (result.note.empty() ? "" : "; ") + r.note;
+    for (const auto& n : d->devices_notes) result.note += (result.note.empty() ? "" : "; ") + n;
+  }
   if (toolkit) {
     result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
     result.compiler_origin = "toolkit=" + *a.toolkit;
     result.compiler_why = "given by the caller; judged by cuarch's table";
-  } else {
-    role = jit ? &d->jit_compiler : &d->offline_compiler;
-    if (const cuarch::candidate* c = d->chosen(*role)) {
+  } else if (d) {
+    const cuarch::selection& role = jit ? d->jit_compiler : d->offline_compiler;
+    if (const cuarch::candidate* c = d->chosen(role)) {
       result.compiler_how = std::string(cuarch::to_string(c->how));
       result.compiler_origin = c->origin;
     }
-    result.compiler_why = role->why;
+    result.compiler_why = role.why;
   }
-  const cuarch::any_compiler_source compiler = [&]() -> cuarch::any_compiler_source {
-    if (toolkit) return cuarch::fixed_compiler(*toolkit);
-    if (jit) return cuarch::detected_jit_compiler{d};
-    return cuarch::detected_offline_compiler{d};
-  }();
-  const cuarch::any_device_source devices = [&]() -> cuarch::any_device_source {
-    if (detect_opts.device_ccs) return cuarch::fixed_devices(*detect_opts.device_ccs);
-    if (d && ask_driver_for_devices) return cuarch::detected_devices{d};
-    return cuarch::no_devices{};
-  }();
-  const cuarch::any_driver_source driver_source = [&]() -> cuarch::any_driver_source {
-    switch (driver) {
-      case driver_choice::given: return cuarch::fixed_driver(driver_version);
-      case driver_choice::detected: return cuarch::detected_driver{d};
-      case driver_choice::none: break;
-    }
-    return cuarch::no_driver{};
-  }();
-
-  const auto info = compiler.compiler();
-  if (!info) {
-    cuarch::resolution_failure f{info.error(), {}};
-    // Where detection looked, and what else would have worked: the same explanation as the CLI's.
-    if (d && !toolkit) cuarch::explain_failure_fully(f, *d, detect_opts, jit, request, devices, policy, driver_source);
-    return failed(f, jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
-  }
-  cuarch::resolve_result r = cuarch::resolve_target_archs(request, *info, devices, policy, driver_source);
-  // Only a detected compiler has a "who decided" and alternatives; toolkit= named the compiler.
-  if (!r && d && !toolkit) cuarch::explain_failure_fully(r.error(), *d, detect_opts, jit, request, devices, policy, driver_source);
-  if (!r) {
+  if (!done.compiler) return failed(done.result.error(), jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
+  if (!done.result) {
     // The library's message names the rule that refused; say which compiler it was judged against
     // (a loaded NVRTC, a given version) and how that compiler was found.
-    std::string against = "resolved against " + std::string(cuarch::to_string(info->kind)) + " " +
-                          std::string(cuarch::to_text(info->version).view());
-    if (!info->location.empty()) against += " at " + info->location;
+    std::string against = "resolved against " + std::string(cuarch::to_string(done.compiler->kind)) + " " +
+                          std::string(cuarch::to_text(done.compiler->version).view());
+    if (!done.compiler->location.empty()) against += " at " + done.compiler->location;
     against += " (" + result.compiler_how + "): ";
-    return failed(r.error(), std::move(against));
+    return failed(done.result.error(), std::move(against));
   }
-  result.json = cuarch::to_json(*r, &*info);
+  // The disagreements that bear on the answer travel in the document ("warnings"); cuarch/__init__.py
+  // raises each as a CuarchWarning.
+  result.json = cuarch::to_json(*done.result, &*done.compiler, done.warnings);
   return result;
 }
 

@@ -5,14 +5,12 @@
 #include <cuarch/core/decode.hpp>
 #include <cuarch/core/parse.hpp>
 #include <cuarch/detect.hpp>
-#include <cuarch/doctor/resolve_warnings.hpp>
+#include <cuarch/doctor/resolve_detected.hpp>
 #include <cuarch/fmt.hpp>
 #include <cuarch/resolve/env_request.hpp>
-#include <cuarch/resolve/fixed_sources.hpp>
 #include <cuarch/resolve/output_format.hpp>
 #include <cuarch/resolve/outputs.hpp>
 #include <cuarch/resolve/policy.hpp>
-#include <cuarch/resolve/resolver.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -82,8 +80,6 @@ struct resolve_flags {
   detection_flags detection;
 };
 
-enum class driver_choice { none, given, detected };
-
 /// What the flags ask for, every value read and checked.
 struct options {
   std::string archs = "native";
@@ -96,7 +92,7 @@ struct options {
   bool jit = false;                // the NVRTC compile path (else nvcc), when detecting
   cuarch::detect_options detect;   // detection options (device_ccs doubles as --device-cc)
   bool detection_options = false;  // any option that says where to look for compilers
-  driver_choice driver = driver_choice::none;
+  cuarch::driver_from driver = cuarch::driver_from::none;
   cuarch::cuda_version driver_version{};
   cuarch::resolve_policy policy;
   cuarch::output_format format = cuarch::output_format::nvcc;
@@ -156,11 +152,11 @@ std::optional<std::string> read_options(const resolve_flags& f, options& o) {
   o.detection_options = chosen.compiler_options;
   if (auto v = flag_set::get(f.driver)) {
     if (*v == "detected") {
-      o.driver = driver_choice::detected;
+      o.driver = cuarch::driver_from::detected;
     } else {
       const auto dv = cuarch::parse_cuda_version(*v);
       if (!dv) return "--driver takes a CUDA version or 'detected': " + dv.error().message();
-      o.driver = driver_choice::given;
+      o.driver = cuarch::driver_from::given;
       o.driver_version = *dv;
     }
   }
@@ -281,17 +277,6 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
   return print_warnings(o, warnings);
 }
 
-/// Adds to a failure how its compiler was found and every other compiler that would satisfy the
-/// same request, with the fix (detect/explain.hpp).
-void explain(const options& o, const cuarch::arch_request& request, const cuarch::detection& found,
-             const cuarch::any_device_source& devices, const cuarch::any_driver_source& driver, cuarch::resolution_failure& f) {
-  const std::size_t not_asked = cuarch::explain_failure_fully(f, found, o.detect, o.jit, request, devices, o.policy, driver);
-  if (not_asked != 0)
-    fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n",
-               not_asked, cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc),
-               cuarch::alternatives_budget.count());
-}
-
 /// Notes on toolkit roots cuarch read other than verbatim (CUDA_HOME=/usr/local/cuda/bin).
 void print_root_notes(const cuarch::detection* found) {
   if (!found) return;
@@ -299,89 +284,44 @@ void print_root_notes(const cuarch::detection* found) {
     if (!r.note.empty()) fmt::print(stderr, "cuarch resolve: note: {}\n", r.note);
 }
 
-// The sources go behind the library's type-erased adaptors (resolve/source_contract.hpp), so the
-// command instantiates resolution once; an erased no_driver still means "do not check PTX".
-int resolve_and_print(const options& o, const cuarch::arch_request& request, const cuarch::any_compiler_source& compiler,
-                      const cuarch::any_device_source& devices, const cuarch::any_driver_source& driver,
-                      const cuarch::detection* found) {
-  print_root_notes(found);
-  const cuarch::source_kind kind = o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc;
-  const bool detected_compiler = found && !o.toolkit;
-  const auto info = compiler.compiler();
-  cuarch::resolve_result r = info ? cuarch::resolve_target_archs(request, *info, devices, o.policy, driver)
-                                  : cuarch::resolve_result(cuarch::unexpected(cuarch::resolution_failure(info.error())));
-  if (!r) {
-    cuarch::resolution_failure f = std::move(r.error());
-    if (detected_compiler) {
-      explain(o, request, *found, devices, driver, f);
-      f.warnings = cuarch::resolve_warnings(*found, kind);
-    }
-    return print_failure(o, f, cuarch::exit_status(f.summary.code));
-  }
-  const auto warnings = detected_compiler ? cuarch::resolve_warnings(*found, kind, &r->targets)
-                                          : std::vector<cuarch::resolution_warning>{};
-  return print_result(o, *r, *info, warnings);
+/// Notes on what detection read in a way the answer depends on: devices read through cuInit
+/// (NVML could not answer: a process forked afterwards cannot use CUDA).
+void print_device_notes(const cuarch::detection* found) {
+  if (!found) return;
+  for (const auto& n : found->devices_notes) fmt::print(stderr, "cuarch resolve: note: {}\n", n);
 }
 
 int run_resolve(const resolve_flags& flags) {
   options o;
   if (const auto bad = read_options(flags, o)) return usage_error(command_name, *bad);
-  const cuarch::arch_request request = make_request(o);
 
-  // The request is read now, exactly as resolution will read it (environment first), and a
-  // malformed one ends here: nothing has been detected, loaded or run yet.
-  const auto effective = cuarch::read_request(request);
-  const auto parsed = cuarch::parse_request(effective);
-  if (!parsed) return print_failure(o, cuarch::resolution_failure{parsed.error(), {}}, exit_usage);
+  // The library makes the whole resolution (doctor/resolve_detected.hpp): the request is read and
+  // a malformed one refused before anything is detected, loaded or run; detection asks only the
+  // roles this request needs; a failure comes back explained. This command only words it.
+  cuarch::detected_request q;
+  q.request = make_request(o);
+  q.policy = o.policy;
+  q.jit = o.jit;
+  q.toolkit = o.toolkit;
+  q.toolkit_supported_sm = o.supported;
+  q.driver = o.driver;
+  q.driver_version = o.driver_version;
+  q.strict = o.strict;
+  q.detect = o.detect;
+  const cuarch::detected_resolution done = cuarch::resolve_detected(q);
+  if (done.malformed) return print_failure(o, done.result.error(), exit_usage);
 
-  // Devices are needed for native (and explicit lists under verify-devices); the driver is asked
-  // for them only then, and only when --device-cc does not name them.
-  const bool needs_devices = o.policy.verify_on_devices || parsed->keyword() == cuarch::arch_keyword::native;
-  const bool ask_driver_for_devices = needs_devices && !o.detect.device_ccs;
-  const bool detecting = !o.toolkit || ask_driver_for_devices || o.driver == driver_choice::detected;
-
-  // Detection asks only the roles this request needs, and stops each at the candidate that
-  // governs it: a broken NVRTC never matters to an nvcc build, nor a hanging nvcc lower on PATH.
-  std::optional<cuarch::detection> found;
-  if (detecting) {
-    cuarch::role_set roles;
-    if (!o.toolkit) {
-      roles = roles | (o.jit ? cuarch::detect_role::jit_compiler : cuarch::detect_role::offline_compiler);
-      // Version files only (nothing loaded or run): enough to see nvcc vs its own headers and an
-      // override vs $CUDA_HOME's toolkit, so even a plain explicit list gets those warnings.
-      roles = roles | cuarch::detect_role::toolkit_files;
-      // --strict wants every disagreement that bears on the answer: the other compiler, the
-      // driver, and every candidate of the compile roles (the first nvcc on PATH vs $CUDA_HOME).
-      if (o.strict)
-        roles = roles | cuarch::detect_role::jit_compiler | cuarch::detect_role::offline_compiler | cuarch::detect_role::driver;
-    }
-    if (ask_driver_for_devices) roles = roles | cuarch::detect_role::devices;
-    if (o.driver == driver_choice::detected) roles = roles | cuarch::detect_role::driver;
-    o.detect.roles = roles;
-    o.detect.mode = o.strict && !o.toolkit ? cuarch::detect_mode::enumerate_all : cuarch::detect_mode::first_answer;
-    o.detect.query_devices = ask_driver_for_devices;
-    found = cuarch::detect(o.detect);
+  const cuarch::detection* found = done.found ? &*done.found : nullptr;
+  print_root_notes(found);
+  print_device_notes(found);
+  if (!done.result) {
+    if (done.alternatives_not_asked != 0)
+      fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n",
+                 done.alternatives_not_asked, cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc),
+                 cuarch::alternatives_budget.count());
+    return print_failure(o, done.result.error(), cuarch::exit_status(done.result.error().summary.code));
   }
-  const cuarch::detection* d = found ? &*found : nullptr;
-  const cuarch::any_compiler_source compiler = [&]() -> cuarch::any_compiler_source {
-    if (o.toolkit) return o.supported ? cuarch::fixed_compiler(*o.toolkit, *o.supported) : cuarch::fixed_compiler(*o.toolkit);
-    if (o.jit) return cuarch::detected_jit_compiler{d};
-    return cuarch::detected_offline_compiler{d};
-  }();
-  const cuarch::any_device_source devices = [&]() -> cuarch::any_device_source {
-    if (o.detect.device_ccs) return cuarch::fixed_devices(*o.detect.device_ccs);
-    if (d && ask_driver_for_devices) return cuarch::detected_devices{d};
-    return cuarch::no_devices{};
-  }();
-  const cuarch::any_driver_source driver = [&]() -> cuarch::any_driver_source {
-    switch (o.driver) {
-      case driver_choice::given: return cuarch::fixed_driver(o.driver_version);
-      case driver_choice::detected: return cuarch::detected_driver{d};
-      case driver_choice::none: break;
-    }
-    return cuarch::no_driver{};
-  }();
-  return resolve_and_print(o, request, compiler, devices, driver, d);
+  return print_result(o, *done.result, *done.compiler, done.warnings);
 }
 
 std::function<int()> setup_resolve(flag_set& f) {
