@@ -43,7 +43,8 @@ TEST_CASE("a named toolkit and named devices: nothing is detected", "[resolve_de
   REQUIRE(done.result);
   CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120a,code=sm_120a");
   REQUIRE(done.compiler);
-  CHECK(done.compiler->kind == cuarch::source_kind::knowledge_table);
+  CHECK(done.compiler->compiler.kind == cuarch::source_kind::knowledge_table);
+  CHECK(done.compiler->found.empty());  // a release given by version was not found anywhere
 }
 
 TEST_CASE("a detected nvcc that cannot build the request: the failure names it and how it was found", "[resolve_detected]") {
@@ -57,7 +58,9 @@ TEST_CASE("a detected nvcc that cannot build the request: the failure names it a
   REQUIRE(done.found);
   CHECK_FALSE(done.found->jit_compiler.asked);  // only the nvcc path's roles were asked
   REQUIRE(done.compiler);
-  CHECK(done.compiler->version.minor == 8);
+  CHECK(done.compiler->compiler.version.minor == 8);
+  CHECK(done.compiler->path == nvcc);  // the provenance a success document carries too
+  CHECK(done.compiler->found.find("given explicitly") != std::string::npos);
   REQUIRE_FALSE(done.result);
   const auto& f = done.result.error();
   CHECK(f.summary.code == cuarch::errc::nothing_resolved);

@@ -183,15 +183,15 @@ outcome resolve(const resolve_args& a) {
   if (!done.result) {
     // The library's message names the rule that refused; say which compiler it was judged against
     // (a loaded NVRTC, a given version) and how that compiler was found.
-    std::string against = "resolved against " + std::string(cuarch::to_string(done.compiler->kind)) + " " +
-                          std::string(cuarch::to_text(done.compiler->version).view());
-    if (!done.compiler->location.empty()) against += " at " + done.compiler->location;
+    std::string against = "resolved against " + std::string(cuarch::to_string(done.compiler->compiler.kind)) + " " +
+                          std::string(cuarch::to_text(done.compiler->compiler.version).view());
+    if (!done.compiler->compiler.location.empty()) against += " at " + done.compiler->compiler.location;
     against += " (" + result.compiler_how + "): ";
     return failed(done.result.error(), std::move(against));
   }
   // The disagreements that bear on the answer travel in the document ("warnings"); cuarch/__init__.py
   // raises each as a CuarchWarning.
-  result.json = cuarch::to_json(*done.result, &*done.compiler, done.warnings);
+  result.json = cuarch::to_json(*done.result, *done.compiler, done.warnings);
   return result;
 }
 

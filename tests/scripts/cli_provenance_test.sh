@@ -103,6 +103,9 @@ if [[ -n "$real_cuda" ]]; then
   rc=$?
   [[ $rc == 0 ]] && err_has "(override_vs_cuda_home)" && out_has '"warnings":[{"kind":"override_vs_cuda_home"' ||
     fail "an --nvcc override against CUDA_HOME's toolkit is a warning, in JSON too (exit $rc)"
+  # A success names its compiler's provenance too: the path as found and how it was found.
+  out_has "\"path\":\"$old\",\"found\":\"" && out_has "given explicitly" ||
+    fail "a successful resolution's JSON says where its compiler was found"
   PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0 --nvcc "$old" --strict
   [[ $? == 1 ]] || fail "--strict with the override warning exits 1"
   # nvcc vs NVRTC: the advice fits the compile path.

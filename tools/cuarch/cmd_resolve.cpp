@@ -241,7 +241,7 @@ int print_warnings(const options& o, const std::vector<cuarch::resolution_warnin
 }
 
 /// Prints the output in the chosen format; exit status.
-int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_info& compiler,
+int print_result(const options& o, const cuarch::resolution& r, const cuarch::compiler_provenance& compiler,
                  const std::vector<cuarch::resolution_warning>& warnings) {
   for (const auto& d : r.diagnostics)
     if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", d.message());
@@ -255,7 +255,7 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
                cuarch::newest_known_toolkit(), r.compiler_version);
 
   switch (o.format) {
-    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, &compiler, warnings)); return print_warnings(o, warnings);
+    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, compiler, warnings)); return print_warnings(o, warnings);
     case cuarch::output_format::nvcc: fmt::print("{}\n", cuarch::nvcc_flags(r.targets)); return print_warnings(o, warnings);
     case cuarch::output_format::nvrtc:
       for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {

@@ -51,8 +51,9 @@ struct detected_request {
 /// answer rests on.
 struct detected_resolution {
   resolve_result result;
-  /// The compiler resolution was judged against (nullopt: none answered; result says why).
-  std::optional<compiler_info> compiler;
+  /// The compiler resolution was judged against, with the path as found and how it was found when
+  /// detection found it (nullopt: none answered; result says why).
+  std::optional<compiler_provenance> compiler;
   /// Success: the disagreements between sources that bear on the answer (a failure carries its own
   /// in result.error().warnings).
   std::vector<resolution_warning> warnings;
@@ -155,8 +156,10 @@ CUARCH_FUNC detected_resolution resolve_detected(const detected_request& r) {
       warnings = resolve_warnings(*d, kind, &result->targets);
     }
   }
-  std::optional<compiler_info> judged_by;
-  if (info) judged_by = *info;
+  std::optional<compiler_provenance> judged_by;
+  if (info) judged_by = compiler_provenance{*info, {}, {}, {}};
+  if (info && d && !r.toolkit)
+    if (auto found_as = provenance_of(*d, r.jit ? d->jit_compiler : d->offline_compiler)) judged_by = std::move(*found_as);
   return detected_resolution{std::move(result), std::move(judged_by), std::move(warnings), std::move(found), not_asked, false};
 }
 

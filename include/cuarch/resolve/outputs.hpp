@@ -69,6 +69,11 @@ CUARCH_FUNC std::string jit_cache_digest(std::string_view key);
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler = nullptr,
                                 const std::vector<resolution_warning>& warnings = {});
 
+/// The same document with the compiler's provenance: its "compiler" also says the path as found
+/// and how it was found ("found"), as a failure's does (resolve_detected() gives it).
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& compiler,
+                                const std::vector<resolution_warning>& warnings = {});
+
 /// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
 CUARCH_FUNC std::string to_json(const resolution_failure& f);
 
@@ -314,7 +319,11 @@ inline void json_failure_provenance(json_writer& w, const resolution_failure& f)
 
 }  // namespace detail
 
-CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler, const std::vector<resolution_warning>& warnings) {
+namespace detail {
+
+/// The success document; `compiler` null: only what the resolution knows of its compiler.
+inline std::string resolution_json(const resolution& r, const compiler_provenance* compiler,
+                                   const std::vector<resolution_warning>& warnings) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(true);
   w.key("request").begin_object().key("keyword");
@@ -324,9 +333,13 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compil
   if (r.origin.variable.empty()) w.null();
   else w.value(r.origin.variable);
   w.end_object();
-  w.key("compiler").begin_object().key("kind").value(to_string(r.compiler_kind)).key("version").value(to_text(r.compiler_version).view());
-  if (compiler) { w.key("location").value(compiler->location).key("supported_sm_numbers").value(compiler->supported_sm_numbers); }
-  w.key("table_older_than_compiler").value(r.table_older_than_compiler).end_object();
+  w.key("compiler");
+  if (compiler) {
+    detail::json_compiler_provenance(w, *compiler, false);  // the same object as a failure's
+  } else {
+    w.begin_object().key("kind").value(to_string(r.compiler_kind)).key("version").value(to_text(r.compiler_version).view());
+    w.key("table_older_than_compiler").value(r.table_older_than_compiler).end_object();
+  }
   w.key("targets").begin_array();
   for (const auto& t : r.targets) detail::json_target(w, t);
   w.end_array();
@@ -342,11 +355,24 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compil
   w.end_array();
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
   detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
-  if (compiler) w.key("cache_key").value(jit_cache_key(*compiler, r.targets));
+  if (compiler) w.key("cache_key").value(jit_cache_key(compiler->compiler, r.targets));
   detail::json_warnings(w, warnings);
   detail::json_diagnostics(w, r.diagnostics);
   w.end_object();
   return w.str();
+}
+
+}  // namespace detail
+
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler, const std::vector<resolution_warning>& warnings) {
+  if (!compiler) return detail::resolution_json(r, nullptr, warnings);
+  const compiler_provenance p{*compiler, {}, {}, {}};
+  return detail::resolution_json(r, &p, warnings);
+}
+
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& compiler,
+                                const std::vector<resolution_warning>& warnings) {
+  return detail::resolution_json(r, &compiler, warnings);
 }
 
 CUARCH_FUNC std::string to_json(const resolution_failure& f) {
