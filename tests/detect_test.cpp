@@ -334,6 +334,18 @@ TEST_CASE("devices: the chosen driver's own NVML (beside its libcuda) answers, n
   CHECK(d.devices_via.rfind("cuInit", 0) == 0);
   REQUIRE_FALSE(d.devices_notes.empty());
   CHECK(d.devices_notes.front().find("a process forked after this cannot use CUDA") != std::string::npos);
+
+  // A process that must keep CUDA uninitialised turns the fallback off: NVML's failure is the answer,
+  // and it says that cuInit was not tried.
+  by_loader.cuinit_fallback = false;
+  d = cuarch::detect(by_loader);
+  REQUIRE(d.driver_devices.has_value());
+  REQUIRE_FALSE(*d.driver_devices);
+  CHECK(d.driver_devices->error().raw.view().find("cuInit was not tried") != std::string_view::npos);
+  CHECK(d.devices_notes.empty());
+  const auto none = d.devices();
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code == errc::no_device);
 }
 
 TEST_CASE("the compile-time CUDA_VERSION of this translation unit is recorded when passed", "[detect][compile_time]") {

@@ -319,6 +319,7 @@ TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, a
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::library_not_found);
     CHECK(r.error().subject.view() == "/nonexistent/libnvidia-ml.so.1");
+    CHECK(r.error().raw.view().find("cuInit was not tried") != std::string_view::npos);  // and says why
   }
   SECTION("both fail: the driver's error, naming NVML's failure before it") {
     env.set("CUARCH_STUB_INIT_STATUS", "999");

@@ -110,6 +110,7 @@ def resolve(
     driver: Optional[str] = None,
     env: Optional[Strings] = _CUARCH_ENV,
     dialect: str = "generic",
+    cuinit_fallback: bool = True,
 ) -> Resolution:
     """Resolves CUDA targets, as `cuarch resolve` does, in this process.
 
@@ -134,6 +135,10 @@ def resolve(
                     As on the command line, archs given explicitly beat the environment unless env
                     is given too; a variable ignored that way is named in a CuarchWarning.
     dialect         how to read archs: "generic" (every spelling), "torch", "cmake", "nvcc".
+    cuinit_fallback "native" reads the devices through NVML, which initialises no CUDA in this
+                    process; where NVML cannot answer, through cuInit (a CuarchWarning says so: a
+                    process forked afterwards cannot use CUDA). False: never cuInit; NVML's failure
+                    is then the answer (a ResolveFailure naming it).
 
     Returns a Resolution (never empty); sources that disagree in a way that bears on it (nvcc vs
     its own headers, CUDA_HOME vs PATH, ...) are in Resolution.warnings and each is raised as a
@@ -153,6 +158,7 @@ def resolve(
         cuda_home=_optional_text(cuda_home, "cuda_home"),
         native_variant=_optional_text(native_variant, "native_variant"),
         driver=_version_text(driver, "driver"),
+        cuinit_fallback=bool(cuinit_fallback),
         archs_given=archs is not _NATIVE,
         env_given=env is not _CUARCH_ENV,
     )

@@ -22,7 +22,8 @@ struct resolve_args {
   std::vector<std::string> env{"cuarch"};
   std::vector<std::string> policy{"strict"};
   std::optional<std::string> toolkit, devices, compiler, nvrtc, nvcc, cuda_home, native_variant, driver;
-  bool archs_given = false;  // the caller passed archs: it beats the environment unless env_given
+  bool cuinit_fallback = true;  // false: never cuInit for the devices (detect_options::cuinit_fallback)
+  bool archs_given = false;     // the caller passed archs: it beats the environment unless env_given
   bool env_given = false;
 };
 

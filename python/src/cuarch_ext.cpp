@@ -46,7 +46,8 @@ NB_MODULE(_cuarch, m) {
       [](std::string archs, std::string dialect, std::vector<std::string> env, std::vector<std::string> policy,
          std::optional<std::string> toolkit, std::optional<std::string> devices, std::optional<std::string> compiler,
          std::optional<std::string> nvrtc, std::optional<std::string> nvcc, std::optional<std::string> cuda_home,
-         std::optional<std::string> native_variant, std::optional<std::string> driver, bool archs_given, bool env_given) {
+         std::optional<std::string> native_variant, std::optional<std::string> driver, bool cuinit_fallback, bool archs_given,
+         bool env_given) {
         cuarch_python::resolve_args a;
         a.archs = std::move(archs);
         a.dialect = std::move(dialect);
@@ -60,13 +61,14 @@ NB_MODULE(_cuarch, m) {
         a.cuda_home = std::move(cuda_home);
         a.native_variant = std::move(native_variant);
         a.driver = std::move(driver);
+        a.cuinit_fallback = cuinit_fallback;
         a.archs_given = archs_given;
         a.env_given = env_given;
         return cuarch_python::resolve(a);
       },
       "archs"_a, "dialect"_a, "env"_a, "policy"_a, "toolkit"_a.none(), "devices"_a.none(), "compiler"_a.none(), "nvrtc"_a.none(),
-      "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(), "archs_given"_a, "env_given"_a,
-      nb::call_guard<nb::gil_scoped_release>());
+      "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(), "cuinit_fallback"_a, "archs_given"_a,
+      "env_given"_a, nb::call_guard<nb::gil_scoped_release>());
 
   m.def(
       "doctor",

@@ -153,6 +153,7 @@ outcome resolve(const resolve_args& a) {
   q.driver = driver;
   q.driver_version = driver_version;
   q.detect = std::move(detect_opts);
+  q.detect.cuinit_fallback = a.cuinit_fallback;
   const cuarch::detected_resolution done = cuarch::resolve_detected(q);
   if (done.malformed) return failed(done.result.error());
 

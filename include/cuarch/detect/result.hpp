@@ -79,6 +79,9 @@ struct detect_options {
   // The driver's devices (with the devices role): NVML, which initialises no CUDA in this process;
   // cuInit through the chosen driver only where NVML is missing or cannot answer.
   bool query_devices = true;
+  // false: never cuInit, not even where NVML cannot answer; NVML's failure is then the answer (for a
+  // process that forks workers and must keep CUDA uninitialised, whatever the machine lacks).
+  bool cuinit_fallback = true;
   bool probe_ptxas = false;                                       // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
 

@@ -678,7 +678,8 @@ class detector {
       // LD_LIBRARY_PATH is never described by another driver's NVML.
       nvml_device_source nvml(join(parent_dir(c->real_path), "libnvidia-ml.so.1"), c->how);
       const system_device_source devices(std::move(nvml),
-                                         driver_library_source(c->real_path, c->how, library_path_policy::absolute_only));
+                                         driver_library_source(c->real_path, c->how, library_path_policy::absolute_only),
+                                         opts_.cuinit_fallback ? cuinit_fallback::allowed : cuinit_fallback::forbidden);
       auto reading = devices.read();
       if (!reading) {
         d_.driver_devices = unexpected(reading.error());

@@ -112,7 +112,12 @@ class system_device_source {
   /// The devices, how they were read, and what the report must say about them.
   expected<device_reading, error> read() const {
     auto r = nvml_.read();
-    if (r || !nvml_cannot_answer(r.error()) || fallback_ == cuinit_fallback::forbidden) return r;
+    if (r || !nvml_cannot_answer(r.error())) return r;
+    if (fallback_ == cuinit_fallback::forbidden) {  // NVML's failure is the answer, and says why no cuInit
+      error e = r.error();
+      e.raw.append("; cuInit was not tried: the cuInit fallback is off (this process must not initialise CUDA)");
+      return unexpected(e);
+    }
     const error& why = r.error();
     auto d = driver_device_source(driver_).devices();
     if (!d) {
