@@ -26,7 +26,7 @@ if ! { cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_TOOLS=ON -DCU
   exit 2
 fi
 if [[ ! -x "$build_dir/cuarch" ]]; then
-  echo "doctor: error: $build_dir/cuarch was not built (is examples/cuarch_cli.cpp there?)" >&2
+  echo "doctor: error: $build_dir/cuarch was not built (is tools/cuarch/ there?)" >&2
   exit 2
 fi
 exec "$build_dir/cuarch" doctor "$@"
