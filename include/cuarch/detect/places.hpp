@@ -38,8 +38,8 @@ inline std::optional<error> check_variable_path(const std::string& name, const s
 /// Files named prefix* in a directory, one per real file, SONAME before full-version names.
 inline std::vector<std::string> versioned_files(const std::string& dir, std::string_view prefix) {
   std::vector<std::string> hits;
-  for (const auto& name : list_dir(dir))
-    if (starts_with(name, prefix) && name.find(".alt.") == std::string::npos) hits.push_back(name);
+  for (const auto& name : list_dir(dir, prefix))
+    if (name.find(".alt.") == std::string::npos) hits.push_back(name);
   std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
   std::vector<std::string> out, reals;
   for (const auto& h : hits) {

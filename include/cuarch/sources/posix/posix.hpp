@@ -87,13 +87,16 @@ inline std::vector<std::string> split_path_list(std::string_view list) {
 
 /// The entries of a directory (not "." and ".."), sorted: detection must be deterministic. Empty
 /// when it is no directory or cannot be read (opendir opens O_DIRECTORY | O_NONBLOCK | O_CLOEXEC).
-inline std::vector<std::string> list_dir(const std::string& dir) {
+/// With a prefix, only the names that start with it: a toolkit's lib directory holds hundreds of
+/// files, and a detection looks for one library in it (copying and sorting them all was 40 % of
+/// detecting the JIT compiler: docs/performance.md).
+inline std::vector<std::string> list_dir(const std::string& dir, std::string_view prefix = {}) {
   std::vector<std::string> names;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return names;
   while (const dirent* e = ::readdir(d)) {
     const std::string_view n(e->d_name);
-    if (n != "." && n != "..") names.emplace_back(n);
+    if (n != "." && n != ".." && n.substr(0, prefix.size()) == prefix) names.emplace_back(n);
   }
   ::closedir(d);
   std::sort(names.begin(), names.end());

@@ -1,0 +1,76 @@
+// What detect() costs when the caller needs one role, against detecting everything (the doctor's
+// question) and against asking that one source directly, in the same program (docs/performance.md;
+// target: a request pays only for its role). Warm: the libraries stay loaded between iterations, as
+// in a JIT library that asks again; every detection still walks its discovery order from scratch.
+// Runs against this machine's CUDA (CUDA_HOME, PATH, the loader): the figures are this machine's.
+#include <cuarch/detect.hpp>
+#include <cuarch/sources/nvcc_source.hpp>
+#include <cuarch/sources/nvrtc_source.hpp>
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+cuarch::detect_options one_role(cuarch::detect_role role) {
+  cuarch::detect_options o;
+  o.roles = role;
+  o.mode = cuarch::detect_mode::first_answer;
+  o.query_devices = false;
+  return o;
+}
+
+void detect_every_role(benchmark::State& state) {
+  for (auto _ : state) {
+    auto d = cuarch::detect({});
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+void detect_jit_role(benchmark::State& state) {
+  const auto options = one_role(cuarch::detect_role::jit_compiler);
+  for (auto _ : state) {
+    auto d = cuarch::detect(options);
+    if (!d.compiler_of(d.jit_compiler)) state.SkipWithError("no NVRTC found on this machine");
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+void detect_offline_role(benchmark::State& state) {
+  const auto options = one_role(cuarch::detect_role::offline_compiler);
+  for (auto _ : state) {
+    auto d = cuarch::detect(options);
+    if (!d.compiler_of(d.offline_compiler)) state.SkipWithError("no nvcc found on this machine");
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+/// The JIT role's own cost: the NVRTC the loader finds, asked once per call (what detection's
+/// answer comes down to when nothing else is named).
+void nvrtc_source_alone(benchmark::State& state) {
+  for (auto _ : state) {
+    auto c = cuarch::nvrtc_library_source::from_loader().compiler();
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+/// The offline role's own cost: `nvcc --version` of the nvcc detection chose, run once per call.
+void nvcc_source_alone(benchmark::State& state) {
+  const auto d = cuarch::detect(one_role(cuarch::detect_role::offline_compiler));
+  const cuarch::candidate* c = d.chosen(d.offline_compiler);
+  if (!c) {
+    state.SkipWithError("no nvcc found on this machine");
+    return;
+  }
+  for (auto _ : state) {
+    auto v = cuarch::nvcc_compiler_source(c->path).compiler();
+    benchmark::DoNotOptimize(v);
+  }
+}
+
+}  // namespace
+
+BENCHMARK(detect_every_role)->Unit(benchmark::kMillisecond);
+BENCHMARK(detect_offline_role)->Unit(benchmark::kMillisecond);
+BENCHMARK(nvcc_source_alone)->Unit(benchmark::kMillisecond);
+BENCHMARK(detect_jit_role)->Unit(benchmark::kMicrosecond);
+BENCHMARK(nvrtc_source_alone)->Unit(benchmark::kMicrosecond);
