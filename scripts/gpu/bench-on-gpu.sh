@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The in-process Google Benchmark programs (benchmarks/: sources_bench, resolve_bench, parse_bench) in a
+# The in-process Google Benchmark programs (benchmarks/: sources, resolve, parse and detect) in a
 # Release build, each run with 5 repetitions of at least 0.2 s, so that docs/performance.md can quote
 # min/median/max per benchmark from the GPU machine beside the CPU machine's. Works on any Linux
 # machine with CMake, a C++17 compiler and Google Benchmark; nothing here needs the GPU, but
@@ -21,7 +21,7 @@
 #   CUARCH_GPU_DEPS       as in scripts/gpu/all-on-gpu.sh (fmt etc.); only added to CMAKE_PREFIX_PATH: this
 #                         build needs no fmt (tests, tools and examples are off), but a prefix that has it
 #                         does no harm.
-#   CUARCH_BENCH_PROGRAMS the programs to run (default: "sources_bench resolve_bench parse_bench")
+#   CUARCH_BENCH_PROGRAMS the programs to run (default: "sources_bench resolve_bench parse_bench detect_bench")
 # Debian's libbenchmark 1.7.1 prints "Library was built as DEBUG" (JSON: library_build_type "debug"): that is
 # the harness's own build, not the code measured, which is Release here; the same library on both machines
 # keeps the figures comparable.
@@ -36,7 +36,7 @@ mkdir -p "$work"
 rm -f "$work"/*.json "$work/run.log" "$work/summary.txt"  # a reused OUT: no figures from an earlier run
 build="${CUARCH_BENCH_BUILD:-$(mktemp -d)}"
 jobs="${CUARCH_BENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-read -r -a programs <<<"${CUARCH_BENCH_PROGRAMS:-sources_bench resolve_bench parse_bench}"
+read -r -a programs <<<"${CUARCH_BENCH_PROGRAMS:-sources_bench resolve_bench parse_bench detect_bench}"
 log() { printf 'bench-on-gpu: %s\n' "$*" | tee -a "$work/summary.txt" >&2; }
 
 prefixes=()
