@@ -26,20 +26,12 @@ void detect_every_role(benchmark::State& state) {
   }
 }
 
-void detect_jit_role(benchmark::State& state) {
-  const auto options = one_role(cuarch::detect_role::jit_compiler);
+/// detect() asked for one compile role only, stopped at the candidate that governs it.
+void detect_one_role(benchmark::State& state, cuarch::detect_role role, cuarch::selection cuarch::detection::*governing) {
+  const auto options = one_role(role);
   for (auto _ : state) {
     auto d = cuarch::detect(options);
-    if (!d.compiler_of(d.jit_compiler)) state.SkipWithError("no NVRTC found on this machine");
-    benchmark::DoNotOptimize(d);
-  }
-}
-
-void detect_offline_role(benchmark::State& state) {
-  const auto options = one_role(cuarch::detect_role::offline_compiler);
-  for (auto _ : state) {
-    auto d = cuarch::detect(options);
-    if (!d.compiler_of(d.offline_compiler)) state.SkipWithError("no nvcc found on this machine");
+    if (!d.compiler_of(d.*governing)) state.SkipWithError("no compiler for this role on this machine");
     benchmark::DoNotOptimize(d);
   }
 }
@@ -70,7 +62,9 @@ void nvcc_source_alone(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(detect_every_role)->Unit(benchmark::kMillisecond);
-BENCHMARK(detect_offline_role)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(detect_one_role, offline, cuarch::detect_role::offline_compiler, &cuarch::detection::offline_compiler)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(nvcc_source_alone)->Unit(benchmark::kMillisecond);
-BENCHMARK(detect_jit_role)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(detect_one_role, jit, cuarch::detect_role::jit_compiler, &cuarch::detection::jit_compiler)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(nvrtc_source_alone)->Unit(benchmark::kMicrosecond);
