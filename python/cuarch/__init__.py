@@ -162,9 +162,9 @@ def resolve(
         archs_given=archs is not _NATIVE,
         env_given=env is not _CUARCH_ENV,
     )
-    raise_for(outcome)
-    if outcome.note:
+    if outcome.note:  # said before a failure is raised too: it bears on the failure as well
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
+    raise_for(outcome)
     result = Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
     # Nothing silent: each disagreement that bears on the answer is a warning where the call is made.
     for w in result.warnings:

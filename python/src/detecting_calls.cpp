@@ -157,17 +157,13 @@ outcome resolve(const resolve_args& a) {
   const cuarch::detected_resolution done = cuarch::resolve_detected(q);
   if (done.malformed) return failed(done.result.error());
 
+  // What the command line prints as notes (an ignored variable; a toolkit root read other than
+  // verbatim; devices read through cuInit: a process that forks workers afterwards cannot use CUDA
+  // in them) is said, success or failure: cuarch/__init__.py raises it as a CuarchWarning.
   outcome result;
   result.note = ignored;
-  // What detection read other than verbatim (CUDA_HOME=/usr/local/cuda/bin), and devices read
-  // through cuInit (NVML could not answer: a process that forks workers afterwards cannot use CUDA
-  // in them), are said (CuarchWarning), as the command line prints them as notes.
+  for (const auto& n : done.notes) result.note += (result.note.empty() ? "" : "; ") + n;
   const cuarch::detection* d = done.found ? &*done.found : nullptr;
-  if (d) {
-    for (const auto& r : d->toolkit_roots)
-      if (!r.note.empty()) result.note += (result.note.empty() ? "" : "; ") + r.note;
-    for (const auto& n : d->devices_notes) result.note += (result.note.empty() ? "" : "; ") + n;
-  }
   if (toolkit) {
     result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
     result.compiler_origin = "toolkit=" + *a.toolkit;
@@ -180,15 +176,21 @@ outcome resolve(const resolve_args& a) {
     }
     result.compiler_why = role.why;
   }
-  if (!done.compiler) return failed(done.result.error(), jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
   if (!done.result) {
-    // The library's message names the rule that refused; say which compiler it was judged against
-    // (a loaded NVRTC, a given version) and how that compiler was found.
-    std::string against = "resolved against " + std::string(cuarch::to_string(done.compiler->compiler.kind)) + " " +
-                          std::string(cuarch::to_text(done.compiler->compiler.version).view());
-    if (!done.compiler->compiler.location.empty()) against += " at " + done.compiler->compiler.location;
-    against += " (" + result.compiler_how + "): ";
-    return failed(done.result.error(), std::move(against));
+    outcome f;
+    if (!done.compiler) {
+      f = failed(done.result.error(), jit ? "no NVRTC for the JIT path: " : "no nvcc for the offline path: ");
+    } else {
+      // The library's message names the rule that refused; say first which compiler it was judged
+      // against (a loaded NVRTC, a given version) and how that compiler was found.
+      const cuarch::compiler_info& c = done.compiler->compiler;
+      std::string against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " +
+                            std::string(cuarch::to_text(c.version).view());
+      if (!c.location.empty()) against += " at " + c.location;
+      f = failed(done.result.error(), against + " (" + result.compiler_how + "): ");
+    }
+    f.note = std::move(result.note);  // said with the failure too (CuarchWarning)
+    return f;
   }
   // The disagreements that bear on the answer travel in the document ("warnings"); cuarch/__init__.py
   // raises each as a CuarchWarning.

@@ -73,6 +73,15 @@ def test_environment_override_is_read_and_reported(monkeypatch):
     assert cuarch.resolve(toolkit="12.4", devices="9.0", env=("cuarch", "torch")).targets == ["sm_86"]
 
 
+def test_a_failure_still_says_what_was_ignored(monkeypatch):
+    # The notes bear on a failure as much as on an answer: an ignored variable is said, then the
+    # failure is raised (before, a failure dropped them).
+    monkeypatch.setenv("CUARCH_ARCHS", "8.0")
+    with pytest.warns(cuarch.CuarchWarning, match="ignoring CUARCH_ARCHS=8.0"):
+        with pytest.raises(cuarch.ResolveFailure):
+            cuarch.resolve("3.5", toolkit="13.0")
+
+
 def test_check_and_list():
     assert cuarch.check("sm_90a 8.6", "12.4") == ["sm_90a", "sm_86"]
     listed = cuarch.list_targets("12.8")

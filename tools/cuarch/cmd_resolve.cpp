@@ -277,20 +277,6 @@ int print_result(const options& o, const cuarch::resolution& r, const cuarch::co
   return print_warnings(o, warnings);
 }
 
-/// Notes on toolkit roots cuarch read other than verbatim (CUDA_HOME=/usr/local/cuda/bin).
-void print_root_notes(const cuarch::detection* found) {
-  if (!found) return;
-  for (const auto& r : found->toolkit_roots)
-    if (!r.note.empty()) fmt::print(stderr, "cuarch resolve: note: {}\n", r.note);
-}
-
-/// Notes on what detection read in a way the answer depends on: devices read through cuInit
-/// (NVML could not answer: a process forked afterwards cannot use CUDA).
-void print_device_notes(const cuarch::detection* found) {
-  if (!found) return;
-  for (const auto& n : found->devices_notes) fmt::print(stderr, "cuarch resolve: note: {}\n", n);
-}
-
 int run_resolve(const resolve_flags& flags) {
   options o;
   if (const auto bad = read_options(flags, o)) return usage_error(command_name, *bad);
@@ -311,16 +297,8 @@ int run_resolve(const resolve_flags& flags) {
   const cuarch::detected_resolution done = cuarch::resolve_detected(q);
   if (done.malformed) return print_failure(o, done.result.error(), exit_usage);
 
-  const cuarch::detection* found = done.found ? &*done.found : nullptr;
-  print_root_notes(found);
-  print_device_notes(found);
-  if (!done.result) {
-    if (done.alternatives_not_asked != 0)
-      fmt::print(stderr, "cuarch resolve: note: {} other {} candidate(s) were not asked within {} ms; `cuarch doctor` lists them\n",
-                 done.alternatives_not_asked, cuarch::to_string(o.jit ? cuarch::source_kind::nvrtc : cuarch::source_kind::nvcc),
-                 cuarch::alternatives_budget.count());
-    return print_failure(o, done.result.error(), cuarch::exit_status(done.result.error().summary.code));
-  }
+  for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", n);
+  if (!done.result) return print_failure(o, done.result.error(), cuarch::exit_status(done.result.error().summary.code));
   return print_result(o, *done.result, *done.compiler, done.warnings);
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "../core/config.hpp"
@@ -57,11 +58,14 @@ struct detected_resolution {
   /// Success: the disagreements between sources that bear on the answer (a failure carries its own
   /// in result.error().warnings).
   std::vector<resolution_warning> warnings;
-  /// What detection saw: roots read other than verbatim (toolkit_roots[].note), devices read through
-  /// cuInit (devices_notes), every candidate. nullopt: nothing was detected.
+  /// What detection saw, every candidate. nullopt: nothing was detected.
   std::optional<detection> found;
-  /// A failure's explanation could not ask this many candidates of the compile role in time.
-  std::size_t alternatives_not_asked = 0;
+  /// What the caller must say beside the answer, success or failure, in cuarch's words: a toolkit
+  /// root read other than verbatim ("--cuda-home .../bin is a toolkit's bin directory"), devices
+  /// read through cuInit (a process forked afterwards cannot use CUDA), candidates a failure's
+  /// explanation could not ask in time. `cuarch resolve` prints them as notes; Python raises
+  /// CuarchWarnings.
+  std::vector<std::string> notes;
   /// The request itself was refused (malformed, or a malformed environment override): nothing was
   /// detected; the caller's input to fix.
   bool malformed = false;
@@ -104,7 +108,7 @@ inline role_set roles_for(const detected_request& r, bool ask_driver_for_devices
 CUARCH_FUNC detected_resolution resolve_detected(const detected_request& r) {
   // 1. The request, exactly as resolution will read it: a malformed one ends here.
   const auto parsed = parse_request(read_request(r.request));
-  if (!parsed) return detected_resolution{unexpected(resolution_failure{parsed.error(), {}}), {}, {}, {}, 0, true};
+  if (!parsed) return detected_resolution{unexpected(resolution_failure{parsed.error(), {}}), {}, {}, {}, {}, true};
 
   // 2. Only the roles this request needs, each stopped at the candidate that governs it.
   const bool needs_devices = r.policy.verify_on_devices || parsed->keyword() == arch_keyword::native;
@@ -146,21 +150,28 @@ CUARCH_FUNC detected_resolution resolve_detected(const detected_request& r) {
   // 4. Only a detected compiler has a "who decided", alternatives and disagreements; a toolkit
   // named by version has none.
   std::vector<resolution_warning> warnings;
-  std::size_t not_asked = 0;
+  std::vector<std::string> notes;
+  std::optional<compiler_provenance> judged_by;
   const source_kind kind = r.jit ? source_kind::nvrtc : source_kind::nvcc;
+  if (d) {
+    for (const auto& root : d->toolkit_roots)
+      if (!root.note.empty()) notes.push_back(root.note);
+    notes.insert(notes.end(), d->devices_notes.begin(), d->devices_notes.end());
+  }
   if (d && !r.toolkit) {
+    judged_by = provenance_of(*d, r.jit ? d->jit_compiler : d->offline_compiler);
     if (!result) {
-      not_asked = explain_failure_fully(result.error(), *d, asked, r.jit, r.request, devices, r.policy, driver);
+      const std::size_t not_asked = explain_failure_fully(result.error(), *d, asked, r.jit, r.request, devices, r.policy, driver);
+      if (not_asked != 0)
+        notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) + " candidate(s) were not asked within " +
+                        std::to_string(alternatives_budget.count()) + " ms; the doctor lists them");
       result.error().warnings = resolve_warnings(*d, kind);
     } else {
       warnings = resolve_warnings(*d, kind, &result->targets);
     }
   }
-  std::optional<compiler_provenance> judged_by;
-  if (info) judged_by = compiler_provenance{*info, {}, {}, {}};
-  if (info && d && !r.toolkit)
-    if (auto found_as = provenance_of(*d, r.jit ? d->jit_compiler : d->offline_compiler)) judged_by = std::move(*found_as);
-  return detected_resolution{std::move(result), std::move(judged_by), std::move(warnings), std::move(found), not_asked, false};
+  if (!judged_by && info) judged_by = compiler_provenance{*info, {}, {}, {}};
+  return detected_resolution{std::move(result), std::move(judged_by), std::move(warnings), std::move(found), std::move(notes), false};
 }
 
 CUARCH_END_NAMESPACE
