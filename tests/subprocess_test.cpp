@@ -117,3 +117,21 @@ TEST_CASE("a child writing more than a pipe holds is read to the end", "[subproc
   CHECK(r->out.size() == 300000);
   CHECK(r->output_complete);
 }
+
+TEST_CASE("a run is never called timed out before its timeout has passed", "[subprocess][deadline]") {
+  // A caller that gives a probe exactly the time left of a larger deadline (detection does) must be
+  // able to trust that a timed-out probe means the time is gone: ending up to a millisecond early
+  // let detection start the next probe with a sliver of time left (detect_lazy_test, seen flaky).
+  cuarch::process_limits limits;
+  limits.timeout = 7ms;
+  int early = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = cuarch::run_process({"/bin/sleep", "5"}, limits);
+    const auto took = std::chrono::steady_clock::now() - start;
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::process_timed_out);
+    if (took < limits.timeout) ++early;
+  }
+  CHECK(early == 0);
+}

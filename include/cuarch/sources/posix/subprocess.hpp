@@ -203,9 +203,14 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   process_result result;
   ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
   ::fcntl(err_r.fd, F_SETFL, ::fcntl(err_r.fd, F_GETFL) | O_NONBLOCK);
+  // Rounded up: 0 only once the deadline has passed. Rounded down, the last wait fell short and the
+  // run was called timed out up to a millisecond early, which let a caller sharing one deadline
+  // (detection) start another probe with a sliver of time left.
   auto remaining_ms = [&]() -> int {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
-    return left <= 0 ? 0 : static_cast<int>(left > 1000000 ? 1000000 : left);
+    const auto left = deadline - clock::now();
+    if (left <= clock::duration::zero()) return 0;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(ms > 1000000 ? 1000000 : ms);
   };
 
   int status = 0;
