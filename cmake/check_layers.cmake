@@ -1,5 +1,5 @@
 # Checks that include/cuarch/ keeps its layers (docs/design.md, "Layers"):
-#   core < resolve < sources/posix < sources < detect < doctor < the entry headers at the top
+#   core < resolve < sources/posix < sources < detect < doctor < front_door < the entry headers
 # A header may include cuarch headers of its own layer or a lower one, never a higher one; core/ and
 # resolve/ include no platform or CUDA header (only the C++ standard library: no <x.h>, no <sys/...>).
 # cuarch headers include each other with relative quoted paths (they work without -I).
@@ -23,8 +23,10 @@ function(_cuarch_rank rel out)
     set(r 4)
   elseif(rel MATCHES "^doctor/")
     set(r 5)
+  elseif(rel MATCHES "^front_door/")
+    set(r 6)
   elseif(NOT rel MATCHES "/")
-    set(r 6)  # entry headers: cuarch.hpp, detect.hpp, fmt.hpp, device.hpp
+    set(r 7)  # entry headers: cuarch.hpp, detect.hpp, fmt.hpp, device.hpp
   else()
     set(r -1)  # a folder that is not a layer
   endif()
@@ -37,7 +39,7 @@ set(_violations "")
 foreach(_h IN LISTS _headers)
   _cuarch_rank("${_h}" _rank)
   if(_rank LESS 0)
-    list(APPEND _violations "${_h}: not in a layer folder (core, resolve, sources, detect, doctor)")
+    list(APPEND _violations "${_h}: not in a layer folder (core, resolve, sources, detect, doctor, front_door)")
     continue()
   endif()
   get_filename_component(_dir "${_h}" DIRECTORY)

@@ -3,7 +3,7 @@
 // (shell scripts printing a real nvcc's --version) and hand-made detections; the command line's
 // view of the same cases is tests/scripts/cli_provenance_test.sh.
 #include <cuarch/detect.hpp>
-#include <cuarch/doctor/resolve_warnings.hpp>
+#include <cuarch/front_door/resolve_warnings.hpp>
 #include <cuarch/resolve/outputs.hpp>
 
 #include <catch2/catch_test_macros.hpp>

@@ -37,30 +37,23 @@ compiler_info nvrtc(cuda_version v, std::vector<int> archs) {
   return c;
 }
 
-// ---- a fake environment -------------------------------------------------------------------------
+// ---- a fake environment: the snapshot the request reads its overrides from ------------------------
 struct fake_env {
-  static inline const char* cuarch_archs = nullptr;
-  static inline const char* torch = nullptr;
-  static inline const char* cudaarchs = nullptr;
-  static const char* lookup(const char* name) {
-    if (std::strcmp(name, "CUARCH_ARCHS") == 0) return cuarch_archs;
-    if (std::strcmp(name, "TORCH_CUDA_ARCH_LIST") == 0) return torch;
-    if (std::strcmp(name, "CUDAARCHS") == 0) return cudaarchs;
-    return nullptr;
-  }
+  static inline environment snapshot;
   fake_env(const char* c, const char* t, const char* m) {
-    cuarch_archs = c;
-    torch = t;
-    cudaarchs = m;
+    snapshot = environment{};
+    if (c) snapshot.set("CUARCH_ARCHS", c);
+    if (t) snapshot.set("TORCH_CUDA_ARCH_LIST", t);
+    if (m) snapshot.set("CUDAARCHS", m);
   }
-  ~fake_env() { cuarch_archs = torch = cudaarchs = nullptr; }
+  ~fake_env() { snapshot = environment{}; }
 };
 
 arch_request env_request(std::string_view list, env_override overrides) {
   arch_request r;
   r.list = list;
   r.overrides = overrides;
-  r.lookup = &fake_env::lookup;
+  r.env = &fake_env::snapshot;
   return r;
 }
 
@@ -83,9 +76,7 @@ struct counting_driver {
 };
 struct failing_compiler {
   expected<compiler_info, error> compiler() const {
-    error e = detail::make_error(errc::library_not_found, source_kind::nvrtc);
-    e.subject = "libnvrtc.so.13";
-    return unexpected(e);
+    return unexpected(errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13"));
   }
 };
 
@@ -327,35 +318,24 @@ TEST_CASE("renames are followed only when the policy says so", "[resolve][policy
   CHECK(strict.error().diagnostics[0].reason->replacement == CUARCH_ARCH("sm_110f"));
 }
 
-namespace {
-/// A policy type that decides per device and compiler: family code for 10.x, baseline elsewhere.
-struct family_for_blackwell : resolve_policy {};
-}  // namespace
-
-template <>
-struct cuarch::policy_traits<family_for_blackwell> {
-  static constexpr arch_variant native_variant(const family_for_blackwell&, const compute_capability& device,
-                                               const compiler_info&) noexcept {
-    return device.major == 10 ? arch_variant::family_specific : arch_variant::baseline;
-  }
-};
-
-TEST_CASE("the native variant is configurable, by knob or by policy type", "[resolve][native]") {
+TEST_CASE("the native variant is configurable, for every device or per device", "[resolve][native]") {
   resolve_policy baseline;
-  baseline.native_variant = arch_variant::baseline;
+  baseline.native_preferences = *parse_native_variant_spec("baseline");
   const auto b = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}}, baseline);
   REQUIRE(b);
   CHECK(names(b->targets) == "sm_90 sm_120");
 
   resolve_policy family;
-  family.native_variant = arch_variant::family_specific;
+  family.native_preferences = *parse_native_variant_spec("f");
   const auto f = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 1}}, family);
   REQUIRE(f);
   CHECK(names(f->targets) == "sm_90 sm_121f");  // no f for 9.0: baseline, by design (kept)
   CHECK(f->diagnostics[0].outcome == resolution_outcome::kept);
 
+  resolve_policy family_for_blackwell;  // family code for 10.x, baseline elsewhere
+  family_for_blackwell.native_preferences = *parse_native_variant_spec("10=f,default=baseline");
   const auto custom = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {10, 3}},
-                                           family_for_blackwell{});
+                                           family_for_blackwell);
   REQUIRE(custom);
   CHECK(names(custom->targets) == "sm_90 sm_103f");
 }

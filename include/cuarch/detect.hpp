@@ -1,6 +1,7 @@
 // cuarch's edge entry point: everything in cuarch/cuarch.hpp, plus the sources that ask real
 // libraries, programs, files and devices (sources/), the discovery that finds and ranks them
-// (detect/), and the doctor's findings and renderers (doctor/). docs/design.md describes the layers.
+// (detect/), the doctor's findings and renderers (doctor/), and the front door that resolves
+// against this machine (front_door/resolve_here.hpp). docs/design.md describes the layers.
 //
 // In compiled mode (CUARCH_COMPILED, the cuarch::compiled target: core/config.hpp) this header
 // declares detection, its explanation and the doctor, whose definitions are compiled once in
@@ -11,14 +12,17 @@
 #include "cuarch.hpp"
 
 #include "sources/compile_time.hpp"
-#include "sources/environment.hpp"
+#include "core/environment.hpp"
 
 #include "detect/detector.hpp"
 #include "detect/explain.hpp"
 
 #include "doctor/report.hpp"
-#include "doctor/resolve_detected.hpp"
-#include "doctor/resolve_warnings.hpp"
+
+#include "front_door/options.hpp"
+#include "front_door/resolve_here.hpp"
+#include "front_door/resolve_warnings.hpp"
+#include "front_door/tool_views.hpp"
 
 #if !defined(CUARCH_COMPILED)
 #  include "sources/device_source.hpp"

@@ -9,7 +9,7 @@ In process, with the C++ library's semantics (one implementation: this package b
     r.nvcc_flags         # ['-gencode=arch=compute_90a,code=sm_90a', ...]
     r.cache_key          # for a JIT cache: compiler kind, version, path, targets
 
-    cuarch.resolve(compiler="nvrtc")   # native: the NVRTC this process already loaded wins
+    cuarch.resolve()   # native; with an NVRTC already loaded here (CuPy, torch) it decides, else nvcc
 
 Failures raise ResolveError (see cuarch._errors): ResolveInputError (also a ValueError) for
 malformed input, ResolveFailure (also a RuntimeError) for everything else; each has .code,
@@ -20,8 +20,10 @@ The command line is `cuarch` (or `python -m cuarch`); docs in README.md.
 """
 
 import json
+import os
+import sys
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _cuarch
 from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
@@ -96,6 +98,36 @@ def _names(value: Any, name: str) -> List[str]:
     return [str(v) for v in value]
 
 
+def _options(**given: Any) -> List[Tuple[str, str]]:
+    """The keyword arguments as (library option name, text) pairs: the library reads them
+    (front_door/options.hpp), as it reads the command line's flags."""
+    out: List[Tuple[str, str]] = []
+    for name, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            out.append((name, "true" if value else "false"))
+        elif name in ("python_prefix",):
+            out.extend((name, _optional_text(v, name) or "") for v in ([value] if isinstance(value, (str, os.PathLike)) else value))
+        else:
+            out.append((name, value))
+    return out
+
+
+def _environment() -> List[Tuple[str, str]]:
+    """The variables cuarch reads, copied from os.environ while this thread holds the GIL: the
+    library never calls getenv while another thread may change the environment."""
+    return [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ]
+
+
+def _timeout_text(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"timeout takes a number of seconds, not {type(value).__name__}")
+    return repr(float(value))
+
+
 def resolve(
     archs: Strings = _NATIVE,
     *,
@@ -105,70 +137,90 @@ def resolve(
     nvrtc: Optional[str] = None,
     nvcc: Optional[str] = None,
     cuda_home: Optional[str] = None,
+    python_prefix: Optional[Union[str, Iterable[str]]] = None,
     policy: Strings = "strict",
     native_variant: Optional[str] = None,
     driver: Optional[str] = None,
     env: Optional[Strings] = _CUARCH_ENV,
     dialect: str = "generic",
     cuinit_fallback: bool = True,
+    strict: bool = False,
+    timeout: Optional[float] = None,
 ) -> Resolution:
-    """Resolves CUDA targets, as `cuarch resolve` does, in this process.
+    """Resolves CUDA targets, as `cuarch resolve` does, in this process: the same library call
+    (cuarch::resolve_here), the same options, rules and warnings.
 
     archs           "native" (the devices), "all", "all-major", or a list in any spelling:
                     "9.0a;12.0", "sm_90a compute_90", ["90a-real", "100f"], "8.6+PTX".
-    toolkit         a CUDA release ("12.8"): judged by cuarch's table, nothing detected. Without it
-                    the compiler is detected as cuarch.doctor() shows: the NVRTC already loaded in
-                    this process first, then CUDA_HOME, the loader, PATH, ...
-    compiler        "nvrtc" (the JIT path) or "nvcc" (the offline path, e.g. PyTorch extensions).
-                    Default: the one that nvrtc= or nvcc= names, else nvcc. nvrtc / nvcc / cuda_home:
-                    where to look first.
+    toolkit         a CUDA release ("12.8"): judged by cuarch's table, nothing detected.
+    compiler        which compiler decides: "nvrtc" (JIT), "nvcc" (builds, PyTorch extensions,
+                    FlashInfer) or "auto" (default): the one nvrtc= or nvcc= names; else an NVRTC
+                    this process already loaded (CuPy, torch: it compiles JIT code here); else nvcc.
+                    The answer names the one used (Resolution.compiler); a warning names the other
+                    when it would give another verdict.
+    nvrtc / nvcc / cuda_home   where to look first. python_prefix: Python environments to scan for
+                    pip nvidia-* wheels (one or several); this interpreter's own (sys.prefix) is
+                    always scanned, VIRTUAL_ENV set or not.
     devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
-                    "native" asks the driver.
+                    "native" asks the driver (NVML).
     policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices",
                     "compatible-minor" (several: "best-effort,ptx-fallback" or a list).
-    native_variant  "a" (default), "f" or "baseline": what "native" prefers per device; or a
-                    chain "f,a,baseline", or rules "12.0=f,9=a,default=a" (cuarch resolve --help).
+    native_variant  "a" (default), "f" or "baseline", a chain "f,a,baseline", or rules
+                    "12.0=f,9=a,default=a" (cuarch resolve --help).
     driver          a CUDA version, or "detected": checks PTX against that driver and allows the
                     PTX fallback. None: PTX is not checked (right for builds).
     env             variables that may override archs, first set wins: "cuarch" (CUARCH_ARCHS),
-                    "torch" (TORCH_CUDA_ARCH_LIST), "cmake" (CUDAARCHS); None or () for none.
-                    As on the command line, archs given explicitly beat the environment unless env
-                    is given too; a variable ignored that way is named in a CuarchWarning.
+                    "torch" (TORCH_CUDA_ARCH_LIST), "cmake" (CUDAARCHS); None or () for none. Archs
+                    given explicitly beat the environment unless env is given too; a variable
+                    ignored that way is named in a CuarchWarning.
     dialect         how to read archs: "generic" (every spelling), "torch", "cmake", "nvcc".
     cuinit_fallback "native" reads the devices through NVML, which initialises no CUDA in this
-                    process; where NVML cannot answer, through cuInit (a CuarchWarning says so: a
-                    process forked afterwards cannot use CUDA). False: never cuInit; NVML's failure
-                    is then the answer (a ResolveFailure naming it).
+                    process; where NVML cannot answer, through cuInit (a CuarchWarning says so).
+                    False: never cuInit; NVML's failure is then the answer.
+    strict          a warning that bears on the answer raises ResolveFailure instead.
+    timeout         seconds for the whole detection (default 10).
 
-    Returns a Resolution (never empty); sources that disagree in a way that bears on it (nvcc vs
-    its own headers, CUDA_HOME vs PATH, ...) are in Resolution.warnings and each is raised as a
-    CuarchWarning. Raises ResolveInputError / ResolveFailure (both ResolveError) when the library
-    refuses (its document carries the same warnings), ValueError for an option value it does not know.
+    Returns a Resolution (never empty). What bears on it - a compiler your tools would run
+    (CUDACXX, CUDA_HOME's nvcc, the first nvcc on PATH, an NVRTC already loaded) that gives
+    another verdict, nvcc vs its headers, a compiler newer than the driver - is in
+    Resolution.warnings, each also a CuarchWarning with the fix. Raises ResolveInputError /
+    ResolveFailure (both ResolveError) when the library refuses, ValueError for an option value
+    it does not know.
     """
-    outcome = _cuarch.resolve(
-        archs=_joined(archs, "archs", ";"),
+    prefixes = [sys.prefix]
+    if python_prefix is not None:
+        prefixes += [python_prefix] if isinstance(python_prefix, (str, os.PathLike)) else list(python_prefix)
+    options = _options(
+        archs=None if archs is _NATIVE else _joined(archs, "archs", ";"),
         dialect=dialect,
-        env=_names(env, "env"),
-        policy=_names(policy, "policy"),
+        env=None if env is _CUARCH_ENV else ",".join(_names(env, "env")) or "none",
+        policy=",".join(_names(policy, "policy")) or "strict",
         toolkit=_version_text(toolkit, "toolkit"),
         devices=None if devices is None else _joined(devices, "devices", ","),
         compiler=_optional_text(compiler, "compiler"),
         nvrtc=_optional_text(nvrtc, "nvrtc"),
         nvcc=_optional_text(nvcc, "nvcc"),
         cuda_home=_optional_text(cuda_home, "cuda_home"),
+        # A toolkit named by release detects nothing: no environment to scan then.
+        python_prefix=None if toolkit is not None else prefixes,
         native_variant=_optional_text(native_variant, "native_variant"),
         driver=_version_text(driver, "driver"),
-        cuinit_fallback=bool(cuinit_fallback),
-        archs_given=archs is not _NATIVE,
-        env_given=env is not _CUARCH_ENV,
+        cuinit_fallback=None if cuinit_fallback else False,
+        strict=True if strict else None,
+        timeout=_timeout_text(timeout),
     )
+    outcome = _cuarch.resolve(options=options, env=_environment())
     if outcome.note:  # said before a failure is raised too: it bears on the failure as well
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     raise_for(outcome)
-    result = Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
-    # Nothing silent: each disagreement that bears on the answer is a warning where the call is made.
+    result = Resolution(outcome.json)
+    # Nothing silent: each warning that bears on the answer is said where the call is made.
     for w in result.warnings:
         warnings.warn(f"{w['what']} ({w['kind']}): {w['meaning']}", CuarchWarning, stacklevel=2)
+    if outcome.strict_failed:
+        raise ResolveFailure(
+            "strict=True: %d warning(s) bear on the answer" % len(result.warnings), code="warnings_under_strict", document=outcome.json
+        )
     return result
 
 
@@ -177,13 +229,14 @@ def doctor(
     nvrtc: Optional[str] = None,
     nvcc: Optional[str] = None,
     cuda_home: Optional[str] = None,
+    python_prefix: Optional[Union[str, Iterable[str]]] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
     query_devices: bool = False,
     isolated: bool = False,
 ) -> Dict[str, Any]:
     """Every CUDA source this process can see, with provenance, and where they disagree: the
     document of `cuarch doctor --json`, as a dict, seen from this process (libraries it has
-    already loaded included).
+    already loaded included, this interpreter's own environment scanned for pip wheels).
 
     query_devices   also ask for the devices. Off by default: they are read through NVML, which
                     initialises no CUDA, but where NVML cannot answer the driver's cuInit is used
@@ -191,14 +244,18 @@ def doctor(
                     document says so). resolve("native") asks for devices when it needs them.
     isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
     """
-    outcome = _cuarch.doctor(
+    prefixes = [sys.prefix]
+    if python_prefix is not None:
+        prefixes += [python_prefix] if isinstance(python_prefix, (str, os.PathLike)) else list(python_prefix)
+    options = _options(
         nvrtc=_optional_text(nvrtc, "nvrtc"),
         nvcc=_optional_text(nvcc, "nvcc"),
         cuda_home=_optional_text(cuda_home, "cuda_home"),
+        python_prefix=None if isolated else prefixes,
         devices=None if devices is None else _joined(devices, "devices", ","),
-        query_devices=bool(query_devices),
-        isolated=bool(isolated),
+        isolated=True if isolated else None,
     )
+    outcome = _cuarch.doctor(options=options, env=_environment(), query_devices=bool(query_devices))
     raise_for(outcome)
     return json.loads(outcome.json)
 

@@ -15,17 +15,10 @@
 
 namespace cuarch_python {
 
-/// The keyword arguments of cuarch.resolve(), normalised to strings by cuarch/__init__.py.
-struct resolve_args {
-  std::string archs = "native";
-  std::string dialect = "generic";
-  std::vector<std::string> env{"cuarch"};
-  std::vector<std::string> policy{"strict"};
-  std::optional<std::string> toolkit, devices, compiler, nvrtc, nvcc, cuda_home, native_variant, driver;
-  bool cuinit_fallback = true;  // false: never cuInit for the devices (detect_options::cuinit_fallback)
-  bool archs_given = false;     // the caller passed archs: it beats the environment unless env_given
-  bool env_given = false;
-};
+/// Keyword arguments as (library option name, text) pairs, in the order given (cuarch/__init__.py).
+using option_list = std::vector<std::pair<std::string, std::string>>;
+/// The variables cuarch reads (cuarch::detection_variables), copied from os.environ under the GIL.
+using environment_map = std::vector<std::pair<std::string, std::string>>;
 
 /// The outcome of a call, as Python turns it into a value or an exception.
 struct outcome {
@@ -39,13 +32,12 @@ struct outcome {
   std::string code;
   bool input_error = false;
   std::string message;
-  /// ok (resolve): how the compiler was found (to_string(discovery): "already loaded",
-  /// "environment", ...), the route in words ("CUDA_HOME=/opt/cuda"), and why it governs.
-  std::string compiler_how, compiler_origin, compiler_why;
   /// ok (check, list_targets): target names. note: what the command line prints as a note
   /// (list_targets: a toolkit newer than the table; resolve: an environment variable ignored).
   std::vector<std::string> names;
   std::string note;
+  /// ok (resolve): strict=True and a warning bears on the answer: ResolveFailure.
+  bool strict_failed = false;
 };
 
 /// ResolveError.code: the library's stable name of the code (classify(c).name, core/errc.hpp).
@@ -75,16 +67,10 @@ inline outcome usage(std::string message) {
   return o;
 }
 
-outcome resolve(const resolve_args& a);
+outcome resolve(const option_list& options, const environment_map& env);
 
-/// The keyword arguments of cuarch.doctor().
-struct doctor_args {
-  std::optional<std::string> nvrtc, nvcc, cuda_home, devices;
-  bool query_devices = true;
-  bool isolated = false;
-};
 /// ok: json holds render_json() of the report (the same document as `cuarch doctor --json`).
-outcome doctor(const doctor_args& a);
+outcome doctor(const option_list& options, const environment_map& env, bool query_devices);
 
 /// cuarch check: every target of `targets` against `toolkit` by cuarch's table.
 outcome check(const std::string& targets, const std::string& toolkit, const std::string& dialect);

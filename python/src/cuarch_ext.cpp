@@ -5,11 +5,13 @@
 // exception types live in one place, in Python.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cuarch/core/version.hpp>
 #include <cuarch/cuarch.hpp>
+#include <cuarch/core/environment.hpp>
 
 #include <string>
 
@@ -35,56 +37,17 @@ NB_MODULE(_cuarch, m) {
       .def_ro("code", &cuarch_python::outcome::code)
       .def_ro("input_error", &cuarch_python::outcome::input_error)
       .def_ro("message", &cuarch_python::outcome::message)
-      .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
-      .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
-      .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
+      .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
       .def_ro("names", &cuarch_python::outcome::names)
       .def_ro("note", &cuarch_python::outcome::note);
 
-  m.def(
-      "resolve",
-      [](std::string archs, std::string dialect, std::vector<std::string> env, std::vector<std::string> policy,
-         std::optional<std::string> toolkit, std::optional<std::string> devices, std::optional<std::string> compiler,
-         std::optional<std::string> nvrtc, std::optional<std::string> nvcc, std::optional<std::string> cuda_home,
-         std::optional<std::string> native_variant, std::optional<std::string> driver, bool cuinit_fallback, bool archs_given,
-         bool env_given) {
-        cuarch_python::resolve_args a;
-        a.archs = std::move(archs);
-        a.dialect = std::move(dialect);
-        a.env = std::move(env);
-        a.policy = std::move(policy);
-        a.toolkit = std::move(toolkit);
-        a.devices = std::move(devices);
-        a.compiler = std::move(compiler);
-        a.nvrtc = std::move(nvrtc);
-        a.nvcc = std::move(nvcc);
-        a.cuda_home = std::move(cuda_home);
-        a.native_variant = std::move(native_variant);
-        a.driver = std::move(driver);
-        a.cuinit_fallback = cuinit_fallback;
-        a.archs_given = archs_given;
-        a.env_given = env_given;
-        return cuarch_python::resolve(a);
-      },
-      "archs"_a, "dialect"_a, "env"_a, "policy"_a, "toolkit"_a.none(), "devices"_a.none(), "compiler"_a.none(), "nvrtc"_a.none(),
-      "nvcc"_a.none(), "cuda_home"_a.none(), "native_variant"_a.none(), "driver"_a.none(), "cuinit_fallback"_a, "archs_given"_a,
-      "env_given"_a, nb::call_guard<nb::gil_scoped_release>());
-
-  m.def(
-      "doctor",
-      [](std::optional<std::string> nvrtc, std::optional<std::string> nvcc, std::optional<std::string> cuda_home,
-         std::optional<std::string> devices, bool query_devices, bool isolated) {
-        cuarch_python::doctor_args a;
-        a.nvrtc = std::move(nvrtc);
-        a.nvcc = std::move(nvcc);
-        a.cuda_home = std::move(cuda_home);
-        a.devices = std::move(devices);
-        a.query_devices = query_devices;
-        a.isolated = isolated;
-        return cuarch_python::doctor(a);
-      },
-      "nvrtc"_a.none(), "nvcc"_a.none(), "cuda_home"_a.none(), "devices"_a.none(), "query_devices"_a, "isolated"_a,
-      nb::call_guard<nb::gil_scoped_release>());
+  // Options as (name, text) pairs and the environment as (name, value) pairs: plain data the
+  // module owns, so the library runs with the GIL released and nothing Python can change under it.
+  m.def("resolve", &cuarch_python::resolve, "options"_a, "env"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def("doctor", &cuarch_python::doctor, "options"_a, "env"_a, "query_devices"_a, nb::call_guard<nb::gil_scoped_release>());
+  std::vector<std::string> variables;
+  for (const auto v : cuarch::detection_variables) variables.emplace_back(v);
+  m.attr("environment_variables") = variables;
 
   m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());

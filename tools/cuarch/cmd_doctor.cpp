@@ -35,11 +35,14 @@ struct doctor_flags {
   CLI::Option* json = nullptr;
   CLI::Option* strict = nullptr;
   CLI::Option* no_device_query = nullptr;
-  detection_flags detection;
+  library_flags detection;
 };
 
 int run_doctor(const doctor_flags& flags) {
-  cuarch::detect_options opts;
+  // Where to look, read by the library as for `cuarch resolve` (front_door/options.hpp).
+  cuarch::resolve_options where;
+  if (const auto bad = flags.detection.read(where)) return usage_error("doctor", *bad);
+  cuarch::detect_options opts = cuarch::detect_options_for(where, cuarch::environment::from_process());
   opts.probe_ptxas = true;
   // The doctor's own compile-time CUDA_VERSION is a source only when it was built with CUDA headers;
   // a doctor built without them has nothing to say there (that is not a fault of the machine).
@@ -47,7 +50,6 @@ int run_doctor(const doctor_flags& flags) {
   const bool json = flag_set::given(flags.json);
   const bool strict = flag_set::given(flags.strict);
   if (flag_set::given(flags.no_device_query)) opts.query_devices = false;
-  if (const auto chosen = read_detection_flags(flags.detection, opts); chosen.error) return usage_error("doctor", *chosen.error);
 
   const cuarch::detection found = cuarch::detect(opts);
   std::vector<cuarch::finding> findings = cuarch::find_disagreements(found);
@@ -71,7 +73,7 @@ std::function<int()> setup_doctor(flag_set& f) {
   doctor_flags flags;
   flags.json = f.flag("--json", "print the report as one JSON object", "output");
   flags.strict = f.flag("--strict", "exit 1 when a finding is a problem (default: exit 0 after reporting)", "output");
-  flags.detection = add_detection_flags(f, "where to look", "devices");
+  add_detection_flags(flags.detection, f, "where to look", "devices");
   flags.no_device_query = f.flag("--no-device-query", "do not ask the driver for its devices", "devices");
   return [flags] { return run_doctor(flags); };
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "../resolve/env_request.hpp"
 #include "../resolve/resolution.hpp"
 #include "../resolve/resolver.hpp"
+#include "../sources/posix/posix.hpp"
+#include "../sources/toolkit_files.hpp"
 #include "detector.hpp"
 #include "result.hpp"
 
@@ -37,28 +40,58 @@ inline compiler_provenance provenance_from(const candidate& c) {
   return p;
 }
 
-/// Whether setting CUDA_HOME would outrank the candidate that decided (see detect/plan.hpp): only
-/// PATH, the loader, the default locations and the environment's own toolkit roots rank below it.
-inline bool cuda_home_outranks(const candidate& decider) {
-  switch (decider.how) {
-    case discovery::path_search:
-    case discovery::loader_search:
-    case discovery::default_location: return true;
-    case discovery::environment:
-      return starts_with(decider.origin, "CUDA_HOME=") || starts_with(decider.origin, "CUDA_PATH=") ||
-             starts_with(decider.origin, "CONDA_PREFIX=");
-    default: return false;
-  }
+/// `value` as one shell word.
+inline std::string shell_word(const std::string& value) {
+  const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || std::string_view("_/.:-+=@,%").find(ch) != std::string_view::npos;
+  });
+  if (plain) return value;
+  std::string out = "'";
+  for (const char ch : value) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
 }
 
-/// The exact fix that makes `alt` decide instead of `decider` (null: none decided).
-inline std::string fix_for(const candidate& alt, const candidate* decider) {
-  const bool nvcc = alt.source == source_kind::nvcc;
-  const std::string file = alt.path.empty() ? alt.real_path : alt.path;
-  const std::string name_it = std::string("pass ") + (nvcc ? "--nvcc " : "--nvrtc ") + file + " (or set " +
-                              (nvcc ? "CUARCH_NVCC=" : "CUARCH_NVRTC=") + file + ")";
-  if (alt.toolkit_root.empty() || (decider && !cuda_home_outranks(*decider))) return name_it;
-  return "set CUDA_HOME=" + alt.toolkit_root + ", or " + name_it;
+/// The exact fix that makes `target` the compiler cuarch decides with AND the one every tool that
+/// finds its own compiler runs (CMake: CUDACXX, else PATH; PyTorch extensions and FlashInfer:
+/// $CUDA_HOME, else $CUDA_PATH, else PATH; a shell: PATH): following it leaves no compiler the
+/// user's tools would run that disagrees with the answer. Shell words ("export CUDA_HOME=... PATH=...").
+inline std::string aligning_fix(const detection& d, const candidate& target) {
+  const bool nvcc = target.source == source_kind::nvcc;
+  const std::string file = target.path.empty() ? target.real_path : target.path;
+  std::string named_instead;  // an explicit argument outranks every variable: it must change too
+  for (const candidate& c : d.candidates)
+    if (c.source == target.source && c.how == discovery::explicit_argument && c.real_path != target.real_path)
+      named_instead = std::string("name ") + file + " instead of " + c.path + (nvcc ? " (--nvcc, nvcc=)" : " (--nvrtc, nvrtc=)");
+  for (const toolkit_root& r : d.toolkit_roots)
+    if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
+      named_instead = "drop the toolkit root named explicitly (" + r.path + ")";
+  std::vector<std::string> set;
+  const auto other = [&](const char* var, const std::string& same) {
+    const auto v = d.env.get_nonempty(var);
+    return v && real_path(*v) != same;
+  };
+  if (!nvcc) {
+    if (other("CUARCH_NVRTC", target.real_path) || named_instead.empty()) set.push_back("CUARCH_NVRTC=" + shell_word(file));
+  } else {
+    if (other("CUARCH_NVCC", target.real_path)) set.push_back("CUARCH_NVCC=" + shell_word(file));
+    if (other("CUDACXX", target.real_path)) set.push_back("CUDACXX=" + shell_word(file));
+    const std::string& root = target.toolkit_root;
+    if (!root.empty() && other("CUDA_HOME", root)) set.push_back("CUDA_HOME=" + shell_word(root));
+    if (!root.empty() && !d.env.get_nonempty("CUDA_HOME") && other("CUDA_PATH", root)) set.push_back("CUDA_PATH=" + shell_word(root));
+    const candidate* first = d.nvcc_on_path ? &d.candidates[*d.nvcc_on_path] : nullptr;
+    if (!first || first->real_path != target.real_path) {
+      std::string bin = parent_dir(file);  // in double quotes, beside $PATH
+      std::string quoted;
+      for (const char ch : bin) quoted += std::string(ch == '"' || ch == '$' || ch == '\\' || ch == '`' ? "\\" : "") + ch;
+      set.push_back("PATH=\"" + quoted + ":$PATH\"");
+    }
+  }
+  std::string fix = named_instead;
+  if (!set.empty()) {
+    fix += fix.empty() ? "export" : "; export";
+    for (const auto& s : set) fix += " " + s;
+  }
+  return fix;
 }
 
 }  // namespace detail
@@ -95,7 +128,7 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
     for (const auto& a : f.alternatives) known = known || a.compiler.location == c.real_path;
     if (known || !satisfies(*c.compiler)) continue;
     compiler_provenance p = detail::provenance_from(c);
-    p.fix = detail::fix_for(c, decider);
+    p.fix = detail::aligning_fix(d, c);
     f.alternatives.push_back(std::move(p));
   }
 }
@@ -126,7 +159,7 @@ std::size_t explain_failure_fully(resolution_failure& f, const detection& found,
   name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
   std::optional<detection> every;
   const detection* all = &found;
-  if (asked.mode == detect_mode::first_answer) {
+  if (asked.mode != detect_mode::enumerate_all) {
     detect_options more = asked;
     more.roles = jit ? detect_role::jit_compiler : detect_role::offline_compiler;
     more.mode = detect_mode::enumerate_all;

@@ -15,7 +15,7 @@
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
-#include "../sources/environment.hpp"
+#include "../core/environment.hpp"
 #include "../sources/tool_timeout.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -52,7 +52,12 @@ constexpr role_set operator|(detect_role a, detect_role b) noexcept { return rol
 /// How far each role's walk goes.
 enum class detect_mode : unsigned char {
   enumerate_all,  // ask every candidate of every role (the doctor: disagreements need them all)
-  first_answer,   // stop a role at the candidate that governs it: lower candidates are not even looked for
+  first_answer,   // stop a role at the candidate that governs it: lower tiers are not walked
+  // first_answer, and past the answer only the compilers the user's own tools would run: CUDACXX
+  // (CMake), $CUDA_HOME/$CUDA_PATH (PyTorch extensions, FlashInfer), the first nvcc on PATH (a shell,
+  // setup.py), an NVRTC already loaded in this process (its JIT code). The front door compares
+  // their verdicts with the answer's (front_door/tool_views.hpp).
+  answer_and_tools,
 };
 
 /// The default bound on one whole detection: every probe shares it (a tool probe gets

@@ -30,7 +30,7 @@
 #include "../core/source_kind.hpp"
 #include "../sources/device_source.hpp"
 #include "../sources/driver_source.hpp"
-#include "../sources/environment.hpp"
+#include "../core/environment.hpp"
 #include "../sources/nvcc_source.hpp"
 #include "../sources/nvrtc_source.hpp"
 #include "../sources/posix/dynamic_library.hpp"
@@ -114,10 +114,14 @@ class detector {
 
   void walk(const component_info& comp, selection* sel) {
     role_choice choice(d_, comp, sel);
-    const auto enough = [&] { return opts_.mode == detect_mode::first_answer && choice.decided(); };
+    const bool tools = opts_.mode == detect_mode::answer_and_tools;
+    const auto enough = [&] { return opts_.mode != detect_mode::enumerate_all && choice.decided(); };
     for (const plan_row& row : discovery_plan) {
       if ((row.components & comp.bit) == 0) continue;
-      if (enough()) break;
+      if (enough() && !(tools && tool_tier(comp, row.where))) {
+        if (tools) continue;
+        break;
+      }
       // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
       // runtime is only reported, the driver never comes from a toolkit root.)
       const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
@@ -126,12 +130,28 @@ class detector {
         continue;
       }
       for (const search_spec& s : places(row.where, comp)) {
-        if (enough()) break;
+        if (enough() && !(tools && what_a_tool_runs(comp, row.where, s))) {
+          if (tools) continue;
+          break;
+        }
         visit(comp, s, choice);
       }
     }
     const bool nothing_found = sel && !choice.decided() && !choice.found_any();
     choice.finish(opts_, nothing_found ? searched_places(comp) : std::vector<std::string>{});
+  }
+
+  /// Past a role's answer (detect_mode::answer_and_tools), the tiers that hold what the user's own
+  /// tools run: CUDACXX, $CUDA_HOME/$CUDA_PATH and the first nvcc on PATH; an NVRTC already loaded.
+  static bool tool_tier(const component_info& comp, tier where) {
+    if (comp.kind == source_kind::nvcc) return where == tier::variable || where == tier::environment_root || where == tier::search;
+    return comp.kind == source_kind::nvrtc && where == tier::already_loaded;
+  }
+  bool what_a_tool_runs(const component_info& comp, tier where, const search_spec& s) const {
+    if (!tool_tier(comp, where)) return false;
+    if (where == tier::variable) return detail::starts_with(s.origin, "CUDACXX=");
+    if (where == tier::search) return !d_.nvcc_on_path;  // the first on PATH only
+    return true;
   }
 
   /// The toolkit roots the caller named (--cuda-home; $CUDA_HOME, then $CUDA_PATH), one at a time.
@@ -294,7 +314,7 @@ class detector {
     const source_kind kind = comp.kind;
     const auto policy = s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only;
     const auto lib = application_libraries::instance().load(
-        [&] { return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind); });
+        [&] { return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_); });
     if (!lib) {
       if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
         choice.loader_missed(lib.error());
@@ -677,6 +697,7 @@ class detector {
       // directory, containers mount both into one), so a driver named by a path or by
       // LD_LIBRARY_PATH is never described by another driver's NVML.
       nvml_device_source nvml(join(parent_dir(c->real_path), "libnvidia-ml.so.1"), c->how);
+      nvml.with_environment(device_visibility_env::from(env_));  // the one snapshot, not getenv
       const system_device_source devices(std::move(nvml),
                                          driver_library_source(c->real_path, c->how, library_path_policy::absolute_only),
                                          opts_.cuinit_fallback ? cuinit_fallback::allowed : cuinit_fallback::forbidden);

@@ -11,13 +11,13 @@
 // TORCH_CUDA_ARCH_LIST the same). A malformed value is an error naming the variable, never ignored.
 #pragma once
 
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "../core/config.hpp"
 #include "../core/detail/chars.hpp"
 #include "../core/detail/name_map.hpp"
+#include "../core/environment.hpp"
 #include "../core/parse.hpp"
 #include "../core/source_kind.hpp"
 
@@ -54,9 +54,6 @@ constexpr std::optional<env_override> parse_env_override(std::string_view name) 
   return detail::find_by_name(all_env_overrides, name);
 }
 
-/// Looks up an environment variable: nullptr when unset. Tests pass a fake.
-using env_lookup = const char* (*)(const char* name);
-
 /// What is asked for. The default is `native`, overridable by CUARCH_ARCHS.
 struct arch_request {
   /// "native", "all", "all-major", or a list in `dialect` ("9.0a;10.0", "sm_90a compute_90").
@@ -65,8 +62,9 @@ struct arch_request {
   arch_dialect dialect = arch_dialect::generic;
   /// Which variables may replace `list`. env_override::none: the list is final.
   env_override overrides = env_override::cuarch_archs;
-  /// nullptr: the process environment (std::getenv).
-  env_lookup lookup = nullptr;
+  /// The environment to read the overrides from (not copied: keep it alive). nullptr: the
+  /// process's own, variable by variable (environment::process_value).
+  const environment* env = nullptr;
 };
 
 /// Where the request that was resolved came from.
@@ -84,8 +82,6 @@ struct effective_request {
 
 namespace detail {
 
-inline const char* process_environment(const char* name) { return std::getenv(name); }
-
 struct env_variable {
   env_override flag;
   const char* name;
@@ -101,10 +97,9 @@ inline constexpr env_variable override_variables[] = {
 
 /// Applies the environment overrides the request allows. Reads only the environment.
 inline effective_request read_request(const arch_request& request) {
-  const env_lookup lookup = request.lookup ? request.lookup : &detail::process_environment;
   for (const auto& v : detail::override_variables) {
     if (!has_override(request.overrides, v.flag)) continue;
-    const char* value = lookup(v.name);
+    const char* value = request.env ? request.env->find(v.name) : environment::process_value(v.name);
     if (!value || detail::trim(value).empty()) continue;
     return effective_request{value, v.dialect, request_origin{source_kind::environment, v.name}};
   }

@@ -14,6 +14,7 @@
 
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
+#include "../core/environment.hpp"
 #include "../core/detail/chars.hpp"
 #include "driver_source.hpp"
 #include "../core/error.hpp"
@@ -84,10 +85,11 @@ class driver_device_source {
   const driver_library_source& driver() const noexcept { return driver_; }
 
  private:
-  /// Says when CUDA_VISIBLE_DEVICES is what hides the GPUs (the driver applies it at cuInit).
+  /// Says when CUDA_VISIBLE_DEVICES is what hides the GPUs. The driver reads the process's own
+  /// variable at cuInit, not a snapshot, so that is the one named.
   static error with_visibility(error e) {
     if (e.code != errc::no_device) return e;
-    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
+    if (const char* v = environment::process_value("CUDA_VISIBLE_DEVICES"))
       e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(v).append("\" limits what the driver shows");
     return e;
   }

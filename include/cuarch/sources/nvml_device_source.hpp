@@ -38,6 +38,7 @@
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
+#include "../core/environment.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
@@ -54,11 +55,13 @@ inline constexpr std::string_view nvml_soname = "libnvidia-ml.so.1";
 struct device_visibility_env {
   std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES
   std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER
+  /// The values in `env` (detection passes its snapshot).
+  static device_visibility_env from(const environment& env) { return {env.get("CUDA_VISIBLE_DEVICES"), env.get("CUDA_DEVICE_ORDER")}; }
   /// This process's values (getenv: do not call while another thread may call setenv).
   static device_visibility_env from_process() {
     device_visibility_env e;
-    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) e.visible_devices = v;
-    if (const char* v = std::getenv("CUDA_DEVICE_ORDER")) e.device_order = v;
+    if (const char* v = environment::process_value("CUDA_VISIBLE_DEVICES")) e.visible_devices = v;
+    if (const char* v = environment::process_value("CUDA_DEVICE_ORDER")) e.device_order = v;
     return e;
   }
 };
@@ -238,6 +241,8 @@ class nvml_device_source {
     env_ = std::move(env);
     return *this;
   }
+  /// The variables this source applies (given, or the process's now).
+  device_visibility_env visibility() const { return env_ ? *env_ : device_visibility_env::from_process(); }
 
   /// Loads the library and binds its entry points.
   expected<detail::nvml_api, error> load() const {
@@ -348,7 +353,7 @@ class nvml_device_source {
     const auto listed = gpus();
     if (!listed) return unexpected(listed.error());
     const std::vector<enumerated_gpu>& all = listed->gpus;
-    const device_visibility_env env = env_ ? *env_ : device_visibility_env::from_process();
+    const device_visibility_env env = visibility();
     const cuda_device_order order = parse_cuda_device_order(env.device_order);
     const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
     const std::string& where = listed->library;

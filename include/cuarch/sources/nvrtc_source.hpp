@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/environment.hpp"
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "elf_build_id.hpp"
@@ -224,7 +225,7 @@ class loader_search_memo {
     dynamic_library lib;
   };
   static std::string library_path_env() {
-    const char* v = std::getenv("LD_LIBRARY_PATH");
+    const char* v = environment::process_value("LD_LIBRARY_PATH");
     return v ? std::string(v) : std::string("\n(unset)");
   }
   std::mutex mutex_;

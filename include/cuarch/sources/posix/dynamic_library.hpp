@@ -30,6 +30,7 @@
 #include <system_error>
 #include <vector>
 
+#include "../../core/environment.hpp"
 #include "../../core/config.hpp"
 #include "posix.hpp"
 #include "../../core/error.hpp"
@@ -313,8 +314,10 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
 /// over (and named in the not-found error); the first good file is loaded by its path. Without one
 /// there, the system directories are checked the same way and dlopen(soname) does the rest of the
 /// search (ld.so.cache, RUNPATH). A RPATH of the calling object, which the loader would search
-/// before LD_LIBRARY_PATH, is not looked at.
-inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src) {
+/// before LD_LIBRARY_PATH, is not looked at. LD_LIBRARY_PATH comes from `env` (detection's
+/// snapshot), else from the process.
+inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src,
+                                                             const environment* env = nullptr) {
   if (soname.empty() || soname.find('/') != std::string::npos)
     return unexpected(
         detail::library_error(errc::library_not_found, src, soname, "", "not a library name (use load_library_file for paths)"));
@@ -334,7 +337,7 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     if (!h) return unexpected(detail::library_error(errc::library_not_found, src, soname, path, detail::last_dlerror()));
     return detail::adopt_library_handle(h, path, src, soname);
   };
-  if (const char* llp = std::getenv("LD_LIBRARY_PATH")) {
+  if (const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH")) {
     for (const auto& entry : detail::split_path_list(llp)) {
       const std::string candidate = (entry.empty() ? std::string(".") : entry) + "/" + soname;
       if (entry.empty() || entry.front() != '/') {

@@ -1,15 +1,9 @@
 // The doctor's findings that bear on one resolution, worded for the compile path that resolution
-// used. `cuarch resolve` (and anyone resolving against a detection) prints them where the
-// decision is made, instead of leaving them to a doctor run nobody makes at that moment.
-//
-// One analysis: the findings come from find_disagreements() (analysis.hpp); this header only
-// chooses those that concern the compiler that decided and the targets it produced, rewrites the
-// advice for the JIT style at hand, and adds two rules that only make sense for one answer:
-//   * a compiler named by an override (--nvcc/--nvrtc, CUARCH_*, CUDACXX) while $CUDA_HOME holds
-//     another release (PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc), and
-//   * a compiler of a newer major release than the driver (minor-version compatibility does not
-//     cross majors, so even machine code is at risk). A newer minor is no warning for machine
-//     code; for PTX it is (ptx_too_new_for_driver, kept only when the targets hold PTX).
+// used: those about the compiler that decided (nvcc vs its headers, a candidate that failed above
+// it, PTX newer than the driver when the targets hold PTX, nvcc vs NVRTC), and a compiler of a
+// newer major release than the driver (minor-version compatibility does not cross majors, so even
+// machine code is at risk). Another compiler the user's tools run is judged by its verdict on the
+// request instead (tool_views.hpp), not by its release alone.
 #pragma once
 
 #include <algorithm>
@@ -22,8 +16,8 @@
 #include "../detect/detector.hpp"
 #include "../resolve/resolution.hpp"
 #include "../resolve/target_set.hpp"
-#include "finding.hpp"
-#include "report.hpp"
+#include "../doctor/finding.hpp"
+#include "../doctor/report.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -38,7 +32,7 @@ CUARCH_END_NAMESPACE
 // Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
 // mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
-#  include "analysis.hpp"
+#  include "../doctor/analysis.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -71,38 +65,6 @@ inline std::string nvcc_vs_nvrtc_advice(bool jit, const candidate& jit_c, const 
          nvrtc + ": decide its targets from NVRTC (--compiler nvrtc), or make both one toolkit";
 }
 
-/// $CUDA_HOME's toolkit root and the release it holds (from its version files or its compiler).
-struct cuda_home_release {
-  const toolkit_root* root = nullptr;
-  std::optional<cuda_version> version;
-  std::string said_by;  // the file or compiler that said it
-};
-
-inline cuda_home_release find_cuda_home(const detection& d, source_kind kind) {
-  cuda_home_release out;
-  for (const auto& r : d.toolkit_roots) {
-    const bool named = starts_with(r.origin, "CUDA_HOME=") ||
-                       std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
-                                   [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
-    if (named && !r.problem) {
-      out.root = &r;
-      break;
-    }
-  }
-  if (!out.root) return out;
-  for (const auto& c : d.candidates) {
-    if (!c.result || c.toolkit_root != out.root->real_path) continue;
-    const bool compiler = c.source == kind;
-    const bool files = c.source == source_kind::toolkit_files && (c.describes == source_kind::none || c.describes == kind);
-    if (!compiler && !files) continue;
-    if (files && out.version) continue;  // the first file (version.json before cuda.h) says it
-    out.version = c.result->version;
-    out.said_by = c.path;
-    if (compiler) break;  // the compiler itself beats its files
-  }
-  return out;
-}
-
 }  // namespace detail
 
 CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
@@ -122,9 +84,6 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
         if (j && o && j->result && o->result) keep(f, detail::nvcc_vs_nvrtc_advice(jit, *j, *o));
         break;
       }
-      case finding_kind::cuda_home_vs_path:
-        if (!jit) keep(f);
-        break;
       case finding_kind::cuda_home_vs_cuda_path: keep(f); break;
       case finding_kind::invalid_environment:
       case finding_kind::invalid_toolkit_root:
@@ -143,29 +102,6 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
     }
   }
   if (!detail::answered(gov)) return out;
-
-  // An override against $CUDA_HOME's toolkit.
-  const bool overridden = gov->how == discovery::explicit_argument ||
-                          (gov->how == discovery::environment && !detail::starts_with(gov->origin, "CUDA_HOME=") &&
-                           !detail::starts_with(gov->origin, "CUDA_PATH=") && !detail::starts_with(gov->origin, "CONDA_PREFIX="));
-  if (overridden) {
-    const auto home = detail::find_cuda_home(d, compiler_kind);
-    if (home.root && home.version && home.root->real_path != gov->toolkit_root &&
-        home.version->release() != gov->result->version.release()) {
-      const std::string ver = detail::release_text(*home.version);
-      out.push_back(
-          {"override_vs_cuda_home",
-           detail::label(*gov) + " was named explicitly, but " + home.root->origin + " holds CUDA " + ver + " (" + home.said_by + ")",
-           jit ? "a JIT that calls NVRTC gets these targets; one that compiles with nvcc (FlashInfer, PyTorch extensions) uses "
-                 "$CUDA_HOME/bin/nvcc, CUDA " +
-                     ver +
-                     ", and needs its own: resolve with --nvcc $CUDA_HOME/bin/nvcc, or set "
-                     "CUDA_HOME to the toolkit you named"
-               : "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc (CUDA " + ver +
-                     "), not with the nvcc named "
-                     "here: set CUDA_HOME to the toolkit of the nvcc you named, or drop the override"});
-    }
-  }
 
   // A compiler of a newer major release than the driver.
   if (const candidate* drv = d.chosen(d.driver); detail::answered(drv) && drv->result->version.major < gov->result->version.major)

@@ -1,0 +1,304 @@
+// resolve_options: everything one resolution against this machine can be asked, as one value, and
+// the one reading of every option's text. The command line (--dialect VALUE), Python (dialect=)
+// and the CMake helper (DIALECT) only map their spelling of a name onto option_name and hand the
+// text to set_option(); every default, value grammar and rule between options lives here, so the
+// front ends cannot drift apart.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/compute_capability.hpp"
+#include "../core/config.hpp"
+#include "../core/cuda_version.hpp"
+#include "../core/detail/name_map.hpp"
+#include "../core/environment.hpp"
+#include "../core/parse.hpp"
+#include "../detect/result.hpp"
+#include "../resolve/env_request.hpp"
+#include "../resolve/output_format.hpp"
+#include "../resolve/policy.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// Which compiler decides what can be built (docs/design.md, "Which compiler decides").
+enum class compile_path : unsigned char {
+  automatic,  // the one a path names (nvrtc / nvcc); else NVRTC when the output is NVRTC options or an
+              // NVRTC is already loaded in this process (it is what compiles JIT code here); else nvcc
+  nvrtc,      // JIT: the NVRTC that will be called
+  nvcc,       // offline builds, and JITs that run nvcc (PyTorch extensions, FlashInfer)
+};
+inline constexpr compile_path all_compile_paths[] = {compile_path::automatic, compile_path::nvrtc, compile_path::nvcc};
+constexpr std::string_view to_string(compile_path p) noexcept {
+  switch (p) {
+    case compile_path::automatic: return "auto";
+    case compile_path::nvrtc: return "nvrtc";
+    case compile_path::nvcc: return "nvcc";
+  }
+  return "";
+}
+
+/// Where resolution learns the driver's CUDA version, which PTX must not be newer than.
+enum class driver_from : unsigned char {
+  none,      // not at all: PTX is not checked (right for builds: not the driver that will run it)
+  given,     // resolve_options::driver_version
+  detected,  // the driver detection finds (libcuda.so.1)
+};
+
+/// One resolution against this machine. Every field has the command line's default.
+struct resolve_options {
+  // The request.
+  std::optional<std::string> archs;  // "native" (nullopt: the default), "all", "all-major", or a list
+  arch_dialect dialect = arch_dialect::generic;
+  // Variables that may replace archs (first set wins). nullopt: CUARCH_ARCHS when archs is not
+  // given; none when it is, and every variable that is then ignored is named in a note.
+  std::optional<env_override> env;
+
+  // What to do with what cannot be built or loaded, and whether a warning fails the call.
+  resolve_policy policy;
+  bool strict = false;  // warnings are errors; every compile-side source is asked
+
+  // The compiler: named by release (judged by cuarch's table, nothing detected), or detected.
+  compile_path compiler = compile_path::automatic;
+  std::optional<cuda_version> toolkit;
+  std::optional<std::vector<int>> toolkit_supported_sm;  // with toolkit: what it lists (nvrtcGetSupportedArchs)
+  std::optional<output_format> output;                   // the format the answer is for (nvrtc implies the JIT path)
+
+  // Where to look first (empty: not given), and whether to look anywhere else.
+  std::string cuda_home, nvrtc, nvcc, cudart, libcuda, ptxas;
+  std::vector<std::string> python_prefixes;  // Python environments to scan for pip nvidia-* wheels
+  bool isolated = false;                     // only the above and the CUARCH_* variables
+
+  // Devices (for native, and under verify-devices) and the driver.
+  std::optional<std::vector<compute_capability>> devices;  // nullopt: the driver's, through NVML
+  driver_from driver = driver_from::none;
+  cuda_version driver_version{};  // with driver_from::given
+  bool cuinit_fallback = true;    // false: never cuInit, NVML's failure is the answer
+
+  // One deadline for the whole detection, any one tool's run included.
+  std::chrono::milliseconds timeout = default_detection_deadline;
+  // The environment, read once. nullopt: the process's, snapshotted at the call.
+  std::optional<environment> env_snapshot;
+};
+
+/// The options a front end may set from text, by the library's name of each.
+enum class option_name : unsigned char {
+  archs, dialect, env, policy, native_variant, strict,                     // request and policy
+  compiler, toolkit, supported_archs, output,                             // the compiler
+  cuda_home, nvrtc, nvcc, cudart, libcuda, ptxas, python_prefix, isolated,  // where to look
+  devices, driver, cuinit_fallback, timeout,                              // devices, driver, deadline
+};
+
+inline constexpr option_name all_option_names[] = {
+    option_name::archs,     option_name::dialect, option_name::env,     option_name::policy,          option_name::native_variant,
+    option_name::strict,    option_name::compiler, option_name::toolkit, option_name::supported_archs, option_name::output,
+    option_name::cuda_home, option_name::nvrtc,   option_name::nvcc,    option_name::cudart,          option_name::libcuda,
+    option_name::ptxas,     option_name::python_prefix, option_name::isolated, option_name::devices, option_name::driver,
+    option_name::cuinit_fallback, option_name::timeout};
+/// The library's name of an option: Python's keyword argument, the CMake helper's key.
+constexpr std::string_view to_string(option_name n) noexcept {
+  switch (n) {
+    case option_name::archs: return "archs";
+    case option_name::dialect: return "dialect";
+    case option_name::env: return "env";
+    case option_name::policy: return "policy";
+    case option_name::native_variant: return "native_variant";
+    case option_name::strict: return "strict";
+    case option_name::compiler: return "compiler";
+    case option_name::toolkit: return "toolkit";
+    case option_name::supported_archs: return "supported_archs";
+    case option_name::output: return "output";
+    case option_name::cuda_home: return "cuda_home";
+    case option_name::nvrtc: return "nvrtc";
+    case option_name::nvcc: return "nvcc";
+    case option_name::cudart: return "cudart";
+    case option_name::libcuda: return "libcuda";
+    case option_name::ptxas: return "ptxas";
+    case option_name::python_prefix: return "python_prefix";
+    case option_name::isolated: return "isolated";
+    case option_name::devices: return "devices";
+    case option_name::driver: return "driver";
+    case option_name::cuinit_fallback: return "cuinit_fallback";
+    case option_name::timeout: return "timeout";
+  }
+  return "";
+}
+constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept { return detail::find_by_name(all_option_names, name); }
+
+/// Reads `value` into the option `name` of `o` (a repeatable option, env, policy, python_prefix,
+/// adds to what is there). The problem with the value, worded without the option's spelling (the
+/// front end prefixes its own: "--dialect: ...", "dialect: ..."), or nullopt.
+CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_name name, std::string_view value);
+
+/// The rules between options (a toolkit named by release cannot also be detected, ...): the first
+/// one broken, worded with the library's option names, or nullopt.
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o);
+
+CUARCH_END_NAMESPACE
+
+#if CUARCH_DEFINITIONS
+#  include <charconv>
+#  include <cmath>
+#  include <cstdlib>
+
+#  include "../core/decode.hpp"
+#  include "../core/device_list.hpp"
+#  include "../resolve/native_variant.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+template <class E, std::size_t N>
+std::string one_of(const E (&all)[N]) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) out.append(i == 0 ? "" : i + 1 == N ? " or " : ", ").append(to_string(all[i]));
+  return out;
+}
+
+inline std::vector<std::string_view> split_any(std::string_view s, std::string_view separators) {
+  std::vector<std::string_view> parts;
+  while (!s.empty()) {
+    const std::size_t at = s.find_first_of(separators);
+    if (const std::string_view part = trim(s.substr(0, at)); !part.empty()) parts.push_back(part);
+    if (at == std::string_view::npos) break;
+    s.remove_prefix(at + 1);
+  }
+  return parts;
+}
+
+inline std::optional<bool> read_flag(std::string_view v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_name name, std::string_view value) {
+  const auto not_this = [&](const std::string& wanted) { return wanted + ", not '" + std::string(value) + "'"; };
+  const auto flag = [&](bool& into) -> std::optional<std::string> {
+    const auto b = detail::read_flag(value);
+    if (!b) return not_this("takes true or false");
+    into = *b;
+    return std::nullopt;
+  };
+  switch (name) {
+    case option_name::archs: o.archs = std::string(value); return std::nullopt;
+    case option_name::dialect:
+      if (const auto d = parse_arch_dialect(value)) {
+        o.dialect = *d;
+        return std::nullopt;
+      }
+      return not_this("must be " + detail::one_of(all_arch_dialects));
+    case option_name::env: {
+      env_override set = o.env.value_or(env_override::none);
+      for (const auto one : detail::split_any(value, ",")) {
+        const auto e = parse_env_override(one);
+        if (!e) return "takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + std::string(one) + "'";
+        set = set | *e;
+      }
+      o.env = set;
+      return std::nullopt;
+    }
+    case option_name::policy:
+      if (const auto bad = apply_policy_list(value, o.policy))
+        return "takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + std::string(*bad) + "'";
+      return std::nullopt;
+    case option_name::native_variant: {
+      const auto spec = parse_native_variant_spec(value);
+      if (!spec) return spec.error().message();
+      o.policy.native_preferences = *spec;
+      return std::nullopt;
+    }
+    case option_name::strict: return flag(o.strict);
+    case option_name::compiler:
+      if (const auto p = detail::find_by_name(all_compile_paths, value)) {
+        o.compiler = *p;
+        return std::nullopt;
+      }
+      return not_this("must be nvcc, nvrtc or auto");
+    case option_name::toolkit: {
+      const auto v = parse_cuda_version(value);
+      if (!v) return v.error().message();
+      o.toolkit = *v;
+      return std::nullopt;
+    }
+    case option_name::supported_archs: {
+      std::vector<int> sms;
+      for (const auto part : detail::split_any(value, ",; ")) {
+        int sm = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), sm);
+        if (ec != std::errc() || end != part.data() + part.size() || !decode_sm_number(sm))
+          return "takes sm numbers like 75,90,120, not '" + std::string(part) + "'";
+        sms.push_back(sm);
+      }
+      o.toolkit_supported_sm = std::move(sms);
+      return std::nullopt;
+    }
+    case option_name::output:
+      if (const auto f = parse_output_format(value)) {
+        o.output = *f;
+        return std::nullopt;
+      }
+      return not_this("must be " + detail::one_of(all_output_formats));
+    case option_name::cuda_home: o.cuda_home = std::string(value); return std::nullopt;
+    case option_name::nvrtc: o.nvrtc = std::string(value); return std::nullopt;
+    case option_name::nvcc: o.nvcc = std::string(value); return std::nullopt;
+    case option_name::cudart: o.cudart = std::string(value); return std::nullopt;
+    case option_name::libcuda: o.libcuda = std::string(value); return std::nullopt;
+    case option_name::ptxas: o.ptxas = std::string(value); return std::nullopt;
+    case option_name::python_prefix: o.python_prefixes.emplace_back(value); return std::nullopt;
+    case option_name::isolated: return flag(o.isolated);
+    case option_name::devices: {
+      auto list = parse_device_list(value);
+      if (!list) return list.error().message();
+      o.devices = std::move(*list);
+      return std::nullopt;
+    }
+    case option_name::driver: {
+      if (value == "detected") {
+        o.driver = driver_from::detected;
+        return std::nullopt;
+      }
+      const auto v = parse_cuda_version(value);
+      if (!v) return "takes a CUDA version or 'detected': " + v.error().message();
+      o.driver = driver_from::given;
+      o.driver_version = *v;
+      return std::nullopt;
+    }
+    case option_name::cuinit_fallback: return flag(o.cuinit_fallback);
+    case option_name::timeout: {
+      // A deadline below a millisecond cannot run one probe; an hour is longer than any probe needs.
+      const std::string text(value);
+      char* end = nullptr;
+      const double seconds = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0.001 || seconds > 3600)
+        return not_this("needs a number of seconds from 0.001 to 3600");
+      o.timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+      return std::nullopt;
+    }
+  }
+  return not_this("is not an option");
+}
+
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o) {
+  const bool named_nvrtc = !o.nvrtc.empty(), named_nvcc = !o.nvcc.empty();
+  if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc) return "compiler nvrtc does not use the nvcc that nvcc names";
+  if (o.compiler == compile_path::nvcc && named_nvrtc && !named_nvcc) return "compiler nvcc does not use the NVRTC that nvrtc names";
+  if (o.compiler == compile_path::automatic && named_nvrtc && named_nvcc)
+    return "nvrtc and nvcc both name a compiler: say which one compiles with compiler nvrtc or nvcc";
+  const bool detecting = named_nvrtc || named_nvcc || !o.cuda_home.empty() || !o.python_prefixes.empty() || o.isolated ||
+                         o.compiler != compile_path::automatic;
+  if (o.toolkit && detecting)
+    return "toolkit names the compiler by release; compiler, nvcc, nvrtc, cuda_home, python_prefix and isolated detect one: use one "
+           "or the other";
+  if (o.toolkit_supported_sm && !o.toolkit) return "supported_archs describes a toolkit named by release: give toolkit too";
+  return std::nullopt;
+}
+
+CUARCH_END_NAMESPACE
+#endif  // CUARCH_DEFINITIONS

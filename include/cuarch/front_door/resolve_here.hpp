@@ -1,0 +1,238 @@
+// resolve_here(): THE front door. One resolution against this machine, the whole way every front
+// end makes it (the command line's `cuarch resolve`, Python's cuarch.resolve(), the CMake helper,
+// a C++ program), so they cannot disagree:
+//   1. the options are checked against each other, the environment is read once (one snapshot for
+//      the request, detection and every source), and the request is parsed: a malformed one is
+//      refused before anything is detected, loaded or run;
+//   2. the compiler that decides is chosen by one rule (compile_path, options.hpp);
+//   3. detection asks only the roles this request needs, each stopped at its answer, plus the
+//      compilers the user's own tools would run (detect_mode::answer_and_tools);
+//   4. resolution runs against the deciding compiler (or the toolkit named by release), the devices
+//      and the driver;
+//   5. a failure is explained (who decided, how it was found, what else would build it and the fix);
+//      success or failure carries the warnings that bear on it: another compiler those tools run
+//      that gives another verdict (tool_views.hpp), and the doctor's findings about the decider.
+// Nothing is printed and nothing thrown: the caller words the result.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/errc.hpp"
+#include "../core/observation.hpp"
+#include "../detect/result.hpp"
+#include "../resolve/resolution.hpp"
+#include "options.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// What came of one resolve_here() call.
+struct resolve_outcome {
+  /// The targets, or the explained failure (a malformed request: nothing was detected).
+  resolve_result result{unexpected(resolution_failure(error{}))};
+  /// The options contradict each other (check_options): nothing was done; the caller's usage error.
+  std::optional<std::string> usage;
+  /// The request (or an option's text) was refused as the caller's input: exit 2, ValueError.
+  bool malformed = false;
+  /// The compiler judged against: kind, version, path, how it was found (nullopt: none answered).
+  std::optional<compiler_provenance> compiler;
+  /// Which compile path decided (nvrtc or nvcc), after compile_path::automatic was applied.
+  compile_path used = compile_path::nvcc;
+  /// What bears on the answer, success or failure: another compiler the user's tools run gives
+  /// another verdict, or a source the answer rests on disagrees with the decider. Under strict,
+  /// any of them fails the call (exit_status() 1).
+  std::vector<resolution_warning> warnings;
+  /// What to say beside the answer: a variable ignored because archs was given, a toolkit root
+  /// read other than verbatim, devices read through cuInit, candidates not asked in time.
+  std::vector<std::string> notes;
+  /// What detection saw. nullopt: nothing was detected.
+  std::optional<detection> found;
+  bool strict = false;
+
+  /// 0 resolved; 1 resolution failed, or strict and a warning; 2 usage or malformed input.
+  int exit_status() const noexcept {
+    if (usage || malformed) return 2;
+    if (!result) return cuarch::exit_status(result.error().summary.code);
+    return strict && !warnings.empty() ? 1 : 0;
+  }
+};
+
+/// Resolves as described at the top of this header. Never throws.
+CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& options);
+
+/// Where `options` say to look, as detection's options, reading `env` (the doctor detects with
+/// these too, so `cuarch doctor --cuda-home X` looks where `cuarch resolve --cuda-home X` does).
+CUARCH_FUNC detect_options detect_options_for(const resolve_options& options, const environment& env);
+
+CUARCH_END_NAMESPACE
+
+#if CUARCH_DEFINITIONS
+#  include "../detect/already_loaded.hpp"
+#  include "../detect/detector.hpp"
+#  include "../detect/explain.hpp"
+#  include "../resolve/fixed_sources.hpp"
+#  include "../resolve/resolver.hpp"
+#  include "../resolve/source_contract.hpp"
+#  include "resolve_warnings.hpp"
+#  include "tool_views.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// The one rule for which compiler decides (compile_path::automatic, options.hpp).
+inline bool decides_with_nvrtc(const resolve_options& o, bool nvrtc_loaded) {
+  switch (o.compiler) {
+    case compile_path::nvrtc: return true;
+    case compile_path::nvcc: return false;
+    case compile_path::automatic: break;
+  }
+  if (!o.nvrtc.empty()) return true;
+  if (!o.nvcc.empty()) return false;
+  return o.output == output_format::nvrtc || nvrtc_loaded;
+}
+
+}  // namespace detail
+
+CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const environment& env) {
+  detect_options d;
+  d.nvrtc_path = o.nvrtc;
+  d.nvcc_path = o.nvcc;
+  d.cudart_path = o.cudart;
+  d.libcuda_path = o.libcuda;
+  d.ptxas_path = o.ptxas;
+  d.cuda_home = o.cuda_home;
+  d.python_prefixes = o.python_prefixes;
+  d.device_ccs = o.devices;
+  d.env = env;
+  if (o.isolated) d.already_loaded = d.loader_search = d.path_search = d.default_locations = false;
+  d.cuinit_fallback = o.cuinit_fallback;
+  d.deadline = o.timeout;
+  d.tool_timeout = std::min(o.timeout, default_tool_timeout);
+  return d;
+}
+
+namespace detail {
+
+/// The variables archs (given) makes resolution ignore, each said: never ignored silently.
+inline void note_ignored_overrides(const resolve_options& o, const environment& env, std::vector<std::string>& notes) {
+  if (!o.archs || o.env) return;
+  for (const auto one : all_env_overrides) {
+    if (one == env_override::none) continue;
+    arch_request probe;
+    probe.overrides = one;
+    probe.env = &env;
+    const auto seen = read_request(probe);
+    if (seen.origin.source != source_kind::environment) continue;
+    notes.push_back("archs given; ignoring " + std::string(seen.origin.variable) + "=" + std::string(seen.list) + " (env " +
+                    std::string(to_string(one)) + " lets it override)");
+  }
+}
+
+}  // namespace detail
+
+CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
+  resolve_outcome out;
+  out.strict = o.strict;
+  if ((out.usage = check_options(o))) return out;
+
+  // 1. One environment, and the request exactly as resolution will read it.
+  const environment env = o.env_snapshot ? *o.env_snapshot : environment::from_process();
+  arch_request request;
+  request.list = o.archs ? std::string_view(*o.archs) : std::string_view("native");
+  request.dialect = o.dialect;
+  request.overrides = o.env ? *o.env : (o.archs ? env_override::none : env_override::cuarch_archs);
+  request.env = &env;
+  detail::note_ignored_overrides(o, env, out.notes);
+  const auto parsed = parse_request(read_request(request));
+  if (!parsed) {
+    out.malformed = true;
+    out.result = unexpected(resolution_failure{parsed.error(), {}});
+    return out;
+  }
+
+  // 2. Which compiler decides.
+  const bool nvrtc_loaded = !o.toolkit && !o.isolated && !detail::application_libraries::instance().paths("libnvrtc.so.").empty();
+  const bool jit = detail::decides_with_nvrtc(o, nvrtc_loaded);
+  out.used = jit ? compile_path::nvrtc : compile_path::nvcc;
+
+  // 3. Only the roles this request needs, each stopped at its answer, plus what the tools run.
+  const bool needs_devices = o.policy.verify_on_devices || parsed->keyword() == arch_keyword::native;
+  const bool ask_driver_for_devices = needs_devices && !o.devices;
+  detect_options asked = detect_options_for(o, env);
+  std::optional<detection> found;
+  if (!o.toolkit || ask_driver_for_devices || o.driver == driver_from::detected) {
+    role_set roles;
+    if (!o.toolkit) {
+      roles = roles | (jit ? detect_role::jit_compiler : detect_role::offline_compiler) | detect_role::toolkit_files;
+      // The other compile path too where it could be meant: an NVRTC this process loaded beside an
+      // nvcc that decides; the builds' nvcc beside an NVRTC chosen only because it was loaded.
+      if (!jit && nvrtc_loaded) roles = roles | detect_role::jit_compiler;
+      if (jit && o.compiler == compile_path::automatic && o.nvrtc.empty()) roles = roles | detect_role::offline_compiler;
+      if (o.strict) roles = roles | detect_role::jit_compiler | detect_role::offline_compiler | detect_role::driver;
+    }
+    if (ask_driver_for_devices) roles = roles | detect_role::devices;
+    if (o.driver == driver_from::detected) roles = roles | detect_role::driver;
+    asked.roles = roles;
+    asked.mode = o.strict && !o.toolkit ? detect_mode::enumerate_all : detect_mode::answer_and_tools;
+    asked.query_devices = ask_driver_for_devices;
+    found = detect(asked);
+  }
+  const detection* d = found ? &*found : nullptr;
+
+  // 4. The sources behind the type-erased adaptors: one resolution instantiation (compiled once in
+  // compiled mode); an erased no_driver still means "do not check PTX".
+  const any_compiler_source compiler = [&]() -> any_compiler_source {
+    if (o.toolkit) return o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm) : fixed_compiler(*o.toolkit);
+    if (jit) return detected_jit_compiler{d};
+    return detected_offline_compiler{d};
+  }();
+  const any_device_source devices = [&]() -> any_device_source {
+    if (o.devices) return fixed_devices(*o.devices);
+    if (d && ask_driver_for_devices) return detected_devices{d};
+    return no_devices{};
+  }();
+  const any_driver_source driver = [&]() -> any_driver_source {
+    switch (o.driver) {
+      case driver_from::given: return fixed_driver(o.driver_version);
+      case driver_from::detected: return detected_driver{d};
+      case driver_from::none: break;
+    }
+    return no_driver{};
+  }();
+  const auto info = compiler.compiler();
+  out.result = info ? resolve_target_archs(request, *info, devices, o.policy, driver) : resolve_result(unexpected(resolution_failure(info.error())));
+
+  // 5. Only a detected compiler has a "who decided", alternatives and disagreements; a toolkit
+  // named by release has none.
+  const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
+  if (d) {
+    for (const auto& root : d->toolkit_roots)
+      if (!root.note.empty()) out.notes.push_back(root.note);
+    out.notes.insert(out.notes.end(), d->devices_notes.begin(), d->devices_notes.end());
+  }
+  if (d && !o.toolkit) {
+    const selection& role = jit ? d->jit_compiler : d->offline_compiler;
+    out.compiler = provenance_of(*d, role);
+    out.warnings = resolve_warnings(*d, kind, out.result ? &out.result->targets : nullptr);
+    if (const candidate* decider = d->chosen(role); decider && out.result) {  // a failure lists them as alternatives
+      auto views = tool_view_warnings(*d, *decider, request, out.result, devices, o.policy, driver);
+      out.warnings.insert(out.warnings.end(), views.begin(), views.end());
+    }
+    if (!out.result) {
+      const std::size_t not_asked = explain_failure_fully(out.result.error(), *d, asked, jit, request, devices, o.policy, driver);
+      if (not_asked != 0)
+        out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) + " candidate(s) were not asked within " +
+                            std::to_string(alternatives_budget.count()) + " ms; the doctor lists them");
+      out.result.error().warnings = out.warnings;
+    }
+  }
+  if (!out.compiler && info) out.compiler = compiler_provenance{*info, {}, {}, {}};
+  out.found = std::move(found);
+  return out;
+}
+
+CUARCH_END_NAMESPACE
+#endif  // CUARCH_DEFINITIONS

@@ -1,0 +1,236 @@
+// resolve_here(): the front door every front end goes through. What it promises beyond
+// resolve_target_archs(): a malformed request detects nothing; a request that names its compiler
+// and devices detects nothing either; a detected compiler's failure comes back explained (who
+// decided, how it was found); the compilers the user's own tools would run are compared, and each
+// that gives another verdict is a warning whose fix, followed, leaves no warning.
+#include <cuarch/detect.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+#include "fixtures/fixture_support.hpp"
+
+namespace {
+
+/// Options that look only where `env` says (no loader, no already-loaded, no default locations).
+cuarch::resolve_options hermetic(const char* archs, cuarch::environment env = {}) {
+  cuarch::resolve_options o;
+  o.archs = archs;
+  o.env_snapshot = std::move(env);
+  o.isolated = true;
+  return o;
+}
+
+/// Applies a fix's "export NAME=VALUE ..." to `env`, as a shell would (quotes, $PATH).
+cuarch::environment follow(std::string fix, cuarch::environment env) {
+  const auto at = fix.find("export ");
+  REQUIRE(at != std::string::npos);
+  fix = fix.substr(at + 7);
+  std::size_t i = 0;
+  while (i < fix.size()) {
+    while (i < fix.size() && fix[i] == ' ') ++i;
+    const auto eq = fix.find('=', i);
+    if (eq == std::string::npos) break;
+    const std::string name = fix.substr(i, eq - i);
+    std::string value;
+    i = eq + 1;
+    while (i < fix.size() && fix[i] != ' ') {
+      if (fix[i] == '\'') {
+        const auto end = fix.find('\'', i + 1);
+        value += fix.substr(i + 1, end - i - 1);
+        i = end + 1;
+      } else if (fix[i] == '"') {
+        ++i;
+        while (fix[i] != '"') {
+          if (fix.compare(i, 5, "$PATH") == 0) {
+            value += env.get("PATH").value_or("");
+            i += 5;
+          } else {
+            if (fix[i] == '\\') ++i;
+            value += fix[i++];
+          }
+        }
+        ++i;
+      } else {
+        value += fix[i++];
+      }
+    }
+    env.set(name, value);
+  }
+  return env;
+}
+
+/// A directory holding `nvcc` = the fake nvcc 12.8 (no real nvcc 12.8 can be had: the
+/// nvidia-cuda-nvcc-cu12 wheels ship ptxas, not nvcc).
+std::string path_dir_with_nvcc_12_8() {
+  static const std::string dir = [] {
+    char tmpl[] = "/tmp/cuarch-front-door-XXXXXX";
+    const std::string d = ::mkdtemp(tmpl);
+    const std::string target = cuarch_test::source_dir() + "/tests/fixtures/fake-nvcc/nvcc-12.8";
+    REQUIRE(::symlink(target.c_str(), (d + "/nvcc").c_str()) == 0);
+    return d;
+  }();
+  return dir;
+}
+
+bool have_local_cuda() { return ::access("/usr/local/cuda/bin/nvcc", X_OK) == 0; }
+
+std::string kinds(const std::vector<cuarch::resolution_warning>& w) {
+  std::string out;
+  for (const auto& x : w) out += (out.empty() ? "" : " ") + x.kind;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a malformed request is refused before anything is detected", "[front_door]") {
+  auto o = hermetic("9.0;sm_12x");
+  o.nvcc = "/nonexistent/nvcc";  // would be a failure of its own, were it asked
+  const auto done = cuarch::resolve_here(o);
+  CHECK(done.exit_status() == 2);
+  CHECK(done.malformed);
+  CHECK_FALSE(done.found);
+  REQUIRE_FALSE(done.result);
+  CHECK(cuarch::classify(done.result.error().summary.code).exit == cuarch::exit_class::bad_input);
+}
+
+TEST_CASE("a named toolkit and named devices: nothing is detected", "[front_door]") {
+  cuarch::resolve_options o;
+  o.archs = "native";
+  o.toolkit = cuarch::cuda_version{13, 0};
+  o.devices = std::vector<cuarch::compute_capability>{{12, 0}};
+  const auto done = cuarch::resolve_here(o);
+  CHECK_FALSE(done.malformed);
+  CHECK_FALSE(done.found);
+  REQUIRE(done.result);
+  CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120a,code=sm_120a");
+  REQUIRE(done.compiler);
+  CHECK(done.compiler->compiler.kind == cuarch::source_kind::knowledge_table);
+  CHECK(done.compiler->found.empty());  // a release given by version was not found anywhere
+}
+
+TEST_CASE("a detected nvcc that cannot build the request: the failure names it and how it was found", "[front_door]") {
+  const std::string nvcc = cuarch_test::source_dir() + "/tests/fixtures/fake-nvcc/nvcc-12.8";
+  auto o = hermetic("12.0f");
+  o.nvcc = nvcc;
+  o.devices = std::vector<cuarch::compute_capability>{{12, 0}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE(done.found);
+  CHECK_FALSE(done.found->jit_compiler.asked);  // only the nvcc path's roles were asked
+  REQUIRE(done.compiler);
+  CHECK(done.compiler->compiler.version.minor == 8);
+  CHECK(done.compiler->path == nvcc);  // the provenance a success document carries too
+  CHECK(done.compiler->found.find("given explicitly") != std::string::npos);
+  REQUIRE_FALSE(done.result);
+  const auto& f = done.result.error();
+  CHECK(f.summary.code == cuarch::errc::nothing_resolved);
+  REQUIRE(f.compiler);
+  CHECK(f.compiler->found.find("given explicitly") != std::string::npos);
+  CHECK(f.message().find("sm_120f needs CUDA >= 12.9") != std::string::npos);
+}
+
+#ifdef CUARCH_CLI_PATH
+TEST_CASE("`cuarch resolve` says when the devices were read through cuInit", "[front_door][cli]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  // A stub libcuda named explicitly, with no NVML beside it: native reads its devices through
+  // cuInit, and a process forked afterwards could not use CUDA. That must not be silent.
+  const std::vector<std::string> argv{"/usr/bin/env",
+                                      "-u",
+                                      "CUARCH_ARCHS",
+                                      "CUARCH_STUB_DEVICES=9.0",
+                                      "CUARCH_STUB_DRIVER_VERSION=13000",
+                                      "CUARCH_LIBCUDA=" + stubs.path + "/lib/libcuda.so.1",
+                                      CUARCH_CLI_PATH,
+                                      "resolve",
+                                      "--archs",
+                                      "native",
+                                      "--toolkit",
+                                      "13.0"};
+  const auto r = cuarch::run_process(argv, cuarch::process_limits{});
+  REQUIRE(r);
+  INFO("stdout: " << r->out << "\nstderr: " << r->err);
+  CHECK(r->exit_status == 0);
+  CHECK(r->out == "-gencode=arch=compute_90a,code=sm_90a\n");
+  CHECK(r->err.find("cuarch resolve: note:") != std::string::npos);
+  CHECK(r->err.find("a process forked after this cannot use CUDA") != std::string::npos);
+}
+#endif
+
+TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warns, and the fix ends it", "[front_door][seed]") {
+  if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
+  cuarch::resolve_options o;
+  o.archs = "12.0f";
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE(done.result);
+  CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120f,code=sm_120f");
+  REQUIRE(kinds(done.warnings) == "tool_compiler_disagrees");
+  const auto& w = done.warnings.front();
+  INFO(w.what << "\n" << w.meaning);
+  CHECK(w.what.find("12.8") != std::string::npos);
+  CHECK(w.what.find("first on PATH") != std::string::npos);
+  CHECK(w.what.find("refuses it") != std::string::npos);
+  CHECK(w.meaning.find("export PATH=") != std::string::npos);
+  CHECK(done.exit_status() == 0);
+  o.strict = true;
+  CHECK(cuarch::resolve_here(o).exit_status() == 1);  // strict: the warning is an error
+  o.strict = false;
+
+  o.env_snapshot = follow(w.meaning, *o.env_snapshot);
+  const auto fixed = cuarch::resolve_here(o);
+  REQUIRE(fixed.result);
+  CHECK(kinds(fixed.warnings).empty());
+}
+
+TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, resolves with no warning", "[front_door][seed]") {
+  if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
+  cuarch::resolve_options o;
+  o.archs = "12.0f";
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  const auto& f = done.result.error();
+  REQUIRE_FALSE(f.alternatives.empty());  // /usr/local/cuda's 13.0, a default location
+  INFO(f.message());
+  o.env_snapshot = follow(f.alternatives.front().fix, *o.env_snapshot);
+  const auto fixed = cuarch::resolve_here(o);
+  REQUIRE(fixed.result);
+  CHECK(kinds(fixed.warnings).empty());
+}
+
+TEST_CASE("CUDACXX names nvcc 12.8, CUDA_HOME 13.0: CUDACXX decides, and the fix names both", "[front_door][seed]") {
+  if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
+  cuarch::resolve_options o;
+  o.archs = "12.0f";
+  o.env_snapshot = cuarch::environment{{"PATH", "/usr/bin:/bin"},
+                                       {"CUDACXX", cuarch_test::source_dir() + "/tests/fixtures/fake-nvcc/nvcc-12.8"},
+                                       {"CUDA_HOME", "/usr/local/cuda"}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  const auto& f = done.result.error();
+  REQUIRE_FALSE(f.alternatives.empty());
+  INFO(f.message());
+  CHECK(f.alternatives.front().fix.find("CUDACXX=") != std::string::npos);
+  o.env_snapshot = follow(f.alternatives.front().fix, *o.env_snapshot);
+  const auto fixed = cuarch::resolve_here(o);
+  REQUIRE(fixed.result);
+  CHECK(kinds(fixed.warnings).empty());
+}
+
+TEST_CASE("every option reads its text in one place; contradictions are usage errors", "[front_door][options]") {
+  cuarch::resolve_options o;
+  CHECK(cuarch::set_option(o, cuarch::option_name::dialect, "bogus").value_or("").find("must be generic") == 0);
+  CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::policy, "best-effort,ptx-fallback"));
+  CHECK(cuarch::set_option(o, cuarch::option_name::timeout, "0.0001"));  // below a millisecond: no probe could run
+  CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::timeout, "2"));
+  CHECK(o.timeout == std::chrono::milliseconds(2000));
+  CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::toolkit, "12.8"));
+  CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::nvcc, "/usr/bin/nvcc"));
+  CHECK(cuarch::check_options(o).value_or("").find("toolkit names the compiler") == 0);
+  CHECK(cuarch::resolve_here(o).exit_status() == 2);
+  for (const auto n : cuarch::all_option_names) CHECK(cuarch::parse_option_name(cuarch::to_string(n)) == n);
+}
