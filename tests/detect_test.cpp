@@ -322,8 +322,9 @@ TEST_CASE("devices: the chosen driver's own NVML (beside its libcuda) answers, n
 
   // A libcuda the loader found (LD_LIBRARY_PATH) with no NVML beside it is not described by another
   // NVML the loader can reach: the chosen driver answers through cuInit, and the detection says so.
+  // (detection reads LD_LIBRARY_PATH from its one environment snapshot, as every variable.)
   guard.env.set("LD_LIBRARY_PATH", stub_dir() + "/lib:" + stub_dir() + "/nvml");
-  auto by_loader = cuarch_test::hermetic();
+  auto by_loader = cuarch_test::hermetic({{"LD_LIBRARY_PATH", stub_dir() + "/lib:" + stub_dir() + "/nvml"}});
   by_loader.loader_search = true;
   d = cuarch::detect(by_loader);
   REQUIRE(d.driver.index);

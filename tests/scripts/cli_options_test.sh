@@ -79,7 +79,7 @@ expect 2 "" "unexpected argument 'extra'" -- list --toolkit 12.4 extra
 expect 2 "" "unknown command 'frobnicate'" -- frobnicate
 expect 2 "" "unknown option '--bogus'" -- --bogus
 # Values of enumerated options are checked against the library's names.
-expect 2 "" "--format must be nvcc|nvrtc|cmake|torch|json, not 'yaml'" -- resolve --toolkit 13.0 --format yaml
+expect 2 "" "--format: must be nvcc, nvrtc, cmake, torch or json, not 'yaml'" -- resolve --toolkit 13.0 --format yaml
 expect 2 "" "--dialect must be generic|torch|cmake|nvcc, not 'bazel'" -- check --toolkit 13.0 --dialect bazel sm_90
 expect 2 "" "not 'lenient'" -- resolve --toolkit 13.0 --policy best-effort,lenient
 expect 2 "" "'b' at position 0 of 'b': a variant is 'a', 'f' or 'baseline'" -- resolve --toolkit 13.0 --native-variant b

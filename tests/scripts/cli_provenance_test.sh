@@ -45,7 +45,7 @@ if [[ -n "$real_cuda" ]]; then
   rc=$?
   [[ $rc == 1 ]] && err_has "sm_120f needs CUDA >= 12.9 (have 12.8)" && err_has "decided by: nvcc 12.8.93 at $old" &&
     err_has "first on PATH" && err_has "would build it: nvcc 13.0" && err_has "default location /usr/local/cuda" &&
-    err_has "fix: set CUDA_HOME=$real_cuda, or pass --nvcc /usr/local/cuda/bin/nvcc" ||
+    err_has 'fix: export PATH="/usr/local/cuda/bin:$PATH"' ||
     fail "PATH nvcc 12.8 vs /usr/local/cuda 13.0: the failure names the decider and the fix (exit $rc)"
   PATH="$path" run --device-cc 12.0 --archs 12.0f --compiler nvcc --format json
   python3 - "$work/out" "$old" "$real_cuda" <<'EOF' || fail "the JSON failure carries compiler, alternatives and their fix"
@@ -58,7 +58,7 @@ assert "first on PATH" in c["found"], c
 assert set(["kind", "version", "location", "supported_sm_numbers", "table_older_than_compiler"]) <= set(c), c
 alt = d["alternatives"]
 assert len(alt) == 1 and alt[0]["version"].startswith("13.0"), alt
-assert alt[0]["fix"].startswith("set CUDA_HOME=" + sys.argv[3]), alt
+assert alt[0]["fix"] == 'export PATH="/usr/local/cuda/bin:$PATH"', alt
 assert d["searched"] == [] and d["warnings"] == [], d
 EOF
   # And the same with the fix applied resolves.
@@ -95,14 +95,22 @@ rc=$?
 if [[ -n "$real_cuda" ]]; then
   PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0
   [[ $? == 0 ]] && ! err_has "warning:" || fail "a plain resolve does not run the other nvcc on PATH"
-  PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0 --strict
+  # Another nvcc the user's tools run is a warning by default when its verdict differs: the seed.
+  PATH="$path" CUDA_HOME="$real_cuda" run --archs 12.0f
   rc=$?
-  [[ $rc == 1 ]] && out_has "sm_90" && err_has "(cuda_home_vs_path)" && err_has "--strict" ||
-    fail "--strict: CUDA_HOME 13.0 vs the first nvcc on PATH 12.8 is a warning and exit 1 (exit $rc)"
-  PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0 --nvcc "$old" --format json
+  [[ $rc == 0 ]] && out_has "sm_120f" && err_has "(tool_compiler_disagrees)" && err_has "first on PATH" && err_has "refuses it" &&
+    err_has 'export PATH="' || fail "the seed: CUDA_HOME 13.0 decides, the first nvcc on PATH 12.8 refuses: a warning (exit $rc)"
+  PATH="$path" CUDA_HOME="$real_cuda" run --archs 12.0f --strict
   rc=$?
-  [[ $rc == 0 ]] && err_has "(override_vs_cuda_home)" && out_has '"warnings":[{"kind":"override_vs_cuda_home"' ||
+  [[ $rc == 1 ]] && err_has "--strict" || fail "--strict: that warning is exit 1 (exit $rc)"
+  PATH="$real_cuda/bin:$path" CUDA_HOME="$real_cuda" run --archs 12.0f
+  [[ $? == 0 ]] && ! err_has "warning:" || fail "the fix followed: no warning"
+  # An --nvcc override against CUDA_HOME's toolkit, where the two disagree on the request.
+  PATH="$path" CUDA_HOME="$real_cuda" run --archs all-major --nvcc "$old" --format json
+  rc=$?
+  [[ $rc == 0 ]] && err_has "(tool_compiler_disagrees)" && err_has '$CUDA_HOME' && out_has '"warnings":[{"kind":"tool_compiler_disagrees"' ||
     fail "an --nvcc override against CUDA_HOME's toolkit is a warning, in JSON too (exit $rc)"
+  PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0 --nvcc "$old" --format json
   # A success names its compiler's provenance too: the path as found and how it was found.
   out_has "\"path\":\"$old\",\"found\":\"" && out_has "given explicitly" ||
     fail "a successful resolution's JSON says where its compiler was found"

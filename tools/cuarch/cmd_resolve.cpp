@@ -56,6 +56,19 @@ and a warning (reasons on stderr); 2 bad usage or malformed input (nothing is de
 example: export TORCH_CUDA_ARCH_LIST=$(cuarch resolve --toolkit 12.8 --device-cc 12.0 --format torch))",
     choices(cuarch::all_policy_names));
 
+/// Text for stderr: each line's control characters made visible, the lines kept.
+std::string say(const std::string& text) {
+  std::string out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', from);
+    out += cuarch::detail::printable(std::string_view(text).substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) return out;
+    out += '\n';
+    from = nl + 1;
+  }
+}
+
 struct resolve_flags {
   library_flags options;  // every flag is a library option (front_door/options.hpp)
 };
@@ -64,7 +77,7 @@ struct resolve_flags {
 /// resolve document), the reason on stderr; returns `status`.
 int print_failure(cuarch::output_format format, const cuarch::resolution_failure& failure, int status) {
   if (format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(failure));
-  fmt::print(stderr, "cuarch resolve: {}\n", cuarch::detail::printable(failure.message()));
+  fmt::print(stderr, "cuarch resolve: {}\n", say(failure.message()));
   return status;
 }
 
@@ -83,9 +96,10 @@ bool print_targets(cuarch::output_format format, const cuarch::resolution& r, co
     case cuarch::output_format::cmake:
     case cuarch::output_format::torch: break;
   }
-  const auto spelled = format == cuarch::output_format::cmake ? cuarch::cmake_architectures(r.targets) : cuarch::torch_cuda_arch_list(r.targets);
+  const auto spelled = format == cuarch::output_format::cmake ? cuarch::cmake_architectures(r.targets)
+                                                              : cuarch::torch_cuda_arch_list(r.targets);
   if (!spelled) {
-    fmt::print(stderr, "cuarch resolve: {}\n", cuarch::detail::printable(spelled.error().message()));
+    fmt::print(stderr, "cuarch resolve: {}\n", say(spelled.error().message()));
     return false;
   }
   fmt::print("{}\n", *spelled);
@@ -101,21 +115,22 @@ int run_resolve(const resolve_flags& flags) {
   const cuarch::output_format format = o.output.value_or(cuarch::output_format::nvcc);
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return usage_error(command_name, *done.usage);
-  for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", cuarch::detail::printable(n));
+  for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", say(n));
   for (const auto& w : done.warnings)
-    fmt::print(stderr, "cuarch resolve: warning: {} ({}): {}\n", cuarch::detail::printable(w.what), w.kind, cuarch::detail::printable(w.meaning));
+    fmt::print(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
   if (!done.result) return print_failure(format, done.result.error(), done.exit_status());
 
   const cuarch::resolution& r = *done.result;
   for (const auto& d : r.diagnostics)
-    if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", cuarch::detail::printable(d.message()));
+    if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", say(d.message()));
   if (r.origin.source == cuarch::source_kind::environment)
     fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {}\n", r.origin.variable);
   if (r.table_older_than_compiler)
     fmt::print(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}){}\n",
                cuarch::newest_known_toolkit(), r.compiler_version,
-               done.compiler && done.compiler->compiler.supported_sm_numbers ? "; the compiler's supported-arch list decided"
-                                                                                     : "; targets newer than the table are judged by the table");
+               done.compiler && done.compiler->compiler.supported_sm_numbers
+                   ? "; the compiler's supported-arch list decided"
+                   : "; targets newer than the table are judged by the table");
   if (!print_targets(format, r, done)) return exit_failed;
   if (done.exit_status() != 0) fmt::print(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", done.warnings.size());
   return done.exit_status();
@@ -129,8 +144,8 @@ std::function<int()> setup_resolve(flag_set& f) {
                     devices = "devices and driver (asked only for native, or under verify-devices)", policy = "policy",
                     output = "output";
   lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
-  lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic, which reads them all)",
-           request);
+  lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects),
+           "how to read LIST (default: generic, which reads them all)", request);
   lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides),
            "environment variables that override the request, first set one wins:\n"
            "CUARCH_ARCHS (the default without --archs), TORCH_CUDA_ARCH_LIST, CUDAARCHS",
@@ -140,16 +155,18 @@ std::function<int()> setup_resolve(flag_set& f) {
            "with --toolkit: what it reports as supported (nvrtcGetSupportedArchs),\n"
            "e.g. 75,80,90,120; it then decides",
            compiler);
-  lf.value(f, option_name::compiler, "--compiler", "nvcc|nvrtc|auto",
-           "which compile path decides (default auto: the one --nvrtc or --nvcc\nnames, else nvrtc for --format nvrtc or when NVRTC is already loaded,\nelse nvcc)",
-           compiler);
+  lf.value(
+      f, option_name::compiler, "--compiler", "nvcc|nvrtc|auto",
+      "which compile path decides (default auto: the one --nvrtc or --nvcc\nnames, else nvrtc for --format nvrtc or when NVRTC is already loaded,\nelse nvcc)",
+      compiler);
   add_detection_flags(lf, f, compiler, devices);
   lf.value(f, option_name::driver, "--driver", "VERSION|detected",
            "the CUDA version the driver supports, or `detected`: checks PTX against\n"
            "it and allows the PTX fallback. Without it PTX is not checked (right for\n"
            "builds: this is not the driver that runs it)",
            devices);
-  lf.value(f, option_name::policy, "--policy", "P[,P...]", "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
+  lf.value(f, option_name::policy, "--policy", "P[,P...]",
+           "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
   lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES",
            "the variants native tries per device, best first, baseline last: " + variant_choices() +
                ", a chain (f,a) or rules (12.0=f,9=a,default=a; default: a)",

@@ -25,7 +25,8 @@ class library_flags {
   void flag(flag_set& f, cuarch::option_name name, const std::string& flag, const std::string& help, const std::string& group) {
     flags_.push_back({f.flag(flag, help, group), name, true});
   }
-  /// Reads every flag given into `o`; the usage error ("--dialect: must be ...") of the first bad one.
+  /// Reads every flag given into `o`; the usage error ("--dialect: must be ...") of the first bad
+  /// value, or of the first rule between options the flags break (worded with the flags' names).
   std::optional<std::string> read(cuarch::resolve_options& o) const {
     for (const auto& lf : flags_) {
       if (!flag_set::given(lf.option)) continue;
@@ -33,7 +34,13 @@ class library_flags {
       for (const auto& v : values)
         if (auto bad = cuarch::set_option(o, lf.name, v)) return lf.option->get_name() + ": " + *bad;
     }
-    return std::nullopt;
+    return cuarch::check_options(o, [this](cuarch::option_name n) { return spelling(n); });
+  }
+  /// The flag of a library option ("--device-cc" for devices).
+  std::string spelling(cuarch::option_name n) const {
+    for (const auto& lf : flags_)
+      if (lf.name == n) return lf.option->get_name();
+    return std::string(to_string(n));
   }
 
  private:
@@ -66,8 +73,8 @@ inline void add_detection_flags(library_flags& lf, flag_set& f, const std::strin
            "how long detection may take in all, and any one nvcc/ptxas --version\n"
            "(default 10; 0.001 to 3600)",
            group);
-  lf.value(f, option_name::devices, "--device-cc", "LIST", "the devices' compute capabilities, e.g. 9.0,12.0 (build machines\nwithout GPUs)",
-           devices_group);
+  lf.value(f, option_name::devices, "--device-cc", "LIST",
+           "the devices' compute capabilities, e.g. 9.0,12.0 (build machines\nwithout GPUs)", devices_group);
 }
 
 }  // namespace cuarch_cli

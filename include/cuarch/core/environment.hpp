@@ -19,9 +19,15 @@ CUARCH_BEGIN_NAMESPACE
 /// Every variable cuarch reads: the request's overrides (resolve/env_request.hpp), detection's
 /// (documented per component in detect/plan.hpp) and the driver's visibility rules.
 inline constexpr std::string_view detection_variables[] = {
-    "CUARCH_ARCHS",    "TORCH_CUDA_ARCH_LIST", "CUDAARCHS",    "CUARCH_NVRTC",         "CUARCH_NVCC",       "CUARCH_CUDART",
-    "CUARCH_LIBCUDA",  "CUARCH_PTXAS",         "CUDA_HOME",    "CUDA_PATH",            "CUDACXX",           "PATH",
-    "LD_LIBRARY_PATH", "VIRTUAL_ENV",          "CONDA_PREFIX", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TRITON_PTXAS_PATH",
+    "CUARCH_ARCHS",      "TORCH_CUDA_ARCH_LIST",
+    "CUDAARCHS",         "CUARCH_NVRTC",
+    "CUARCH_NVCC",       "CUARCH_CUDART",
+    "CUARCH_LIBCUDA",    "CUARCH_PTXAS",
+    "CUDA_HOME",         "CUDA_PATH",
+    "CUDACXX",           "PATH",
+    "LD_LIBRARY_PATH",   "VIRTUAL_ENV",
+    "CONDA_PREFIX",      "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER", "TRITON_PTXAS_PATH",
 };
 
 /// A set of environment variables. Unset and set-but-empty are different (CUDA_VISIBLE_DEVICES="" hides every GPU).

@@ -43,7 +43,8 @@ inline compiler_provenance provenance_from(const candidate& c) {
 /// `value` as one shell word.
 inline std::string shell_word(const std::string& value) {
   const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || std::string_view("_/.:-+=@,%").find(ch) != std::string_view::npos;
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           std::string_view("_/.:-+=@,%").find(ch) != std::string_view::npos;
   });
   if (plain) return value;
   std::string out = "'";

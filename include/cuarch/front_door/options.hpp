@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,18 +87,38 @@ struct resolve_options {
 
 /// The options a front end may set from text, by the library's name of each.
 enum class option_name : unsigned char {
-  archs, dialect, env, policy, native_variant, strict,                     // request and policy
-  compiler, toolkit, supported_archs, output,                             // the compiler
-  cuda_home, nvrtc, nvcc, cudart, libcuda, ptxas, python_prefix, isolated,  // where to look
-  devices, driver, cuinit_fallback, timeout,                              // devices, driver, deadline
+  archs,
+  dialect,
+  env,
+  policy,
+  native_variant,
+  strict,  // request and policy
+  compiler,
+  toolkit,
+  supported_archs,
+  output,  // the compiler
+  cuda_home,
+  nvrtc,
+  nvcc,
+  cudart,
+  libcuda,
+  ptxas,
+  python_prefix,
+  isolated,  // where to look
+  devices,
+  driver,
+  cuinit_fallback,
+  timeout,  // devices, driver, deadline
 };
 
-inline constexpr option_name all_option_names[] = {
-    option_name::archs,     option_name::dialect, option_name::env,     option_name::policy,          option_name::native_variant,
-    option_name::strict,    option_name::compiler, option_name::toolkit, option_name::supported_archs, option_name::output,
-    option_name::cuda_home, option_name::nvrtc,   option_name::nvcc,    option_name::cudart,          option_name::libcuda,
-    option_name::ptxas,     option_name::python_prefix, option_name::isolated, option_name::devices, option_name::driver,
-    option_name::cuinit_fallback, option_name::timeout};
+inline constexpr option_name all_option_names[] = {option_name::archs,    option_name::dialect,        option_name::env,
+                                                   option_name::policy,   option_name::native_variant, option_name::strict,
+                                                   option_name::compiler, option_name::toolkit,        option_name::supported_archs,
+                                                   option_name::output,   option_name::cuda_home,      option_name::nvrtc,
+                                                   option_name::nvcc,     option_name::cudart,         option_name::libcuda,
+                                                   option_name::ptxas,    option_name::python_prefix,  option_name::isolated,
+                                                   option_name::devices,  option_name::driver,         option_name::cuinit_fallback,
+                                                   option_name::timeout};
 /// The library's name of an option: Python's keyword argument, the CMake helper's key.
 constexpr std::string_view to_string(option_name n) noexcept {
   switch (n) {
@@ -126,16 +147,22 @@ constexpr std::string_view to_string(option_name n) noexcept {
   }
   return "";
 }
-constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept { return detail::find_by_name(all_option_names, name); }
+constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept {
+  return detail::find_by_name(all_option_names, name);
+}
 
 /// Reads `value` into the option `name` of `o` (a repeatable option, env, policy, python_prefix,
 /// adds to what is there). The problem with the value, worded without the option's spelling (the
 /// front end prefixes its own: "--dialect: ...", "dialect: ..."), or nullopt.
 CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_name name, std::string_view value);
 
+/// How a front end spells an option's name ("--compiler" on the command line); empty: the
+/// library's own name (Python's keyword, to_string(option_name)).
+using option_speller = std::function<std::string(option_name)>;
+
 /// The rules between options (a toolkit named by release cannot also be detected, ...): the first
-/// one broken, worded with the library's option names, or nullopt.
-CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o);
+/// one broken, worded with the front end's spelling of each option, or nullopt.
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell = {});
 
 CUARCH_END_NAMESPACE
 
@@ -285,18 +312,24 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
   return not_this("is not an option");
 }
 
-CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o) {
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell) {
+  const auto n = [&](option_name x) { return spell ? spell(x) : std::string(to_string(x)); };
   const bool named_nvrtc = !o.nvrtc.empty(), named_nvcc = !o.nvcc.empty();
-  if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc) return "compiler nvrtc does not use the nvcc that nvcc names";
-  if (o.compiler == compile_path::nvcc && named_nvrtc && !named_nvcc) return "compiler nvcc does not use the NVRTC that nvrtc names";
+  if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc)
+    return n(option_name::compiler) + " nvrtc does not use the nvcc that " + n(option_name::nvcc) + " names";
+  if (o.compiler == compile_path::nvcc && named_nvrtc && !named_nvcc)
+    return n(option_name::compiler) + " nvcc does not use the NVRTC that " + n(option_name::nvrtc) + " names";
   if (o.compiler == compile_path::automatic && named_nvrtc && named_nvcc)
-    return "nvrtc and nvcc both name a compiler: say which one compiles with compiler nvrtc or nvcc";
+    return n(option_name::nvrtc) + " and " + n(option_name::nvcc) + " both name a compiler: say which one compiles with " +
+           n(option_name::compiler) + " nvrtc|nvcc";
   const bool detecting = named_nvrtc || named_nvcc || !o.cuda_home.empty() || !o.python_prefixes.empty() || o.isolated ||
                          o.compiler != compile_path::automatic;
   if (o.toolkit && detecting)
-    return "toolkit names the compiler by release; compiler, nvcc, nvrtc, cuda_home, python_prefix and isolated detect one: use one "
-           "or the other";
-  if (o.toolkit_supported_sm && !o.toolkit) return "supported_archs describes a toolkit named by release: give toolkit too";
+    return n(option_name::toolkit) + " names the compiler by release; " + n(option_name::compiler) + ", " + n(option_name::nvcc) +
+           ", " + n(option_name::nvrtc) + ", " + n(option_name::cuda_home) + ", " + n(option_name::python_prefix) + " and " +
+           n(option_name::isolated) + " detect one: use one or the other";
+  if (o.toolkit_supported_sm && !o.toolkit)
+    return n(option_name::supported_archs) + " describes a toolkit named by release: give " + n(option_name::toolkit) + " too";
   return std::nullopt;
 }
 

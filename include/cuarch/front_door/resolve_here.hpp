@@ -203,7 +203,8 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     return no_driver{};
   }();
   const auto info = compiler.compiler();
-  out.result = info ? resolve_target_archs(request, *info, devices, o.policy, driver) : resolve_result(unexpected(resolution_failure(info.error())));
+  out.result = info ? resolve_target_archs(request, *info, devices, o.policy, driver)
+                    : resolve_result(unexpected(resolution_failure(info.error())));
 
   // 5. Only a detected compiler has a "who decided", alternatives and disagreements; a toolkit
   // named by release has none.
@@ -224,8 +225,9 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     if (!out.result) {
       const std::size_t not_asked = explain_failure_fully(out.result.error(), *d, asked, jit, request, devices, o.policy, driver);
       if (not_asked != 0)
-        out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) + " candidate(s) were not asked within " +
-                            std::to_string(alternatives_budget.count()) + " ms; the doctor lists them");
+        out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) +
+                            " candidate(s) were not asked within " + std::to_string(alternatives_budget.count()) +
+                            " ms; the doctor lists them");
       out.result.error().warnings = out.warnings;
     }
   }

@@ -26,14 +26,16 @@ CUARCH_END_NAMESPACE
 #  include <algorithm>
 
 #  include "../detect/explain.hpp"
+#  include "../doctor/analysis.hpp"
+#  include "../doctor/finding.hpp"
 #  include "../resolve/resolver.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 CUARCH_FUNC std::string who_runs(const detection& d, const candidate& c) {
   const auto via = [&](std::string_view prefix) {
-    return detail::starts_with(c.origin, prefix) ||
-           std::any_of(c.also_found_via.begin(), c.also_found_via.end(), [&](const std::string& v) { return detail::starts_with(v, prefix); });
+    return detail::starts_with(c.origin, prefix) || std::any_of(c.also_found_via.begin(), c.also_found_via.end(),
+                                                                [&](const std::string& v) { return detail::starts_with(v, prefix); });
   };
   std::string who;
   const auto add = [&](const char* words) { who.append(who.empty() ? "" : "; ").append(words); };
@@ -87,7 +89,8 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     if ((c.source != source_kind::nvcc && c.source != source_kind::nvrtc) || !c.result || !c.compiler) continue;
     if (std::find(seen.begin(), seen.end(), c.real_path) != seen.end()) continue;
     std::string who = who_runs(d, c);
-    if (&c == cross) who.append(who.empty() ? "" : "; ").append(c.source == source_kind::nvcc ? "offline builds" : "JIT through NVRTC");
+    if (&c == cross)
+      who.append(who.empty() ? "" : "; ").append(c.source == source_kind::nvcc ? "offline builds" : "JIT through NVRTC");
     if (who.empty()) continue;
     seen.push_back(c.real_path);
     const std::string verdict = detail::other_verdict(request, *c.compiler, mine, devices, policy, driver);
@@ -95,8 +98,8 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     const bool same_kind = c.source == decider.source;
     resolution_warning w;
     w.kind = same_kind ? "tool_compiler_disagrees" : "nvcc_vs_nvrtc";
-    w.what = detail::label(c) + ", which " + who + " run" + (who.find(';') == std::string::npos && who.back() != 's' ? "s" : "") + ", " +
-             verdict + "; cuarch decided with " + detail::label(decider);
+    w.what = detail::label(c) + ", which " + who + " run" + (who.find(';') == std::string::npos && who.back() != 's' ? "s" : "") +
+             ", " + verdict + "; cuarch decided with " + detail::label(decider);
     if (same_kind) {
       w.meaning = "those tools would build with another compiler than the one these targets were validated by: " +
                   detail::aligning_fix(d, decider);
