@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     const auto name = cuarch::parse_option_name(key);
     if (!name || eq == std::string_view::npos)
       return fail("'" + std::string(arg) + "' is not NAME=VALUE with a cuarch option name", 2);
-    if (auto bad = cuarch::set_option(o, *name, value)) return fail(std::string(key) + " '" + std::string(value) + "': " + *bad, 2);
+    if (auto bad = cuarch::set_option(o, *name, value)) return fail(std::string(key) + " '" + std::string(value) + "': " + bad->message, 2);
   }
 
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);

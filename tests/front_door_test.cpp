@@ -223,7 +223,10 @@ TEST_CASE("CUDACXX names nvcc 12.8, CUDA_HOME 13.0: CUDACXX decides, and the fix
 
 TEST_CASE("every option reads its text in one place; contradictions are usage errors", "[front_door][options]") {
   cuarch::resolve_options o;
-  CHECK(cuarch::set_option(o, cuarch::option_name::dialect, "bogus").value_or("").find("must be generic") == 0);
+  const auto bad = cuarch::set_option(o, cuarch::option_name::dialect, "bogus");
+  REQUIRE(bad);
+  CHECK(bad->message.find("must be generic") == 0);
+  CHECK(cuarch::set_option(o, cuarch::option_name::toolkit, "12.x")->cause->code == cuarch::errc::invalid_version);
   CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::policy, "best-effort,ptx-fallback"));
   CHECK(cuarch::set_option(o, cuarch::option_name::timeout, "0.0001"));  // below a millisecond: no probe could run
   CHECK_FALSE(cuarch::set_option(o, cuarch::option_name::timeout, "2"));

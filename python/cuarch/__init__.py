@@ -116,8 +116,13 @@ def _options(**given: Any) -> List[Tuple[str, str]]:
 
 def _environment() -> List[Tuple[str, str]]:
     """The variables cuarch reads, copied from os.environ while this thread holds the GIL: the
-    library never calls getenv while another thread may change the environment."""
-    return [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ]
+    library never calls getenv while another thread may change the environment. This interpreter's
+    own environment (sys.prefix) is scanned for pip wheels where an activated one would be
+    (VIRTUAL_ENV), so a venv's nvidia-* wheels count whether or not it was activated."""
+    env = [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ]
+    if "VIRTUAL_ENV" not in os.environ and "CONDA_PREFIX" not in os.environ:
+        env.append(("VIRTUAL_ENV", sys.prefix))
+    return env
 
 
 def _timeout_text(value: Any) -> Optional[str]:
@@ -144,6 +149,7 @@ def resolve(
     env: Optional[Strings] = _CUARCH_ENV,
     dialect: str = "generic",
     cuinit_fallback: bool = True,
+    isolated: bool = False,
     strict: bool = False,
     timeout: Optional[float] = None,
 ) -> Resolution:
@@ -158,9 +164,10 @@ def resolve(
                     this process already loaded (CuPy, torch: it compiles JIT code here); else nvcc.
                     The answer names the one used (Resolution.compiler); a warning names the other
                     when it would give another verdict.
-    nvrtc / nvcc / cuda_home   where to look first. python_prefix: Python environments to scan for
-                    pip nvidia-* wheels (one or several); this interpreter's own (sys.prefix) is
-                    always scanned, VIRTUAL_ENV set or not.
+    nvrtc / nvcc / cuda_home   where to look first. python_prefix: Python environments to scan
+                    first for pip nvidia-* wheels (one or several); this interpreter's own
+                    (sys.prefix) is scanned where VIRTUAL_ENV would be, activated or not.
+    isolated        look only at nvrtc / nvcc / cuda_home / python_prefix and CUARCH_* variables.
     devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
                     "native" asks the driver (NVML).
     policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices",
@@ -187,9 +194,6 @@ def resolve(
     ResolveFailure (both ResolveError) when the library refuses, ValueError for an option value
     it does not know.
     """
-    prefixes = [sys.prefix]
-    if python_prefix is not None:
-        prefixes += [python_prefix] if isinstance(python_prefix, (str, os.PathLike)) else list(python_prefix)
     options = _options(
         archs=None if archs is _NATIVE else _joined(archs, "archs", ";"),
         dialect=dialect,
@@ -201,8 +205,8 @@ def resolve(
         nvrtc=_optional_text(nvrtc, "nvrtc"),
         nvcc=_optional_text(nvcc, "nvcc"),
         cuda_home=_optional_text(cuda_home, "cuda_home"),
-        # A toolkit named by release detects nothing: no environment to scan then.
-        python_prefix=None if toolkit is not None else prefixes,
+        python_prefix=python_prefix,
+        isolated=True if isolated else None,
         native_variant=_optional_text(native_variant, "native_variant"),
         driver=_version_text(driver, "driver"),
         cuinit_fallback=None if cuinit_fallback else False,
@@ -213,7 +217,7 @@ def resolve(
     if outcome.note:  # said before a failure is raised too: it bears on the failure as well
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     raise_for(outcome)
-    result = Resolution(outcome.json)
+    result = Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
     # Nothing silent: each warning that bears on the answer is said where the call is made.
     for w in result.warnings:
         warnings.warn(f"{w['what']} ({w['kind']}): {w['meaning']}", CuarchWarning, stacklevel=2)
@@ -244,14 +248,11 @@ def doctor(
                     document says so). resolve("native") asks for devices when it needs them.
     isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
     """
-    prefixes = [sys.prefix]
-    if python_prefix is not None:
-        prefixes += [python_prefix] if isinstance(python_prefix, (str, os.PathLike)) else list(python_prefix)
     options = _options(
         nvrtc=_optional_text(nvrtc, "nvrtc"),
         nvcc=_optional_text(nvcc, "nvcc"),
         cuda_home=_optional_text(cuda_home, "cuda_home"),
-        python_prefix=None if isolated else prefixes,
+        python_prefix=python_prefix,
         devices=None if devices is None else _joined(devices, "devices", ","),
         isolated=True if isolated else None,
     )

@@ -18,16 +18,16 @@ class Compiler(NamedTuple):
     kind: str  # "NVRTC", "nvcc", or "cuarch's table" (a toolkit version given without a compiler)
     version: str  # "12.8", "13.0.88"
     path: str  # real path of the library or executable; "" for a given toolkit version
-    how: str  # how it was found, in words: "CUDA_HOME=/opt/cuda (named by the environment)"
-    origin: str  # the path as found (before symlinks are resolved)
-    why: str  # why it governs (the same words as how)
+    how: str  # how it was found: "already loaded", "explicit argument", "environment", "PATH", ...
+    origin: str  # the route in words: "CUDA_HOME=/opt/cuda", "loader search for libnvrtc.so.13"
+    why: str  # why it governs
     supported_sm: Optional[List[int]]  # what the compiler said it builds (nvrtcGetSupportedArchs)
 
 
 class Resolution:
     """A successful resolution: never empty."""
 
-    def __init__(self, document: str):
+    def __init__(self, document: str, how: str, origin: str, why: str):
         self._document = document
         d = json.loads(document)
         self._dict = d
@@ -46,9 +46,9 @@ class Resolution:
             kind=c["kind"],
             version=c["version"],
             path=c.get("location", ""),
-            how=c.get("found", "given by the caller"),
-            origin=c.get("path", ""),
-            why=c.get("found", "given by the caller; judged by cuarch's table"),
+            how=how,
+            origin=origin,
+            why=why,
             supported_sm=c.get("supported_sm_numbers"),
         )
 

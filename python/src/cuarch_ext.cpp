@@ -38,6 +38,9 @@ NB_MODULE(_cuarch, m) {
       .def_ro("input_error", &cuarch_python::outcome::input_error)
       .def_ro("message", &cuarch_python::outcome::message)
       .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
+      .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
+      .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
+      .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
       .def_ro("names", &cuarch_python::outcome::names)
       .def_ro("note", &cuarch_python::outcome::note);
 

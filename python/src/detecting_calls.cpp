@@ -16,17 +16,14 @@ namespace cuarch_python {
 namespace {
 
 /// A failure before or during resolution, as the library's failure document.
-outcome failed(const cuarch::resolution_failure& f, std::string prefix = {}) {
+outcome failed(const cuarch::resolution_failure& f, const std::string& prefix = {}) {
   outcome o;
   o.kind = outcome::failed;
   o.json = cuarch::to_json(f);
   o.code = code_name(f.summary.code);
   o.input_error = is_input_error(f.summary.code);
-  o.message = std::move(prefix) + f.message();
+  o.message = prefix + f.message();
   return o;
-}
-outcome failed(const cuarch::error& e, std::string prefix = {}) {
-  return failed(cuarch::resolution_failure{e, {}}, std::move(prefix));
 }
 
 /// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
@@ -36,7 +33,12 @@ std::optional<outcome> read_options(const option_list& options, const environmen
   for (const auto& [name, value] : options) {
     const auto n = cuarch::parse_option_name(name);
     if (!n) return usage("'" + name + "' is not an option");
-    if (auto bad = cuarch::set_option(o, *n, value)) return usage(name + ": " + *bad);
+    if (auto bad = cuarch::set_option(o, *n, value)) {
+      // Text that does not parse as a value (a version, a device list) is the caller's input: a
+      // ResolveInputError with the parser's code; a name cuarch does not know is a ValueError.
+      if (bad->cause) return failed(cuarch::resolution_failure{*bad->cause, {}}, name + ": ");
+      return usage(name + ": " + bad->message);
+    }
   }
   cuarch::environment snapshot;
   for (const auto& [k, v] : env) snapshot.set(k, v);
@@ -54,8 +56,32 @@ outcome resolve(const option_list& options, const environment_map& env) {
   if (done.usage) return usage(*done.usage);
   outcome result;
   for (const auto& n : done.notes) result.note += (result.note.empty() ? "" : "; ") + n;
-  if (done.malformed || !done.result) {
-    outcome f = failed(done.result.error());
+  if (done.malformed) return failed(done.result.error());
+  // How the compiler was found, as Python's Compiler names it (how / origin / why).
+  const cuarch::detection* d = done.found ? &*done.found : nullptr;
+  if (o.toolkit) {
+    result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
+    result.compiler_origin = "toolkit=" + std::string(cuarch::to_text(*o.toolkit).view());
+    result.compiler_why = "given by the caller; judged by cuarch's table";
+  } else if (d) {
+    const cuarch::selection& role = done.used == cuarch::compile_path::nvrtc ? d->jit_compiler : d->offline_compiler;
+    if (const cuarch::candidate* c = d->chosen(role)) {
+      result.compiler_how = std::string(cuarch::to_string(c->how));
+      result.compiler_origin = c->origin;
+    }
+    result.compiler_why = role.why;
+  }
+  if (!done.result) {
+    // The library's message names the rule that refused; say first which compiler it was judged
+    // against and how that compiler was found.
+    std::string against;
+    if (done.compiler) {
+      const cuarch::compiler_info& c = done.compiler->compiler;
+      against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view());
+      if (!c.location.empty()) against += " at " + c.location;
+      against += " (" + result.compiler_how + "): ";
+    }
+    outcome f = failed(done.result.error(), against);
     f.note = std::move(result.note);  // said with the failure too (CuarchWarning)
     return f;
   }

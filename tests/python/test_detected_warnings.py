@@ -22,14 +22,21 @@ def nvcc_12_8(tmp_path):
     return str(path)
 
 
-def test_an_override_against_cuda_home_is_a_warning(monkeypatch, local_cuda, nvcc_12_8):
+def test_an_override_against_cuda_home_is_a_warning_when_the_verdict_differs(monkeypatch, local_cuda, nvcc_12_8):
     monkeypatch.setenv("CUDA_HOME", local_cuda)
-    with pytest.warns(cuarch.CuarchWarning, match=r"\(override_vs_cuda_home\)"):
-        r = cuarch.resolve("9.0", nvcc=nvcc_12_8)
-    assert r.targets == ["sm_90"]
+    # The same targets from both: another release alone does not bear on the answer.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuarch.CuarchWarning)
+        assert cuarch.resolve("9.0", nvcc=nvcc_12_8).targets == ["sm_90"]
+    # all-major differs: 12.8 still builds sm_50-sm_70, CUDA_HOME's 13.0 does not.
+    with pytest.warns(cuarch.CuarchWarning, match=r"\(tool_compiler_disagrees\)"):
+        r = cuarch.resolve("all-major", nvcc=nvcc_12_8)
     assert r.compiler.version.startswith("12.8")
-    assert [w["kind"] for w in r.warnings] == ["override_vs_cuda_home"]
-    assert local_cuda in r.warnings[0]["what"] or "CUDA_HOME" in r.warnings[0]["what"]
+    assert [w["kind"] for w in r.warnings] == ["tool_compiler_disagrees"]
+    assert "$CUDA_HOME" in r.warnings[0]["what"] and "13.0" in r.warnings[0]["what"]
+    with pytest.raises(cuarch.ResolveFailure) as strict:
+        cuarch.resolve("all-major", nvcc=nvcc_12_8, strict=True)
+    assert strict.value.code == "warnings_under_strict"
 
 
 def test_one_toolkit_everywhere_is_no_warning(monkeypatch, local_cuda):
@@ -41,10 +48,12 @@ def test_one_toolkit_everywhere_is_no_warning(monkeypatch, local_cuda):
     assert r.warnings == []
 
 
-def test_a_failure_carries_the_same_warnings(monkeypatch, local_cuda, nvcc_12_8):
+def test_a_failure_names_the_compiler_that_would_build_it(monkeypatch, local_cuda, nvcc_12_8):
     monkeypatch.setenv("CUDA_HOME", local_cuda)
     with pytest.raises(cuarch.ResolveFailure) as failure:
         cuarch.resolve("12.0f", devices="12.0", nvcc=nvcc_12_8)
     document = json.loads(failure.value.to_json())
-    assert [w["kind"] for w in document["warnings"]] == ["override_vs_cuda_home"]
     assert document["compiler"]["version"].startswith("12.8")
+    alternatives = document["alternatives"]
+    assert alternatives and alternatives[0]["version"].startswith("13.0"), alternatives
+    assert alternatives[0]["fix"].startswith("name "), alternatives  # --nvcc outranks every variable

@@ -115,15 +115,18 @@ if [[ -n "$real_cuda" ]]; then
   out_has "\"path\":\"$old\",\"found\":\"" && out_has "given explicitly" ||
     fail "a successful resolution's JSON says where its compiler was found"
   PATH="$path" CUDA_HOME="$real_cuda" run --archs 9.0 --nvcc "$old" --strict
+  [[ $? == 0 ]] && ! err_has "warning:" || fail "--strict: the same verdict from every compiler is no warning"
+  PATH="$path" CUDA_HOME="$real_cuda" run --archs all-major --nvcc "$old" --strict
   [[ $? == 1 ]] || fail "--strict with the override warning exits 1"
-  # nvcc vs NVRTC: the advice fits the compile path.
-  PATH="$path" run --archs 9.0 --nvcc "$old" --strict
+  # nvcc vs NVRTC, judged by their verdicts: the advice fits the compile path.
+  PATH="$path" run --archs all-major --nvcc "$old" --strict
   rc=$?
-  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "decide its targets from NVRTC" || fail "nvcc path: nvcc vs NVRTC advises NVRTC for NVRTC JIT (exit $rc)"
-  PATH="$path" run --archs 9.0 --nvrtc /usr/local/cuda/lib64/libnvrtc.so --strict
+  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve its targets with compiler nvrtc" ||
+    fail "nvcc path: nvcc vs NVRTC advises NVRTC for NVRTC JIT (exit $rc)"
+  PATH="$path" run --archs all-major --nvrtc /usr/local/cuda/lib64/libnvrtc.so --strict
   rc=$?
-  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && ! err_has "decide its targets from NVRTC" && err_has "--compiler nvcc" ||
-    fail "NVRTC path: nvcc vs NVRTC advises --compiler nvcc for nvcc-based JIT (exit $rc)"
+  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve for the builds with compiler nvcc" ||
+    fail "NVRTC path: nvcc vs NVRTC advises compiler nvcc for nvcc-based JIT (exit $rc)"
   # One toolkit everywhere: nothing to warn about, even under --strict.
   PATH="/usr/local/cuda/bin:/usr/bin:/bin" CUDA_HOME="$real_cuda" run --archs 9.0 --strict
   rc=$?

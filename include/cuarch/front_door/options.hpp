@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../core/compute_capability.hpp"
@@ -17,6 +18,7 @@
 #include "../core/cuda_version.hpp"
 #include "../core/detail/name_map.hpp"
 #include "../core/environment.hpp"
+#include "../core/error.hpp"
 #include "../core/parse.hpp"
 #include "../detect/result.hpp"
 #include "../resolve/env_request.hpp"
@@ -151,10 +153,19 @@ constexpr std::optional<option_name> parse_option_name(std::string_view name) no
   return detail::find_by_name(all_option_names, name);
 }
 
+/// What is wrong with an option's text: the words, without the option's spelling (the front end
+/// prefixes its own: "--dialect: ...", "dialect: ..."), and, where the text was parsed as a value
+/// (a version, a device list), the parser's error (Python raises it as a ResolveInputError).
+struct option_problem {
+  option_problem(std::string words, std::optional<error> parsed = std::nullopt)
+      : message(std::move(words)), cause(std::move(parsed)) {}
+  std::string message;
+  std::optional<error> cause;
+};
+
 /// Reads `value` into the option `name` of `o` (a repeatable option, env, policy, python_prefix,
-/// adds to what is there). The problem with the value, worded without the option's spelling (the
-/// front end prefixes its own: "--dialect: ...", "dialect: ..."), or nullopt.
-CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_name name, std::string_view value);
+/// adds to what is there). The problem with the value, or nullopt.
+CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value);
 
 /// How a front end spells an option's name ("--compiler" on the command line); empty: the
 /// library's own name (Python's keyword, to_string(option_name)).
@@ -205,9 +216,9 @@ inline std::optional<bool> read_flag(std::string_view v) {
 
 }  // namespace detail
 
-CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_name name, std::string_view value) {
-  const auto not_this = [&](const std::string& wanted) { return wanted + ", not '" + std::string(value) + "'"; };
-  const auto flag = [&](bool& into) -> std::optional<std::string> {
+CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value) {
+  const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + std::string(value) + "'"}; };
+  const auto flag = [&](bool& into) -> std::optional<option_problem> {
     const auto b = detail::read_flag(value);
     if (!b) return not_this("takes true or false");
     into = *b;
@@ -225,7 +236,8 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
       env_override set = o.env.value_or(env_override::none);
       for (const auto one : detail::split_any(value, ",")) {
         const auto e = parse_env_override(one);
-        if (!e) return "takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + std::string(one) + "'";
+        if (!e)
+          return option_problem{"takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + std::string(one) + "'"};
         set = set | *e;
       }
       o.env = set;
@@ -233,11 +245,11 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
     }
     case option_name::policy:
       if (const auto bad = apply_policy_list(value, o.policy))
-        return "takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + std::string(*bad) + "'";
+        return option_problem{"takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + std::string(*bad) + "'"};
       return std::nullopt;
     case option_name::native_variant: {
       const auto spec = parse_native_variant_spec(value);
-      if (!spec) return spec.error().message();
+      if (!spec) return option_problem{spec.error().message()};
       o.policy.native_preferences = *spec;
       return std::nullopt;
     }
@@ -250,7 +262,7 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
       return not_this("must be nvcc, nvrtc or auto");
     case option_name::toolkit: {
       const auto v = parse_cuda_version(value);
-      if (!v) return v.error().message();
+      if (!v) return option_problem{v.error().message(), v.error()};
       o.toolkit = *v;
       return std::nullopt;
     }
@@ -260,7 +272,7 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
         int sm = 0;
         const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), sm);
         if (ec != std::errc() || end != part.data() + part.size() || !decode_sm_number(sm))
-          return "takes sm numbers like 75,90,120, not '" + std::string(part) + "'";
+          return option_problem{"takes sm numbers like 75,90,120, not '" + std::string(part) + "'"};
         sms.push_back(sm);
       }
       o.toolkit_supported_sm = std::move(sms);
@@ -282,7 +294,7 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
     case option_name::isolated: return flag(o.isolated);
     case option_name::devices: {
       auto list = parse_device_list(value);
-      if (!list) return list.error().message();
+      if (!list) return option_problem{list.error().message(), list.error()};
       o.devices = std::move(*list);
       return std::nullopt;
     }
@@ -292,7 +304,7 @@ CUARCH_FUNC std::optional<std::string> set_option(resolve_options& o, option_nam
         return std::nullopt;
       }
       const auto v = parse_cuda_version(value);
-      if (!v) return "takes a CUDA version or 'detected': " + v.error().message();
+      if (!v) return option_problem{"takes a CUDA version or 'detected': " + v.error().message(), v.error()};
       o.driver = driver_from::given;
       o.driver_version = *v;
       return std::nullopt;

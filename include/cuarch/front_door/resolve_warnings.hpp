@@ -51,19 +51,6 @@ inline bool holds_ptx(const target_set* targets) {
   return false;
 }
 
-/// The advice for nvcc vs NVRTC, for the compile path that decided.
-inline std::string nvcc_vs_nvrtc_advice(bool jit, const candidate& jit_c, const candidate& off_c) {
-  const std::string nvrtc = release_text(jit_c.result->version), nvcc = release_text(off_c.result->version);
-  if (jit)
-    return "these targets are for NVRTC " + nvrtc +
-           ", right for a JIT that calls NVRTC (CuPy, jitify, cuda.core); a JIT that compiles with "
-           "nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) and offline builds use nvcc " +
-           nvcc + ": resolve for them with --compiler nvcc, or make both one toolkit";
-  return "these targets are for nvcc " + nvcc +
-         ", right for offline builds and for a JIT that compiles with nvcc (FlashInfer, PyTorch "
-         "extensions); code JIT-compiled through NVRTC (CuPy, jitify, cuda.core) is built by NVRTC " +
-         nvrtc + ": decide its targets from NVRTC (--compiler nvrtc), or make both one toolkit";
-}
 
 }  // namespace detail
 
@@ -78,12 +65,6 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
   for (const finding& f : find_disagreements(d)) {
     if (f.level < severity::warning) continue;
     switch (f.kind) {
-      case finding_kind::nvcc_vs_nvrtc: {
-        const candidate* j = d.chosen(d.jit_compiler);
-        const candidate* o = d.chosen(d.offline_compiler);
-        if (j && o && j->result && o->result) keep(f, detail::nvcc_vs_nvrtc_advice(jit, *j, *o));
-        break;
-      }
       case finding_kind::cuda_home_vs_cuda_path: keep(f); break;
       case finding_kind::invalid_environment:
       case finding_kind::invalid_toolkit_root:

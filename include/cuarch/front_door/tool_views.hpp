@@ -98,8 +98,7 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     const bool same_kind = c.source == decider.source;
     resolution_warning w;
     w.kind = same_kind ? "tool_compiler_disagrees" : "nvcc_vs_nvrtc";
-    w.what = detail::label(c) + ", which " + who + " run" + (who.find(';') == std::string::npos && who.back() != 's' ? "s" : "") +
-             ", " + verdict + "; cuarch decided with " + detail::label(decider);
+    w.what = detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider);
     if (same_kind) {
       w.meaning = "those tools would build with another compiler than the one these targets were validated by: " +
                   detail::aligning_fix(d, decider);
