@@ -3,6 +3,7 @@
 #include <cuarch/core/detail/json_error.hpp>
 #include <cuarch/core/error.hpp>
 #include <cuarch/core/parse.hpp>
+#include <cuarch/resolve/resolution.hpp>
 
 #include <iterator>
 #include <set>
@@ -76,6 +77,17 @@ TEST_CASE("sizeof(error) is pinned (see the comment on struct error)", "[error]"
   // expected<T, error> in the library, so it must be deliberate.
   if constexpr (sizeof(void*) == 8) {
     STATIC_REQUIRE(sizeof(error) == 760);
+  } else {
+    SUCCEED("the figure is pinned for LP64 targets only");
+  }
+}
+
+TEST_CASE("sizeof(diagnostic) is at most 1 KB (see the comment on struct diagnostic)", "[error]") {
+  // Resolution builds one diagnostic per request, on the warm path; embedding its two errors made
+  // it 2,040 bytes. They are boxed (boxed_error: heap only when there is an error, i.e. for a
+  // request not kept as asked), so a kept request costs the fields it uses.
+  if constexpr (sizeof(void*) == 8) {
+    STATIC_REQUIRE(sizeof(diagnostic) <= 1024);
   } else {
     SUCCEED("the figure is pinned for LP64 targets only");
   }

@@ -12,7 +12,7 @@ using namespace cuarch;
 
 namespace {
 constexpr expected<int, error> half(int x) {
-  if (x % 2 != 0) return unexpected(detail::make_error(errc::invalid_version, source_kind::none));
+  if (x % 2 != 0) return unexpected(errors::invalid_version(source_kind::none, "odd"));
   return x / 2;
 }
 }  // namespace
@@ -49,11 +49,11 @@ TEST_CASE("non-trivial values: strings and vectors are copied, moved and destroy
   auto c = std::move(a);
   CHECK(b->size() == 2);
   CHECK((*c)[1] == "y");
-  expected<std::string, error> d = unexpected(detail::make_error(errc::no_device, source_kind::driver));
+  expected<std::string, error> d = unexpected(errors::no_device(source_kind::driver));
   d = b->front();
   CHECK(*d == "x");
   expected<void, error> ok;
   CHECK(ok.has_value());
-  expected<void, error> bad = unexpected(detail::make_error(errc::no_device, source_kind::driver));
+  expected<void, error> bad = unexpected(errors::no_device(source_kind::driver));
   CHECK(bad.error().code == errc::no_device);
 }

@@ -82,10 +82,10 @@ TEST_CASE("native diagnostics say which preference applied, in text and JSON", "
   CHECK(json.find(R"("note":"no 'f' variant exists for 9.0, skipped")") != std::string::npos);
 }
 
-TEST_CASE("a policy type may give a rule per device through policy_traits", "[native][traits]") {
-  struct chain_policy : resolve_policy {};
-  resolve_policy knob;
-  knob.native_variant = arch_variant::family_specific;
-  CHECK(native_rule_of(knob, {12, 0}, compiler_info{}).spelling().view() == "default=f");
-  CHECK(native_rule_of(chain_policy{}, {12, 0}, compiler_info{}).spelling().view() == "default=a");
+TEST_CASE("a policy's rule for a device: its preferences, else default=a", "[native][policy]") {
+  resolve_policy family;
+  family.native_preferences = prefs("f");
+  CHECK(family.native_rule_for({12, 0}).spelling().view() == "default=f");
+  CHECK(resolve_policy{}.native_rule_for({12, 0}).spelling().view() == "default=a");
+  CHECK(jit_policy{}.native_rule_for({9, 0}).spelling().view() == "default=a");
 }

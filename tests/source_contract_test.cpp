@@ -1,5 +1,5 @@
 // The source contract (resolve/source_contract.hpp): which types are sources, the driver trait that
-// decides whether PTX is checked, the policy hook, and the type-erased and caching adaptors, each
+// decides whether PTX is checked, and the type-erased and caching adaptors, each
 // driven through a real resolution.
 #include <cuarch/resolve/fixed_sources.hpp>
 #include <cuarch/resolve/resolver.hpp>
@@ -57,16 +57,7 @@ struct failing_compiler {
   std::atomic<int>* calls;
   expected<compiler_info, error> compiler() const {
     ++*calls;
-    return unexpected(detail::make_error(errc::library_not_found, source_kind::nvrtc));
-  }
-};
-
-// ---- user-written policies ----------------------------------------------------------------------
-/// Arch-specific code only from a compiler that listed its archs (one that was really asked).
-struct a_only_when_asked : resolve_policy {};
-struct hiding_policy : resolve_policy {
-  constexpr arch_variant native_variant_for(const compute_capability&, const compiler_info&) const noexcept {
-    return arch_variant::baseline;
+    return unexpected(errors::library_not_found(source_kind::nvrtc, "libnvrtc.so"));
   }
 };
 
@@ -74,14 +65,6 @@ struct hiding_policy : resolve_policy {
 
 template <>
 struct cuarch::checks_ptx_against_driver<unchecked_build_host_driver> : std::false_type {};
-
-template <>
-struct cuarch::policy_traits<a_only_when_asked> {
-  static constexpr arch_variant native_variant(const a_only_when_asked&, const compute_capability&,
-                                               const compiler_info& compiler) noexcept {
-    return compiler.supported_sm_numbers ? arch_variant::arch_specific : arch_variant::baseline;
-  }
-};
 
 // ---- which types are sources --------------------------------------------------------------------
 static_assert(is_compiler_source_v<fixed_compiler>);
@@ -108,10 +91,6 @@ static_assert(!device_source<misspelled_devices> && !device_source<devices_as_in
 static_assert(!checks_ptx_against_driver_v<no_driver> && checks_ptx_against_driver_v<fixed_driver>);
 static_assert(checks_ptx_against_driver_v<build_host_driver> && !checks_ptx_against_driver_v<unchecked_build_host_driver>);
 
-// ---- the policy hook ----------------------------------------------------------------------------
-static_assert(!detail::hides_native_variant_for<strict_policy>::value && !detail::hides_native_variant_for<jit_policy>::value);
-static_assert(detail::hides_native_variant_for<hiding_policy>::value, "hiding the member is detected (and refused)");
-
 TEST_CASE("checks_ptx_against_driver: a driver source declared not to check is not asked about PTX", "[contract][driver]") {
   // CUDA 13.0 emits PTX ISA 9.0; an 11.8 driver cannot JIT it.
   const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
@@ -132,16 +111,6 @@ TEST_CASE("checks_ptx_against_driver: a driver source declared not to check is n
   CHECK(fallback.error().diagnostics[0].fallback == ptx_fallback_status::refused);
   REQUIRE(fallback.error().diagnostics[0].fallback_error);
   CHECK(fallback.error().diagnostics[0].fallback_error->message().find("does not check PTX") != std::string::npos);
-}
-
-TEST_CASE("policy_traits: a specialisation decides native's variant per compiler", "[contract][policy]") {
-  const auto asked = resolve_target_archs(request("native"), fixed_compiler({13, 0}, {75, 80, 90, 120}), fixed_devices{{9, 0}},
-                                          a_only_when_asked{});
-  REQUIRE(asked);
-  CHECK(names(asked->targets) == "sm_90a");
-  const auto table_only = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}}, a_only_when_asked{});
-  REQUIRE(table_only);
-  CHECK(names(table_only->targets) == "sm_90");
 }
 
 TEST_CASE("any_*_source: one resolver type, the same answers as the sources it erases", "[contract][erased]") {

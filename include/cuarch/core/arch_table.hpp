@@ -172,12 +172,6 @@ constexpr const toolkit_row* find_toolkit_row(const cuda_version& v) noexcept {
   return i == not_found ? nullptr : &toolkit_table[i];
 }
 
-/// The row of a compute capability, or nullptr.
-constexpr const arch_row* find_arch_row(const compute_capability& cc) noexcept {
-  const std::size_t i = arch_index(cc);
-  return i == not_found ? nullptr : &arch_table[i];
-}
-
 /// Whether `cc` is an integrated (Tegra) part: Jetson, Thor, the table's "(Tegra" rows. Machine
 /// code built for one loads on discrete GPUs of the same major by NVIDIA's rule, but no one ships it
 /// for them, so it is never a stand-in for another device (compatible-minor, resolver.hpp).

@@ -34,49 +34,34 @@ constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noe
 constexpr expected<void, error> check_buildable(const arch_target& t, const cuda_version& toolkit) {
   const cuda_version tk = toolkit.release();
   if (tk < oldest_known_toolkit()) {
-    error e = detail::make_target_error(errc::invalid_version, source_kind::knowledge_table, t);
-    e.subject.append(" with CUDA ").append(to_text(tk).view());
-    e.raw.append("CUDA ")
-        .append(to_text(tk).view())
-        .append(" is older than the oldest release cuarch knows (")
-        .append(to_text(oldest_known_toolkit()).view())
-        .append(")");
-    e.found = tk;
-    return unexpected(e);
+    detail::text<200> why("CUDA ");
+    why.append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (");
+    why.append(to_text(oldest_known_toolkit()).view()).append(")");
+    return unexpected(errors::invalid_version(source_kind::knowledge_table, t, tk, why.view()));
   }
   const std::size_t index = arch_index(t.cc);
   if (index == not_found) {
-    error e = detail::make_target_error(errc::unknown_arch, source_kind::knowledge_table, t);
-    e.found = tk;
+    detail::text<200> why;
     if (newest_known_toolkit() < tk)
-      e.raw.append("cuarch's table ends at CUDA ")
+      why.append("cuarch's table ends at CUDA ")
           .append(to_text(newest_known_toolkit()).view())
           .append("; CUDA ")
           .append(to_text(tk).view())
           .append(" may support it, ask the compiler");
-    return unexpected(e);
+    return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, tk, why.view()));
   }
   const arch_row& row = arch_table[index];
   const cuda_version first = detail::first_release_of(row, t.variant);
   if (!variant_exists(t.cc, t.variant) || detail::is_never(first)) {
-    error e = detail::make_target_error(errc::variant_not_defined, source_kind::knowledge_table, t);
-    e.device = t.cc;
-    return unexpected(e);
+    return unexpected(errors::variant_not_defined(source_kind::knowledge_table, t));
   }
   if (!detail::is_never(row.removed_in) && row.removed_in <= tk) {
-    const bool renamed = row.renamed_to != compute_capability{};
-    error e = detail::make_target_error(renamed ? errc::renamed_in_toolkit : errc::removed_in_toolkit, source_kind::knowledge_table, t);
-    e.required = row.removed_in;
-    e.found = tk;
-    if (renamed) e.replacement = arch_target{row.renamed_to, t.variant, t.form};
-    return unexpected(e);
+    if (row.renamed_to == compute_capability{})
+      return unexpected(errors::removed_in_toolkit(source_kind::knowledge_table, t, row.removed_in, tk));
+    const arch_target renamed{row.renamed_to, t.variant, t.form};
+    return unexpected(errors::renamed_in_toolkit(source_kind::knowledge_table, t, renamed, row.removed_in, tk));
   }
-  if (tk < first) {
-    error e = detail::make_target_error(errc::needs_newer_toolkit, source_kind::knowledge_table, t);
-    e.required = first;
-    e.found = tk;
-    return unexpected(e);
-  }
+  if (tk < first) { return unexpected(errors::needs_newer_toolkit(source_kind::knowledge_table, t, first, tk)); }
   return {};
 }
 
@@ -97,9 +82,7 @@ constexpr expected<void, error> check_loadable(const arch_target& t, const compu
     case arch_variant::baseline: ok = t.form == arch_form::sass ? (same_major && device.minor >= t.cc.minor) : device >= t.cc; break;
   }
   if (ok) return {};
-  error e = detail::make_target_error(errc::cannot_load_on_device, source_kind::none, t);
-  e.device = device;
-  return unexpected(e);
+  return unexpected(errors::cannot_load_on_device(source_kind::none, t, device));
 }
 
 constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
@@ -155,22 +138,15 @@ constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const
   // The target's own floor first: below it no compiler can help, only a newer driver.
   const std::optional<ptx_isa_version> floor = min_ptx_isa(t);
   if (floor && understood && *understood < *floor) {
-    error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
-    e.found = driver.release();
-    e.required = compiler.release();
-    e.ptx_required = *floor;
-    e.ptx_supported = *understood;
-    e.raw.append("PTX ISA ").append(to_text(*floor).view()).append(" is the lowest with this target, whatever the compiler");
-    return unexpected(e);
+    detail::text<200> why("PTX ISA ");
+    why.append(to_text(*floor).view()).append(" is the lowest with this target, whatever the compiler");
+    return unexpected(
+        errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(), *floor, *understood, why.view()));
   }
   const bool ok = (emitted && understood) ? *emitted <= *understood : compiler.release() <= driver.release();
   if (ok) return {};
-  error e = detail::make_target_error(errc::ptx_too_new_for_driver, source_kind::driver, t);
-  e.found = driver.release();
-  e.required = compiler.release();
-  if (emitted) e.ptx_required = *emitted;
-  if (understood) e.ptx_supported = *understood;
-  return unexpected(e);
+  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(),
+                                                   emitted.value_or(ptx_isa_version{}), understood.value_or(ptx_isa_version{})));
 }
 
 /// Calls f(arch_target) for every target (sm_, compute_; baseline, a, f) that `toolkit` can build,

@@ -16,14 +16,9 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 constexpr error invalid_number(std::string_view what, long long value, source_kind src) {
-  error e = make_error(errc::invalid_version, src);
-  e.subject.append(what).append(' ').append_int(value);
-  return e;
-}
-constexpr error invalid_text(std::string_view value, source_kind src) {
-  error e = make_error(errc::invalid_version, src);
-  e.subject = value;
-  return e;
+  text<96> subject(what);
+  subject.append(' ').append_int(value);
+  return errors::invalid_version(src, subject.view());
 }
 }  // namespace detail
 
@@ -61,25 +56,25 @@ constexpr expected<cuda_version, error> parse_cuda_version(std::string_view s, s
   if (!s.empty() && (s.front() == 'V' || s.front() == 'v')) s.remove_prefix(1);
   cuda_version v;
   std::size_t n = detail::read_uint(s, v.major);
-  if (n == 0 || n >= s.size() || s[n] != '.') return unexpected(detail::invalid_text(original, src));
+  if (n == 0 || n >= s.size() || s[n] != '.') return unexpected(errors::invalid_version(src, original));
   s.remove_prefix(n + 1);
   n = detail::read_uint(s, v.minor);
-  if (n == 0) return unexpected(detail::invalid_text(original, src));
+  if (n == 0) return unexpected(errors::invalid_version(src, original));
   s.remove_prefix(n);
   if (!s.empty()) {
-    if (s.front() != '.') return unexpected(detail::invalid_text(original, src));
+    if (s.front() != '.') return unexpected(errors::invalid_version(src, original));
     s.remove_prefix(1);
     n = detail::read_uint(s, v.patch);
-    if (n == 0 || n != s.size()) return unexpected(detail::invalid_text(original, src));
+    if (n == 0 || n != s.size()) return unexpected(errors::invalid_version(src, original));
   }
-  if (v.major < 1 || v.major > 99 || v.minor > 99) return unexpected(detail::invalid_text(original, src));
+  if (v.major < 1 || v.major > 99 || v.minor > 99) return unexpected(errors::invalid_version(src, original));
   return v;
 }
 
 /// "9.0" (a PTX `.version`).
 constexpr expected<ptx_isa_version, error> parse_ptx_isa_version(std::string_view s) {
   const auto v = parse_cuda_version(s, source_kind::none);
-  if (!v || v->has_patch() || s.front() == 'V' || s.front() == 'v') return unexpected(detail::invalid_text(s, source_kind::none));
+  if (!v || v->has_patch() || s.front() == 'V' || s.front() == 'v') return unexpected(errors::invalid_version(source_kind::none, s));
   return ptx_isa_version{v->major, v->minor};
 }
 
@@ -88,13 +83,13 @@ constexpr expected<driver_version, error> parse_driver_version(std::string_view 
   const std::string_view t = detail::trim(s);
   driver_version v;
   std::size_t n = detail::read_uint(t, v.major);
-  if (n == 0 || n >= t.size() || t[n] != '.') return unexpected(detail::invalid_text(s, src));
+  if (n == 0 || n >= t.size() || t[n] != '.') return unexpected(errors::invalid_version(src, s));
   std::string_view rest = t.substr(n + 1);
   n = detail::read_uint(rest, v.minor);
-  if (n == 0) return unexpected(detail::invalid_text(s, src));
+  if (n == 0) return unexpected(errors::invalid_version(src, s));
   rest.remove_prefix(n);
   if (!rest.empty()) {
-    if (rest.front() != '.' || !detail::parse_uint(rest.substr(1), v.patch)) return unexpected(detail::invalid_text(s, src));
+    if (rest.front() != '.' || !detail::parse_uint(rest.substr(1), v.patch)) return unexpected(errors::invalid_version(src, s));
   }
   return v;
 }
@@ -119,10 +114,7 @@ constexpr expected<cuda_version, error> parse_nvcc_version_output(std::string_vi
     }
     return *release;
   }
-  error e = detail::make_error(errc::malformed_output, src);
-  e.subject = to_string(src);
-  e.raw = detail::trim(out.substr(0, 160));
-  return unexpected(e);
+  return unexpected(errors::malformed_output(src, to_string(src), {}, detail::trim(out.substr(0, 160))));
 }
 
 CUARCH_END_NAMESPACE

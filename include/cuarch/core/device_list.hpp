@@ -21,9 +21,7 @@ constexpr expected<compute_capability, error> parse_compute_capability(std::stri
   const std::string_view t = detail::trim(s);
   const auto parsed = parse_arch_token(t);
   if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline || parsed->items[0].form != arch_form::sass) {
-    error e = detail::make_error(errc::malformed_token, source_kind::device_list);
-    e.subject = t;
-    return unexpected(e);
+    return unexpected(errors::malformed_token(source_kind::device_list, t));
   }
   return parsed->items[0].cc;
 }
@@ -46,19 +44,11 @@ inline expected<std::vector<compute_capability>, error> parse_device_list(std::s
       }
       out.push_back(*cc);
     } else if (end < list.size() && list[end] != ' ') {
-      error e = detail::make_error(errc::empty_input, source_kind::device_list);
-      e.subject = list;
-      e.position = start;
-      return unexpected(e);
+      return unexpected(errors::empty_input(source_kind::device_list, list, start));
     }
     start = end + 1;
   }
-  if (out.empty()) {
-    error e = detail::make_error(errc::no_device, source_kind::device_list);
-    e.subject = list;
-    e.raw = "the device list is empty";
-    return unexpected(e);
-  }
+  if (out.empty()) { return unexpected(errors::no_device(source_kind::device_list, "the device list is empty", list)); }
   return out;
 }
 

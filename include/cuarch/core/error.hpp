@@ -2,8 +2,8 @@
 // queries can return it under C++17; its text (what was asked, what was found where, what would
 // fix it) is rendered on demand by message(). std::error_code users get a bridge.
 //
-// Make one with its factory in namespace cuarch::errors (core/errors.hpp, included below): one
-// per errc, whose parameters name the fields it fills, e.g.
+// Make one with its factory in namespace cuarch::errors (core/errors.hpp, included below), the one
+// way to make an error: one per errc, whose parameters name the fields it fills, e.g.
 //   errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64", dlerror())
 // What each code means outside cuarch (std::errc condition, exit status, JSON name) is decided
 // once, by classify() in core/errc.hpp.
@@ -56,22 +56,6 @@ struct error {
 };
 
 namespace detail {
-
-// The raw builders behind the factories in core/errors.hpp. Kept for cuarch's own code written
-// before the factories; new code calls errors::<code>(...), which names the fields it fills.
-constexpr error make_error(errc code, source_kind source) {
-  error e;
-  e.code = code;
-  e.source = source;
-  return e;
-}
-constexpr error make_target_error(errc code, source_kind source, const arch_target& t) {
-  error e = make_error(code, source);
-  e.has_target = true;
-  e.target = t;
-  e.subject = to_text(t).view();
-  return e;
-}
 
 inline void append_found_where(std::string& out, const error& e) {
   if ((e.source == source_kind::none || e.source == source_kind::user_input) && e.location.empty()) return;

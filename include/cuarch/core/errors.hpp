@@ -19,14 +19,30 @@
 
 CUARCH_BEGIN_NAMESPACE
 namespace detail {
+// The builders under the factories. Only this file should call them; make_error and
+// make_target_error are still called by sources/ and detect/ until those are converted too.
+constexpr error make_error(errc code, source_kind source) {
+  error e;
+  e.code = code;
+  e.source = source;
+  return e;
+}
+constexpr error make_target_error(errc code, source_kind source, const arch_target& target, const cuda_version& required = {},
+                                  const cuda_version& found = {}, std::string_view raw = {}) {
+  error e = make_error(code, source);
+  e.has_target = true;
+  e.target = target;
+  e.subject = to_text(target).view();
+  e.required = required;
+  e.found = found;
+  e.raw = raw;
+  return e;
+}
 constexpr error input_error(errc code, source_kind source, std::string_view subject, std::size_t position) {
   error e = make_error(code, source);
   e.subject = subject;
   e.position = position;
   return e;
-}
-constexpr error about_target(errc code, source_kind source, const arch_target& target) {
-  return make_target_error(code, source, target);
 }
 constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw) {
   error e = make_error(code, source);
@@ -44,8 +60,11 @@ inline constexpr std::size_t no_position = error::no_position;
 // --- input -----------------------------------------------------------------------------------
 
 /// "" or an empty entry of a list: subject is the whole list (empty when nothing was given).
-constexpr error empty_input(source_kind source, std::string_view subject = {}, std::size_t position = no_position) {
-  return detail::input_error(errc::empty_input, source, subject, position);
+constexpr error empty_input(source_kind source, std::string_view subject = {}, std::size_t position = no_position,
+                            std::string_view raw = {}) {
+  error e = detail::input_error(errc::empty_input, source, subject, position);
+  e.raw = raw;
+  return e;
 }
 /// "sm_", "abc": subject is the token.
 constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position) {
@@ -58,7 +77,7 @@ constexpr error unknown_suffix(source_kind source, std::string_view subject, std
 /// "8.0a": target is what the token asked for; subject the token as written (default: target's spelling).
 constexpr error variant_not_defined(source_kind source, const arch_target& target, std::string_view subject = {},
                                     std::size_t position = no_position) {
-  error e = detail::about_target(errc::variant_not_defined, source, target);
+  error e = detail::make_target_error(errc::variant_not_defined, source, target);
   if (!subject.empty()) e.subject = subject;
   e.position = position;
   e.device = target.cc;
@@ -67,7 +86,7 @@ constexpr error variant_not_defined(source_kind source, const arch_target& targe
 /// "12.0a+PTX": target is the a/f target the +PTX was attached to.
 constexpr error ptx_of_specific_variant(source_kind source, const arch_target& target, std::string_view subject = {},
                                         std::size_t position = no_position) {
-  error e = detail::about_target(errc::ptx_of_specific_variant, source, target);
+  error e = detail::make_target_error(errc::ptx_of_specific_variant, source, target);
   if (!subject.empty()) e.subject = subject;
   e.position = position;
   return e;
@@ -84,56 +103,50 @@ constexpr error too_many_targets(source_kind source, std::string_view subject) {
 constexpr error invalid_version(source_kind source, std::string_view subject, std::string_view raw = {}) {
   return detail::located_error(errc::invalid_version, source, subject, {}, raw);
 }
+/// target was asked of CUDA `found`, a release the table cannot judge; raw says why.
+constexpr error invalid_version(source_kind source, const arch_target& target, const cuda_version& found, std::string_view raw) {
+  error e = detail::make_target_error(errc::invalid_version, source, target, {}, found, raw);
+  e.subject.append(" with CUDA ").append(to_text(found).view());
+  return e;
+}
 
 // --- what a toolkit can build ----------------------------------------------------------------
 
 /// No CUDA release in the table knows target's compute capability; found is the toolkit asked.
 constexpr error unknown_arch(source_kind source, const arch_target& target, const cuda_version& found, std::string_view raw = {}) {
-  error e = detail::about_target(errc::unknown_arch, source, target);
-  e.found = found;
-  e.raw = raw;
-  return e;
+  return detail::make_target_error(errc::unknown_arch, source, target, {}, found, raw);
 }
 /// target needs CUDA >= required; found is the toolkit that was asked.
 constexpr error needs_newer_toolkit(source_kind source, const arch_target& target, const cuda_version& required,
                                     const cuda_version& found) {
-  error e = detail::about_target(errc::needs_newer_toolkit, source, target);
-  e.required = required;
-  e.found = found;
-  return e;
+  return detail::make_target_error(errc::needs_newer_toolkit, source, target, required, found);
 }
 /// target was removed in CUDA `required` (the first release without it); found is the toolkit asked.
 constexpr error removed_in_toolkit(source_kind source, const arch_target& target, const cuda_version& required,
                                    const cuda_version& found) {
-  error e = detail::about_target(errc::removed_in_toolkit, source, target);
-  e.required = required;
-  e.found = found;
-  return e;
+  return detail::make_target_error(errc::removed_in_toolkit, source, target, required, found);
 }
 /// target was renamed `replacement` in CUDA `required`; found is the toolkit asked.
 constexpr error renamed_in_toolkit(source_kind source, const arch_target& target, const arch_target& replacement,
                                    const cuda_version& required, const cuda_version& found) {
-  error e = detail::about_target(errc::renamed_in_toolkit, source, target);
+  error e = detail::make_target_error(errc::renamed_in_toolkit, source, target, required, found);
   e.replacement = replacement;
-  e.required = required;
-  e.found = found;
   return e;
 }
 /// The live compiler (source: nvrtc, nvcc) of version `found` does not accept target; raw is its word.
 constexpr error rejected_by_compiler(source_kind source, const arch_target& target, const cuda_version& found,
                                      std::string_view location = {}, std::string_view raw = {}) {
-  error e = detail::about_target(errc::rejected_by_compiler, source, target);
-  e.found = found;
+  error e = detail::make_target_error(errc::rejected_by_compiler, source, target, {}, found, raw);
   e.location = location;
-  e.raw = raw;
   return e;
 }
 
 // --- what a device or driver can load --------------------------------------------------------
 
-/// target cannot run on a device of compute capability `device`.
-constexpr error cannot_load_on_device(source_kind source, const arch_target& target, const compute_capability& device) {
-  error e = detail::about_target(errc::cannot_load_on_device, source, target);
+/// target cannot run on a device of compute capability `device`; raw may name every device asked.
+constexpr error cannot_load_on_device(source_kind source, const arch_target& target, const compute_capability& device,
+                                      std::string_view raw = {}) {
+  error e = detail::make_target_error(errc::cannot_load_on_device, source, target, {}, {}, raw);
   e.device = device;
   return e;
 }
@@ -141,10 +154,8 @@ constexpr error cannot_load_on_device(source_kind source, const arch_target& tar
 /// driver serving CUDA `found` (PTX ISA up to ptx_supported).
 constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& target, const cuda_version& required,
                                        const cuda_version& found, const ptx_isa_version& ptx_required,
-                                       const ptx_isa_version& ptx_supported) {
-  error e = detail::about_target(errc::ptx_too_new_for_driver, source, target);
-  e.required = required;
-  e.found = found;
+                                       const ptx_isa_version& ptx_supported, std::string_view raw = {}) {
+  error e = detail::make_target_error(errc::ptx_too_new_for_driver, source, target, required, found, raw);
   e.ptx_required = ptx_required;
   e.ptx_supported = ptx_supported;
   return e;
@@ -202,15 +213,16 @@ constexpr error invalid_environment(source_kind source, std::string_view locatio
 
 // --- resolution and outputs ------------------------------------------------------------------
 
-/// Every target requested by `subject` (the request) was rejected; raw lists why.
-constexpr error nothing_resolved(source_kind source, std::string_view subject, std::string_view raw = {}) {
-  return detail::located_error(errc::nothing_resolved, source, subject, {}, raw);
+/// Every target requested by `subject` (the request) was rejected; raw lists why; location is
+/// where the deciding fact came from (the compiler, or the variable the request was read from).
+constexpr error nothing_resolved(source_kind source, std::string_view subject, std::string_view raw = {},
+                                 std::string_view location = {}) {
+  return detail::located_error(errc::nothing_resolved, source, subject, location, raw);
 }
 /// target has no spelling in the format named `subject` ("TORCH_CUDA_ARCH_LIST"); raw says why.
 constexpr error not_expressible(source_kind source, const arch_target& target, std::string_view subject, std::string_view raw = {}) {
-  error e = detail::about_target(errc::not_expressible, source, target);
+  error e = detail::make_target_error(errc::not_expressible, source, target, {}, {}, raw);
   e.subject = subject;
-  e.raw = raw;
   return e;
 }
 

@@ -38,7 +38,7 @@ constexpr detail::text<16> dotted(const arch_target& t) {
 /// CMake speller: cmake_architectures() (outputs.hpp) spells whole sets with it.
 /// Errors: malformed_token for LTO IR (CMake has no spelling for it).
 constexpr expected<detail::text<24>, error> cmake_spelling(const arch_target& t, bool and_other_form = false) {
-  if (t.form == arch_form::lto) return unexpected(detail::make_target_error(errc::malformed_token, source_kind::none, t));
+  if (t.form == arch_form::lto) return unexpected(errors::malformed_token(source_kind::none, to_text(t).view()));
   detail::text<24> s;
   s.append_int(t.cc.sm_number()).append(suffix(t.variant));
   if (!and_other_form) s.append(t.form == arch_form::sass ? "-real" : "-virtual");

@@ -210,11 +210,12 @@ class parsed_arch_list {
 
 namespace detail {
 
-constexpr error token_error(errc code, std::string_view token, std::size_t position) {
-  error e = make_error(code, source_kind::user_input);
-  e.subject = token;
-  e.position = position;
-  return e;
+/// What follows a target in its token, when it should not: a letter is an unknown suffix
+/// ("compute_90b"), anything else a malformed token ("sm_90a1", "sm_9.0").
+constexpr error trailing_error(char c, std::string_view token, std::size_t position) {
+  const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  return letter ? errors::unknown_suffix(source_kind::user_input, token, position)
+                : errors::malformed_token(source_kind::user_input, token, position);
 }
 
 /// The part after the prefix: "<sm number>[a|f]". Used for sm_/compute_/lto_ and CMake integers.
@@ -233,14 +234,12 @@ constexpr expected<number_and_suffix, error> read_variant(std::string_view rest,
       r.variant = c == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
       ++r.consumed;
     } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      return unexpected(token_error(errc::unknown_suffix, token, position));
+      return unexpected(errors::unknown_suffix(source_kind::user_input, token, position));
     }
   }
   if (!variant_exists(r.cc, r.variant)) {
-    error e = token_error(errc::variant_not_defined, token, position);
-    e.has_target = true;
-    e.target = arch_target{r.cc, r.variant, arch_form::sass};
-    return unexpected(e);
+    return unexpected(
+        errors::variant_not_defined(source_kind::user_input, arch_target{r.cc, r.variant, arch_form::sass}, token, position));
   }
   return r;
 }
@@ -249,7 +248,7 @@ constexpr expected<number_and_suffix, error> read_sm_number(std::string_view res
   int number = 0;
   const std::size_t n = read_uint(rest, number);
   // Two or three digits, no leading zero: 75, 90, 120. One digit or "075" is not a target.
-  if (n < 2 || n > 3 || rest[0] == '0') return unexpected(token_error(errc::malformed_token, token, position));
+  if (n < 2 || n > 3 || rest[0] == '0') return unexpected(errors::malformed_token(source_kind::user_input, token, position));
   return read_variant(rest, compute_capability{number / 10, number % 10}, n, token, position);
 }
 
@@ -258,9 +257,9 @@ constexpr expected<number_and_suffix, error> read_dotted(std::string_view s, std
   int major = 0, minor = 0;
   std::size_t n = read_uint(s, major);
   if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.')
-    return unexpected(token_error(errc::malformed_token, token, position));
+    return unexpected(errors::malformed_token(source_kind::user_input, token, position));
   const std::size_t m = read_uint(s.substr(n + 1), minor);
-  if (m != 1) return unexpected(token_error(errc::malformed_token, token, position));
+  if (m != 1) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
   return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
 }
 
@@ -299,9 +298,7 @@ constexpr expected<token_targets, error> parse_prefixed(std::string_view token, 
     if (!r) return unexpected(r.error());
     if (r->consumed != rest.size()) {
       // "compute_90b" is a wrong suffix; "sm_90a1", "sm_9.0" are malformed.
-      const char c = rest[r->consumed];
-      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-      return unexpected(token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
+      return unexpected(detail::trailing_error(rest[r->consumed], token, position));
     }
     return one(arch_target{r->cc, r->variant, p.form});
   }
@@ -312,10 +309,7 @@ constexpr expected<token_targets, error> parse_prefixed(std::string_view token, 
 constexpr expected<token_targets, error> with_ptx(arch_target sass, bool ptx, std::string_view token, std::size_t position) {
   if (!ptx) return one(sass);
   if (sass.variant != arch_variant::baseline) {
-    error e = token_error(errc::ptx_of_specific_variant, token, position);
-    e.has_target = true;
-    e.target = sass;
-    return unexpected(e);
+    return unexpected(errors::ptx_of_specific_variant(source_kind::user_input, sass, token, position));
   }
   return two(sass, with_form(sass, arch_form::ptx));
 }
@@ -334,11 +328,7 @@ constexpr expected<token_targets, error> parse_integer(std::string_view token, s
   }
   const auto r = read_sm_number(body, token, position);
   if (!r) return unexpected(r.error());
-  if (r->consumed != body.size()) {
-    const char c = body[r->consumed];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    return unexpected(token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
-  }
+  if (r->consumed != body.size()) { return unexpected(detail::trailing_error(body[r->consumed], token, position)); }
   const arch_target sass{r->cc, r->variant, arch_form::sass};
   if (kind == real) return one(sass);
   if (kind == virt) return one(with_form(sass, arch_form::ptx));
@@ -350,14 +340,14 @@ constexpr expected<token_targets, error> parse_integer(std::string_view token, s
 /// One token of a list in the given dialect (no keywords, no named generations, no nvcc flags).
 constexpr expected<token_targets, error> parse_arch_token(std::string_view token, arch_dialect dialect = arch_dialect::generic,
                                                           std::size_t position = 0) {
-  if (token.empty()) return unexpected(detail::token_error(errc::empty_input, token, position));
+  if (token.empty()) return unexpected(errors::empty_input(source_kind::user_input, token, position));
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
                         detail::starts_with(token, "lto_");
   if (prefixed && (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc)) {
     bool matched = false;                                     // true here: the prefix is known to match
     return detail::parse_prefixed(token, position, matched);  // returned directly, not copied
   }
-  if (dialect == arch_dialect::nvcc) return unexpected(detail::token_error(errc::malformed_token, token, position));
+  if (dialect == arch_dialect::nvcc) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
 
   std::string_view body = token;
   const bool ptx = dialect != arch_dialect::cmake && detail::has_ptx_suffix(body);
@@ -365,18 +355,18 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   if (body.find('.') != std::string_view::npos && dialect != arch_dialect::cmake) {
     const auto r = detail::read_dotted(body, token, position);
     if (!r) return unexpected(r.error());
-    if (r->consumed != body.size()) {
-      const char c = body[r->consumed];
-      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-      return unexpected(detail::token_error(letter ? errc::unknown_suffix : errc::malformed_token, token, position));
-    }
+    if (r->consumed != body.size()) { return unexpected(detail::trailing_error(body[r->consumed], token, position)); }
     return detail::with_ptx(arch_target{r->cc, r->variant, arch_form::sass}, ptx, token, position);
   }
-  if (dialect == arch_dialect::torch) return unexpected(detail::token_error(errc::malformed_token, token, position));
+  if (dialect == arch_dialect::torch) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
   if (ptx) {  // generic "90+PTX"
     const auto r = detail::parse_integer(body, position, false);
-    if (!r) return unexpected(detail::token_error(r.error().code, token, position));
-    if (body.find('-') != std::string_view::npos) return unexpected(detail::token_error(errc::malformed_token, token, position));
+    if (!r) {  // the error of "90" stands for the whole token "90+PTX"
+      error e = r.error();
+      e.subject = token;
+      return unexpected(e);
+    }
+    if (body.find('-') != std::string_view::npos) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
     return detail::with_ptx(r->items[0], true, token, position);
   }
   return detail::parse_integer(token, position, dialect == arch_dialect::cmake);
@@ -388,7 +378,7 @@ constexpr expected<arch_target, error> parse_arch(std::string_view token) {
   const std::string_view t = detail::trim(token);
   const auto r = parse_arch_token(t);
   if (!r) return unexpected(r.error());
-  if (r->count != 1) return unexpected(detail::token_error(errc::malformed_token, t, 0));
+  if (r->count != 1) return unexpected(errors::malformed_token(source_kind::user_input, t, 0));
   return r->items[0];
 }
 
@@ -421,8 +411,7 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
                                             std::string_view input) {
   for (std::size_t i = 0; i < t.count; ++i) {
     if (!list.add(parsed_target{t.items[i], position, length})) {
-      error e = token_error(errc::too_many_targets, input, error::no_position);
-      return unexpected(e);
+      return unexpected(errors::too_many_targets(source_kind::user_input, input));
     }
   }
   return {};
@@ -433,20 +422,20 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
 constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
                                                std::size_t position, std::string_view flag, std::string_view input) {
   if (!codes.empty() && codes.front() == '[') {
-    if (codes.back() != ']') return unexpected(token_error(errc::malformed_token, flag, position));
+    if (codes.back() != ']') return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
     codes = codes.substr(1, codes.size() - 2);
   }
-  if (codes.empty()) return unexpected(token_error(errc::malformed_token, flag, position));
+  if (codes.empty()) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
   while (!codes.empty()) {
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);
     bool matched = false;
     const auto t = parse_prefixed(code, position, matched);
-    if (!matched || !t) return unexpected(matched ? t.error() : token_error(errc::malformed_token, flag, position));
+    if (!matched || !t) return unexpected(matched ? t.error() : errors::malformed_token(source_kind::user_input, flag, position));
     const arch_target c = t->items[0];
     // nvcc refuses code= older than arch= and code=compute_X different from arch=compute_X.
     if (c.cc < virt.cc || (c.form == arch_form::ptx && c != virt))
-      return unexpected(token_error(errc::malformed_token, flag, position));
+      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
     const auto added = add_targets(list, *t, position, flag.size(), input);
     if (!added) return added;
     if (comma == std::string_view::npos) break;
@@ -458,14 +447,14 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
 /// "arch=compute_90a,code=sm_90a" (the value of -gencode / --generate-code).
 constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_view value, std::size_t position,
                                             std::string_view flag, std::string_view input) {
-  if (!starts_with(value, "arch=")) return unexpected(token_error(errc::malformed_token, flag, position));
+  if (!starts_with(value, "arch=")) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
   value.remove_prefix(5);
   const std::size_t comma = value.find(",code=");
   const std::string_view arch_part = value.substr(0, comma);
   bool matched = false;
   const auto a = parse_prefixed(arch_part, position, matched);
-  if (!matched || !a) return unexpected(matched ? a.error() : token_error(errc::malformed_token, flag, position));
-  if (a->items[0].form != arch_form::ptx) return unexpected(token_error(errc::malformed_token, flag, position));
+  if (!matched || !a) return unexpected(matched ? a.error() : errors::malformed_token(source_kind::user_input, flag, position));
+  if (a->items[0].form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
   if (comma == std::string_view::npos) return add_targets(list, *a, position, flag.size(), input);
   return add_nvcc_codes(list, value.substr(comma + 6), a->items[0], position, flag, input);
 }
@@ -475,13 +464,14 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::strin
                                               std::string_view flag, std::string_view input) {
   const arch_keyword k = keyword_of(value, arch_dialect::nvcc);
   if (k != arch_keyword::none) {
-    if (!list.empty() || list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, flag, position));
+    if (!list.empty() || list.keyword() != arch_keyword::none)
+      return unexpected(errors::keyword_not_alone(source_kind::user_input, flag, position));
     list.set_keyword(k);
     return {};
   }
   bool matched = false;
   const auto t = parse_prefixed(value, position, matched);
-  if (!matched || !t) return unexpected(matched ? t.error() : token_error(errc::malformed_token, flag, position));
+  if (!matched || !t) return unexpected(matched ? t.error() : errors::malformed_token(source_kind::user_input, flag, position));
   const arch_target a = t->items[0];
   if (a.form == arch_form::sass) return add_targets(list, two(a, with_form(a, arch_form::ptx)), position, flag.size(), input);
   return add_targets(list, *t, position, flag.size(), input);
@@ -517,7 +507,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
         std::size_t vpos = 0;
         value = next_word(vpos);
-        if (value.empty()) return unexpected(token_error(errc::malformed_token, word, pos));
+        if (value.empty()) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
       } else if (word[f.name.size()] == '=') {
         value = word.substr(f.name.size() + 1);
       } else {
@@ -528,11 +518,11 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       handled = true;
       break;
     }
-    if (!handled) return unexpected(token_error(errc::malformed_token, word, pos));
+    if (!handled) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
   }
-  if (!any) return unexpected(token_error(errc::empty_input, input, 0));
+  if (!any) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
   if (list.keyword() != arch_keyword::none && !list.empty())
-    return unexpected(token_error(errc::keyword_not_alone, to_string(list.keyword()), 0));
+    return unexpected(errors::keyword_not_alone(source_kind::user_input, to_string(list.keyword()), 0));
   return {};
 }
 
@@ -549,7 +539,7 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   std::size_t begin = 0, end = input.size();
   while (begin < end && is_space(input[begin])) ++begin;
   while (end > begin && is_space(input[end - 1])) --end;
-  if (begin == end) return unexpected(token_error(errc::empty_input, input, 0));
+  if (begin == end) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
 
   // The dialect's separators decided once, not per character.
   const bool comma_separates = dialect == arch_dialect::generic, space_separates = dialect != arch_dialect::cmake;
@@ -565,7 +555,7 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
     if (token.empty() && !space_gap) {
       // Allow "8.0 ;9.0": an empty entry right after whitespace is part of the same gap.
       const bool after_space = i > begin && is_space(input[i - 1]);
-      if (!after_space) return unexpected(token_error(errc::empty_input, input, i));
+      if (!after_space) return unexpected(errors::empty_input(source_kind::user_input, input, i));
     }
     if (!token.empty()) {
       ++count;
@@ -592,10 +582,11 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
         }
       }
       if (k != arch_keyword::none) {
-        if (count > 1 || list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, token, i));
+        if (count > 1 || list.keyword() != arch_keyword::none)
+          return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         list.set_keyword(k);
       } else if (!named) {
-        if (list.keyword() != arch_keyword::none) return unexpected(token_error(errc::keyword_not_alone, token, i));
+        if (list.keyword() != arch_keyword::none) return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
         const auto r = add_targets(list, *t, i, token.size(), input);

@@ -56,12 +56,6 @@ constexpr bool every_row_in_bitmap() {
 }
 static_assert(every_row_in_bitmap() && !known_sm_numbers.has(91), "the bitmap holds exactly the table's sm numbers");
 
-inline void locate(error& e, const compiler_info& c) {
-  e.source = c.kind;
-  e.location = std::string_view(c.location);
-  e.found = c.version;
-}
-
 /// `a`/`f` of an arch the compiler lists. The table's rule (check_buildable) decides, with two
 /// overrides by the live list: an arch the compiler lists is not removed, whatever the table says
 /// about its release; and an arch the table does not know gets an explanation of why the table,
@@ -69,21 +63,19 @@ inline void locate(error& e, const compiler_info& c) {
 inline expected<build_verdict, error> check_listed_variant(const arch_target& t, const compiler_info& c) {
   const auto table = check_buildable(t, c.version);
   if (table) return build_verdict{source_kind::knowledge_table};
-  error e = table.error();
-  switch (e.code) {
+  switch (table.error().code) {
     case errc::removed_in_toolkit:
     case errc::renamed_in_toolkit: return build_verdict{source_kind::knowledge_table};
-    case errc::unknown_arch:
-      e.found = c.version;
-      e.raw = "the compiler lists sm_";
-      e.raw.append_int(t.cc.sm_number())
+    case errc::unknown_arch: {
+      text<200> why("the compiler lists sm_");
+      why.append_int(t.cc.sm_number())
           .append(", but cuarch's table cannot tell whether its '")
           .append(suffix(t.variant))
           .append("' variant exists (compilers do not list variants)");
-      break;
-    default: break;
+      return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, c.version, why.view()));
+    }
+    default: return unexpected(table.error());
   }
-  return unexpected(e);
 }
 
 }  // namespace detail
@@ -102,10 +94,9 @@ inline expected<build_verdict, error> check_buildable_by(const arch_target& t, c
   if (!detail::lists_sm(live, t.cc.sm_number())) {
     const auto table = check_buildable(t, compiler.version);
     if (!table) return unexpected(table.error());  // both agree; the table says why
-    error e = detail::make_target_error(errc::rejected_by_compiler, compiler.kind, t);
-    detail::locate(e, compiler);
-    e.raw.append("its supported-arch list has no sm_").append_int(t.cc.sm_number()).append(" although cuarch's table expects one");
-    return unexpected(e);
+    detail::text<200> why("its supported-arch list has no sm_");
+    why.append_int(t.cc.sm_number()).append(" although cuarch's table expects one");
+    return unexpected(errors::rejected_by_compiler(compiler.kind, t, compiler.version, compiler.location, why.view()));
   }
   if (t.variant != arch_variant::baseline) return detail::check_listed_variant(t, compiler);
   return build_verdict{compiler.kind};

@@ -65,11 +65,7 @@ class fixed_devices {
 
   /// The devices as given; an empty list is errc::no_device (there is never a default device).
   expected<std::vector<device_info>, error> devices() const {
-    if (devices_.empty()) {
-      error e = detail::make_error(errc::no_device, source_kind::device_list);
-      e.raw = "the device list is empty";
-      return unexpected(e);
-    }
+    if (devices_.empty()) { return unexpected(errors::no_device(source_kind::device_list, "the device list is empty")); }
     return devices_;
   }
 
@@ -83,9 +79,7 @@ using explicit_device_source = fixed_devices;
 /// No device source: `native` fails with errc::no_device, saying that no devices were given.
 struct no_devices {
   expected<std::vector<device_info>, error> devices() const {
-    error e = detail::make_error(errc::no_device, source_kind::none);
-    e.raw = "no device source was given to the resolver";
-    return unexpected(e);
+    return unexpected(errors::no_device(source_kind::none, "no device source was given to the resolver"));
   }
 };
 
@@ -108,10 +102,8 @@ class fixed_driver {
 /// not the one that will run the code), and a PTX fallback is refused because it cannot be checked.
 struct no_driver {
   expected<observation, error> driver_version() const {
-    error e = detail::make_error(errc::library_not_found, source_kind::driver);
-    e.subject = "the CUDA driver";
-    e.raw = "no driver source was given, so PTX cannot be checked against the driver";
-    return unexpected(e);
+    return unexpected(errors::library_not_found(source_kind::driver, "the CUDA driver", {},
+                                                "no driver source was given, so PTX cannot be checked against the driver"));
   }
 };
 

@@ -7,12 +7,13 @@
 //
 //   12.0=f     the devices of compute capability 12.0 exactly
 //   9=a        every device of major 9 (9.x)
-//   default=a  every other device (without one: the policy's native_variant, then baseline)
+//   default=a  every other device (without a default rule: `a`, as the policy's default)
 //
 // The spelling (command line --native-variant, Python native_variant=) is a comma-separated list of
 // rules; an entry without '=' continues the chain of the rule before it, or of `default` when it
 // comes first: "12.0=f,a,9=a,default=a" and "f,a,baseline". The most specific rule wins
-// (exact compute capability, then major, then default). Everything here is constexpr and allocates
+// (exact compute capability, then major, then default). This is the one way to choose `native`'s
+// variant (resolve_policy::native_preferences). Everything here is constexpr and allocates
 // nothing, so a policy holding preferences stays a literal type.
 #pragma once
 
@@ -126,7 +127,7 @@ struct native_variant_spec_error {
   }
 };
 
-/// The rules `native` applies; empty means the policy's native_variant knob alone.
+/// The rules `native` applies; a device no rule matches gets "default=a" (resolve_policy::native_rule_for).
 class native_variant_preferences {
  public:
   static constexpr std::size_t capacity = 8;
@@ -138,23 +139,14 @@ class native_variant_preferences {
 
   /// Adds a rule, or replaces the rule for the same devices; false when full.
   constexpr bool set(const native_variant_rule& r) noexcept {
-    for (std::size_t i = 0; i < size_; ++i)
-      if (rules_[i].major == r.major && rules_[i].minor == r.minor) {
-        rules_[i] = r;
-        return true;
-      }
-    if (size_ == capacity) return false;
-    rules_[size_++] = r;
+    const std::size_t i = index_of(r);
+    if (i == capacity) return false;
+    rules_[i] = r;
+    if (i == size_) ++size_;
     return true;
   }
-
   /// Whether set(r) would succeed: room left, or a rule for the same devices to replace.
-  constexpr bool can_set(const native_variant_rule& r) const noexcept {
-    if (size_ < capacity) return true;
-    for (std::size_t i = 0; i < size_; ++i)
-      if (rules_[i].major == r.major && rules_[i].minor == r.minor) return true;
-    return false;
-  }
+  constexpr bool can_set(const native_variant_rule& r) const noexcept { return index_of(r) < capacity; }
 
   /// The most specific rule for `device`, if any.
   constexpr std::optional<native_variant_rule> rule_for(const compute_capability& device) const noexcept {
@@ -172,6 +164,13 @@ class native_variant_preferences {
   }
 
  private:
+  /// The rule for r's devices, else the next free slot (size()).
+  constexpr std::size_t index_of(const native_variant_rule& r) const noexcept {
+    std::size_t i = 0;
+    while (i < size_ && (rules_[i].major != r.major || rules_[i].minor != r.minor)) ++i;
+    return i;
+  }
+
   native_variant_rule rules_[capacity]{};
   std::size_t size_ = 0;
 };

@@ -117,13 +117,6 @@ CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets)
 
 namespace detail {
 
-inline error not_expressible(const arch_target& t, std::string_view format, std::string_view why) {
-  error e = make_target_error(errc::not_expressible, source_kind::none, t);
-  e.subject = format;
-  e.raw = why;
-  return e;
-}
-
 /// Calls f(sass, ptx, lto) once per (compute capability, variant) of the set, in set order; each
 /// argument points at that form's target or is null. The set's order puts them next to each other.
 template <class F>
@@ -145,7 +138,9 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
   std::string out;
   const auto r = detail::for_each_arch_group(
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto) return unexpected(detail::not_expressible(*lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
+        if (lto)
+          return unexpected(
+              errors::not_expressible(source_kind::none, *lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
         const auto entry = cmake_spelling(sass ? *sass : *ptx, sass && ptx);
         if (!entry) return unexpected(entry.error());
         if (!out.empty()) out += ';';
@@ -161,15 +156,17 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
   std::string out;
   const auto r = detail::for_each_arch_group(
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto) return unexpected(detail::not_expressible(*lto, format, "PyTorch has no spelling for LTO IR"));
+        if (lto) return unexpected(errors::not_expressible(source_kind::none, *lto, format, "PyTorch has no spelling for LTO IR"));
         const arch_target& t = sass ? *sass : *ptx;
         if (t.variant == arch_variant::family_specific)
-          return unexpected(detail::not_expressible(t, format, "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
+          return unexpected(errors::not_expressible(source_kind::none, t, format,
+                                                    "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
         if (ptx && t.variant != arch_variant::baseline)
-          return unexpected(
-              detail::not_expressible(*ptx, format, "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
+          return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
+                                                    "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
         if (!sass)
-          return unexpected(detail::not_expressible(*ptx, format, "+PTX always adds the machine code too; PTX alone has no spelling"));
+          return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
+                                                    "+PTX always adds the machine code too; PTX alone has no spelling"));
         if (!out.empty()) out += ';';
         out += dotted(t).view();
         if (ptx) out += "+PTX";

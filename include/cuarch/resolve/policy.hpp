@@ -1,7 +1,7 @@
 // Resolution policies: what happens to a target the compiler cannot build, to a device newer than
 // the compiler, and which variant `native` picks for each device.
 //
-// Native variant (the default: arch-specific `a` where it exists, i.e. cc >= 9.0):
+// Native variant (the default rule "default=a": arch-specific `a` where it exists, i.e. cc >= 9.0):
 //   `native` asks for code for *these* devices, resolved per device. An `a` target gives that code
 //   the whole feature set of the device (wgmma/setmaxnreg on 9.0a, tcgen05 on 10.0a: features a
 //   family or baseline target cannot use) and loads on exactly that compute capability, which is
@@ -9,10 +9,9 @@
 //   is lost in portability, because native results are never meant for other devices. Triton,
 //   numba-cuda and FlashInfer make the same choice for cc >= 9.0. When the compiler cannot build
 //   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
-//   it. Choose arch_variant::baseline for a cache shared by several GPUs of one major, or
-//   family_specific for family code (cc >= 10.0); per-device rules and fallback chains ("12.0=f,
-//   9=a,default=a", "f,a,baseline") are native_preferences (native_variant.hpp); a policy type may
-//   also decide per device and compiler by specialising policy_traits (source_contract.hpp).
+//   it. The one way to choose otherwise is native_preferences, rules and fallback chains in the
+//   spelling of --native-variant (native_variant.hpp): "baseline" for a cache shared by several
+//   GPUs of one major, "f" for family code (cc >= 10.0), "12.0=f,9=a,default=a", "f,a,baseline".
 //
 // Substitution is opt-in: by default `native` gives each device its own architecture (one variant
 // of the chain, or baseline) or an error. Machine code of a lower minor (sm_120 for a 12.1 device)
@@ -27,7 +26,6 @@
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
 #include "../core/detail/name_map.hpp"
-#include "../core/observation.hpp"
 #include "native_variant.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -56,29 +54,20 @@ struct resolve_policy {
   /// is rejected (errc::cannot_load_on_device), and a device left with nothing it can load fails
   /// the resolution. Devices are then queried for explicit lists too.
   bool verify_on_devices = false;
-  /// The variant `native` prefers for each device (falls back to baseline where it does not exist).
-  arch_variant native_variant = arch_variant::arch_specific;
-  /// Per-device chains ("12.0=f,9=a,default=a"); a device no rule matches gets native_variant.
+  /// Which variant `native` tries on each device, in order: rules and chains as --native-variant
+  /// spells them (parse_native_variant_spec("f,a"), "12.0=f,9=a,default=baseline"). A device no
+  /// rule matches gets "default=a" (then baseline).
   native_variant_preferences native_preferences;
   /// A device whose own architecture the compiler cannot build gets machine code of the highest
   /// buildable lower minor of its major (sm_120 for 12.1), reported with the caveat that the code
   /// lacks the device's own features. Off: that device is an error (or PTX, under ptx_fallback).
   bool compatible_minor = false;
 
-  /// The variant `native` asks for on `device`, by the knob. To choose per compute capability and
-  /// compiler, specialise policy_traits (source_contract.hpp); hiding this member is refused.
-  constexpr arch_variant native_variant_for(const compute_capability& device, const compiler_info& compiler) const noexcept {
-    static_cast<void>(compiler);
-    return variant_exists(device, native_variant) ? native_variant : arch_variant::baseline;
-  }
-
   /// The chain `native` tries on `device` and the rule that chose it: the most specific of
-  /// native_preferences, else "default=<native_variant>". Resolution calls it through policy_traits.
+  /// native_preferences, else "default=a".
   constexpr native_variant_rule native_rule_for(const compute_capability& device) const noexcept {
     if (const auto r = native_preferences.rule_for(device)) return *r;
-    native_variant_rule knob;
-    knob.chain.add(native_variant);
-    return knob;
+    return native_variant_rule{-1, -1, variant_chain{arch_variant::arch_specific}};
   }
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,10 +69,48 @@ struct resolved_device {
   detail::text<64> name;  // "NVIDIA H200"; empty for given devices
 };
 
+/// An error or none, as std::optional<error> reads (bool, *, ->, = error, reset), but held on the
+/// heap: an error is 760 bytes and most diagnostics (every kept one) have none, so a diagnostic
+/// carries a pointer instead. Copies copy the error.
+class boxed_error {
+ public:
+  boxed_error() noexcept = default;
+  boxed_error(std::nullopt_t) noexcept {}                          // NOLINT: implicit, as optional
+  boxed_error(const error& e) : p_(std::make_unique<error>(e)) {}  // NOLINT
+  boxed_error(const boxed_error& o) : p_(o.p_ ? std::make_unique<error>(*o.p_) : nullptr) {}
+  boxed_error(boxed_error&&) noexcept = default;
+  boxed_error& operator=(const boxed_error& o) { return o.p_ ? *this = *o.p_ : *this = std::nullopt; }
+  boxed_error& operator=(boxed_error&&) noexcept = default;
+  boxed_error& operator=(const error& e) {
+    if (p_) *p_ = e;
+    else p_ = std::make_unique<error>(e);
+    return *this;
+  }
+  boxed_error& operator=(std::nullopt_t) noexcept {
+    p_.reset();
+    return *this;
+  }
+  ~boxed_error() = default;
+
+  bool has_value() const noexcept { return p_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+  const error& operator*() const noexcept { return *p_; }
+  error& operator*() noexcept { return *p_; }
+  const error* operator->() const noexcept { return p_.get(); }
+  error* operator->() noexcept { return p_.get(); }
+  void reset() noexcept { p_.reset(); }
+
+ private:
+  std::unique_ptr<error> p_;
+};
+
 /// One line of the report: a requested target, a keyword's target, or a native device.
+///
+/// At most 1 KB (tests/error_test.cpp pins it): resolution builds one per request on the warm
+/// path, so it holds its two errors boxed (boxed_error) instead of 2 x 760 bytes inline.
 struct diagnostic {
   // User-provided on purpose: value-initialisation (emplace_back()) then runs only the member
-  // initialisers instead of first zero-filling all 1.7 KB.
+  // initialisers instead of first zero-filling the whole object.
   diagnostic() noexcept {}
 
   /// The token as written ("9.0a", "sm_120a", "Ampere"), or the keyword ("native", "all").
@@ -89,10 +128,10 @@ struct diagnostic {
   /// or cuarch's table (knowledge_table).
   source_kind decided_by = source_kind::none;
   /// Transformed: why `requested` could not be used. Rejected: why nothing could, with the fix.
-  std::optional<error> reason;
+  boxed_error reason;
   /// Native devices: whether PTX stood in for machine code, and why not when it could not.
   ptx_fallback_status fallback = ptx_fallback_status::not_needed;
-  std::optional<error> fallback_error;
+  boxed_error fallback_error;
   /// Native devices: the variant rule that chose the chain tried ("12.0=f,a", "default=a";
   /// resolve/native_variant.hpp). Empty for other requests.
   detail::text<48> preference;

@@ -14,9 +14,9 @@
 //   explicit target  kept if the compiler builds it (and, for PTX with a driver source, the driver
 //                    JITs it); renamed archs follow their new name under follow_renames; otherwise
 //                    rejected. Suffixes are never changed: 10.0 and 10.0a both stay, 12.0 stays plain.
-//   native           per device: the policy's variant (default `a`, see policy.hpp), else baseline,
-//                    else baseline machine code of the lowest buildable minor of the same major (it
-//                    loads on the device: 12.1 with CUDA 12.8 gets sm_120), else, under ptx_fallback
+//   native           per device: the chain of its variant rule (default `a`; native_variant.hpp),
+//                    then baseline; else, under compatible_minor, machine code of the highest buildable
+//                    lower minor of its major (12.1 with CUDA 12.8 gets sm_120), else, under ptx_fallback
 //                    and only if the driver can JIT it, PTX of the newest buildable arch below the
 //                    device (12.0 with CUDA 12.6 gets compute_90). Nothing that cannot load on the device
 //                    is ever emitted (no `a` target of another minor, no SASS of another major).
@@ -81,14 +81,13 @@ namespace detail {
 
 /// A target that no device can load (verify_on_devices).
 inline error no_device_loads(const arch_target& t, const std::vector<device_info>& devices) {
-  error e = make_target_error(errc::cannot_load_on_device, source_kind::none, t);
-  e.device = devices.front().cc;
+  text<200> why;
   if (devices.size() > 1) {
-    e.raw = "no visible device can load it (";
-    for (std::size_t i = 0; i < devices.size(); ++i) e.raw.append(i ? ", " : "").append(to_text(devices[i].cc).view());
-    e.raw.append(")");
+    why.append("no visible device can load it (");
+    for (std::size_t i = 0; i < devices.size(); ++i) why.append(i ? ", " : "").append(to_text(devices[i].cc).view());
+    why.append(")");
   }
-  return e;
+  return errors::cannot_load_on_device(source_kind::none, t, devices.front().cc, why.view());
 }
 
 inline resolved_device describe(const device_info& d) {
@@ -108,9 +107,8 @@ inline void set_outcome(diagnostic& d) {
 inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags) {
   std::size_t rejected = 0;
   for (const auto& d : diags) rejected += d.outcome == resolution_outcome::rejected ? 1 : 0;
-  error e = with_origin(make_error(errc::nothing_resolved, source_kind::user_input), req.origin);
-  e.subject = req.list;
-  e.raw.append(to_string(policy.unbuildable))
+  text<200> why;
+  why.append(to_string(policy.unbuildable))
       .append(" policy, ")
       .append_int(static_cast<long long>(rejected))
       .append(" of ")
@@ -119,14 +117,14 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
   bool first = true;
   for (const auto& d : diags) {
     if (d.outcome != resolution_outcome::rejected) continue;
-    e.raw.append(first ? "" : "; ");
+    why.append(first ? "" : "; ");
     first = false;
     if (d.device)
-      e.raw.append("device ").append_int(d.device->ordinal).append(" (cc ").append(to_text(d.device->cc).view()).append(") ");
-    e.raw.append(to_text(d.requested).view());
-    if (d.reason) e.raw.append(" (").append(to_string(d.reason->code)).append(")");
+      why.append("device ").append_int(d.device->ordinal).append(" (cc ").append(to_text(d.device->cc).view()).append(") ");
+    why.append(to_text(d.requested).view());
+    if (d.reason) why.append(" (").append(to_string(d.reason->code)).append(")");
   }
-  return e;
+  return with_origin(errors::nothing_resolved(source_kind::user_input, req.list, why.view()), req.origin);
 }
 
 // ---- one resolution ----------------------------------------------------------------------------
@@ -177,11 +175,7 @@ class resolution_run {
     return unexpected(std::move(f));
   }
 
-  error too_many_targets() const {
-    error e = with_origin(make_error(errc::too_many_targets, source_kind::user_input), req_.origin);
-    e.subject = req_.list;
-    return e;
-  }
+  error too_many_targets() const { return with_origin(errors::too_many_targets(source_kind::user_input, req_.list), req_.origin); }
 
   /// Asked at most once per resolution, and only for PTX.
   const expected<observation, error>& driver() {
@@ -192,11 +186,7 @@ class resolution_run {
   /// Devices, asked at most once per resolution; an empty list is errc::no_device.
   expected<std::vector<device_info>, error> devices() const {
     auto d = device_source_.devices();
-    if (d && d->empty()) {
-      error e = make_error(errc::no_device, source_kind::device_list);
-      e.raw = "the device source reported no devices";
-      return unexpected(e);
-    }
+    if (d && d->empty()) { return unexpected(errors::no_device(source_kind::device_list, "the device source reported no devices")); }
     return d;
   }
 
@@ -215,7 +205,7 @@ class resolution_run {
     return verdict;
   }
 
-  /// A new diagnostic, built in place (one is 1.7 KB: no copies on the warm path).
+  /// A new diagnostic, built in place (no copies on the warm path).
   diagnostic& next() { return diags_.emplace_back(); }
   /// Settles a diagnostic's outcome and adds its result to the set; false when the set is full.
   bool finish(diagnostic& d) {
@@ -333,7 +323,7 @@ class resolution_run {
       diagnostic& d = next();
       d.input = "native";
       d.device = describe(dev);
-      const native_variant_rule rule = native_rule_of(policy_, dev.cc, compiler_);
+      const native_variant_rule rule = policy_.native_rule_for(dev.cc);
       d.preference = rule.spelling().view();
       const variant_chain chain = rule.chain.as_tried();
       // The device's own architecture, in the chain's order; a variant the device has no such
@@ -410,11 +400,8 @@ class resolution_run {
   error unchecked_driver_reason() const {
     const expected<observation, error>& answer = driver_source_.driver_version();
     if (!answer) return answer.error();
-    error e = make_error(errc::library_not_found, source_kind::driver);
-    e.subject = "the CUDA driver";
-    e.location = std::string_view(answer->location);
-    e.raw = "the driver source does not check PTX (checks_ptx_against_driver is false)";
-    return e;
+    return errors::library_not_found(source_kind::driver, "the CUDA driver", answer->location,
+                                     "the driver source does not check PTX (checks_ptx_against_driver is false)");
   }
 
   std::optional<error> resolve_all(arch_keyword keyword) {
@@ -425,12 +412,9 @@ class resolution_run {
       if (n < target_set::capacity) chosen[n++] = cc;
     });
     if (n == 0) {
-      error e = with_origin(make_error(errc::nothing_resolved, source_kind::user_input), req_.origin);
-      e.subject = to_string(keyword);
-      e.source = compiler_.kind;
-      e.location = std::string_view(compiler_.location);
-      e.raw.append("the compiler (CUDA ").append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
-      return e;
+      text<200> why("the compiler (CUDA ");
+      why.append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
+      return errors::nothing_resolved(compiler_.kind, to_string(keyword), why.view(), compiler_.location);
     }
     diags_.reserve(n + 1);
     auto one = [&](const arch_target& t) {

@@ -1,7 +1,6 @@
 // The source contract of resolution, in one place: what a compiler, device and driver source must
-// provide, how a policy customises resolution, and adaptors that erase a source's type or cache its
-// answers. Every source in cuarch meets it (fixed_sources.hpp, the NVRTC/nvcc/driver/NVML sources),
-// and so can one of yours:
+// provide, and adaptors that erase a source's type or cache its answers. Every source in cuarch meets it (fixed_sources.hpp, the
+// NVRTC/nvcc/driver/NVML sources), and so can one of yours:
 //
 //   role             member (const, never throws, callable from several threads at once)
 //   compiler source  compiler()       -> expected<compiler_info, error>               fixed_compiler
@@ -123,67 +122,7 @@ constexpr bool checks_ptx_against(const Driver& driver) noexcept {
   }
 }
 
-// ---- the policy hook --------------------------------------------------------------------------
-
-/// How resolution asks a policy what it cannot express as a knob of resolve_policy. Resolution
-/// calls policy_traits<Policy>::native_rule when the traits have it, else native_variant (then
-/// baseline); the primary template applies the knobs (resolve_policy::native_rule_for: the
-/// policy's native_preferences, else native_variant). To decide per device and compiler, specialise
-/// it for your policy type with either member:
-///
-///   template <> struct cuarch::policy_traits<my_policy> {
-///     static constexpr cuarch::arch_variant native_variant(const my_policy&, const cuarch::compute_capability& device,
-///                                                          const cuarch::compiler_info&) noexcept { ... }
-///     // or, for a fallback chain and the rule's name in the diagnostic:
-///     static constexpr cuarch::native_variant_rule native_rule(const my_policy&, const cuarch::compute_capability& device,
-///                                                              const cuarch::compiler_info&) noexcept { ... }
-///   };
-///
-/// A variant that does not exist for the device (variant_exists) is skipped; baseline is always last.
-template <class Policy>
-struct policy_traits {
-  static constexpr arch_variant native_variant(const Policy& policy, const compute_capability& device,
-                                               const compiler_info& compiler) noexcept {
-    return static_cast<const resolve_policy&>(policy).native_variant_for(device, compiler);
-  }
-  static constexpr native_variant_rule native_rule(const Policy& policy, const compute_capability& device,
-                                                   const compiler_info& compiler) noexcept {
-    static_cast<void>(compiler);
-    return static_cast<const resolve_policy&>(policy).native_rule_for(device);
-  }
-};
-
 namespace detail {
-template <class Traits, class Policy, class = void>
-struct has_native_rule : std::false_type {};
-template <class Traits, class Policy>
-struct has_native_rule<Traits, Policy,
-                       std::void_t<decltype(Traits::native_rule(std::declval<const Policy&>(), std::declval<const compute_capability&>(),
-                                                                std::declval<const compiler_info&>()))>> : std::true_type {};
-}  // namespace detail
-
-/// The rule `native` applies to `device` under `policy`: policy_traits' native_rule, or for traits
-/// that only name one variant, that variant (then baseline) as a default rule ("default=<v>").
-template <class Policy>
-constexpr native_variant_rule native_rule_of(const Policy& policy, const compute_capability& device, const compiler_info& compiler) {
-  using traits = policy_traits<Policy>;
-  if constexpr (detail::has_native_rule<traits, Policy>::value) {
-    return traits::native_rule(policy, device, compiler);
-  } else {
-    native_variant_rule r;
-    r.chain.add(traits::native_variant(policy, device, compiler));
-    return r;
-  }
-}
-
-namespace detail {
-/// A policy type that declares its own native_variant_for() hides the base's; resolution would not
-/// call it (it calls policy_traits), so such a type is refused rather than silently ignored.
-template <class P, class = void>
-struct hides_native_variant_for : std::true_type {};  // overloaded: not the base's either
-template <class P>
-struct hides_native_variant_for<P, std::void_t<decltype(&P::native_variant_for)>>
-    : std::bool_constant<!std::is_same_v<decltype(&P::native_variant_for), decltype(&resolve_policy::native_variant_for)>> {};
 
 template <class CompilerSource, class DeviceSource, class Policy, class DriverSource>
 constexpr bool check_resolver_arguments() {
@@ -199,10 +138,6 @@ constexpr bool check_resolver_arguments() {
   static_assert(std::is_base_of_v<resolve_policy, Policy>,
                 "cuarch: Policy must be cuarch::resolve_policy or derive from it "
                 "(strict_policy, best_effort_policy, jit_policy)");
-  if constexpr (std::is_base_of_v<resolve_policy, Policy>)
-    static_assert(!hides_native_variant_for<Policy>::value,
-                  "cuarch: Policy hides native_variant_for(), which resolution never calls: specialise "
-                  "cuarch::policy_traits<Policy>::native_variant instead (see cuarch/resolve/source_contract.hpp)");
   return true;
 }
 }  // namespace detail

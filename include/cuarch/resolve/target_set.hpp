@@ -154,9 +154,7 @@ class target_set_builder {
   /// The set, or empty_input when nothing was added.
   constexpr expected<target_set, error> build() const {
     if (set_.size_ == 0) {
-      error e = make_error(errc::empty_input, source_kind::none);
-      e.raw = "a target set needs at least one target";
-      return unexpected(e);
+      return unexpected(errors::empty_input(source_kind::none, {}, errors::no_position, "a target set needs at least one target"));
     }
     return set_;
   }
@@ -176,17 +174,9 @@ template <class Range>
 constexpr expected<target_set, error> target_set::from(const Range& targets) {
   detail::target_set_builder b;
   for (const arch_target& t : targets) {
-    if (!detail::is_well_formed(t.cc)) return unexpected(detail::make_target_error(errc::malformed_token, source_kind::user_input, t));
-    if (!variant_exists(t.cc, t.variant)) {
-      error e = detail::make_target_error(errc::variant_not_defined, source_kind::user_input, t);
-      e.device = t.cc;
-      return unexpected(e);
-    }
-    if (!b.add(t)) {
-      error e = detail::make_error(errc::too_many_targets, source_kind::user_input);
-      e.subject = "target_set::from";
-      return unexpected(e);
-    }
+    if (!detail::is_well_formed(t.cc)) return unexpected(errors::malformed_token(source_kind::user_input, to_text(t).view()));
+    if (!variant_exists(t.cc, t.variant)) return unexpected(errors::variant_not_defined(source_kind::user_input, t));
+    if (!b.add(t)) return unexpected(errors::too_many_targets(source_kind::user_input, "target_set::from"));
   }
   return b.build();
 }

@@ -35,8 +35,10 @@ inline void json_error(json_writer& w, const error& e) {
   w.end_object();
 }
 
-/// The error, or null: the value of every "error"/"reason" key.
-inline void json_optional_error(json_writer& w, const std::optional<error>& e) {
+/// The error, or null: the value of every "error"/"reason" key. `e` is a std::optional<error> or
+/// anything that reads like one (bool, *).
+template <class OptionalError>
+void json_optional_error(json_writer& w, const OptionalError& e) {
   if (e) json_error(w, *e);
   else w.null();
 }
