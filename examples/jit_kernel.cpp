@@ -327,9 +327,9 @@ int main(int argc, char** argv) {
       if (!p) return usage("--policy must be strict, best-effort, ptx-fallback or verify-devices");
       cuarch::apply_policy(*p, policy);
     } else if (a == "--native-variant" && value) {
-      const auto v = cuarch::parse_arch_variant(argv[++i]);
-      if (!v) return usage("--native-variant must be a, f or baseline");
-      policy.native_variant = *v;
+      const auto v = cuarch::parse_native_variant_spec(argv[++i]);  // a, f, baseline, or chains and rules
+      if (!v) return usage(v.error().message().c_str());
+      policy.native_preferences = *v;
     } else {
       return usage(("unexpected argument '" + std::string(a) + "'").c_str());
     }
