@@ -54,23 +54,28 @@ int main(int argc, char** argv) {
     const auto name = cuarch::parse_option_name(key);
     if (!name || eq == std::string_view::npos)
       return fail("'" + std::string(arg) + "' is not NAME=VALUE with a cuarch option name", 2);
-    if (auto bad = cuarch::set_option(o, *name, value)) return fail(std::string(key) + " '" + std::string(value) + "': " + bad->message, 2);
+    if (auto bad = cuarch::set_option(o, *name, value))
+      return fail(std::string(key) + " '" + std::string(value) + "': " + bad->message, 2);
   }
 
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return fail(*done.usage, 2);
   for (const auto& n : done.notes) print_line("note", n);
   for (const auto& w : done.warnings) print_line("warning", w.what + ": " + w.meaning);
+  if (done.malformed) return fail("REQUEST '" + o.archs.value_or("native") + "': " + done.result.error().summary.message(), 2);
+  std::string decided_by;
   if (done.compiler) {
     const auto& c = done.compiler->compiler;
-    std::string line = std::string(to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view()) + " at " + c.location;
+    decided_by = std::string(to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view()) + " at " + c.location;
     const std::string found = !how.empty() && !o.nvcc.empty() ? how : done.compiler->found;
-    if (!found.empty()) line += " (" + found + ")";
-    print_line("compiler", line);
+    if (!found.empty()) decided_by += " (" + found + ")";
+    print_line("compiler", decided_by);
   }
   if (!done.result) {
     for (const auto& d : done.result.error().diagnostics) print_line("note", d.message());
-    return fail(done.result.error().message(), done.exit_status());
+    for (const auto& a : done.result.error().alternatives) print_line("note", "would build it: " + a.found + "; fix: " + a.fix);
+    return fail(done.result.error().summary.message() + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
+                done.exit_status());
   }
   for (const auto& d : done.result->diagnostics) print_line("note", d.message());
   const auto cmake = cuarch::cmake_architectures(done.result->targets);

@@ -273,7 +273,14 @@ TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, word
   SECTION("another nvcc in CUDA_HOME or on PATH is judged by its verdict (tool_views.hpp), not here") {
     o.nvcc_path = layout.old_nvcc;
     o.env->set("CUDA_HOME", layout.toolkit);
-    CHECK(cuarch::resolve_warnings(cuarch::detect(o), source_kind::nvcc).empty());
+    const auto named = cuarch::detect(o);
+    CHECK(cuarch::resolve_warnings(named, source_kind::nvcc).empty());
+    // The doctor still says it: an nvcc named explicitly while CUDA_HOME holds another release.
+    const auto findings = cuarch::find_disagreements(named);
+    const auto it = std::find_if(findings.begin(), findings.end(),
+                                 [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::override_vs_cuda_home; });
+    REQUIRE(it != findings.end());
+    CHECK(contains(it->what, "holds CUDA 13.0"));
     o.nvcc_path.clear();
     o.mode = cuarch::detect_mode::enumerate_all;
     CHECK(cuarch::resolve_warnings(cuarch::detect(o), source_kind::nvcc).empty());
@@ -328,6 +335,9 @@ TEST_CASE("resolve warnings against the driver: a newer minor is no warning for 
 
   const auto major = make({13, 0}, {12, 8});
   CHECK(contains(kinds(cuarch::resolve_warnings(major, source_kind::nvrtc, &sass)), "compiler_newer_than_driver"));
+  std::vector<std::string> doctor;  // the doctor applies the same rule
+  for (const auto& f : cuarch::find_disagreements(major)) doctor.emplace_back(to_string(f.kind));
+  CHECK(std::find(doctor.begin(), doctor.end(), "compiler_newer_than_driver") != doctor.end());
 
   const auto same = make({12, 8}, {13, 0});
   CHECK(cuarch::resolve_warnings(same, source_kind::nvrtc, &ptx).empty());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,8 @@ class analyzer {
     roles();
     compilers_vs_each_other();
     cuda_home_vs_path();
+    overrides_vs_cuda_home();
+    compilers_vs_driver();
     environment_problems();
     against_toolkit_files();
     runtime_and_driver();
@@ -144,6 +147,62 @@ class analyzer {
             ": they build different target sets, so decide each one's targets from the compiler it "
             "runs (cuarch resolve --compiler nvrtc|nvcc); to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
         {off, jit});
+  }
+
+  /// The toolkit root $CUDA_HOME names (met under CUDA_HOME=), and what says its release: its nvcc
+  /// that answered, else its version files.
+  std::pair<const toolkit_root*, const candidate*> cuda_home() const {
+    for (const auto& r : d_.toolkit_roots) {
+      const bool named = starts_with(r.origin, "CUDA_HOME=") ||
+                         std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
+                                     [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
+      if (!named || r.problem) continue;
+      const candidate* said = nullptr;  // its nvcc, else the first of its version files (first_answer asks no other nvcc)
+      for (const auto& c : d_.candidates) {
+        if (c.toolkit_root != r.real_path || !c.result) continue;
+        if (c.source == source_kind::nvcc) return {&r, &c};
+        if (!said && c.source == source_kind::toolkit_files && (c.describes == source_kind::none || c.describes == source_kind::nvcc))
+          said = &c;
+      }
+      return {&r, said};
+    }
+    return {nullptr, nullptr};
+  }
+
+  /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
+  /// another release: PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
+  void overrides_vs_cuda_home() {
+    const auto [home, home_nvcc] = cuda_home();
+    if (!home || !home_nvcc) return;
+    for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
+      if (!answered(c) || c->toolkit_root == home->real_path) continue;
+      const bool named = c->how == discovery::explicit_argument ||
+                         (c->how == discovery::environment && !starts_with(c->origin, "CUDA_HOME=") &&
+                          !starts_with(c->origin, "CUDA_PATH=") && !starts_with(c->origin, "CONDA_PREFIX="));
+      if (!named || c->result->version.release() == home_nvcc->result->version.release()) continue;
+      add(finding_kind::override_vs_cuda_home, severity::warning,
+          label(*c) + " was named explicitly, but " + home->origin + " holds CUDA " + release_text(home_nvcc->result->version) + " (" +
+              home_nvcc->path + ")",
+          "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc, not with the compiler named here: set CUDA_HOME to "
+          "the named compiler's toolkit, or drop the override",
+          {c, home_nvcc});
+    }
+  }
+
+  /// A governing compiler of a newer major release than the driver: minor-version compatibility
+  /// does not cross majors, so even its machine code may not load here.
+  void compilers_vs_driver() {
+    const candidate* drv = d_.chosen(d_.driver);
+    if (!answered(drv)) return;
+    for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
+      if (!answered(c) || drv->result->version.major >= c->result->version.major) continue;
+      add(finding_kind::compiler_newer_than_driver, severity::warning,
+          label(*c) + " is a newer major release than the driver, which serves CUDA " + release_text(drv->result->version),
+          "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or compile "
+          "with a CUDA " +
+              std::to_string(drv->result->version.major) + ".x toolkit",
+          {c, drv});
+    }
   }
 
   /// The first nvcc on PATH, and the nvcc / root of $CUDA_HOME and $CUDA_PATH.

@@ -39,6 +39,8 @@ enum class finding_kind : unsigned char {
   nvcc_vs_nvrtc,               // offline and JIT compilers are different releases
   cuda_home_vs_cuda_path,      // $CUDA_HOME and $CUDA_PATH name different toolkits
   cuda_home_vs_path,           // $CUDA_HOME's toolkit is not the first nvcc on PATH
+  override_vs_cuda_home,       // a compiler named explicitly while $CUDA_HOME holds another release
+  compiler_newer_than_driver,  // a governing compiler of a newer major release than the driver
   invalid_environment,         // a variable names nothing usable
   invalid_toolkit_root,        // a toolkit root given as an option names nothing usable
   invalid_python_environment,  // a Python prefix that cannot be read
@@ -75,6 +77,8 @@ inline constexpr finding_kind all_finding_kinds[] = {
     finding_kind::nvcc_vs_nvrtc,
     finding_kind::cuda_home_vs_cuda_path,
     finding_kind::cuda_home_vs_path,
+    finding_kind::override_vs_cuda_home,
+    finding_kind::compiler_newer_than_driver,
     finding_kind::invalid_environment,
     finding_kind::invalid_toolkit_root,
     finding_kind::invalid_python_environment,
@@ -109,6 +113,8 @@ constexpr std::string_view to_string(finding_kind k) noexcept {
     case finding_kind::explicit_source_failed: return "explicit_source_failed";
     case finding_kind::nvcc_vs_nvrtc: return "nvcc_vs_nvrtc";
     case finding_kind::cuda_home_vs_cuda_path: return "cuda_home_vs_cuda_path";
+    case finding_kind::override_vs_cuda_home: return "override_vs_cuda_home";
+    case finding_kind::compiler_newer_than_driver: return "compiler_newer_than_driver";
     case finding_kind::cuda_home_vs_path: return "cuda_home_vs_path";
     case finding_kind::invalid_environment: return "invalid_environment";
     case finding_kind::invalid_toolkit_root: return "invalid_toolkit_root";

@@ -51,7 +51,6 @@ inline bool holds_ptx(const target_set* targets) {
   return false;
 }
 
-
 }  // namespace detail
 
 CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
@@ -74,6 +73,7 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
       case finding_kind::nvcc_vs_toolkit_files:
       case finding_kind::nvrtc_vs_toolkit_files:
       case finding_kind::candidate_failed:
+      case finding_kind::compiler_newer_than_driver:
         if (detail::involves(f, gov, d)) keep(f);
         break;
       case finding_kind::ptx_too_new_for_driver:
@@ -82,16 +82,6 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
       default: break;
     }
   }
-  if (!detail::answered(gov)) return out;
-
-  // A compiler of a newer major release than the driver.
-  if (const candidate* drv = d.chosen(d.driver); detail::answered(drv) && drv->result->version.major < gov->result->version.major)
-    out.push_back({"compiler_newer_than_driver",
-                   detail::label(*gov) + " is a newer major release than the driver, which serves CUDA " +
-                       detail::release_text(drv->result->version),
-                   "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or "
-                   "compile with a CUDA " +
-                       std::to_string(drv->result->version.major) + ".x toolkit"});
   return out;
 }
 
