@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "core/arch.hpp"
@@ -13,11 +16,37 @@
 #include "core/source_kind.hpp"
 
 namespace cuarch::detail {
-/// Formats any cuarch value through its to_text()/to_string()/message() spelling.
-struct fmt_via_text : fmt::formatter<std::string_view> {
+/// Formats any cuarch value through its to_text()/to_string()/message() spelling. A format spec
+/// ("{:>9}") is kept as written and applied to that spelling by fmt's own string formatting, at
+/// format time: deriving from fmt::formatter<std::string_view> instead would instantiate its spec
+/// parser in the caller's TU, and with fmt 8-9 GCC 12 warns inside it at -O3 (-Wstringop-overflow
+/// in fill_t, a false positive), which a -Werror build cannot take. A nested argument in the spec
+/// ("{:>{}}") is not supported: fmt reports it (format_error).
+struct fmt_via_text {
+  std::string_view spec;  // between ':' and '}', "" for "{}"
+
+  template <class ParseCtx>
+  constexpr auto parse(ParseCtx& ctx) {
+    auto it = ctx.begin();
+    std::size_t n = 0;
+    for (int depth = 0; it != ctx.end() && (*it != '}' || depth > 0); ++it, ++n) {
+      if (*it == '{') ++depth;
+      if (*it == '}') --depth;
+    }
+    if (n != 0) spec = std::string_view(&*ctx.begin(), n);
+    return it;
+  }
+
   template <class Ctx>
   auto put(std::string_view s, Ctx& ctx) const {
-    return fmt::formatter<std::string_view>::format(s, ctx);
+    if (spec.empty()) return std::copy(s.begin(), s.end(), ctx.out());
+    std::string f = "{:";
+    f.append(spec.data(), spec.size());
+    f += '}';
+    // fmt::format is compiled in the fmt library; format_to(ctx.out(), ...) would instantiate its
+    // formatting core here (GCC 12-13 warn at -O2 in it: -Warray-bounds in bigint, C++20).
+    const std::string padded = fmt::format(fmt::runtime(f), s);
+    return std::copy(padded.begin(), padded.end(), ctx.out());
   }
 };
 }  // namespace cuarch::detail
