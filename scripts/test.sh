@@ -3,6 +3,9 @@
 #   bash scripts/test.sh [extra cmake configure args...]
 # Environment:
 #   CUARCH_BUILD_DIR   build directory (default: build, relative to the repository root)
+#   CUARCH_BUILD_TYPE  CMAKE_BUILD_TYPE (default RelWithDebInfo: the suite runs optimized, -O2, so a
+#                      warning or a bug that only optimisation shows fails here too; a configure
+#                      argument -DCMAKE_BUILD_TYPE=... given to this script wins)
 #   CUARCH_JOBS        parallel jobs for build and ctest (default: nproc)
 #   CTEST_ARGS         extra ctest arguments, e.g. CTEST_ARGS="-L unit" or "-R arch"
 set -euo pipefail
@@ -19,8 +22,8 @@ if [[ ! -f "$build_dir/CMakeCache.txt" && -z "${CMAKE_GENERATOR:-}" ]] && comman
   generator=(-G Ninja)
 fi
 
-echo "== configure ($build_dir)"
-cmake -S . -B "$build_dir" "${generator[@]}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
+echo "== configure ($build_dir, ${CUARCH_BUILD_TYPE:-RelWithDebInfo})"
+cmake -S . -B "$build_dir" "${generator[@]}" "-DCMAKE_BUILD_TYPE=${CUARCH_BUILD_TYPE:-RelWithDebInfo}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
 echo "== build (-j$jobs)"
 cmake --build "$build_dir" -j "$jobs"
 echo "== test"
