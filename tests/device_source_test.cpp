@@ -48,6 +48,23 @@ TEST_CASE("parse_compute_capability: dotted, sm numbers; suffixes and junk refus
   static_assert(cuarch::parse_compute_capability("10.3")->minor == 3, "usable in constant expressions");
 }
 
+TEST_CASE("a bare number below 30 is never read as a compute capability 1.x or 2.x", "[devices][edges]") {
+  // "12" means 12.0 to whoever types it, never cc 1.2 (sm_12); "10" never 1.0: refused, with a fix.
+  for (const char* ambiguous : {"12", "10", "11", "13", "20", "29"}) {
+    INFO(ambiguous);
+    const auto r = cuarch::parse_compute_capability(ambiguous);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::malformed_token);
+    CHECK(r.error().message().find("cc 1.") == std::string::npos);
+  }
+  const auto list = cuarch::parse_device_list("9.0,12");
+  REQUIRE_FALSE(list);
+  CHECK(list.error().position == 4);
+  CHECK(*cuarch::parse_compute_capability("30") == compute_capability{3, 0});  // an sm number, as before
+  CHECK(*cuarch::parse_compute_capability("12.0") == compute_capability{12, 0});
+  CHECK(*cuarch::parse_compute_capability("sm_120") == compute_capability{12, 0});
+}
+
 TEST_CASE("parse_device_list: separators, positions of bad entries, empty lists", "[devices]") {
   const auto l = cuarch::parse_device_list("12.0,9.0;sm_121 8.6");
   REQUIRE(l);

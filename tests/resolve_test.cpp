@@ -388,3 +388,35 @@ TEST_CASE("resolution by value skips the compiler source", "[resolve]") {
   CHECK(names(r->targets) == "compute_90 sm_90a");
   CHECK(r->diagnostics[1].decided_by == source_kind::nvrtc);
 }
+
+TEST_CASE("a refusal says 'no target could be resolved' only when none was", "[resolve][failure][edges]") {
+  // strict: sm_70 builds, sm_120a does not; the policy refuses the whole request.
+  const auto some = resolve_target_archs(request("sm_70;sm_120a"), fixed_compiler({12, 4}));
+  REQUIRE_FALSE(some);
+  CHECK(some.error().summary.code == errc::nothing_resolved);
+  CHECK(some.error().message().find("no target could be resolved") == std::string::npos);
+  CHECK(some.error().message().find("strict policy, 1 of 2 rejected") != std::string::npos);
+  // best-effort keeps device 0's target, but device 1 is left with nothing: refused, and not "none".
+  const auto device_left = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices({{9, 0}, {7, 0}}),
+                                                best_effort_policy{});
+  REQUIRE_FALSE(device_left);
+  CHECK(device_left.error().message().find("no target could be resolved") == std::string::npos);
+  CHECK(device_left.error().message().find("1 of 2 rejected") != std::string::npos);
+  // every target rejected: the words are true.
+  const auto none = resolve_target_archs(request("sm_120a;sm_100"), fixed_compiler({12, 4}));
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message().find("no target could be resolved for 'sm_120a;sm_100'") != std::string::npos);
+}
+
+TEST_CASE("no 'detection saw' sentence when nothing was detected", "[resolve][failure][edges]") {
+  // A toolkit named by release: the resolver names it, nobody looked for alternatives.
+  auto r = resolve_target_archs(request("sm_120a"), fixed_compiler({12, 4}));
+  REQUIRE_FALSE(r);
+  r.error().compiler = compiler_provenance{*fixed_compiler({12, 4}).compiler(), {}, {}, {}};
+  const std::string m = r.error().message();
+  CHECK(m.find("decided by:") != std::string::npos);
+  CHECK(m.find("detection saw") == std::string::npos);
+  // Once alternatives were sought (explain_failure) and none found, it is said.
+  r.error().alternatives_sought = true;
+  CHECK(r.error().message().find("no other compiler that detection saw would build it") != std::string::npos);
+}

@@ -23,6 +23,10 @@ constexpr expected<compute_capability, error> parse_compute_capability(std::stri
   if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline || parsed->items[0].form != arch_form::sass) {
     return unexpected(errors::malformed_token(source_kind::device_list, t));
   }
+  // A bare number below 30 ("12", "10") is what someone means as 12.0 or 10.0, never the sm number
+  // of a compute capability 1.x or 2.x no CUDA cuarch knows builds: refused, never read as cc 1.2.
+  const bool bare_number = !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string_view::npos;
+  if (bare_number && parsed->items[0].cc.major < 3) return unexpected(errors::malformed_token(source_kind::device_list, t));
   return parsed->items[0].cc;
 }
 

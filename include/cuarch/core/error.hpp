@@ -39,6 +39,7 @@ struct error {
   source_kind source = source_kind::none;  // where the deciding fact came from
   std::size_t position = no_position;      // offset of the token in the input, for input errors
   bool has_target = false;
+  bool partial = false;         // nothing_resolved: some targets did resolve; the policy refused the request
   arch_target target{};         // the target asked about
   arch_target replacement{};    // renamed_in_toolkit: the new name
   compute_capability device{};  // cannot_load_on_device / no variant: the cc concerned
@@ -188,7 +189,8 @@ inline std::string error::message() const {
           (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: correct or unset it";
       break;
     case errc::nothing_resolved:
-      m = "no target could be resolved for '" + subj + "'" + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view()));
+      m = (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view()));
       break;
     case errc::not_expressible:
       m = tgt + " cannot be written in " + subj + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +

@@ -120,6 +120,7 @@ inline void name_decider(resolution_failure& f, const detection& d, const select
 /// that decided (every candidate, not just the first that answered).
 template <class Satisfies>
 void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind, Satisfies&& satisfies) {
+  f.alternatives_sought = true;
   const candidate* decider = d.chosen(role);
   const std::string decided_path = f.compiler ? f.compiler->compiler.location : std::string();
   for (const candidate& c : d.candidates) {

@@ -205,6 +205,9 @@ struct resolution_failure {
   std::optional<compiler_provenance> compiler;
   /// Other compilers detection saw that would satisfy the same request, each with its fix.
   std::vector<compiler_provenance> alternatives;
+  /// Whether detection looked for alternatives (explain_failure): only then may the message say
+  /// that no other compiler it saw would build the request. A toolkit named by release: false.
+  bool alternatives_sought = false;
   /// When no compiler was found: every directory (and loader search) actually looked in.
   std::vector<std::string> searched;
   /// Disagreements between sources that bear on the answer (see resolution::warnings).
@@ -287,7 +290,8 @@ CUARCH_FUNC std::string resolution_failure::message() const {
   const bool input_error = classify(summary.code).exit == exit_class::bad_input;
   if (compiler && !input_error) {
     m += "\n  decided by: " + compiler->describe();
-    if (alternatives.empty() && summary.code == errc::nothing_resolved) m += "\n  no other compiler that detection saw would build it";
+    if (alternatives_sought && alternatives.empty() && summary.code == errc::nothing_resolved)
+      m += "\n  no other compiler that detection saw would build it";
   }
   for (const auto& a : alternatives) {
     m += "\n  would build it: " + a.describe();

@@ -104,7 +104,8 @@ inline void set_outcome(diagnostic& d) {
 }
 
 /// The summary of a resolution the policy refuses: which requests were rejected, in short.
-inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags) {
+inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags,
+                             bool some_resolved) {
   std::size_t rejected = 0;
   for (const auto& d : diags) rejected += d.outcome == resolution_outcome::rejected ? 1 : 0;
   text<200> why;
@@ -124,7 +125,9 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
     why.append(to_text(d.requested).view());
     if (d.reason) why.append(" (").append(to_string(d.reason->code)).append(")");
   }
-  return with_origin(errors::nothing_resolved(source_kind::user_input, req.list, why.view()), req.origin);
+  error e = with_origin(errors::nothing_resolved(source_kind::user_input, req.list, why.view()), req.origin);
+  e.partial = some_resolved;  // "no target could be resolved" only when none was
+  return e;
 }
 
 // ---- one resolution ----------------------------------------------------------------------------
@@ -161,7 +164,7 @@ class resolution_run {
       device_left_without = device_left_without || d.device.has_value();
     }
     const bool refuse = builder_.empty() || device_left_without || (rejected_any && policy_.unbuildable == on_unbuildable::error);
-    if (refuse) return failure(refusal_summary(req_, policy_, diags_));
+    if (refuse) return failure(refusal_summary(req_, policy_, diags_, !builder_.empty()));
     auto set = builder_.build();  // cannot fail: not empty
     if (!set) return failure(set.error());
     return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind, compiler_.version,
