@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include <cuarch/core/detail/utf8.hpp>
 #include <cuarch/resolve/json_documents.hpp>
 
 #include <fmt/core.h>
@@ -43,10 +44,14 @@ inline bool asks_for_json(int argc, const char* const* argv) {
 
 /// Prints "cuarch <command>: <message>" and where help is to stderr (and, when JSON was asked for,
 /// the cuarch.error/1 document on stdout); returns exit_usage. `command` empty: none was recognised.
+/// Text for stderr: control characters from any input made visible, the lines kept (the doctor's
+/// escaping, cuarch::detail::printable). Every command prints its stderr through it.
+inline std::string say(std::string_view text) { return cuarch::detail::printable_lines(text); }
+
 inline int usage_error(std::string_view command, std::string_view message) {
   if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));
-  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", message);
-  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, message, command);
+  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
+  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
   return exit_usage;
 }
 

@@ -58,7 +58,7 @@ toolkit_reading read_toolkit(const char* command, const CLI::Option* option) {
 /// The reason on stderr, worded as a usage error, and the document on stdout for --format json.
 int input_failure(const char* command, const cuarch::error& e, bool json, const std::string& document) {
   if (json) fmt::print("{}\n", document);
-  fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, e.message(), command);
+  fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(e.message()), command);
   return cuarch::exit_status(e.code);
 }
 
@@ -142,7 +142,7 @@ std::function<int()> setup_check(flag_set& f) {
       if (!item.reason) {
         if (!json) fmt::print("{}: ok with CUDA {}\n", item.target, release);
       } else {
-        fmt::print(stderr, "{}\n", item.reason->message());
+        fmt::print(stderr, "{}\n", say(item.reason->message()));
       }
     }
     if (json) fmt::print("{}\n", cuarch::to_json(report));

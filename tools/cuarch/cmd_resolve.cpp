@@ -56,19 +56,6 @@ and a warning (reasons on stderr); 2 bad usage or malformed input (nothing is de
 example: export TORCH_CUDA_ARCH_LIST=$(cuarch resolve --toolkit 12.8 --device-cc 12.0 --format torch))",
     choices(cuarch::all_policy_names));
 
-/// Text for stderr: each line's control characters made visible, the lines kept.
-std::string say(const std::string& text) {
-  std::string out;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t nl = text.find('\n', from);
-    out += cuarch::detail::printable(std::string_view(text).substr(from, nl == std::string::npos ? std::string::npos : nl - from));
-    if (nl == std::string::npos) return out;
-    out += '\n';
-    from = nl + 1;
-  }
-}
-
 struct resolve_flags {
   library_flags options;  // every flag is a library option (front_door/options.hpp)
 };

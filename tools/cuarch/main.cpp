@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
                                 : extras.front().size() > 1 && extras.front()[0] == '-' ? "unknown option '" + extras.front() + "'"
                                                                                         : "unknown command '" + extras.front() + "'";
     if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json("", message));
-    fmt::print(stderr, "cuarch: {}\n", message);
+    fmt::print(stderr, "cuarch: {}\n", say(message));
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
   }

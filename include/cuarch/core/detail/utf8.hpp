@@ -103,5 +103,20 @@ inline std::string printable(std::string_view s) {
   return out;
 }
 
+/// printable() for a message of several lines: each line's control characters made visible, the
+/// line breaks kept. What every command line prints on stderr goes through it, so a control
+/// character from any input (an argument, a variable, a tool's output) reaches the terminal escaped.
+inline std::string printable_lines(std::string_view text) {
+  std::string out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', from);
+    out += printable(text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from));
+    if (nl == std::string_view::npos) return out;
+    out += '\n';
+    from = nl + 1;
+  }
+}
+
 }  // namespace detail
 CUARCH_END_NAMESPACE
