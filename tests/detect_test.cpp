@@ -188,13 +188,23 @@ TEST_CASE("environment mistakes are typed errors naming the variable", "[detect]
     const auto d = cuarch::detect(cuarch_test::hermetic({{"CUDA_HOME", "/nonexistent/cuda-12.8"}}));
     REQUIRE(d.toolkit_roots.size() == 1);
     REQUIRE(d.toolkit_roots[0].problem);
-    CHECK(d.toolkit_roots[0].problem->code == errc::invalid_environment);
+    CHECK(d.toolkit_roots[0].problem->code == errc::file_unreadable);  // as --cuda-home pointing nowhere
     CHECK(d.toolkit_roots[0].problem->location.view() == "CUDA_HOME");
     CHECK(d.toolkit_roots[0].problem->subject.view() == "/nonexistent/cuda-12.8");
     CHECK(d.toolkit_roots[0].problem->message().find("no such directory") != std::string::npos);
     REQUIRE(d.jit_compiler.failure);
-    CHECK(d.jit_compiler.failure->code == errc::invalid_environment);  // the named root is the answer: no fallback
+    CHECK(d.jit_compiler.failure->code == errc::file_unreadable);  // the named root is the answer: no fallback
     CHECK(d.jit_compiler.named_root_failed);
+  }
+  SECTION("--cuda-home pointing nowhere: the same failure as CUDA_HOME pointing nowhere") {
+    auto opts = cuarch_test::hermetic();
+    opts.cuda_home = "/nonexistent/cuda-12.8";
+    const auto d = cuarch::detect(opts);
+    REQUIRE(d.toolkit_roots.size() == 1);
+    REQUIRE(d.toolkit_roots[0].problem);
+    CHECK(d.toolkit_roots[0].problem->code == errc::file_unreadable);
+    REQUIRE(d.jit_compiler.failure);
+    CHECK(d.jit_compiler.failure->code == errc::file_unreadable);
   }
   SECTION("relative CUDA_PATH and VIRTUAL_ENV") {
     const auto d = cuarch::detect(cuarch_test::hermetic({{"CUDA_PATH", "cuda"}, {"VIRTUAL_ENV", ".venv"}}));

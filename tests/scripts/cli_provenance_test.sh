@@ -69,16 +69,18 @@ fi
 # No silent fallback: PATH holds a working nvcc that would build 9.0, yet a named root decides.
 PATH="$path" CUDA_HOME="$work/no-such-cuda" run --archs 9.0
 rc=$?
-[[ $rc == 2 && ! -s "$work/out" ]] && err_has "CUDA_HOME='$work/no-such-cuda' is invalid: no such directory" && err_has "does not fall back" ||
+# (exit 1, file_unreadable: as --cuda-home pointing nowhere, and as CUDACXX naming no file)
+[[ $rc == 1 && ! -s "$work/out" ]] && err_has "cannot read $work/no-such-cuda (toolkit files at CUDA_HOME): no such directory" &&
+  err_has "does not fall back" ||
   fail "a missing CUDA_HOME is an error naming it, not PATH's nvcc (exit $rc)"
 mkdir -p "$work/empty-home/include"
 PATH="$path" CUDA_HOME="$work/empty-home" run --archs 9.0
 rc=$?
-[[ $rc == 2 && ! -s "$work/out" ]] && err_has "CUDA_HOME='$work/empty-home'" && err_has "no bin/nvcc" ||
+[[ $rc == 1 && ! -s "$work/out" ]] && err_has "$work/empty-home/bin/nvcc (nvcc at CUDA_HOME)" && err_has "no bin/nvcc" ||
   fail "a CUDA_HOME without nvcc is an error naming it (exit $rc)"
 PATH="$path" run --archs 9.0 --cuda-home "$work/nope"
 rc=$?
-[[ $rc != 0 && ! -s "$work/out" ]] && err_has "$work/nope" || fail "a missing --cuda-home is an error naming it (exit $rc)"
+[[ $rc == 1 && ! -s "$work/out" ]] && err_has "$work/nope" || fail "a missing --cuda-home is an error naming it (exit $rc)"
 if [[ -n "$real_cuda" ]]; then
   PATH="$path" run --archs 12.0f --cuda-home /usr/local/cuda/bin --format cmake
   [[ $? == 0 && "$(cat "$work/out")" == "120f-real" ]] && err_has "bin directory" && err_has "$real_cuda" ||

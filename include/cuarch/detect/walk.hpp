@@ -178,8 +178,8 @@ class detector {
         const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
                                                 : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
         const std::string why = "it has no " + wanted + no_fallback;
-        error e = variable.empty() ? errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"), r.path, why)
-                                   : errors::invalid_environment(comp.kind, variable, r.path, why);
+        error e = errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"),
+                                          variable.empty() ? r.path : variable, why);
         choice.refuse(e, named + " has no " + std::string(comp.role_words) + no_fallback);
         continue;
       }
@@ -542,7 +542,9 @@ class detector {
                  " as the toolkit root (set it to that to silence this note)";
       }
       if (r.real_path.empty() || !is_directory(r.real_path)) {
-        error e = make_error(variable.empty() ? errc::file_unreadable : errc::invalid_environment, source_kind::toolkit_files);
+        // Named by flag or by variable, a root that is not there is the same failure (the same
+        // code and exit status); the variable's name says where the path came from.
+        error e = make_error(errc::file_unreadable, source_kind::toolkit_files);
         e.subject = path;
         e.location = variable.empty() ? path : variable;
         e.raw = exists(path) ? "not a directory" : "no such directory";
