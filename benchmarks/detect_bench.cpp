@@ -59,12 +59,28 @@ void nvcc_source_alone(benchmark::State& state) {
   }
 }
 
+/// The front door (resolve_here) for an explicit list on one compile path: the role's detection,
+/// the compilers the user's tools would run (here the same toolkit, so nothing runs twice), the
+/// resolution and its warnings. Against the role's source alone: what the front door adds.
+void resolve_here_path(benchmark::State& state, cuarch::compile_path path) {
+  cuarch::resolve_options o;
+  o.archs = "9.0a;12.0";
+  o.compiler = path;
+  for (auto _ : state) {
+    auto r = cuarch::resolve_here(o);
+    if (!r.result) state.SkipWithError("the request did not resolve on this machine");
+    benchmark::DoNotOptimize(r);
+  }
+}
+
 }  // namespace
 
 BENCHMARK(detect_every_role)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(detect_one_role, offline, cuarch::detect_role::offline_compiler, &cuarch::detection::offline_compiler)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(nvcc_source_alone)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(resolve_here_path, nvcc, cuarch::compile_path::nvcc)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(detect_one_role, jit, cuarch::detect_role::jit_compiler, &cuarch::detection::jit_compiler)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(nvrtc_source_alone)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(resolve_here_path, nvrtc, cuarch::compile_path::nvrtc)->Unit(benchmark::kMicrosecond);

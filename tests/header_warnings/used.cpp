@@ -82,13 +82,16 @@ int detect_and_report() {
   const auto findings = cuarch::find_disagreements(found);
   std::printf("%s\n%s\n", cuarch::render_text(found, findings).c_str(), cuarch::render_json(found, findings).c_str());
 
-  cuarch::detected_request request;
-  request.request = cuarch::arch_request{"native"};
-  request.request.overrides = cuarch::env_override::none;
-  request.detect = options;
-  const cuarch::detected_resolution resolved = cuarch::resolve_detected(request);
+  // The front door, every option read from text as the command line reads its flags.
+  cuarch::resolve_options request;
+  if (cuarch::set_option(request, cuarch::option_name::archs, "native") ||
+      cuarch::set_option(request, cuarch::option_name::devices, "9.0"))
+    return 1;
+  request.env = cuarch::env_override::none;
+  const cuarch::resolve_outcome resolved = cuarch::resolve_here(request);
   for (const auto& note : resolved.notes) std::printf("%s\n", note.c_str());
-  return resolved.result ? 0 : 1;
+  for (const auto& w : resolved.warnings) std::printf("%s: %s\n", w.what.c_str(), w.meaning.c_str());
+  return resolved.exit_status();
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ constexpr role_set operator|(detect_role a, detect_role b) noexcept { return rol
 /// How far each role's walk goes.
 enum class detect_mode : unsigned char {
   enumerate_all,  // ask every candidate of every role (the doctor: disagreements need them all)
-  first_answer,   // stop a role at the candidate that governs it: lower tiers are not walked
+  first_answer,   // stop a role at the candidate that governs it: lower tiers are not walked (the places of the
+                  // tier that answered are listed, a stat each, but not asked)
   // first_answer, and past the answer only the compilers the user's own tools would run: CUDACXX
   // (CMake), $CUDA_HOME/$CUDA_PATH (PyTorch extensions, FlashInfer), the first nvcc on PATH (a shell,
   // setup.py), an NVRTC already loaded in this process (its JIT code). The front door compares
