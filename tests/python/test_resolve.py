@@ -1,8 +1,12 @@
 """cuarch.resolve() against fixed toolkits: the library's answers, every spelling."""
 
+import json
+import os
+
 import pytest
 
 import cuarch
+from conftest import clean_env, run_python
 
 
 def test_done_when_example():
@@ -102,3 +106,24 @@ def test_version_is_the_headers():
     text = open(f"{REPO}/include/cuarch/core/version.hpp").read()
     parts = [re.search(rf"CUARCH_VERSION_{p}\s+(\d+)", text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
     assert cuarch.__version__ == ".".join(parts)
+
+
+def test_python_scans_its_own_environment_without_virtual_env(local_cuda):
+    """Python's own environment (sys.prefix) is scanned where an activated one would be, VIRTUAL_ENV
+    set or not; the command line run from the same shell scans it only when it is activated."""
+    code = "import cuarch, json, sys; d = cuarch.doctor(); print(json.dumps([p['prefix'] for p in d['python_environments']]), sys.prefix)"
+    env = {k: v for k, v in clean_env().items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    done = run_python(code, env=env)
+    assert done.returncode == 0, done.stderr
+    prefixes, prefix = done.stdout.rsplit(" ", 1)
+    assert prefix.strip() in json.loads(prefixes)
+
+
+def test_python_prefix_names_a_wheel_environment(nvrtc_12_4, tmp_path):
+    """python_prefix= is scanned first for pip nvidia-* wheels: a prefix holding the NVRTC 12.4 wheel's
+    library decides the JIT path."""
+    lib_dir = tmp_path / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvrtc" / "lib"
+    lib_dir.mkdir(parents=True)
+    os.symlink(nvrtc_12_4, lib_dir / "libnvrtc.so.12")
+    r = cuarch.resolve("9.0a", compiler="nvrtc", python_prefix=str(tmp_path))
+    assert r.compiler.kind == "NVRTC" and r.compiler.version.startswith("12.4"), r.compiler
