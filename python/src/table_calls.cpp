@@ -34,6 +34,8 @@ outcome check(const std::string& targets, const std::string& toolkit_text, const
   if (!dialect) return usage("dialect must be one of " + names_of(cuarch::all_arch_dialects) + ", not '" + dialect_name + "'");
   const auto toolkit = cuarch::parse_cuda_version(toolkit_text);
   if (!toolkit) return failed_input(toolkit.error(), "toolkit: ", cuarch::check_failure_json(toolkit.error(), std::nullopt));
+  if (const auto old = cuarch::unknown_old_toolkit(*toolkit))  // as cuarch check, list and resolve
+    return failed_input(*old, "toolkit: ", cuarch::check_failure_json(*old, std::nullopt));
   const auto parsed = cuarch::parse_arch_list(targets, *dialect);
   if (!parsed) return failed_input(parsed.error(), "", cuarch::check_failure_json(parsed.error(), *toolkit));
   if (parsed->keyword() != cuarch::arch_keyword::none)
@@ -60,9 +62,8 @@ outcome check(const std::string& targets, const std::string& toolkit_text, const
 outcome list_targets(const std::string& toolkit_text) {
   const auto toolkit = cuarch::parse_cuda_version(toolkit_text);
   if (!toolkit) return failed_input(toolkit.error(), "toolkit: ", cuarch::list_failure_json(toolkit.error()));
-  if (toolkit->release() < cuarch::oldest_known_toolkit())
-    return usage("CUDA " + release_text(*toolkit) + " is older than the oldest release cuarch knows (" +
-                 release_text(cuarch::oldest_known_toolkit()) + ")");
+  if (const auto old = cuarch::unknown_old_toolkit(*toolkit))  // as cuarch check, list and resolve
+    return failed_input(*old, "toolkit: ", cuarch::list_failure_json(*old));
   outcome o;
   if (cuarch::newest_known_toolkit() < toolkit->release())
     o.note = "CUDA " + release_text(*toolkit) +

@@ -4,8 +4,8 @@
 #   a. --cuda-home DIR and CUDA_HOME=DIR pointing nowhere: same exit status, same error code;
 #   b. control characters from any input are escaped on stderr (as the doctor escapes them) in
 #      check, list, resolve and doctor;
-#   e. a toolkit older than the table: the same error code and document type from list, check and
-#      resolve, the exit status equal to the document's "exit_status".
+#   e. a toolkit older than the table: the same error code and document type (the command's own
+#      failure document) from list, check and resolve, the exit status equal to "exit_status".
 set -u
 cli="${CUARCH_CLI:?CUARCH_CLI must point at the cuarch executable}"
 work=$(mktemp -d)
@@ -75,7 +75,10 @@ for cmd in list check resolve; do
 done
 [[ ${code[list]} == "${code[check]}" && ${code[check]} == "${code[resolve]}" ]] ||
   bad "e: error codes differ: list ${code[list]}, check ${code[check]}, resolve ${code[resolve]}"
-[[ ${schema[list]} == "${schema[check]}" && ${schema[check]} == "${schema[resolve]}" ]] ||
+# The same type: each command's own failure document (as for a malformed --toolkit of list and
+# check), never a usage document for one and a result for another.
+[[ ${schema[list]} == cuarch.list/1 && ${schema[check]} == cuarch.check/1 && ${schema[resolve]} == cuarch.resolve/1 ]] ||
   bad "e: document types differ: list ${schema[list]}, check ${schema[check]}, resolve ${schema[resolve]}"
+[[ ${code[resolve]} == invalid_version ]] || bad "e: a toolkit older than the table is invalid_version, not ${code[resolve]}"
 
 exit $fail

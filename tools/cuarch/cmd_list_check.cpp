@@ -51,6 +51,7 @@ toolkit_reading read_toolkit(const char* command, const CLI::Option* option) {
   }
   auto v = cuarch::parse_cuda_version(*text);
   if (!v) r.invalid = v.error();
+  else if (auto old = cuarch::unknown_old_toolkit(*v)) r.invalid = std::move(old);  // the library's rule, as resolve
   else r.release = *v;
   return r;
 }
@@ -86,9 +87,6 @@ std::function<int()> setup_list(flag_set& f) {
                  "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
                  "Ask the compiler itself for anything newer (cuarch doctor).\n",
                  release, cuarch::newest_known_toolkit(), cuarch::newest_known_toolkit());
-    if (release.release() < cuarch::oldest_known_toolkit())
-      return usage_error(
-          "list", fmt::format("CUDA {} is older than the oldest release cuarch knows ({})", release, cuarch::oldest_known_toolkit()));
     if (json) fmt::print("{}\n", cuarch::list_json(release));
     else cuarch::for_each_buildable(release, [](const cuarch::arch_target& t) { fmt::print("{}\n", t); });
     return exit_ok;

@@ -1,6 +1,6 @@
 // The rules, and only here: what a CUDA release can build (from the knowledge table), what a device
-// can load, and whether a driver can JIT a compiler's PTX. Each check answers *why not* with a
-// typed error. All constexpr: usable in static_assert.
+// can load, which targets cannot share one nvcc compilation, and whether a driver can JIT a
+// compiler's PTX. Each check answers *why not* with a typed error. All constexpr: usable in static_assert.
 #pragma once
 
 #include <optional>
@@ -25,6 +25,17 @@ constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noe
   return row.first;
 }
 }  // namespace detail
+
+/// A toolkit older than the table cannot be judged: invalid_version (the caller's input, exit 2),
+/// the same error whichever front end named it (cuarch list, check, resolve, Python). nullopt: known.
+constexpr std::optional<error> unknown_old_toolkit(const cuda_version& toolkit) {
+  const cuda_version tk = toolkit.release();
+  if (!(tk < oldest_known_toolkit())) return std::nullopt;
+  detail::text<200> why("CUDA ");
+  why.append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (");
+  why.append(to_text(oldest_known_toolkit()).view()).append(")");
+  return errors::invalid_version(source_kind::knowledge_table, to_text(tk).view(), why.view());
+}
 
 /// Whether CUDA `toolkit` (nvcc or NVRTC of that release) can build target t, by the table.
 /// A toolkit newer than the table builds everything the newest known release builds: the table
@@ -104,6 +115,33 @@ constexpr bool provides_features(const arch_target& built, const arch_target& re
   }
   return built.cc >= required.cc;
 }
+
+/// Whether targets a and b can be built by one nvcc compilation (one command line with a
+/// -gencode for each). The one rule: machine code of a baseline arch and of its own
+/// family-specific variant (sm_100 with sm_100f, for 100 103 110 120 121) cannot; nvcc 13.0
+/// refuses the pair, in either order, before compiling anything:
+///   nvcc -c k.cu -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_100f,code=sm_100f
+///   nvcc fatal   : The same GPU code (`sm_100f`) generated for non family-specific and family-specific GPU arch
+/// (sm_100f and sm_100 are the same cubin: NVIDIA's family-specific blog calls code=sm_100 and
+/// code=sm_100f from compute_100f aliases.) Every other pair of the 46 targets nvcc 13.0 builds
+/// compiles together (tests/data/nvcc_pairs_13.0.tsv, recorded from the real nvcc by
+/// scripts/toolkits/record-nvcc-pairs.sh: 1030 of 1035 pairs accepted; sm_XY with sm_XYa, sm_XYa with
+/// sm_XYf, sm_XY with compute_XYf, compute_XY with sm_XYf, compute_XY with compute_XYf all build).
+/// NVRTC does not care: it compiles one target per program.
+/// Error (targets_conflict): target = the baseline sm_XY, replacement = sm_XYf, raw = nvcc's words.
+constexpr expected<void, error> check_same_compilation(const arch_target& a, const arch_target& b) {
+  if (a.form != arch_form::sass || b.form != arch_form::sass || a.cc != b.cc) return {};
+  const bool a_base = a.variant == arch_variant::baseline, b_base = b.variant == arch_variant::baseline;
+  const bool a_fam = a.variant == arch_variant::family_specific, b_fam = b.variant == arch_variant::family_specific;
+  if (!((a_base && b_fam) || (a_fam && b_base))) return {};
+  const arch_target& base = a_base ? a : b;
+  const arch_target& family = a_base ? b : a;
+  detail::text<200> said("nvcc 13.0 says: The same GPU code (`");
+  said.append(to_text(family).view()).append("`) generated for non family-specific and family-specific GPU arch");
+  return unexpected(errors::targets_conflict(source_kind::nvcc, base, family, said.view()));
+}
+
+constexpr bool can_share_compilation(const arch_target& a, const arch_target& b) { return check_same_compilation(a, b).has_value(); }
 
 /// The PTX ISA version a release's compilers emit, if the table knows the release.
 constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release) noexcept {

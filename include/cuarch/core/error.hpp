@@ -41,7 +41,7 @@ struct error {
   bool has_target = false;
   bool partial = false;         // nothing_resolved: some targets did resolve; the policy refused the request
   arch_target target{};         // the target asked about
-  arch_target replacement{};    // renamed_in_toolkit: the new name
+  arch_target replacement{};    // renamed_in_toolkit: the new name; targets_conflict: the other target
   compute_capability device{};  // cannot_load_on_device / no variant: the cc concerned
   cuda_version required{};      // needs_newer_toolkit: first release; removed: first release without it
   cuda_version found{};         // the version that was found (compiler, driver, ...)
@@ -116,8 +116,9 @@ inline std::string error::message() const {
       m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() + "; fix: split the list";
       break;
     case errc::invalid_version:
-      m = has_target ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
-                     : "'" + subj + "' is not a valid version" + where() + "; fix: pass a version like 12.8 or 12.8.93";
+      m = has_target || source == source_kind::knowledge_table
+              ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
+              : "'" + subj + "' is not a valid version" + where() + "; fix: pass a version like 12.8 or 12.8.93";
       break;
     case errc::unknown_arch:
       m = tgt + ": compute capability " + std::string(to_text(target.cc).view()) +
@@ -207,6 +208,15 @@ inline std::string error::message() const {
           "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
           (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") +
           (raw.empty() ? std::string() : "; " + std::string(raw.view()));
+      break;
+    }
+    case errc::targets_conflict: {
+      // target: the baseline sm_XY; replacement: the family-specific sm_XYf it collides with.
+      const std::string other(to_text(replacement).view());
+      m = tgt + " and " + other + " cannot be built in one nvcc compilation" +
+          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") + "; fix: keep " + other +
+          " alone (it loads on every device " + tgt + " loads on, and provides " + tgt +
+          "'s features), or build " + tgt + " in a separate nvcc invocation";
       break;
     }
   }

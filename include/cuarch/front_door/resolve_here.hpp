@@ -147,6 +147,11 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   request.env = &env;
   detail::note_ignored_overrides(o, env, out.notes);
   const auto parsed = parse_request(read_request(request));
+  if (const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt) {  // as cuarch list and check say
+    out.malformed = true;
+    out.result = unexpected(resolution_failure{*old, {}});
+    return out;
+  }
   if (!parsed) {
     out.malformed = true;
     out.result = unexpected(resolution_failure{parsed.error(), {}});
