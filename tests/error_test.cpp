@@ -138,6 +138,7 @@ const expected_row table[] = {
     {errc::not_expressible, "not_expressible", 1, unsupported},
     {errc::deadline_exceeded, "deadline_exceeded", 1, std::errc::timed_out},
     {errc::no_compiler, "no_compiler", 1, missing},
+    {errc::targets_conflict, "targets_conflict", 1, unsupported},
 };
 
 bool is_snake_case(std::string_view s) {

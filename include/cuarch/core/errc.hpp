@@ -49,11 +49,13 @@ enum class errc : int {
   deadline_exceeded,  // found but not asked: the detection's overall deadline had passed
   // --- discovery (added last: the values above are stable) ---
   no_compiler,  // no NVRTC / nvcc anywhere detection looked (location lists the places)
+  // --- added after no_compiler (the values above are stable) ---
+  targets_conflict,  // sm_100 with sm_100f: nvcc refuses to build both in one compilation
 };
 
 /// The first and last codes, for tables and tests that walk every code.
 inline constexpr errc first_errc = errc::empty_input;
-inline constexpr errc last_errc = errc::no_compiler;
+inline constexpr errc last_errc = errc::targets_conflict;
 
 /// The command line's exit status for a failure (see tools/cuarch and docs/design.md).
 enum class exit_class : int {
@@ -105,6 +107,7 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::not_expressible: return {"not_expressible", "not expressible in the format", E::not_supported, failed};
     case errc::deadline_exceeded: return {"deadline_exceeded", "deadline exceeded", E::timed_out, failed};
     case errc::no_compiler: return {"no_compiler", "no compiler found", E::no_such_file_or_directory, failed};
+    case errc::targets_conflict: return {"targets_conflict", "targets conflict in one compilation", E::not_supported, failed};
   }
   return {"unknown_error", "unknown error", none, failed};
 }

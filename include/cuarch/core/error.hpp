@@ -215,8 +215,8 @@ inline std::string error::message() const {
       const std::string other(to_text(replacement).view());
       m = tgt + " and " + other + " cannot be built in one nvcc compilation" +
           (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") + "; fix: keep " + other +
-          " alone (it loads on every device " + tgt + " loads on, and provides " + tgt +
-          "'s features), or build " + tgt + " in a separate nvcc invocation";
+          " alone (it loads on every device " + tgt + " loads on, and provides " + tgt + "'s features), or build " + tgt +
+          " in a separate nvcc invocation";
       break;
     }
   }

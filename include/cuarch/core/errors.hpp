@@ -242,5 +242,13 @@ constexpr error no_compiler(source_kind source, std::string_view subject, std::s
   return detail::located_error(errc::no_compiler, source, subject, location, raw);
 }
 
+/// target (a baseline sm_XY) and other (its family-specific sm_XYf) cannot share one nvcc
+/// compilation (check_same_compilation); raw quotes the compiler's words.
+constexpr error targets_conflict(source_kind source, const arch_target& target, const arch_target& other, std::string_view raw = {}) {
+  error e = detail::make_target_error(errc::targets_conflict, source, target, {}, {}, raw);
+  e.replacement = other;
+  return e;
+}
+
 }  // namespace errors
 CUARCH_END_NAMESPACE

@@ -57,7 +57,8 @@ CUARCH_FUNC std::string list_json(const cuda_version& toolkit);
 /// `cuarch list` could not answer (a version that is not one): {"ok": false, "toolkit": null, "error"}.
 CUARCH_FUNC std::string list_failure_json(const error& e);
 
-/// Checks each target with check_buildable(); nothing is skipped.
+/// Checks each target with check_buildable(), then every pair with check_same_compilation() (a
+/// baseline sm_XY given with its sm_XYf fails with targets_conflict); nothing is skipped.
 CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit);
 
 /// {"ok", "toolkit", "error": the first failure or null, "diagnostics": [{"target", "ok", "reason"}]}.
@@ -131,6 +132,17 @@ CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, 
   for (const auto& t : targets) {
     const auto ok = check_buildable(t, toolkit);
     report.items.push_back({t, ok ? std::nullopt : std::optional<error>(ok.error())});
+  }
+  // Buildable one by one is not enough: a baseline sm_XY beside its sm_XYf is refused by nvcc in
+  // one compilation (check_same_compilation); the sm_XY item carries the conflict and its fix.
+  for (auto& item : report.items) {
+    if (item.reason) continue;
+    for (const auto& other : report.items) {
+      const auto one = check_same_compilation(item.target, other.target);
+      if (one || item.target.variant != arch_variant::baseline) continue;
+      item.reason = one.error();
+      break;
+    }
   }
   return report;
 }

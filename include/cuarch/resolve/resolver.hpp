@@ -156,6 +156,7 @@ class resolution_run {
       case arch_keyword::none: stop = resolve_list(*parsed); break;
     }
     if (stop) return failure(*stop);
+    reject_conflicts();
 
     bool rejected_any = false, device_left_without = false;
     for (const auto& d : diags_) {
@@ -206,6 +207,27 @@ class resolution_run {
       return unexpected(e);
     }
     return verdict;
+  }
+
+  /// A baseline sm_XY whose sm_XYf was resolved too is rejected, naming both and the fix
+  /// (check_same_compilation: nvcc refuses the pair in one compilation, and one set feeds every
+  /// writer). The error policy then refuses the request; best_effort keeps sm_XYf, which loads
+  /// wherever sm_XY does, and the diagnostic says why sm_XY went. Never silent.
+  void reject_conflicts() {
+    for (diagnostic& d : diags_) {
+      if (!d.result || d.result->variant != arch_variant::baseline || d.result->form != arch_form::sass) continue;
+      for (const diagnostic& other : diags_) {
+        if (!other.result) continue;
+        const auto ok = check_same_compilation(*d.result, *other.result);
+        if (ok) continue;
+        builder_.remove(*d.result);
+        d.reason = ok.error();
+        d.decided_by = source_kind::nvcc;
+        d.result.reset();
+        set_outcome(d);
+        break;
+      }
+    }
   }
 
   /// A new diagnostic, built in place (no copies on the warm path).

@@ -49,7 +49,9 @@ class target_set {
 
   /// Validates and sorts a list of targets. Errors: empty_input (no target), too_many_targets,
   /// malformed_token (a compute capability that is no CUDA architecture, e.g. 0.0 or 9.12),
-  /// variant_not_defined (sm_90f, sm_80a). Duplicates are merged.
+  /// variant_not_defined (sm_90f, sm_80a), targets_conflict (sm_100 with sm_100f: nvcc refuses
+  /// them in one compilation, check_same_compilation; no set holds such a pair, so no writer
+  /// emits one). Duplicates are merged.
   template <class Range>
   static constexpr expected<target_set, error> from(const Range& targets);
   static constexpr expected<target_set, error> from(std::initializer_list<arch_target> targets);
@@ -151,6 +153,15 @@ class target_set_builder {
     return true;
   }
 
+  /// Removes t (every copy: there is at most one); nothing happens when it is absent.
+  constexpr void remove(const arch_target& t) noexcept {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < set_.size_; ++i)
+      if (set_.items_[i] != t) set_.items_[out++] = set_.items_[i];
+    for (std::size_t i = out; i < set_.size_; ++i) set_.items_[i] = arch_target{};
+    set_.size_ = out;
+  }
+
   /// The set, or empty_input when nothing was added.
   constexpr expected<target_set, error> build() const {
     if (set_.size_ == 0) {
@@ -162,6 +173,17 @@ class target_set_builder {
  private:
   target_set set_;
 };
+
+/// The first pair of targets in [first, last) that cannot share one nvcc compilation
+/// (check_same_compilation), as its error; nothing when every pair can.
+constexpr expected<void, error> check_one_compilation(const arch_target* first, const arch_target* last) {
+  for (const arch_target* a = first; a != last; ++a)
+    for (const arch_target* b = a + 1; b != last; ++b) {
+      auto r = check_same_compilation(*a, *b);
+      if (!r) return r;
+    }
+  return {};
+}
 
 /// A compute capability that names a CUDA architecture at all: major 1..99, minor 0..9.
 constexpr bool is_well_formed(const compute_capability& cc) noexcept {
@@ -178,7 +200,12 @@ constexpr expected<target_set, error> target_set::from(const Range& targets) {
     if (!variant_exists(t.cc, t.variant)) return unexpected(errors::variant_not_defined(source_kind::user_input, t));
     if (!b.add(t)) return unexpected(errors::too_many_targets(source_kind::user_input, "target_set::from"));
   }
-  return b.build();
+  auto set = b.build();
+  if (!set) return set;
+  // One set feeds every writer, nvcc's among them: a pair nvcc refuses in one compilation is refused here.
+  const auto one = detail::check_one_compilation(set->begin(), set->end());
+  if (!one) return unexpected(one.error());
+  return set;
 }
 
 // Defined after the template it calls, so constant evaluation finds it defined (Clang needs that).
