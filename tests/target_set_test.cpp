@@ -32,9 +32,10 @@ TEST_CASE("a target set cannot be made empty", "[target_set]") {
 
 TEST_CASE("canonical order: cc, then baseline < a < f, then sm_ < compute_ < lto_; duplicates merged", "[target_set]") {
   const auto s = target_set::from({CUARCH_ARCH("sm_120a"), CUARCH_ARCH("compute_90"), CUARCH_ARCH("sm_90a"), CUARCH_ARCH("lto_90"),
-                                   CUARCH_ARCH("sm_90"), CUARCH_ARCH("sm_100f"), CUARCH_ARCH("sm_90a"), CUARCH_ARCH("sm_100")});
+                                   CUARCH_ARCH("sm_90"), CUARCH_ARCH("sm_100f"), CUARCH_ARCH("sm_90a"), CUARCH_ARCH("compute_100")});
   REQUIRE(s);
-  CHECK(names(*s) == "sm_90 compute_90 lto_90 sm_90a sm_100 sm_100f sm_120a");
+  // compute_100, not sm_100: sm_100 beside sm_100f is a pair nvcc refuses (targets_conflict).
+  CHECK(names(*s) == "sm_90 compute_90 lto_90 sm_90a compute_100 sm_100f sm_120a");
   CHECK(s->size() == 7);
   CHECK(s->front() == CUARCH_ARCH("sm_90"));
   CUARCH_CHECK_BOTH(target_set::from({sm(12, 0), sm(9, 0)})->front() == sm(9, 0));
