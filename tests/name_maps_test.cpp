@@ -19,9 +19,10 @@ using namespace cuarch;
 namespace {
 
 // parse(to_string(v)) == v for every value, and no two values share a name.
-template <class Enum, std::size_t N, class Parse>
-constexpr bool round_trips(const Enum (&all)[N], Parse parse) {
-  for (std::size_t i = 0; i < N; ++i) {
+template <class Names, class Parse>
+constexpr bool round_trips(const Names& all, Parse parse) {
+  using Enum = std::decay_t<decltype(all[0])>;
+  for (std::size_t i = 0; i < std::size(all); ++i) {
     const std::optional<Enum> back = parse(to_string(all[i]));
     if (!back || *back != all[i] || to_string(all[i]).empty()) return false;
     for (std::size_t j = 0; j < i; ++j)

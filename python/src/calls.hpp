@@ -52,11 +52,12 @@ inline std::string code_name(cuarch::errc c) { return std::string(cuarch::classi
 inline bool is_input_error(cuarch::errc c) { return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input); }
 
 /// "'a', 'b' or 'c'": the names of a library name map, for a usage message.
-template <class E, std::size_t N>
-inline std::string names_of(const E (&all)[N]) {
+template <class Names>
+inline std::string names_of(const Names& all) {
   std::string out;
-  for (std::size_t i = 0; i < N; ++i) {
-    if (i) out += i + 1 == N ? " or " : ", ";
+  const std::size_t n = std::size(all);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) out += i + 1 == n ? " or " : ", ";
     out += "'" + std::string(cuarch::to_string(all[i])) + "'";
   }
   return out;

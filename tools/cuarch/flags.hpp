@@ -18,10 +18,10 @@
 namespace cuarch_cli {
 
 /// "a|b|c" from a name map: the help text of an enumerated option, never a table of its own.
-template <class Enum, std::size_t N>
-std::string choices(const Enum (&all)[N]) {
+template <class Names>
+std::string choices(const Names& all) {
   std::string out;
-  for (const Enum e : all) out.append(out.empty() ? "" : "|").append(to_string(e));
+  for (const auto e : all) out.append(out.empty() ? "" : "|").append(to_string(e));
   return out;
 }
 

@@ -29,19 +29,12 @@
 CUARCH_BEGIN_NAMESPACE
 
 enum class arch_dialect : unsigned char { generic, torch, cmake, nvcc };
-inline constexpr arch_dialect all_arch_dialects[] = {arch_dialect::generic, arch_dialect::torch, arch_dialect::cmake,
-                                                     arch_dialect::nvcc};
+/// The names of the dialects, in enumerator order.
+inline constexpr std::string_view arch_dialect_names[] = {"generic", "torch", "cmake", "nvcc"};
+inline constexpr auto all_arch_dialects = detail::enumerators<arch_dialect>(arch_dialect_names);
 
 /// "generic", "torch", "cmake" or "nvcc".
-constexpr std::string_view to_string(arch_dialect d) noexcept {
-  switch (d) {
-    case arch_dialect::torch: return "torch";
-    case arch_dialect::cmake: return "cmake";
-    case arch_dialect::nvcc: return "nvcc";
-    case arch_dialect::generic: break;
-  }
-  return "generic";
-}
+constexpr std::string_view to_string(arch_dialect e) noexcept { return detail::name_of(arch_dialect_names, e); }
 /// The dialect spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) noexcept {
   return detail::find_by_name(all_arch_dialects, name);

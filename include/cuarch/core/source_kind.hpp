@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "detail/chars.hpp"
+#include "detail/name_map.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -25,30 +26,23 @@ enum class source_kind : unsigned char {
   device_list,      // devices given explicitly by the caller
 };
 
-inline constexpr source_kind all_source_kinds[] = {source_kind::none,         source_kind::user_input,   source_kind::knowledge_table,
-                                                   source_kind::nvrtc,        source_kind::cuda_runtime, source_kind::driver,
-                                                   source_kind::nvcc,         source_kind::ptxas,        source_kind::toolkit_files,
-                                                   source_kind::python_wheel, source_kind::environment,  source_kind::compile_time,
-                                                   source_kind::device_list};
+/// The names of the sources, in enumerator order.
+inline constexpr std::string_view source_kind_names[] = {"none",
+                                                         "input",
+                                                         "cuarch's table",
+                                                         "NVRTC",
+                                                         "CUDA runtime",
+                                                         "driver",
+                                                         "nvcc",
+                                                         "ptxas",
+                                                         "toolkit files",
+                                                         "pip wheel",
+                                                         "environment",
+                                                         "compile-time CUDA_VERSION",
+                                                         "given device list"};
+inline constexpr auto all_source_kinds = detail::enumerators<source_kind>(source_kind_names);
 
-constexpr std::string_view to_string(source_kind s) noexcept {
-  switch (s) {
-    case source_kind::none: return "none";
-    case source_kind::user_input: return "input";
-    case source_kind::knowledge_table: return "cuarch's table";
-    case source_kind::nvrtc: return "NVRTC";
-    case source_kind::cuda_runtime: return "CUDA runtime";
-    case source_kind::driver: return "driver";
-    case source_kind::nvcc: return "nvcc";
-    case source_kind::ptxas: return "ptxas";
-    case source_kind::toolkit_files: return "toolkit files";
-    case source_kind::python_wheel: return "pip wheel";
-    case source_kind::environment: return "environment";
-    case source_kind::compile_time: return "compile-time CUDA_VERSION";
-    case source_kind::device_list: return "given device list";
-  }
-  return "unknown";
-}
+constexpr std::string_view to_string(source_kind e) noexcept { return detail::name_of(source_kind_names, e); }
 
 /// The kind named as to_string writes it, in any case ("nvrtc", "NVRTC", "pip wheel"); nullopt otherwise.
 constexpr std::optional<source_kind> parse_source_kind(std::string_view name) noexcept {

@@ -68,79 +68,43 @@ enum class finding_kind : unsigned char {
   table_older_than_compiler,  // the compiler is newer than cuarch's table
 };
 
-inline constexpr finding_kind all_finding_kinds[] = {
-    finding_kind::no_nvrtc,
-    finding_kind::no_nvcc,
-    finding_kind::no_driver,
-    finding_kind::no_runtime,
-    finding_kind::explicit_source_failed,
-    finding_kind::nvcc_vs_nvrtc,
-    finding_kind::cuda_home_vs_cuda_path,
-    finding_kind::cuda_home_vs_path,
-    finding_kind::override_vs_cuda_home,
-    finding_kind::compiler_newer_than_driver,
-    finding_kind::invalid_environment,
-    finding_kind::invalid_toolkit_root,
-    finding_kind::invalid_python_environment,
-    finding_kind::nvcc_vs_headers,
-    finding_kind::nvcc_vs_toolkit_files,
-    finding_kind::nvrtc_vs_toolkit_files,
-    finding_kind::runtime_vs_toolkit_files,
-    finding_kind::runtime_vs_driver,
-    finding_kind::ptx_too_new_for_driver,
-    finding_kind::runtime_vs_nvrtc,
-    finding_kind::compile_time_vs_nvrtc,
-    finding_kind::compile_time_vs_runtime,
-    finding_kind::given_devices_vs_driver,
-    finding_kind::mixed_devices,
-    finding_kind::device_not_buildable,
-    finding_kind::candidate_failed,
-    finding_kind::candidate_failed_unused,
-    finding_kind::other_nvcc,
-    finding_kind::other_nvrtc,
-    finding_kind::other_driver,
-    finding_kind::other_runtime,
-    finding_kind::table_older_than_compiler,
-};
+/// The stable names of the kinds, in enumerator order: each is its enumerator's spelling.
+inline constexpr std::string_view finding_kind_names[] = {"no_nvrtc",
+                                                          "no_nvcc",
+                                                          "no_driver",
+                                                          "no_runtime",
+                                                          "explicit_source_failed",
+                                                          "nvcc_vs_nvrtc",
+                                                          "cuda_home_vs_cuda_path",
+                                                          "cuda_home_vs_path",
+                                                          "override_vs_cuda_home",
+                                                          "compiler_newer_than_driver",
+                                                          "invalid_environment",
+                                                          "invalid_toolkit_root",
+                                                          "invalid_python_environment",
+                                                          "nvcc_vs_headers",
+                                                          "nvcc_vs_toolkit_files",
+                                                          "nvrtc_vs_toolkit_files",
+                                                          "runtime_vs_toolkit_files",
+                                                          "runtime_vs_driver",
+                                                          "ptx_too_new_for_driver",
+                                                          "runtime_vs_nvrtc",
+                                                          "compile_time_vs_nvrtc",
+                                                          "compile_time_vs_runtime",
+                                                          "given_devices_vs_driver",
+                                                          "mixed_devices",
+                                                          "device_not_buildable",
+                                                          "candidate_failed",
+                                                          "candidate_failed_unused",
+                                                          "other_nvcc",
+                                                          "other_nvrtc",
+                                                          "other_driver",
+                                                          "other_runtime",
+                                                          "table_older_than_compiler"};
+inline constexpr auto all_finding_kinds = detail::enumerators<finding_kind>(finding_kind_names);
 
 /// The stable name of a kind: its enumerator's spelling ("nvcc_vs_nvrtc").
-constexpr std::string_view to_string(finding_kind k) noexcept {
-  switch (k) {
-    case finding_kind::no_nvrtc: return "no_nvrtc";
-    case finding_kind::no_nvcc: return "no_nvcc";
-    case finding_kind::no_driver: return "no_driver";
-    case finding_kind::no_runtime: return "no_runtime";
-    case finding_kind::explicit_source_failed: return "explicit_source_failed";
-    case finding_kind::nvcc_vs_nvrtc: return "nvcc_vs_nvrtc";
-    case finding_kind::cuda_home_vs_cuda_path: return "cuda_home_vs_cuda_path";
-    case finding_kind::override_vs_cuda_home: return "override_vs_cuda_home";
-    case finding_kind::compiler_newer_than_driver: return "compiler_newer_than_driver";
-    case finding_kind::cuda_home_vs_path: return "cuda_home_vs_path";
-    case finding_kind::invalid_environment: return "invalid_environment";
-    case finding_kind::invalid_toolkit_root: return "invalid_toolkit_root";
-    case finding_kind::invalid_python_environment: return "invalid_python_environment";
-    case finding_kind::nvcc_vs_headers: return "nvcc_vs_headers";
-    case finding_kind::nvcc_vs_toolkit_files: return "nvcc_vs_toolkit_files";
-    case finding_kind::nvrtc_vs_toolkit_files: return "nvrtc_vs_toolkit_files";
-    case finding_kind::runtime_vs_toolkit_files: return "runtime_vs_toolkit_files";
-    case finding_kind::runtime_vs_driver: return "runtime_vs_driver";
-    case finding_kind::ptx_too_new_for_driver: return "ptx_too_new_for_driver";
-    case finding_kind::runtime_vs_nvrtc: return "runtime_vs_nvrtc";
-    case finding_kind::compile_time_vs_nvrtc: return "compile_time_vs_nvrtc";
-    case finding_kind::compile_time_vs_runtime: return "compile_time_vs_runtime";
-    case finding_kind::given_devices_vs_driver: return "given_devices_vs_driver";
-    case finding_kind::mixed_devices: return "mixed_devices";
-    case finding_kind::device_not_buildable: return "device_not_buildable";
-    case finding_kind::candidate_failed: return "candidate_failed";
-    case finding_kind::candidate_failed_unused: return "candidate_failed_unused";
-    case finding_kind::other_nvcc: return "other_nvcc";
-    case finding_kind::other_nvrtc: return "other_nvrtc";
-    case finding_kind::other_driver: return "other_driver";
-    case finding_kind::other_runtime: return "other_runtime";
-    case finding_kind::table_older_than_compiler: return "table_older_than_compiler";
-  }
-  return "unknown";
-}
+constexpr std::string_view to_string(finding_kind e) noexcept { return detail::name_of(finding_kind_names, e); }
 
 /// The kind whose name is `name` exactly; nullopt otherwise.
 constexpr std::optional<finding_kind> parse_finding_kind(std::string_view name) noexcept {

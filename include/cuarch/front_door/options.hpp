@@ -34,15 +34,10 @@ enum class compile_path : unsigned char {
   nvrtc,      // JIT: the NVRTC that will be called
   nvcc,       // offline builds, and JITs that run nvcc (PyTorch extensions, FlashInfer)
 };
-inline constexpr compile_path all_compile_paths[] = {compile_path::automatic, compile_path::nvrtc, compile_path::nvcc};
-constexpr std::string_view to_string(compile_path p) noexcept {
-  switch (p) {
-    case compile_path::automatic: return "auto";
-    case compile_path::nvrtc: return "nvrtc";
-    case compile_path::nvcc: return "nvcc";
-  }
-  return "";
-}
+/// The names of the compile paths, in enumerator order.
+inline constexpr std::string_view compile_path_names[] = {"auto", "nvrtc", "nvcc"};
+inline constexpr auto all_compile_paths = detail::enumerators<compile_path>(compile_path_names);
+constexpr std::string_view to_string(compile_path e) noexcept { return detail::name_of(compile_path_names, e); }
 
 /// Where resolution learns the driver's CUDA version, which PTX must not be newer than.
 enum class driver_from : unsigned char {
@@ -113,42 +108,15 @@ enum class option_name : unsigned char {
   timeout,  // devices, driver, deadline
 };
 
-inline constexpr option_name all_option_names[] = {option_name::archs,    option_name::dialect,        option_name::env,
-                                                   option_name::policy,   option_name::native_variant, option_name::strict,
-                                                   option_name::compiler, option_name::toolkit,        option_name::supported_archs,
-                                                   option_name::output,   option_name::cuda_home,      option_name::nvrtc,
-                                                   option_name::nvcc,     option_name::cudart,         option_name::libcuda,
-                                                   option_name::ptxas,    option_name::python_prefix,  option_name::isolated,
-                                                   option_name::devices,  option_name::driver,         option_name::cuinit_fallback,
-                                                   option_name::timeout};
+/// The library's name of each option, in enumerator order: Python's keyword, the CMake helper's key.
+inline constexpr std::string_view option_names[] = {
+    "archs",   "dialect",         "env",           "policy",    "native_variant", "strict", "compiler",
+    "toolkit", "supported_archs", "output",        "cuda_home", "nvrtc",          "nvcc",   "cudart",
+    "libcuda", "ptxas",           "python_prefix", "isolated",  "devices",        "driver", "cuinit_fallback",
+    "timeout"};
+inline constexpr auto all_option_names = detail::enumerators<option_name>(option_names);
 /// The library's name of an option: Python's keyword argument, the CMake helper's key.
-constexpr std::string_view to_string(option_name n) noexcept {
-  switch (n) {
-    case option_name::archs: return "archs";
-    case option_name::dialect: return "dialect";
-    case option_name::env: return "env";
-    case option_name::policy: return "policy";
-    case option_name::native_variant: return "native_variant";
-    case option_name::strict: return "strict";
-    case option_name::compiler: return "compiler";
-    case option_name::toolkit: return "toolkit";
-    case option_name::supported_archs: return "supported_archs";
-    case option_name::output: return "output";
-    case option_name::cuda_home: return "cuda_home";
-    case option_name::nvrtc: return "nvrtc";
-    case option_name::nvcc: return "nvcc";
-    case option_name::cudart: return "cudart";
-    case option_name::libcuda: return "libcuda";
-    case option_name::ptxas: return "ptxas";
-    case option_name::python_prefix: return "python_prefix";
-    case option_name::isolated: return "isolated";
-    case option_name::devices: return "devices";
-    case option_name::driver: return "driver";
-    case option_name::cuinit_fallback: return "cuinit_fallback";
-    case option_name::timeout: return "timeout";
-  }
-  return "";
-}
+constexpr std::string_view to_string(option_name e) noexcept { return detail::name_of(option_names, e); }
 constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept {
   return detail::find_by_name(all_option_names, name);
 }
@@ -190,10 +158,11 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-template <class E, std::size_t N>
-std::string one_of(const E (&all)[N]) {
+template <class Names>
+std::string one_of(const Names& all) {
   std::string out;
-  for (std::size_t i = 0; i < N; ++i) out.append(i == 0 ? "" : i + 1 == N ? " or " : ", ").append(to_string(all[i]));
+  const std::size_t n = std::size(all);
+  for (std::size_t i = 0; i < n; ++i) out.append(i == 0 ? "" : i + 1 == n ? " or " : ", ").append(to_string(all[i]));
   return out;
 }
 

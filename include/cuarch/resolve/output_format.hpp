@@ -17,19 +17,11 @@ enum class output_format : unsigned char {
   torch,  // TORCH_CUDA_ARCH_LIST (torch_cuda_arch_list)
   json,   // the whole resolution (to_json)
 };
-inline constexpr output_format all_output_formats[] = {output_format::nvcc, output_format::nvrtc, output_format::cmake,
-                                                       output_format::torch, output_format::json};
+/// The names of the formats, in enumerator order.
+inline constexpr std::string_view output_format_names[] = {"nvcc", "nvrtc", "cmake", "torch", "json"};
+inline constexpr auto all_output_formats = detail::enumerators<output_format>(output_format_names);
 
-constexpr std::string_view to_string(output_format f) noexcept {
-  switch (f) {
-    case output_format::nvrtc: return "nvrtc";
-    case output_format::cmake: return "cmake";
-    case output_format::torch: return "torch";
-    case output_format::json: return "json";
-    case output_format::nvcc: break;
-  }
-  return "nvcc";
-}
+constexpr std::string_view to_string(output_format e) noexcept { return detail::name_of(output_format_names, e); }
 /// The format spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<output_format> parse_output_format(std::string_view name) noexcept {
   return detail::find_by_name(all_output_formats, name);

@@ -74,19 +74,11 @@ struct resolve_policy {
 /// The policies by the names users write (command line, JSON, Python). Several combine, in order
 /// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
 enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices, compatible_minor };
-inline constexpr policy_name all_policy_names[] = {policy_name::strict, policy_name::best_effort, policy_name::ptx_fallback,
-                                                   policy_name::verify_devices, policy_name::compatible_minor};
+/// The names of the policies, in enumerator order.
+inline constexpr std::string_view policy_names[] = {"strict", "best-effort", "ptx-fallback", "verify-devices", "compatible-minor"};
+inline constexpr auto all_policy_names = detail::enumerators<policy_name>(policy_names);
 
-constexpr std::string_view to_string(policy_name p) noexcept {
-  switch (p) {
-    case policy_name::best_effort: return "best-effort";
-    case policy_name::ptx_fallback: return "ptx-fallback";
-    case policy_name::verify_devices: return "verify-devices";
-    case policy_name::compatible_minor: return "compatible-minor";
-    case policy_name::strict: break;
-  }
-  return "strict";
-}
+constexpr std::string_view to_string(policy_name e) noexcept { return detail::name_of(policy_names, e); }
 /// The policy spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<policy_name> parse_policy_name(std::string_view name) noexcept {
   return detail::find_by_name(all_policy_names, name);
