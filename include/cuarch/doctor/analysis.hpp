@@ -6,24 +6,12 @@
 
 #include <algorithm>
 #include <utility>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "../core/arch.hpp"
 #include "../core/arch_table.hpp"
 #include "../core/compatibility.hpp"
-#include "../core/config.hpp"
-#include "../core/version.hpp"
-#include "../detect/result.hpp"
-#include "finding.hpp"
-#include "report.hpp"  // the declaration
-
-// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
-#if !CUARCH_DEFINITIONS
-#  error \
-      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
-#endif
+#include "definitions.hpp"  // declarations; refused where definitions are not compiled
 
 CUARCH_BEGIN_NAMESPACE
 

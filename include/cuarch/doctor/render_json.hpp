@@ -6,23 +6,10 @@
 // "path"/"real_path" file names, "version" a version, "error" an error object or null.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "../core/config.hpp"
 #include "../core/detail/json.hpp"
 #include "../core/detail/json_document.hpp"
 #include "../core/detail/json_error.hpp"
-#include "../core/version.hpp"
-#include "../detect/result.hpp"
-#include "finding.hpp"
-#include "report.hpp"  // the declaration
-
-// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
-#if !CUARCH_DEFINITIONS
-#  error \
-      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
-#endif
+#include "definitions.hpp"  // declarations; refused where definitions are not compiled
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -4,22 +4,10 @@
 // terminal raw.
 #pragma once
 
-#include <string>
 #include <string_view>
-#include <vector>
 
-#include "../core/config.hpp"
 #include "../core/detail/utf8.hpp"
-#include "../core/version.hpp"
-#include "../detect/result.hpp"
-#include "finding.hpp"
-#include "report.hpp"  // the declaration
-
-// Defines an entry point (CUARCH_FUNC): parsed where definitions are compiled (core/config.hpp).
-#if !CUARCH_DEFINITIONS
-#  error \
-      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
-#endif
+#include "definitions.hpp"  // declarations; refused where definitions are not compiled
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -1,0 +1,18 @@
+// What the three headers that define the doctor's entry points (analysis.hpp, render_text.hpp,
+// render_json.hpp) share: the declarations, and the refusal to be parsed where definitions are not
+// compiled (core/config.hpp): in a compiled-mode TU they would define an entry point a second time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/version.hpp"
+#include "../detect/result.hpp"
+#include "finding.hpp"
+#include "report.hpp"  // the declarations
+
+#if !CUARCH_DEFINITIONS
+#  error \
+      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
+#endif
