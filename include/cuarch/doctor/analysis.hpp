@@ -27,6 +27,12 @@ inline std::string label(const candidate& c) {
 
 inline bool answered(const candidate* c) { return c && c->result; }
 
+/// Whether toolkit root `r` was met under the variable `var_eq` ("CUDA_HOME="), first or again.
+inline bool found_under(const toolkit_root& r, std::string_view var_eq) {
+  return starts_with(r.origin, var_eq) ||
+         std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [&](const std::string& v) { return starts_with(v, var_eq); });
+}
+
 /// The site-packages directory a wheel file lives in, or empty.
 inline std::string site_packages_home(const std::string& path) {
   for (const char* marker : {"/nvidia/", "/triton/"}) {
@@ -141,10 +147,7 @@ class analyzer {
   /// that answered, else its version files.
   std::pair<const toolkit_root*, const candidate*> cuda_home() const {
     for (const auto& r : d_.toolkit_roots) {
-      const bool named = starts_with(r.origin, "CUDA_HOME=") ||
-                         std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
-                                     [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
-      if (!named || r.problem) continue;
+      if (!found_under(r, "CUDA_HOME=") || r.problem) continue;
       const candidate* said = nullptr;  // its nvcc, else the first of its version files (first_answer asks no other nvcc)
       for (const auto& c : d_.candidates) {
         if (c.toolkit_root != r.real_path || !c.result) continue;
@@ -199,14 +202,8 @@ class analyzer {
     const toolkit_root* home = nullptr;
     const toolkit_root* cuda_path = nullptr;
     for (const auto& r : d_.toolkit_roots) {
-      const bool is_home = starts_with(r.origin, "CUDA_HOME=") ||
-                           std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
-                                       [](const std::string& v) { return starts_with(v, "CUDA_HOME="); });
-      const bool is_path = starts_with(r.origin, "CUDA_PATH=") ||
-                           std::any_of(r.also_found_via.begin(), r.also_found_via.end(),
-                                       [](const std::string& v) { return starts_with(v, "CUDA_PATH="); });
-      if (is_home && !home) home = &r;
-      if (is_path && !cuda_path) cuda_path = &r;
+      if (!home && found_under(r, "CUDA_HOME=")) home = &r;
+      if (!cuda_path && found_under(r, "CUDA_PATH=")) cuda_path = &r;
     }
     const auto env_home = d_.env.get_nonempty("CUDA_HOME");
     const auto env_path = d_.env.get_nonempty("CUDA_PATH");
