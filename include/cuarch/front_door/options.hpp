@@ -187,20 +187,16 @@ inline std::optional<bool> read_flag(std::string_view v) {
 
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value) {
   const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + std::string(value) + "'"}; };
-  const auto flag = [&](bool& into) -> std::optional<option_problem> {
-    const auto b = detail::read_flag(value);
-    if (!b) return not_this("takes true or false");
-    into = *b;
+  // `read` (an optional) into `into`, else "<wanted>, not '<value>'".
+  const auto take = [&](auto& into, auto read, const std::string& wanted) -> std::optional<option_problem> {
+    if (!read) return not_this(wanted);
+    into = std::move(*read);
     return std::nullopt;
   };
+  const auto flag = [&](bool& into) { return take(into, detail::read_flag(value), "takes true or false"); };
   switch (name) {
     case option_name::archs: o.archs = std::string(value); return std::nullopt;
-    case option_name::dialect:
-      if (const auto d = parse_arch_dialect(value)) {
-        o.dialect = *d;
-        return std::nullopt;
-      }
-      return not_this("must be " + detail::one_of(all_arch_dialects));
+    case option_name::dialect: return take(o.dialect, parse_arch_dialect(value), "must be " + detail::one_of(all_arch_dialects));
     case option_name::env: {
       env_override set = o.env.value_or(env_override::none);
       for (const auto one : detail::split_any(value, ",")) {
@@ -223,12 +219,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       return std::nullopt;
     }
     case option_name::strict: return flag(o.strict);
-    case option_name::compiler:
-      if (const auto p = detail::find_by_name(all_compile_paths, value)) {
-        o.compiler = *p;
-        return std::nullopt;
-      }
-      return not_this("must be nvcc, nvrtc or auto");
+    case option_name::compiler: return take(o.compiler, detail::find_by_name(all_compile_paths, value), "must be nvcc, nvrtc or auto");
     case option_name::toolkit: {
       const auto v = parse_cuda_version(value);
       if (!v) return option_problem{v.error().message(), v.error()};
@@ -247,12 +238,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       o.toolkit_supported_sm = std::move(sms);
       return std::nullopt;
     }
-    case option_name::output:
-      if (const auto f = parse_output_format(value)) {
-        o.output = *f;
-        return std::nullopt;
-      }
-      return not_this("must be " + detail::one_of(all_output_formats));
+    case option_name::output: return take(o.output, parse_output_format(value), "must be " + detail::one_of(all_output_formats));
     case option_name::cuda_home: o.cuda_home = std::string(value); return std::nullopt;
     case option_name::nvrtc: o.nvrtc = std::string(value); return std::nullopt;
     case option_name::nvcc: o.nvcc = std::string(value); return std::nullopt;
