@@ -222,3 +222,17 @@ TEST_CASE("one path-list splitter: empty entries are kept (they mean the current
   CHECK(split_path_list("/a") == std::vector<std::string>{"/a"});
   CHECK(split_path_list("/a::/b:") == std::vector<std::string>{"/a", "", "/b", ""});
 }
+
+TEST_CASE("messages name no soname that does not exist: the majors ahead of every release are one phrase",
+          "[dynamic_library][messages]") {
+  CHECK(cuarch::soname_words(cuarch::cudart_sonames()) == "libcudart.so.12 or a newer major, libcudart.so.11.0");
+  CHECK(cuarch::soname_words(cuarch::nvrtc_sonames()) ==
+        "libnvrtc.so.12 or a newer major, libnvrtc.so.11.2, libnvrtc.so.11.1, libnvrtc.so.11.0");
+  const auto none = cuarch::load_first_library({"libcuarch-none.so.20", "libcuarch-none.so.19"}, cuarch::source_kind::cuda_runtime,
+                                               "libcuarch-none.so (any version)");
+  REQUIRE_FALSE(none);
+  const std::string m = none.error().message();
+  INFO(m);
+  CHECK(m.find(".so.20") == std::string::npos);
+  CHECK(m.find("libcuarch-none.so.19 or a newer major") != std::string::npos);
+}

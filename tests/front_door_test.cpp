@@ -237,3 +237,53 @@ TEST_CASE("every option reads its text in one place; contradictions are usage er
   CHECK(cuarch::resolve_here(o).exit_status() == 2);
   for (const auto n : cuarch::all_option_names) CHECK(cuarch::parse_option_name(cuarch::to_string(n)) == n);
 }
+
+TEST_CASE("\"first on PATH\" is said only of the nvcc that is first on PATH", "[front_door][edges]") {
+  if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
+  // The first nvcc on PATH fails; the second (the local toolkit's) decides: it is not the first.
+  char tmpl[] = "/tmp/cuarch-first-on-path-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string failing = cuarch_test::source_dir() + "/tests/fixtures/fake-nvcc/nvcc-fail";
+  REQUIRE(::symlink(failing.c_str(), (dir + "/nvcc").c_str()) == 0);
+  cuarch::resolve_options o;
+  o.archs = "9.0";
+  o.env_snapshot = cuarch::environment{{"PATH", dir + ":/usr/local/cuda/bin:/usr/bin:/bin"}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE(done.result);
+  REQUIRE(done.compiler);
+  INFO(done.compiler->found);
+  CHECK(done.compiler->found.find("first on PATH") == std::string::npos);
+  CHECK(done.compiler->found.find("after the first") != std::string::npos);
+}
+
+TEST_CASE("a toolkit named by release is never called NVRTC, with or without its list", "[front_door][edges]") {
+  cuarch::resolve_options o;
+  o.archs = "12.0";
+  o.toolkit = cuarch::cuda_version{14, 0};
+  o.toolkit_supported_sm = std::vector<int>{75, 90};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  const std::string m = done.result.error().message();
+  INFO(m);
+  CHECK(m.find("NVRTC") == std::string::npos);
+  CHECK(m.find("decided by: the toolkit given as CUDA 14.0 with its supported-arch list") != std::string::npos);
+  o.toolkit_supported_sm.reset();
+  o.archs = "15.0";  // unknown to the table: the fix names the compiler's own list, not NVRTC alone
+  const auto unknown = cuarch::resolve_here(o);
+  REQUIRE_FALSE(unknown.result);
+  CHECK(unknown.result.error().message().find("NVRTC's") == std::string::npos);
+}
+
+TEST_CASE("a fix never suggests a target the device cannot load: cc 10.1 with CUDA 13.0", "[front_door][edges]") {
+  cuarch::resolve_options o;
+  o.archs = "native";
+  o.toolkit = cuarch::cuda_version{13, 0};
+  o.devices = std::vector<cuarch::compute_capability>{{10, 1}};
+  const auto done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  const std::string m = done.result.error().message();
+  INFO(m);
+  CHECK(m.find("fix: use sm_110a") == std::string::npos);  // sm_110a does not load where the driver reports 10.1
+  CHECK(m.find("reports compute capability 11.0") != std::string::npos);
+  CHECK(m.find("build sm_101a with an older CUDA") != std::string::npos);
+}

@@ -142,15 +142,23 @@ CUARCH_DEVICE_HD constexpr target current_target() {
                                                                      "): a spelling cannot be read "               \
                                                                      "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
 
+// The fix, spelled for the compiler at hand (a static_assert message cannot be computed, so the
+// required targets are named as written and the flag's form is shown for them).
+#if defined(__CUDACC_RTC__)
+#  define CUARCH_DEVICE_FIX_(...) "; fix: compile this program once per target, with --gpu-architecture=<one of " #  __VA_ARGS__ ">"
+#else
+#  define CUARCH_DEVICE_FIX_(...) \
+    "; fix: build one of " #__VA_ARGS__ " too: -gencode=arch=compute_<T>,code=sm_<T> (sm_90a: -gencode=arch=compute_90a,code=sm_90a)"
+#endif
+
 #if defined(__CUDA_ARCH__)
-#  define CUARCH_DEVICE_REQUIRE(...)                                                                       \
-    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                           \
-    static_assert(::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__), \
-                  "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__                                            \
-                  ") is not met by the target being built: "                                               \
-                  "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(                                                    \
-                      __CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_                                      \
-                                     "; fix: build a target that provides one of them (e.g. -gencode=arch=compute_90a,code=sm_90a)")
+#  define CUARCH_DEVICE_REQUIRE(...)                                                             \
+    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                 \
+    static_assert(                                                                               \
+        ::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__), \
+        "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__                                            \
+        ") is not met by the target being built: "                                               \
+        "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(__CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_ CUARCH_DEVICE_FIX_(__VA_ARGS__))
 #elif !defined(__CUDACC_RTC__) && defined(__cplusplus) && __cplusplus >= 201703L && defined(__has_include)
 #  if __has_include("core/parse.hpp")
 #    include <string_view>

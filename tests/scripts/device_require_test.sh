@@ -47,6 +47,9 @@ expect sm_103f  k.cu pass '' -gencode=arch=compute_103f,code=sm_103f
 expect sm_90    k.cu fail 'CUARCH_DEVICE_REQUIRE\("sm_90a", "sm_100f"\) is not met by the target being built: __CUDA_ARCH__=900, baseline' \
   -gencode=arch=compute_90,code=sm_90
 expect sm_120f  k.cu fail '__CUDA_ARCH__=1200, family-specific \(f\)' -gencode=arch=compute_120f,code=sm_120f
+# The fix names the targets the kernel requires, spelled as nvcc flags (not a fixed example target).
+expect fix_names_required k.cu fail 'fix: build one of "sm_90a", "sm_100f" too: -gencode=arch=compute_<T>,code=sm_<T>' \
+  -gencode=arch=compute_90,code=sm_90
 # -arch=sm_90a also embeds compute_90 PTX (a baseline pass): the check refuses that pass.
 expect arch_shorthand k.cu fail '__CUDA_ARCH__=900, baseline' -arch=sm_90a
 expect nonexistent nonexistent.cu fail 'CUARCH_DEVICE_REQUIRE\("sm_80a"\): a target that does not exist' \

@@ -170,7 +170,11 @@ def main():
         ("list", ["list", "--toolkit", "12.4", "--format", "json"], 0, "cuarch.list/1"),
         ("list newer than the table", ["list", "--toolkit", "99.0", "--format", "json"], 0, "cuarch.list/1"),
         ("list invalid version", ["list", "--toolkit", "12.x", "--format", "json"], 2, "cuarch.list/1"),
-        ("list older than the table", ["list", "--toolkit", "9.0", "--format", "json"], 2, "cuarch.error/1"),
+        # A toolkit older than the table is the caller's input (invalid_version, exit 2) in each
+        # command's own failure document, as a malformed --toolkit is (issue 16, item 7e).
+        ("list older than the table", ["list", "--toolkit", "9.0", "--format", "json"], 2, "cuarch.list/1"),
+        ("check older than the table", ["check", "--toolkit", "9.0", "--format", "json", "sm_90"], 2, "cuarch.check/1"),
+        ("resolve older than the table", ["resolve", "--toolkit", "9.0", "--archs", "9.0", "--format", "json"], 2, "cuarch.resolve/1"),
         ("list without --toolkit", ["list", "--format", "json"], 2, "cuarch.error/1"),
         ("check ok", ["check", "--toolkit", "13.0", "--format", "json", "sm_120a", "9.0a", "compute_100f"], 0, "cuarch.check/1"),
         ("check failed", ["check", "--toolkit", "12.4", "--format", "json", "sm_120a", "9.0a", "sm_70"], 1, "cuarch.check/1"),

@@ -125,7 +125,7 @@ inline std::string error::message() const {
           " is not known to any CUDA release in cuarch's table" + where() +
           (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
           "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
-          "itself (NVRTC's supported-arch list decides) or update cuarch";
+          "that will build it (nvrtcGetSupportedArchs, nvcc --list-gpu-arch) or update cuarch";
       break;
     case errc::needs_newer_toolkit:
       m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where() + "; fix: compile with CUDA " + req + " or newer, or drop " +
@@ -136,8 +136,13 @@ inline std::string error::message() const {
           "; fix: compile it with an older CUDA, or target a newer GPU";
       break;
     case errc::renamed_in_toolkit:
+      // The device itself is renamed too: the same GPU reports the new compute capability under a
+      // driver of that release, and a driver that still reports the old one cannot load its code.
       m = tgt + " was renamed " + std::string(to_text(replacement).view()) + " in CUDA " + req + " (have " + fnd + ")" + where() +
-          "; fix: use " + std::string(to_text(replacement).view());
+          "; fix: for a device that reports compute capability " + std::string(to_text(replacement.cc).view()) + " (a CUDA " + req +
+          " driver) use " + std::string(to_text(replacement).view()) + "; one that still reports " +
+          std::string(to_text(target.cc).view()) + " runs an older driver, which cannot load CUDA " + req + "'s code: build " + tgt +
+          " with an older CUDA";
       break;
     case errc::rejected_by_compiler:
       m = tgt + " is not supported by the compiler, CUDA " + fnd + where() +

@@ -42,12 +42,12 @@ constexpr std::string_view to_string(discovery d) noexcept {
   return "unknown";
 }
 
-/// How a component was found, in the words reports use ("first on PATH: what a build or shell runs").
+/// How a component was found, in the words reports use ("the default install location").
 constexpr std::string_view describe_how(discovery how) noexcept {
   switch (how) {
     case discovery::explicit_argument: return "given explicitly";
     case discovery::environment: return "named by the environment";
-    case discovery::path_search: return "first on PATH: what a build or shell runs";
+    case discovery::path_search: return "on PATH";  // detection::how_found says whether it is the first
     case discovery::already_loaded: return "already loaded in this process: what its code calls";
     case discovery::loader_search: return "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)";
     case discovery::default_location: return "the default install location";

@@ -29,14 +29,14 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline std::string found_words(const candidate& c) { return c.origin + " (" + std::string(describe_how(c.how)) + ")"; }
+inline std::string found_words(const detection& d, const candidate& c) { return c.origin + " (" + std::string(d.how_found(c)) + ")"; }
 
-inline compiler_provenance provenance_from(const candidate& c) {
+inline compiler_provenance provenance_from(const detection& d, const candidate& c) {
   compiler_provenance p;
   p.compiler = *c.compiler;
   if (p.compiler.location.empty()) p.compiler.location = c.real_path;
   p.path = c.path;
-  p.found = found_words(c);
+  p.found = found_words(d, c);
   return p;
 }
 
@@ -101,7 +101,7 @@ inline std::string aligning_fix(const detection& d, const candidate& target) {
 inline std::optional<compiler_provenance> provenance_of(const detection& d, const selection& role) {
   const candidate* c = d.chosen(role);
   if (!c || !c->compiler) return std::nullopt;
-  return detail::provenance_from(*c);
+  return detail::provenance_from(d, *c);
 }
 
 /// Names in `f` how its compiler was found (when `role` of `d` governed it) and, when no compiler
@@ -129,7 +129,7 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
     bool known = false;
     for (const auto& a : f.alternatives) known = known || a.compiler.location == c.real_path;
     if (known || !satisfies(*c.compiler)) continue;
-    compiler_provenance p = detail::provenance_from(c);
+    compiler_provenance p = detail::provenance_from(d, c);
     p.fix = detail::aligning_fix(d, c);
     f.alternatives.push_back(std::move(p));
   }

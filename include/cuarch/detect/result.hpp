@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/compute_capability.hpp"
@@ -176,6 +177,12 @@ struct detection {
   bool deadline_passed = false;  // some candidates were not probed (candidate::probed == false)
 
   const candidate* chosen(const selection& s) const { return s.index ? &candidates[*s.index] : nullptr; }
+  /// How `c` was found, in words; "first on PATH" only for the nvcc that is first on PATH.
+  std::string_view how_found(const candidate& c) const {
+    if (c.how != discovery::path_search) return describe_how(c.how);
+    const bool first = nvcc_on_path && *nvcc_on_path < candidates.size() && &candidates[*nvcc_on_path] == &c;
+    return first ? "first on PATH: what a build or shell runs" : "on PATH, after the first one (a shell runs the first)";
+  }
 
   /// The compiler of a role, as resolution wants it; the role's failure otherwise.
   expected<compiler_info, error> compiler_of(const selection& s) const {

@@ -39,7 +39,7 @@ class role_choice {
       if (!sel_) return;
       c.chosen = true;
       sel_->index = index;
-      sel_->why = c.origin + ": " + std::string(describe_how(c.how)) + "; the first " + std::string(comp_.role_words) +
+      sel_->why = c.origin + ": " + std::string(d_.how_found(c)) + "; the first " + std::string(comp_.role_words) +
                   " in cuarch's discovery order that answered";
       if (!failed_before_.empty()) sel_->why += " (before it, " + failed_before_ + " failed)";
     } else if (sticky) {

@@ -247,8 +247,7 @@ class detector {
               out.push_back("PATH (not set)");
             }
           } else if (opts_.loader_search) {
-            std::string names;
-            for (const auto& n : loader_names(comp.kind)) names.append(names.empty() ? "" : ", ").append(n);
+            const std::string names = soname_words(loader_names(comp.kind));
             const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
             out.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " +
                           names);

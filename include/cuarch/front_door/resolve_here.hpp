@@ -190,7 +190,9 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   // 4. The sources behind the type-erased adaptors: one resolution instantiation (compiled once in
   // compiled mode); an erased no_driver still means "do not check PTX".
   const any_compiler_source compiler = [&]() -> any_compiler_source {
-    if (o.toolkit) return o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm) : fixed_compiler(*o.toolkit);
+    if (o.toolkit)
+      return o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input)
+                                    : fixed_compiler(*o.toolkit);
     if (jit) return detected_jit_compiler{d};
     return detected_offline_compiler{d};
   }();

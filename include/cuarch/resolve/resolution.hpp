@@ -274,8 +274,10 @@ CUARCH_FUNC std::string diagnostic::message() const {
 }
 
 CUARCH_FUNC std::string compiler_provenance::describe() const {
-  std::string s(to_string(compiler.kind));
+  // A release the caller gave with its supported-arch list is no NVRTC or nvcc that was asked.
+  std::string s(compiler.kind == source_kind::user_input ? "the toolkit given as CUDA" : to_string(compiler.kind));
   s.append(" ").append(to_text(compiler.version).view());
+  if (compiler.kind == source_kind::user_input) s.append(" with its supported-arch list");
   if (!compiler.location.empty()) s.append(" at ").append(compiler.location);
   if (!path.empty() && path != compiler.location) s.append(" (as ").append(path).append(")");
   if (!found.empty()) s.append(", found via ").append(found);

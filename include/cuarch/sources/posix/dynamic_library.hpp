@@ -365,19 +365,50 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
   return detail::adopt_library_handle(h, soname, src, soname);
 }
 
+/// `sonames` (newest first) as words that name no library that does not exist: the majors cuarch
+/// asks for ahead of any release ("libnvrtc.so.20" ... "libnvrtc.so.12") are one "libnvrtc.so.12 or
+/// a newer major", the others as they are.
+inline std::string soname_words(const std::vector<std::string>& sonames) {
+  std::string words, run_prefix, run_lowest;
+  const auto flush = [&] {
+    if (run_prefix.empty()) return;
+    words.append(words.empty() ? "" : ", ").append(run_prefix).append(run_lowest).append(" or a newer major");
+    run_prefix.clear();
+  };
+  for (const auto& name : sonames) {
+    const std::size_t dot = name.rfind('.');
+    const std::string prefix = name.substr(0, dot + 1), suffix = name.substr(dot + 1);
+    const bool major_only = dot != std::string::npos && prefix.size() > 3 && prefix.compare(prefix.size() - 4, 4, ".so.") == 0 &&
+                            !suffix.empty() && suffix.find_first_not_of("0123456789") == std::string::npos;
+    if (major_only && (run_prefix.empty() || run_prefix == prefix)) {
+      run_prefix = prefix;
+      run_lowest = suffix;
+      continue;
+    }
+    flush();
+    if (major_only) {
+      run_prefix = prefix;
+      run_lowest = suffix;
+    } else {
+      words.append(words.empty() ? "" : ", ").append(name);
+    }
+  }
+  flush();
+  return words;
+}
+
 /// The first of `sonames` (newest first) the loader has. A refusal other than "not found" (a
 /// relative LD_LIBRARY_PATH entry) is the answer at once; if none is found, the error names
 /// `any_version` ("libnvrtc.so (any version)").
 inline expected<dynamic_library, error> load_first_library(const std::vector<std::string>& sonames, source_kind src,
                                                            std::string_view any_version) {
-  std::optional<error> first;
   for (const auto& name : sonames) {
     auto lib = load_library_by_name(name, src);
     if (lib || lib.error().code != errc::library_not_found) return lib;
-    if (!first) first = lib.error();
   }
-  error e = first ? *first : detail::library_error(errc::library_not_found, src, any_version, "loader search", "no candidate names");
-  e.subject = any_version;
+  // Not the first name's own error: that soname (a major ahead of every release) may not exist.
+  error e = detail::library_error(errc::library_not_found, src, any_version, "loader search",
+                                  sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames));
   return unexpected(e);
 }
 
