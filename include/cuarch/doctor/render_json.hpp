@@ -82,9 +82,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     w.key("path").value(c.path);
     w.key("real_path").value(c.real_path);
     w.key("toolkit_root").value(c.toolkit_root);
-    w.key("also_found_via").begin_array();
-    for (const auto& v : c.also_found_via) w.value(v);
-    w.end_array();
+    w.key("also_found_via").value(c.also_found_via);
     w.key("chosen").value(c.chosen);
     if (c.result) {
       w.key("version").value(to_text(c.result->version).view());
@@ -107,9 +105,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     w.key("real_path").value(r.real_path);
     w.key("how").value(to_string(r.how));
     w.key("origin").value(r.origin);
-    w.key("also_found_via").begin_array();
-    for (const auto& v : r.also_found_via) w.value(v);
-    w.end_array();
+    w.key("also_found_via").value(r.also_found_via);
     w.key("error");
     detail::json_optional_error(w, r.problem);
     w.end_object();
@@ -121,9 +117,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     w.key("prefix").value(p.prefix);
     w.key("how").value(to_string(p.how));
     w.key("origin").value(p.origin);
-    w.key("site_packages").begin_array();
-    for (const auto& sp : p.site_packages) w.value(sp);
-    w.end_array();
+    w.key("site_packages").value(p.site_packages);
     w.key("error");
     detail::json_optional_error(w, p.problem);
     w.end_object();
@@ -150,9 +144,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   w.key("driver_via");  // "NVML (<path>)" or "cuInit (<path>)"; null when the driver was not asked
   if (d.devices_via.empty()) w.null();
   else w.value(d.devices_via);
-  w.key("driver_notes").begin_array();
-  for (const auto& note : d.devices_notes) w.value(note);
-  w.end_array();
+  w.key("driver_notes").value(d.devices_notes);
   w.key("effective");
   if (const auto devs = d.devices()) {
     detail::json_devices(w, *devs);

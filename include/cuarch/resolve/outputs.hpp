@@ -333,9 +333,7 @@ inline void json_failure_provenance(json_writer& w, const resolution_failure& f)
   else w.null();
   w.key("alternatives").begin_array();
   for (const auto& a : f.alternatives) json_compiler_provenance(w, a, true);
-  w.end_array().key("searched").begin_array();
-  for (const auto& p : f.searched) w.value(p);
-  w.end_array();
+  w.end_array().key("searched").value(f.searched);
   json_warnings(w, f.warnings);
 }
 
@@ -365,14 +363,10 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
   w.key("targets").begin_array();
   for (const auto& t : r.targets) detail::json_target(w, t);
   w.end_array();
-  w.key("nvcc").begin_array();
-  for (const auto& f : nvcc_gencode_flags(r.targets)) w.value(f);
-  w.end_array();
+  w.key("nvcc").value(nvcc_gencode_flags(r.targets));
   w.key("nvrtc").begin_array();
   for (const auto& c : nvrtc_compiles(r.targets)) {
-    w.begin_object().key("target").value(to_text(c.target).view()).key("options").begin_array();
-    for (const auto& o : c.options) w.value(o);
-    w.end_array().end_object();
+    w.begin_object().key("target").value(to_text(c.target).view()).key("options").value(c.options).end_object();
   }
   w.end_array();
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));

@@ -124,6 +124,12 @@ class json_writer {
     for (const int n : *numbers) value(n);
     return end_array();
   }
+  /// ["...", ...]
+  json_writer& value(const std::vector<std::string>& strings) {
+    begin_array();
+    for (const auto& s : strings) value(s);
+    return end_array();
+  }
   const std::string& str() const { return out_; }
 
  private:
