@@ -57,6 +57,23 @@ TEST_CASE("long subjects are cut visibly, never silently", "[error]") {
   CHECK(e.location.view().substr(317) == "...");
 }
 
+TEST_CASE("a cut falls between words, or between UTF-8 characters, never inside one", "[error]") {
+  error e;
+  std::string words;
+  while (words.size() < 400) words += "toolkit ";
+  e.raw = words;  // raw holds 200 bytes
+  const std::string_view raw = e.raw.view();
+  REQUIRE(raw.size() >= 4);
+  CHECK(raw.substr(raw.size() - 3) == "...");
+  CHECK(raw.substr(raw.size() - 10, 7) == "toolkit");  // the last word before the mark is whole
+  e.raw.append(" more");                               // nothing is appended after the mark
+  CHECK(e.raw.view() == raw);
+
+  e.location = std::string(316, 'x') + "\xc3\xa9\xc3\xa9!";  // byte 317 is inside the first 'é'
+  CHECK(detail::is_valid_utf8(e.location.view()));
+  CHECK(e.location.view() == std::string(316, 'x') + "...");
+}
+
 TEST_CASE("std::error_code bridge", "[error]") {
   const std::error_code ec = errc::malformed_token;
   CHECK(ec.category().name() == std::string("cuarch"));
@@ -203,7 +220,7 @@ TEST_CASE("classify() of a value that is no errc says so instead of guessing", "
 
 TEST_CASE("the JSON of an error is valid UTF-8 even when its fields are not", "[error][json]") {
   error e = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda\xff/version.json", "No such file");
-  e.location = std::string(316, 'x') + "\xc3\xa9\xc3\xa9!";  // cut to 317 bytes + "...": byte 317 is inside the first 'é'
+  e.location = std::string(300, 'x') + "\xc3!";  // the first byte of an 'é' alone: not UTF-8
   REQUIRE_FALSE(detail::is_valid_utf8(e.location.view()));
   detail::json_writer w;
   detail::json_error(w, e);

@@ -19,9 +19,11 @@ class text {
   constexpr text(const char* s) { append(std::string_view(s)); }  // NOLINT
   text(const std::string& s) { append(std::string_view(s)); }     // NOLINT
 
-  /// Appends as much of s as fits; a cut-off end is marked with "..." so it is never silent.
+  /// Appends as much of s as fits; a cut-off end is marked with "..." so it is never silent, and
+  /// the cut falls between words (or at least between UTF-8 characters), never inside one.
   constexpr text& append(std::string_view s) {
     for (char c : s) {
+      if (cut()) break;
       if (size_ == Capacity) {
         mark_truncated();
         break;
@@ -55,11 +57,25 @@ class text {
   friend constexpr bool operator!=(const text& a, const text& b) noexcept { return !(a == b); }
 
  private:
+  // A cut text keeps a mark past its terminating NUL (data_[Capacity], never read as text once the
+  // text is shorter), so later appends stop without growing the type: sizeof(error) is pinned.
+  constexpr bool cut() const noexcept { return data_[Capacity] != '\0'; }
   constexpr void mark_truncated() {
-    for (std::size_t i = 0; i < 3 && i < Capacity; ++i) data_[Capacity - 1 - i] = '.';
+    if (Capacity < 4) return;
+    std::size_t at = Capacity - 3;  // where "..." starts: after the last whole word, if one ends in the last 24 bytes
+    for (std::size_t i = at; i > 0 && at - i < 24; --i)
+      if (data_[i] == ' ') {
+        at = i;
+        break;
+      }
+    while (at > 0 && (static_cast<unsigned char>(data_[at]) & 0xC0u) == 0x80u) --at;  // not inside a UTF-8 character
+    data_[at] = data_[at + 1] = data_[at + 2] = '.';
+    size_ = at + 3;
+    data_[size_] = '\0';
+    data_[Capacity] = '\1';
   }
 
-  char data_[Capacity + 1]{};  // +1 keeps a terminating NUL for C APIs
+  char data_[Capacity + 1]{};  // +1 keeps a terminating NUL for C APIs (and, past it, the cut mark)
   std::size_t size_ = 0;
 };
 
