@@ -52,7 +52,8 @@ constexpr good_case good_cases[] = {
   {"Hopper+PTX", arch_dialect::torch, {sm(9, 0), ptx(9, 0)}, 2},
   {"Maxwell+Tegra;6.1", arch_dialect::torch, {sm(5, 3), sm(6, 1)}, 2},
   // nvcc flags: -arch=sm_XY is SASS + PTX, -arch=compute_XY is PTX only
-  {"-arch=sm_90a", arch_dialect::nvcc, {sm(9, 0, A), ptx(9, 0, A)}, 2},
+  // -arch=sm_90a: nvcc 13.0 also embeds the baseline PTX compute_90 (tests/data/nvcc_flags_13.0.tsv)
+  {"-arch=sm_90a", arch_dialect::nvcc, {sm(9, 0, A), ptx(9, 0), ptx(9, 0, A)}, 3},
   {"--gpu-architecture=compute_90", arch_dialect::nvcc, {ptx(9, 0)}, 1},
   {"-arch sm_80", arch_dialect::nvcc, {sm(8, 0), ptx(8, 0)}, 2},
   {"-gencode=arch=compute_90a,code=sm_90a", arch_dialect::nvcc, {sm(9, 0, A)}, 1},
@@ -166,7 +167,9 @@ TEST_CASE("nvcc flags: unknown flags and inconsistent gencode are errors", "[par
   CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=sm_90,code=sm_90", arch_dialect::nvcc).error().code == errc::malformed_token);
   CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=compute_90,code=sm_80", arch_dialect::nvcc).error().code == errc::malformed_token);
   CUARCH_CHECK_BOTH(parse_arch_list("-arch", arch_dialect::nvcc).error().code == errc::malformed_token);
-  CUARCH_CHECK_BOTH(parse_arch_list("-arch=sm_90 -arch=native", arch_dialect::nvcc).error().code == errc::keyword_not_alone);
+  // nvcc keeps only the last -arch ("-arch=sm_90 -arch=native" is native); a keyword with -code is refused
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch=sm_90 -arch=native", arch_dialect::nvcc)->keyword() == arch_keyword::native);
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch=native -code=sm_90", arch_dialect::nvcc).error().code == errc::keyword_not_alone);
 }
 
 TEST_CASE("a list longer than the set capacity is an error, not a truncation", "[parse]") {

@@ -410,74 +410,136 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
   return {};
 }
 
-/// nvcc: the value of --gpu-code / code= : "sm_90a" or "[sm_90a,compute_90a]", with the PTX
-/// architecture of `arch=` as context (code=sm_90a with arch=compute_90a is just sm_90a).
-constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
-                                               std::size_t position, std::string_view flag, std::string_view input) {
-  if (!codes.empty() && codes.front() == '[') {
-    if (codes.back() != ']') return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-    codes = codes.substr(1, codes.size() - 2);
+// ---- nvcc flags ----------------------------------------------------------------------------------
+// Read as nvcc 13.0 reads them (tests/data/nvcc_flags_13.0.tsv, recorded from the real nvcc and
+// cuobjdump; docs/conformance.md). The targets are the images nvcc embeds:
+//   -arch=sm_XY          SASS sm_XY + PTX compute_XY
+//   -arch=sm_XYa|f       SASS sm_XYa|f + PTX compute_XY + PTX compute_XYa|f (nvcc adds the baseline PTX)
+//   -arch=compute_XYa|f  PTX compute_XY + PTX compute_XYa|f; lto_XYf likewise lto_XY + lto_XYf
+//   -arch=compute_V -code=C1,C2   only the codes, each built from compute_V (no -code without -arch)
+//   -gencode=arch=compute_V,code=C or code=[C1,C2]   keyword=value items in any order
+// Only the last -arch counts (an earlier one is checked, then forgotten); -code and -gencode add up.
+
+/// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
+constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
+  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_"))
+    return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  bool matched = false;
+  const auto t = parse_prefixed(v, position, matched);
+  if (!t) return unexpected(t.error());
+  return t->items[0];
+}
+
+/// The image nvcc builds for code `c` from the virtual architecture `virt` (compute_V), or nullopt
+/// where nvcc refuses ("Incompatible code generation requested", or ptxas's "cannot be compiled to
+/// future architecture"). PTX: only compute_V itself. SASS from a baseline compute_V: any sm_ of
+/// cc >= V, an `f` one only within V's family (same major). From compute_Va: only sm_Va. From
+/// compute_Vf: sm_ of V's family with cc >= V, built family-specific (code=sm_103 gives sm_103f).
+constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, arch_target c) noexcept {
+  if (c.form == arch_form::ptx) return c == virt ? std::optional<arch_target>(c) : std::nullopt;
+  if (c.form != arch_form::sass || c.cc < virt.cc) return std::nullopt;  // lto_ needs -rdc=true
+  switch (virt.variant) {
+    case arch_variant::arch_specific:
+      if (c != with_form(virt, arch_form::sass)) return std::nullopt;
+      return c;
+    case arch_variant::family_specific:
+      if (c.cc.major != virt.cc.major) return std::nullopt;
+      if (c.variant == arch_variant::baseline) c.variant = arch_variant::family_specific;
+      return c;
+    case arch_variant::baseline: break;
   }
-  if (codes.empty()) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-  while (!codes.empty()) {
+  if (c.variant == arch_variant::family_specific && c.cc.major != virt.cc.major) return std::nullopt;
+  return c;
+}
+
+/// Each code of a comma-separated list ("sm_80,sm_86", "[sm_80,compute_80]"), built from `virt`.
+/// `skip_empty`: -code's list tolerates empty entries (a trailing comma), a bracketed one does not.
+constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
+                                               bool skip_empty, std::size_t position, std::string_view flag, std::string_view input) {
+  while (true) {
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);
-    bool matched = false;
-    const auto t = parse_prefixed(code, position, matched);
-    if (!matched || !t) return unexpected(matched ? t.error() : errors::malformed_token(source_kind::user_input, flag, position));
-    const arch_target c = t->items[0];
-    // nvcc refuses code= older than arch= and code=compute_X different from arch=compute_X.
-    if (c.cc < virt.cc || (c.form == arch_form::ptx && c != virt))
-      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-    const auto added = add_targets(list, *t, position, flag.size(), input);
-    if (!added) return added;
-    if (comma == std::string_view::npos) break;
+    if (!code.empty() || !skip_empty) {
+      const auto c = parse_nvcc_target(code, position, flag);
+      if (!c) return unexpected(c.error());
+      const auto image = nvcc_code_image(virt, *c);
+      if (!image) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+      if (!list.add(parsed_target{*image, position, flag.size()}))
+        return unexpected(errors::too_many_targets(source_kind::user_input, input));
+    }
+    if (comma == std::string_view::npos) return {};
     codes.remove_prefix(comma + 1);
   }
-  return {};
 }
 
-/// "arch=compute_90a,code=sm_90a" (the value of -gencode / --generate-code).
+/// The value of -gencode / --generate-code: comma-separated keyword=value items, arch= and code=
+/// once each, in any order, empty items ignored; commas inside [...] belong to the value.
 constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_view value, std::size_t position,
                                             std::string_view flag, std::string_view input) {
-  if (!starts_with(value, "arch=")) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-  value.remove_prefix(5);
-  const std::size_t comma = value.find(",code=");
-  const std::string_view arch_part = value.substr(0, comma);
-  bool matched = false;
-  const auto a = parse_prefixed(arch_part, position, matched);
-  if (!matched || !a) return unexpected(matched ? a.error() : errors::malformed_token(source_kind::user_input, flag, position));
-  if (a->items[0].form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-  if (comma == std::string_view::npos) return add_targets(list, *a, position, flag.size(), input);
-  return add_nvcc_codes(list, value.substr(comma + 6), a->items[0], position, flag, input);
-}
-
-/// -arch=sm_90a: nvcc's shorthand for SASS sm_90a plus PTX compute_90a; -arch=compute_90: PTX only.
-constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, std::string_view value, std::size_t position,
-                                              std::string_view flag, std::string_view input) {
-  const arch_keyword k = keyword_of(value, arch_dialect::nvcc);
-  if (k != arch_keyword::none) {
-    if (!list.empty() || list.keyword() != arch_keyword::none)
-      return unexpected(errors::keyword_not_alone(source_kind::user_input, flag, position));
-    list.set_keyword(k);
-    return {};
+  std::string_view arch_value, code_value;
+  bool have_arch = false, have_code = false;
+  while (!value.empty()) {
+    std::size_t end = 0;
+    for (bool bracket = false; end < value.size() && (bracket || value[end] != ','); ++end) {
+      if (value[end] == '[') bracket = true;
+      if (value[end] == ']') bracket = false;
+    }
+    const std::string_view item = value.substr(0, end);
+    value.remove_prefix(end < value.size() ? end + 1 : end);
+    if (item.empty()) continue;
+    const bool is_arch = starts_with(item, "arch="), is_code = starts_with(item, "code=");
+    // nvcc: "'sm_86' is not in 'keyword=value' format", "redefinition of keyword 'arch'".
+    if ((!is_arch && !is_code) || (is_arch && have_arch) || (is_code && have_code))
+      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+    (is_arch ? arch_value : code_value) = item.substr(5);
+    (is_arch ? have_arch : have_code) = true;
   }
-  bool matched = false;
-  const auto t = parse_prefixed(value, position, matched);
-  if (!matched || !t) return unexpected(matched ? t.error() : errors::malformed_token(source_kind::user_input, flag, position));
-  const arch_target a = t->items[0];
-  if (a.form == arch_form::sass) return add_targets(list, two(a, with_form(a, arch_form::ptx)), position, flag.size(), input);
-  return add_targets(list, *t, position, flag.size(), input);
+  if (!have_arch || !have_code) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  if (arch_value.size() >= 2 && arch_value.front() == '[' && arch_value.back() == ']')  // nvcc takes arch=[compute_80]
+    arch_value = arch_value.substr(1, arch_value.size() - 2);
+  const auto virt = parse_nvcc_target(arch_value, position, flag);
+  if (!virt) return unexpected(virt.error());
+  if (virt->form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  if (!code_value.empty() && code_value.front() == '[') {
+    if (code_value.size() < 2 || code_value.back() != ']')
+      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+    code_value = code_value.substr(1, code_value.size() - 2);
+  }
+  return add_nvcc_codes(list, code_value, *virt, false, position, flag, input);
 }
 
+/// -arch=X without -code: the images nvcc embeds for it (see above).
+constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, const arch_target& a, std::size_t position,
+                                              std::string_view flag, std::string_view input) {
+  const arch_form virtual_form = a.form == arch_form::lto ? arch_form::lto : arch_form::ptx;
+  if (a.form == arch_form::sass) {
+    const auto r = add_targets(list, one(a), position, flag.size(), input);
+    if (!r) return r;
+  }
+  const arch_target v = with_form(a, virtual_form);
+  const arch_target base{a.cc, arch_variant::baseline, virtual_form};
+  return add_targets(list, a.variant == arch_variant::baseline ? one(v) : two(base, v), position, flag.size(), input);
+}
+
+enum class nvcc_flag : unsigned char { arch, code, gencode };
 struct nvcc_flag_kind {
   std::string_view name;
-  bool gencode;
+  nvcc_flag kind;
 };
-// Longest spellings first, so "--gpu-architecture" is not read as "-arch". Namespace scope for the
-// same reason as target_prefixes.
-inline constexpr nvcc_flag_kind nvcc_arch_flags[] = {
-    {"--gpu-architecture", false}, {"--generate-code", true}, {"-gencode", true}, {"-arch", false}};
+// Namespace scope for the same reason as target_prefixes. A word matches a spelling exactly or
+// followed by '=', so no spelling shadows another.
+inline constexpr nvcc_flag_kind nvcc_arch_flags[] = {{"-arch", nvcc_flag::arch},
+                                                     {"-gencode", nvcc_flag::gencode},
+                                                     {"-code", nvcc_flag::code},
+                                                     {"--gpu-architecture", nvcc_flag::arch},
+                                                     {"--generate-code", nvcc_flag::gencode},
+                                                     {"--gpu-code", nvcc_flag::code}};
+
+/// A flag word with its value and where it was written.
+struct nvcc_value {
+  std::string_view word, value;
+  std::size_t position = 0;
+};
 
 constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
   std::size_t i = 0;
@@ -488,15 +550,20 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
     return input.substr(start, i - start);
   };
   bool any = false;
+  nvcc_value arch{}, codes[4]{};  // -code words: four are plenty (each takes a list)
+  bool have_arch = false;
+  std::size_t code_count = 0;
+  arch_target virt{};
+  arch_keyword keyword = arch_keyword::none;
   while (true) {
     std::size_t pos = 0;
     const std::string_view word = next_word(pos);
     if (word.empty()) break;
     any = true;
-    bool handled = false;
+    const nvcc_flag_kind* flag = nullptr;
+    std::string_view value;
     for (const auto& f : nvcc_arch_flags) {
       if (!starts_with(word, f.name)) continue;
-      std::string_view value;
       if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
         std::size_t vpos = 0;
         value = next_word(vpos);
@@ -506,16 +573,49 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       } else {
         continue;  // e.g. "-architecture": not this flag
       }
-      const auto r = f.gencode ? add_gencode(list, value, pos, word, input) : add_nvcc_arch(list, value, pos, word, input);
-      if (!r) return r;
-      handled = true;
+      flag = &f;
       break;
     }
-    if (!handled) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+    // cuarch reads target flags only: any other word (-O3, a file) is refused, not skipped.
+    if (flag == nullptr) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+    if (flag->kind == nvcc_flag::gencode) {
+      const auto r = add_gencode(list, value, pos, word, input);
+      if (!r) return r;
+    } else if (flag->kind == nvcc_flag::code) {
+      if (code_count == std::size(codes)) return unexpected(errors::too_many_targets(source_kind::user_input, input));
+      codes[code_count++] = nvcc_value{word, value, pos};
+    } else {  // -arch: checked now, the last one kept
+      keyword = keyword_of(value, arch_dialect::nvcc);
+      if (keyword == arch_keyword::none) {
+        const auto t = parse_nvcc_target(value, pos, word);
+        if (!t) return unexpected(t.error());
+        virt = *t;
+      }
+      arch = nvcc_value{word, value, pos};
+      have_arch = true;
+    }
   }
   if (!any) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
-  if (list.keyword() != arch_keyword::none && !list.empty())
-    return unexpected(errors::keyword_not_alone(source_kind::user_input, to_string(list.keyword()), 0));
+  if (!have_arch) {  // nvcc: "-arch option not specified"
+    if (code_count > 0) return unexpected(errors::malformed_token(source_kind::user_input, codes[0].word, codes[0].position));
+    return {};
+  }
+  if (keyword != arch_keyword::none) {
+    // nvcc refuses -arch=all with -code; it accepts -arch=all with -gencode, which one cuarch list cannot hold.
+    if (code_count > 0) return unexpected(errors::keyword_not_alone(source_kind::user_input, codes[0].word, codes[0].position));
+    if (!list.empty()) return unexpected(errors::keyword_not_alone(source_kind::user_input, arch.word, arch.position));
+    list.set_keyword(keyword);
+    return {};
+  }
+  bool any_code = false;
+  for (std::size_t c = 0; c < code_count; ++c) any_code = any_code || !codes[c].value.empty();
+  if (!any_code) return add_nvcc_arch(list, virt, arch.position, arch.word, input);
+  // nvcc: "Value of -arch option ('sm_80') must be a virtual code architecture".
+  if (virt.form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, arch.word, arch.position));
+  for (std::size_t c = 0; c < code_count; ++c) {
+    const auto r = add_nvcc_codes(list, codes[c].value, virt, true, codes[c].position, codes[c].word, input);
+    if (!r) return r;
+  }
   return {};
 }
 
