@@ -44,11 +44,15 @@ constexpr error input_error(errc code, source_kind source, std::string_view subj
   e.position = position;
   return e;
 }
-constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw) {
+/// The builder every located error goes through, the factories below and the edges' helpers whose
+/// code is decided at run time (a tool's, a library's, a file's failure).
+constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw,
+                              int native_status = 0) {
   error e = make_error(code, source);
   e.subject = subject;
   e.location = location;
   e.raw = raw;
+  e.native_status = native_status;
   return e;
 }
 }  // namespace detail

@@ -28,11 +28,8 @@ namespace detail {
 /// the current directory on a variable's word).
 inline std::optional<error> check_variable_path(const std::string& name, const std::string& value, source_kind src) {
   if (!value.empty() && value.front() == '/') return std::nullopt;
-  error e = make_error(errc::invalid_environment, src);
-  e.subject = value;
-  e.location = name;
-  e.raw = "a relative path: cuarch does not load or run anything from the current directory; use an absolute path";
-  return e;
+  return errors::invalid_environment(
+      src, name, value, "a relative path: cuarch does not load or run anything from the current directory; use an absolute path");
 }
 
 /// Files named prefix* in a directory, one per real file, SONAME before full-version names.

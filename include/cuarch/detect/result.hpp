@@ -187,19 +187,19 @@ struct detection {
   /// The compiler of a role, as resolution wants it; the role's failure otherwise.
   expected<compiler_info, error> compiler_of(const selection& s) const {
     if (const candidate* c = chosen(s); c && c->compiler) return *c->compiler;
-    return unexpected(s.failure ? *s.failure : detail::make_error(errc::library_not_found, source_kind::none));
+    return unexpected(s.failure ? *s.failure : errors::library_not_found(source_kind::none, "a compiler"));
   }
   /// The driver's observation, or why there is none.
   expected<observation, error> driver_version() const {
     if (const candidate* c = chosen(driver)) return c->result;
-    return unexpected(driver.failure ? *driver.failure : detail::make_error(errc::library_not_found, source_kind::driver));
+    return unexpected(driver.failure ? *driver.failure : errors::library_not_found(source_kind::driver, "libcuda.so.1"));
   }
   /// The devices that count: the given list, else the driver's. No device is a no_device error
   /// telling the user to pass a list — never a default architecture.
   expected<std::vector<device_info>, error> devices() const {
     if (given_devices) return *given_devices;
     if (driver_devices && *driver_devices) return **driver_devices;
-    error e = detail::make_error(errc::no_device, source_kind::driver);
+    error e = errors::no_device(source_kind::driver);
     const error* why = driver_devices ? &driver_devices->error() : driver.failure ? &*driver.failure : nullptr;
     if (why) {
       e.location = why->location;

@@ -86,8 +86,7 @@ class role_choice {
     if (!sel_ || decided_) return;
     const source_kind kind = comp_.kind;
     const std::string what(comp_.role_words);
-    error e = make_error(comp_.program ? errc::file_unreadable : errc::library_not_found, kind);
-    e.subject = what;
+    error e = comp_.program ? errors::file_unreadable(kind, what) : errors::library_not_found(kind, what);
     std::size_t found = 0, not_probed = 0;
     for (std::size_t i = first_; i < d_.candidates.size(); ++i)
       if (d_.candidates[i].source == kind) {

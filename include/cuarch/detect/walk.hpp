@@ -508,9 +508,7 @@ class detector {
       s.path = join(dir.empty() ? std::string(".") : dir, name);
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
       if (dir.empty() || dir.front() != '/') {  // PATH entry relative to the current directory
-        error e = make_error(errc::invalid_environment, comp.kind);
-        e.subject = dir;
-        e.location = "PATH";
+        error e = errors::invalid_environment(comp.kind, "PATH", dir);
         e.raw.append("entry '")
             .append(dir)
             .append("' is relative and holds ")
@@ -543,11 +541,8 @@ class detector {
       if (r.real_path.empty() || !is_directory(r.real_path)) {
         // Named by flag or by variable, a root that is not there is the same failure (the same
         // code and exit status); the variable's name says where the path came from.
-        error e = make_error(errc::file_unreadable, source_kind::toolkit_files);
-        e.subject = path;
-        e.location = variable.empty() ? path : variable;
-        e.raw = exists(path) ? "not a directory" : "no such directory";
-        r.problem = e;
+        r.problem = errors::file_unreadable(source_kind::toolkit_files, path, variable.empty() ? path : variable,
+                                            exists(path) ? "not a directory" : "no such directory");
       }
     }
     if (!r.problem)
@@ -586,19 +581,13 @@ class detector {
     if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
     if (!p.problem) {
       if (!is_directory(prefix)) {
-        error e = make_error(variable.empty() ? errc::file_unreadable : errc::invalid_environment, source_kind::python_wheel);
-        e.subject = prefix;
-        e.location = variable.empty() ? prefix : variable;
-        e.raw = "no such directory";
-        p.problem = e;
+        p.problem = variable.empty() ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, "no such directory")
+                                     : errors::invalid_environment(source_kind::python_wheel, variable, prefix, "no such directory");
       } else {
         p.site_packages = site_packages_of(prefix);
         if (p.site_packages.empty() && variable.empty()) {
-          error e = make_error(errc::file_unreadable, source_kind::python_wheel);
-          e.subject = prefix;
-          e.location = prefix;
-          e.raw = "no lib/python3.*/site-packages here, and not a site-packages directory itself";
-          p.problem = e;
+          p.problem = errors::file_unreadable(source_kind::python_wheel, prefix, prefix,
+                                              "no lib/python3.*/site-packages here, and not a site-packages directory itself");
         }
       }
     }

@@ -47,9 +47,7 @@ class driver_device_source {
     if (const int rc = api->device_get_count(&count); rc != 0)
       return unexpected(with_visibility(detail::driver_call_failed("cuDeviceGetCount", rc, where)));
     if (count <= 0) {
-      error e = detail::make_error(errc::no_device, source_kind::driver);
-      e.subject = "cuDeviceGetCount";
-      e.location = where;
+      error e = errors::no_device(source_kind::driver, {}, "cuDeviceGetCount", where);
       e.raw.append("cuDeviceGetCount: ").append_int(count);
       return unexpected(with_visibility(e));
     }
@@ -63,9 +61,7 @@ class driver_device_source {
       if (const int rc = api->device_get_attribute(&minor, 76, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
         return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)", rc, where));
       if (major < 1 || major > 99 || minor < 0 || minor > 9) {
-        error e = detail::make_error(errc::malformed_output, source_kind::driver);
-        e.subject = "cuDeviceGetAttribute";
-        e.location = where;
+        error e = errors::malformed_output(source_kind::driver, "cuDeviceGetAttribute", where);
         e.raw.append("device ").append_int(ordinal).append(" reports compute capability ").append_int(major).append('.').append_int(minor);
         return unexpected(e);
       }

@@ -74,10 +74,7 @@ struct driver_api {
 };
 
 inline error driver_call_failed(std::string_view call, int rc, const std::string& where) {
-  error e = make_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver);
-  e.subject = call;
-  e.location = where;
-  e.native_status = rc;
+  error e = located_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver, call, where, {}, rc);
   e.raw.append(call).append(": ").append(cu_result_name(rc));
   if (cu_result_name(rc) == "CUresult") e.raw.append(' ').append_int(rc);
   if (!cu_result_hint(rc).empty()) e.raw.append("; ").append(cu_result_hint(rc));

@@ -89,11 +89,7 @@ inline bool pread_exactly(int fd, std::uint64_t offset, std::uint64_t size, std:
 }
 
 inline error no_build_id(source_kind src, const std::string& path, std::string_view why) {
-  error e = make_error(errc::malformed_output, src);
-  e.subject = "the GNU build-id of " + path;
-  e.location = path;
-  e.raw = why;
-  return e;
+  return errors::malformed_output(src, "the GNU build-id of " + path, path, why);
 }
 
 }  // namespace detail

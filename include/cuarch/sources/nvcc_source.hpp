@@ -30,12 +30,7 @@ CUARCH_BEGIN_NAMESPACE
 namespace detail {
 
 inline error tool_error(errc code, source_kind kind, const std::string& path, std::string_view raw, int status = 0) {
-  error e = make_error(code, kind);
-  e.subject = path;
-  e.location = path;
-  e.raw = raw;
-  e.native_status = status;
-  return e;
+  return located_error(code, kind, path, path, raw, status);
 }
 
 /// The line holding "release X.Y" (CR removed), for the observation's raw words.

@@ -125,10 +125,7 @@ constexpr std::string_view nvml_return_hint(int rc) noexcept {
 }
 
 inline error nvml_call_failed(std::string_view call, int rc, const std::string& where) {
-  error e = make_error(errc::library_call_failed, source_kind::driver);
-  e.subject = call;
-  e.location = where;
-  e.native_status = rc;
+  error e = errors::library_call_failed(source_kind::driver, call, rc, where);
   e.raw.append(call).append(": ").append(nvml_return_name(rc)).append(" (").append_int(rc).append(')');
   if (!nvml_return_hint(rc).empty()) e.raw.append("; ").append(nvml_return_hint(rc));
   return e;
@@ -280,9 +277,7 @@ class nvml_device_source {
       if (const int rc = api->device_get_cuda_compute_capability(h, &g.gpu.cc_major, &g.gpu.cc_minor); rc != 0)
         return unexpected(detail::nvml_call_failed("nvmlDeviceGetCudaComputeCapability", rc, where));
       if (g.gpu.cc_major < 1 || g.gpu.cc_major > 99 || g.gpu.cc_minor < 0 || g.gpu.cc_minor > 9) {
-        error e = detail::make_error(errc::malformed_output, source_kind::driver);
-        e.subject = "nvmlDeviceGetCudaComputeCapability";
-        e.location = where;
+        error e = errors::malformed_output(source_kind::driver, "nvmlDeviceGetCudaComputeCapability", where);
         e.raw.append("NVML GPU ")
             .append_int(i)
             .append(" reports compute capability ")
@@ -358,18 +353,12 @@ class nvml_device_source {
     const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
     const std::string& where = listed->library;
     if (vis.needs_driver) {
-      error e = detail::make_error(errc::library_call_failed, source_kind::driver);
-      e.subject = "CUDA_VISIBLE_DEVICES";
-      e.location = where;
-      e.raw = "NVML cannot answer: " + vis.ended;
-      return unexpected(e);
+      return unexpected(
+          errors::library_call_failed(source_kind::driver, "CUDA_VISIBLE_DEVICES", 0, where, "NVML cannot answer: " + vis.ended));
     }
     if (vis.duplicate) {  // the driver's cuInit fails outright: say so, not "no device"
-      error e = detail::make_error(errc::invalid_environment, source_kind::environment);
-      e.subject = *env.visible_devices;
-      e.location = "CUDA_VISIBLE_DEVICES";
-      e.raw = vis.ended + ", so no CUDA call can work in this process";
-      return unexpected(e);
+      return unexpected(errors::invalid_environment(source_kind::environment, "CUDA_VISIBLE_DEVICES", *env.visible_devices,
+                                                    vis.ended + ", so no CUDA call can work in this process"));
     }
     device_reading r;
     r.via = "NVML (" + where + ")";
@@ -393,9 +382,7 @@ class nvml_device_source {
     if (vis.mig_guessed)
       r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
     if (r.devices.empty()) {
-      error e = detail::make_error(errc::no_device, source_kind::driver);
-      e.subject = "nvmlDeviceGetCount_v2";
-      e.location = where;
+      error e = errors::no_device(source_kind::driver, {}, "nvmlDeviceGetCount_v2", where);
       e.raw.append("NVML: ").append_int(static_cast<long long>(all.size())).append(" GPU(s)");
       if (env.visible_devices)
         e.raw.append("; CUDA_VISIBLE_DEVICES=\"").append(*env.visible_devices).append("\" limits what the driver shows");

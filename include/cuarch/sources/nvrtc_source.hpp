@@ -70,10 +70,7 @@ struct nvrtc_calls {
 };
 
 inline error nvrtc_failed(std::string_view call, int status, const std::string& where, const nvrtc_calls& c) {
-  error e = make_error(errc::library_call_failed, source_kind::nvrtc);
-  e.subject = call;
-  e.location = where;
-  e.native_status = status;
+  error e = errors::library_call_failed(source_kind::nvrtc, call, status, where);
   const char* text = c.error_string ? c.error_string(status) : nullptr;
   e.raw = text ? std::string_view(text) : std::string_view("nvrtcResult ");
   if (!text) e.raw.append_int(status);
@@ -122,9 +119,7 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   int n = -1;
   if (const int rc = c.count_archs(&n); rc != 0) return unexpected(nvrtc_failed("nvrtcGetNumSupportedArchs", rc, location, c));
   if (n <= 0 || n > 256) {
-    error e = make_error(errc::malformed_output, source_kind::nvrtc);
-    e.subject = "nvrtcGetNumSupportedArchs";
-    e.location = location;
+    error e = errors::malformed_output(source_kind::nvrtc, "nvrtcGetNumSupportedArchs", location);
     e.raw.append("returned ").append_int(n).append(" architectures");
     return unexpected(e);
   }
@@ -133,9 +128,7 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   p.seen.raw += "; nvrtcGetSupportedArchs:";
   for (const int a : archs) {
     if (!decode_sm_number(a, source_kind::nvrtc)) {
-      error e = make_error(errc::malformed_output, source_kind::nvrtc);
-      e.subject = "nvrtcGetSupportedArchs";
-      e.location = location;
+      error e = errors::malformed_output(source_kind::nvrtc, "nvrtcGetSupportedArchs", location);
       e.raw.append("returned ").append_int(a).append(", which is not an sm number");
       return unexpected(e);
     }

@@ -35,10 +35,7 @@ inline expected<observation, error> probe_cudart_library(const dynamic_library& 
   if (!get) return unexpected(get.error());
   int v = -1;
   if (const int rc = (*get)(&v); rc != 0) {
-    error e = detail::make_error(errc::library_call_failed, source_kind::cuda_runtime);
-    e.subject = "cudaRuntimeGetVersion";
-    e.location = lib.path();
-    e.native_status = rc;
+    error e = errors::library_call_failed(source_kind::cuda_runtime, "cudaRuntimeGetVersion", rc, lib.path());
     if (const auto text = lib.function<const char*(int)>("cudaGetErrorString", source_kind::cuda_runtime))
       if (const char* t = (*text)(rc)) e.raw = t;
     return unexpected(e);

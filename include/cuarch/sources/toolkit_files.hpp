@@ -80,11 +80,7 @@ inline expected<std::string, error> read_small_file(const std::string& path, sou
 }
 
 inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
-  error e = make_error(errc::malformed_output, src);
-  e.subject = what;
-  e.location = path;
-  e.raw = trim(raw.substr(0, 190));
-  return e;
+  return errors::malformed_output(src, what, path, trim(raw.substr(0, 190)));
 }
 
 /// A minimal JSON reader for version.json: collects the string members of the top-level objects
@@ -334,11 +330,7 @@ inline std::vector<expected<file_observation, error>> observe_toolkit_root(const
                                                                            discovery how = discovery::explicit_argument) {
   std::vector<expected<file_observation, error>> out;
   auto not_toolkit = [&](std::string_view why) {
-    error e = detail::make_error(errc::file_unreadable, source_kind::toolkit_files);
-    e.subject = root;
-    e.location = root;
-    e.raw = why;
-    out.emplace_back(unexpected(e));
+    out.emplace_back(unexpected(errors::file_unreadable(source_kind::toolkit_files, root, root, why)));
     return out;
   };
   if (!detail::is_directory(root)) return not_toolkit(detail::exists(root) ? "not a directory" : "no such directory");

@@ -86,11 +86,7 @@ inline std::string last_dlerror() {
 struct library_access;
 
 inline error library_error(errc code, source_kind src, std::string_view subject, std::string_view location, std::string_view raw) {
-  error e = make_error(code, src);
-  e.subject = subject;
-  e.location = location;
-  e.raw = raw;
-  return e;
+  return located_error(code, src, subject, location, raw);
 }
 
 /// This process's ELF machine (e_machine); 0 where cuarch does not know it (then not checked).

@@ -118,12 +118,7 @@ inline std::string_view file_type_words(mode_t mode) noexcept {
 enum class read_extent : unsigned char { whole_file, prefix };
 
 inline error file_read_error(source_kind src, const std::string& path, std::string_view why, int status = 0) {
-  error e = make_error(errc::file_unreadable, src);
-  e.subject = path;
-  e.location = path;
-  e.raw = why;
-  e.native_status = status;
-  return e;
+  return located_error(errc::file_unreadable, src, path, path, why, status);
 }
 
 /// Reads a regular file without blocking and without reading more than `cap` bytes. Errors are

@@ -66,12 +66,7 @@ inline std::string command_line(const std::vector<std::string>& argv) {
 }
 
 inline error process_error(errc code, source_kind src, const std::vector<std::string>& argv, int status, std::string_view raw) {
-  error e = make_error(code, src);
-  e.subject = command_line(argv);
-  e.location = argv.empty() ? std::string_view() : std::string_view(argv.front());
-  e.native_status = status;
-  e.raw = raw;
-  return e;
+  return located_error(code, src, command_line(argv), argv.empty() ? std::string_view() : std::string_view(argv.front()), raw, status);
 }
 
 enum class reap_state { exited, running, lost };
