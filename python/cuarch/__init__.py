@@ -36,6 +36,7 @@ __all__ = [
     "doctor",
     "check",
     "list_targets",
+    "schema",
     "Resolution",
     "Compiler",
     "ResolveError",
@@ -86,6 +87,13 @@ def _version_text(value: Any, name: str) -> Optional[str]:
         f"{name} takes a version string such as '12.8' or '13.0.88', not {type(value).__name__} {value!r} "
         "(a number cannot tell 12.1 from 12.10)"
     )
+
+
+def _required_version_text(value: Any, name: str) -> str:
+    text = _version_text(value, name)
+    if text is None:
+        raise TypeError(f"{name} takes a version string such as '12.8' or '13.0.88', not None")
+    return text
 
 
 def _names(value: Any, name: str) -> List[str]:
@@ -258,7 +266,8 @@ def doctor(
     )
     outcome = _cuarch.doctor(options=options, env=_environment(), query_devices=bool(query_devices))
     raise_for(outcome)
-    return json.loads(outcome.json)
+    document: Dict[str, Any] = json.loads(outcome.json)
+    return document
 
 
 def check(targets: Strings, toolkit: str, *, dialect: str = "generic") -> List[str]:
@@ -268,7 +277,7 @@ def check(targets: Strings, toolkit: str, *, dialect: str = "generic") -> List[s
     is the first failing target's reason, .diagnostics has one entry per target (ok or the reason),
     .to_json() the cuarch.check/1 document `cuarch check --format json` prints.
     """
-    outcome = _cuarch.check(targets=_joined(targets, "targets", ";"), toolkit=_version_text(toolkit, "toolkit"), dialect=dialect)
+    outcome = _cuarch.check(targets=_joined(targets, "targets", ";"), toolkit=_required_version_text(toolkit, "toolkit"), dialect=dialect)
     raise_for(outcome)
     return list(outcome.names)
 
@@ -277,8 +286,38 @@ def list_targets(toolkit: str) -> List[str]:
     """Every target (sm_XY[a|f], compute_XY[a|f]) CUDA `toolkit` can build, by cuarch's table, as
     `cuarch list`. A release newer than the table lists what the table's newest builds, with a
     CuarchWarning saying so."""
-    outcome = _cuarch.list_targets(toolkit=_version_text(toolkit, "toolkit"))
+    outcome = _cuarch.list_targets(toolkit=_required_version_text(toolkit, "toolkit"))
     raise_for(outcome)
     if outcome.note:
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     return list(outcome.names)
+
+
+def _schema_dir() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema")
+
+
+def schema(name: str) -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one of cuarch's JSON documents, parsed: the files of
+    docs/schema/, shipped in the package (cuarch/schema/*.schema.json).
+
+    name    a document's "schema" value ("cuarch.resolve/1"), its file stem ("cuarch.resolve-1"),
+            or the bare kind ("resolve", "check", "list", "doctor", "error": version 1).
+
+        cuarch.schema("resolve")["$id"]   # 'urn:cuarch:schema:cuarch.resolve-1'
+        cuarch.schema(cuarch.resolve("90a", toolkit="12.8").as_dict()["schema"])
+
+    Raises ValueError naming the known schemas for any other name.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"schema takes a string, not {type(name).__name__}")
+    directory = _schema_dir()
+    known = sorted(f[: -len(".schema.json")] for f in os.listdir(directory) if f.endswith(".schema.json"))
+    stem = name.replace("/", "-")
+    if stem not in known:
+        stem = f"cuarch.{stem}-1"
+    if stem not in known:
+        raise ValueError(f"no cuarch schema named {name!r}; known: {', '.join(s.replace('-', '/') for s in known)}")
+    with open(os.path.join(directory, stem + ".schema.json"), encoding="utf-8") as f:
+        parsed: Dict[str, Any] = json.load(f)
+    return parsed

@@ -10,6 +10,7 @@ has already loaded), use the in-process API, cuarch.resolve() and cuarch.doctor(
 
 import os
 import sys
+from typing import Optional, Sequence
 
 
 def executable() -> str:
@@ -17,7 +18,7 @@ def executable() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "cuarch")
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     path = executable()
     if not os.access(path, os.X_OK):

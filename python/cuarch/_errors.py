@@ -13,7 +13,7 @@ ValueError, and a wrong type a TypeError: those are mistakes in the call, not an
 """
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from . import _cuarch
 
@@ -45,7 +45,7 @@ class ResolveError(Exception):
     def to_json(self) -> str:
         return self._document
 
-    def __reduce__(self):  # picklable (multiprocessing, concurrent.futures)
+    def __reduce__(self) -> Tuple[Type["ResolveError"], Tuple[str, str, str]]:  # picklable (multiprocessing, concurrent.futures)
         return (type(self), (str(self), self.code, self._document))
 
 
@@ -57,7 +57,7 @@ class ResolveFailure(ResolveError, RuntimeError):
     """Well-formed input that cannot be resolved, found or loaded."""
 
 
-def raise_for(outcome) -> None:
+def raise_for(outcome: _cuarch.Outcome) -> None:
     """Raises the exception an outcome of the extension stands for; returns when it succeeded."""
     kind = outcome.kind
     if kind == _cuarch.Outcome.Kind.ok:

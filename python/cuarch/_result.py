@@ -79,10 +79,11 @@ class Resolution:
         return self._document
 
     def as_dict(self) -> Dict[str, Any]:
-        return json.loads(self._document)
+        d: Dict[str, Any] = json.loads(self._document)
+        return d
 
     def _spelling(self, key: str, prefix: str) -> str:
-        value = self._dict[key]
+        value: Optional[str] = self._dict[key]
         if value is None:
             raise from_error_object(self._dict[key + "_error"], prefix)
         return value

@@ -14,8 +14,8 @@
 set -uo pipefail
 repo=${CUARCH_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 python=${CUARCH_PYTHON:-python3}
-if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
-  echo "skipped: no Python 3.8 or newer ($python)" >&2
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+  echo "skipped: no Python 3.10 or newer ($python)" >&2
   exit 77
 fi
 work=${CUARCH_BINARY_DIR:-}
