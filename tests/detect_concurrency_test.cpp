@@ -12,6 +12,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <condition_variable>
@@ -158,5 +159,38 @@ TEST_CASE("threads that start detect() together get one answer: a library being 
       INFO("thread " << i << " jit: " << seen[i].jit << " vs thread 0: " << seen[0].jit);
       CHECK(seen[i] == seen[0]);
     }
+  }
+}
+
+TEST_CASE("a library the application loads after the first detection stays the application's, call after call",
+          "[detect][already_loaded]") {
+  temp_dir t;
+  REQUIRE_FALSE(t.path.empty());
+  std::string why_not;
+  const std::string stub = build_slow_nvrtc(t.path, why_not);
+  if (stub.empty()) SKIP(why_not);
+  fs::create_directories(t.path + "/app");
+  const std::string lib = t.path + "/app/libnvrtc.so.12";
+  fs::copy_file(stub, lib);
+
+  cuarch::detect_options opts;
+  opts.env = cuarch::environment{};
+  opts.already_loaded = true;
+  opts.loader_search = false;
+  opts.path_search = false;
+  opts.default_locations = false;
+  opts.query_devices = false;
+  (void)cuarch::detect(opts);  // the process's first detection: its snapshot does not hold the library
+
+  void* app = dlopen(lib.c_str(), RTLD_NOW);  // the application loads it afterwards, as torch or CuPy does
+  REQUIRE(app != nullptr);
+  // Every later detection sees it as the application's; asking it (detection's own dlopen of the
+  // same file) must not turn it into cuarch's for the next call.
+  for (int call = 0; call < 3; ++call) {
+    INFO("call " << call);
+    const auto d = cuarch::detect(opts);
+    const cuarch::candidate* c = d.chosen(d.jit_compiler);
+    REQUIRE(c != nullptr);
+    CHECK(c->how == cuarch::discovery::already_loaded);
   }
 }

@@ -9,10 +9,13 @@
 //   * every load a detection makes goes through load(), which records the file as cuarch's under
 //     the same lock that listing takes, so no thread ever sees a detection's library half-loaded;
 //   * a library mapped later counts as the application's when no detection loaded that file and
-//     no cuarch source holds it.
+//     no cuarch source holds it, or when it was mapped already, by the application, when a detection
+//     loaded it (so asking it once does not make it cuarch's for every later call).
 // A library a cuarch source outside detection (nvrtc_library_source, ...) loads while a detection
 // runs in another thread can still be mistaken: pass already_loaded = false where that matters.
 #pragma once
+
+#include <dlfcn.h>
 
 #include <mutex>
 #include <set>
@@ -43,14 +46,22 @@ class application_libraries {
     snapshot_locked();
   }
 
-  /// Runs `load_fn` (a load_library_* call) so that no other detection sees the library mapped
-  /// before it is recorded as cuarch's.
+  /// Runs `load_fn` (a load_library_* call of `name`, a path or a SONAME) so that no other
+  /// detection sees the library mapped before it is recorded as cuarch's. A library the process
+  /// had already mapped stays the application's: cuarch's dlopen only adds a reference to it (else
+  /// the next detection would no longer count what the application loaded as loaded).
   template <class Load>
-  auto load(Load&& load_fn) {
+  auto load(const std::string& name, Load&& load_fn) {
     std::lock_guard<std::mutex> lock(mutex_);
     snapshot_locked();
+    // Mapped already, and not by cuarch (another detection's load is in by_cuarch_, a source's
+    // own load is held): the application's.
+    const bool held = !name.empty() && name.front() == '/' && held_by_cuarch(real_path(name));
+    const bool mapped_already = !held && mapped_now(name);
     auto lib = load_fn();
-    if (lib) by_cuarch_.insert(lib->path());
+    if (!lib) return lib;
+    const bool application_s = mapped_already && by_cuarch_.count(lib->path()) == 0;
+    (application_s ? by_application_ : by_cuarch_).insert(lib->path());
     return lib;
   }
 
@@ -61,7 +72,7 @@ class application_libraries {
     std::vector<std::string> out;
     for (auto& p : loaded_library_paths(prefix)) {
       const std::string real = real_path(p);
-      const bool before = before_cuarch_.count(real) != 0;
+      const bool before = before_cuarch_.count(real) != 0 || by_application_.count(real) != 0;
       if (before || (by_cuarch_.count(real) == 0 && !held_by_cuarch(real))) out.push_back(std::move(p));
     }
     return out;
@@ -69,6 +80,14 @@ class application_libraries {
 
  private:
   application_libraries() = default;
+
+  /// Whether `name` is mapped in this process now (RTLD_NOLOAD: asks, loads nothing).
+  static bool mapped_now(const std::string& name) {
+    if (name.empty()) return false;
+    void* h = ::dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (h) ::dlclose(h);
+    return h != nullptr;
+  }
 
   void snapshot_locked() {
     if (taken_) return;
@@ -81,8 +100,9 @@ class application_libraries {
 
   std::mutex mutex_;
   bool taken_ = false;
-  std::set<std::string> before_cuarch_;  // real paths mapped before the first detection
-  std::set<std::string> by_cuarch_;      // real paths a detection loaded
+  std::set<std::string> before_cuarch_;   // real paths mapped before the first detection
+  std::set<std::string> by_cuarch_;       // real paths a detection loaded
+  std::set<std::string> by_application_;  // real paths a detection found mapped already when it loaded them
 };
 
 }  // namespace detail

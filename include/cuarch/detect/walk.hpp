@@ -312,8 +312,9 @@ class detector {
   bool ask_library(const component_info& comp, const search_spec& s, candidate& c, role_choice& choice) {
     const source_kind kind = comp.kind;
     const auto policy = s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only;
-    const auto lib = application_libraries::instance().load(
-        [&] { return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_); });
+    const auto lib = application_libraries::instance().load(s.path.empty() ? s.soname : s.path, [&] {
+      return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_);
+    });
     if (!lib) {
       if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
         choice.loader_missed(lib.error());
