@@ -91,7 +91,13 @@ int detect_and_report() {
   const cuarch::resolve_outcome resolved = cuarch::resolve_here(request);
   for (const auto& note : resolved.notes) std::printf("%s\n", note.c_str());
   for (const auto& w : resolved.warnings) std::printf("%s: %s\n", w.what.c_str(), w.meaning.c_str());
-  return resolved.exit_status();
+  // The README's way: fields assigned directly (GCC 12 once warned -Wmaybe-uninitialized at -O2 on
+  // an std::optional<std::string> assigned a literal, in the caller's code).
+  cuarch::resolve_options readme;
+  readme.archs = "9.0a;12.0";
+  readme.toolkit = cuarch::cuda_version{13, 0};
+  const cuarch::resolve_outcome by_fields = cuarch::resolve_here(readme);
+  return resolved.exit_status() + by_fields.exit_status();
 }
 
 }  // namespace

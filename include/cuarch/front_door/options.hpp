@@ -46,10 +46,28 @@ enum class driver_from : unsigned char {
   detected,  // the driver detection finds (libcuda.so.1)
 };
 
+/// Text a caller may give or not: `o.archs = "9.0a";` gives it. Not std::optional<std::string>,
+/// whose assignment from a literal makes GCC 12 warn -Wmaybe-uninitialized at -O2 in the caller's
+/// code (a false positive, but an error under -Werror).
+class given_text {
+ public:
+  given_text() = default;
+  given_text(std::string_view text) : text_(text), given_(true) {}             // NOLINT: implicit, as text is
+  given_text(const char* text) : given_text(std::string_view(text)) {}         // NOLINT
+  given_text(const std::string& text) : given_text(std::string_view(text)) {}  // NOLINT
+  explicit operator bool() const noexcept { return given_; }
+  const std::string& operator*() const noexcept { return text_; }
+  std::string value_or(std::string_view otherwise) const { return given_ ? text_ : std::string(otherwise); }
+
+ private:
+  std::string text_;
+  bool given_ = false;
+};
+
 /// One resolution against this machine. Every field has the command line's default.
 struct resolve_options {
   // The request.
-  std::optional<std::string> archs;  // "native" (nullopt: the default), "all", "all-major", or a list
+  given_text archs;  // "native" (not given: the default), "all", "all-major", or a list
   arch_dialect dialect = arch_dialect::generic;
   // Variables that may replace archs (first set wins). nullopt: CUARCH_ARCHS when archs is not
   // given; none when it is, and every variable that is then ignored is named in a note.
@@ -195,7 +213,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
   };
   const auto flag = [&](bool& into) { return take(into, detail::read_flag(value), "takes true or false"); };
   switch (name) {
-    case option_name::archs: o.archs = std::string(value); return std::nullopt;
+    case option_name::archs: o.archs = value; return std::nullopt;
     case option_name::dialect: return take(o.dialect, parse_arch_dialect(value), "must be " + detail::one_of(all_arch_dialects));
     case option_name::env: {
       env_override set = o.env.value_or(env_override::none);
