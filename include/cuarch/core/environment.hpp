@@ -6,13 +6,14 @@
 #pragma once
 
 #include <cstdlib>
-#include <map>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "../core/config.hpp"
+#include "config.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -31,10 +32,15 @@ inline constexpr std::string_view detection_variables[] = {
 };
 
 /// A set of environment variables. Unset and set-but-empty are different (CUDA_VISIBLE_DEVICES="" hides every GPU).
+/// A short list sorted by name (a couple of dozen variables at most): no <map> in the pure layers,
+/// whose every includer pays for it.
 class environment {
  public:
+  using variable = std::pair<std::string, std::string>;
   environment() = default;
-  environment(std::initializer_list<std::pair<const std::string, std::string>> vars) : vars_(vars) {}
+  environment(std::initializer_list<variable> vars) {
+    for (const auto& v : vars) set(v.first, v.second);
+  }
 
   /// The current process's values of detection_variables. Reads getenv: do not call while another
   /// thread may call setenv (Python builds its snapshot from os.environ instead).
@@ -42,24 +48,23 @@ class environment {
     environment env;
     for (const auto name : detection_variables) {
       const std::string key(name);
-      if (const char* v = process_value(key.c_str())) env.vars_[key] = v;
+      if (const char* v = process_value(key.c_str())) env.set(key, v);
     }
     return env;
   }
 
   /// One variable of the current process, without a snapshot (the warm resolve path reads one
-  /// override variable and must not build a map per call). The one getenv in cuarch.
+  /// override variable and must not build a list per call). The one getenv in cuarch.
   static const char* process_value(const char* name) noexcept { return std::getenv(name); }
 
   /// The value's characters, or nullptr when unset (valid while this environment is unchanged).
   const char* find(std::string_view name) const {
-    const auto it = vars_.find(std::string(name));
-    return it == vars_.end() ? nullptr : it->second.c_str();
+    const auto it = at(name);
+    return it != vars_.end() && it->first == name ? it->second.c_str() : nullptr;
   }
   std::optional<std::string> get(std::string_view name) const {
-    const auto it = vars_.find(std::string(name));
-    if (it == vars_.end()) return std::nullopt;
-    return it->second;
+    if (const char* v = find(name)) return std::string(v);
+    return std::nullopt;
   }
   /// The value, or nullopt when unset or empty (for path variables, where empty means nothing).
   std::optional<std::string> get_nonempty(std::string_view name) const {
@@ -68,17 +73,24 @@ class environment {
     return v;
   }
   environment& set(std::string name, std::string value) {
-    vars_[std::move(name)] = std::move(value);
+    const auto it = at(name);
+    if (it != vars_.end() && it->first == name) vars_[static_cast<std::size_t>(it - vars_.begin())].second = std::move(value);
+    else vars_.insert(it, variable(std::move(name), std::move(value)));
     return *this;
   }
   environment& unset(const std::string& name) {
-    vars_.erase(name);
+    const auto it = at(name);
+    if (it != vars_.end() && it->first == name) vars_.erase(it);
     return *this;
   }
-  const std::map<std::string, std::string>& vars() const noexcept { return vars_; }
+  /// Every variable, sorted by name.
+  const std::vector<variable>& vars() const noexcept { return vars_; }
 
  private:
-  std::map<std::string, std::string> vars_;
+  std::vector<variable>::const_iterator at(std::string_view name) const {
+    return std::lower_bound(vars_.begin(), vars_.end(), name, [](const variable& v, std::string_view n) { return v.first < n; });
+  }
+  std::vector<variable> vars_;
 };
 
 CUARCH_END_NAMESPACE
