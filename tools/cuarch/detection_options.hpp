@@ -34,7 +34,8 @@ class library_flags {
       for (const auto& v : values)
         if (auto bad = cuarch::set_option(o, lf.name, v)) return lf.option->get_name() + ": " + bad->message;
     }
-    return cuarch::check_options(o, [this](cuarch::option_name n) { return spelling(n); });
+    const auto flag_of = [](const void* self, cuarch::option_name n) { return static_cast<const library_flags*>(self)->spelling(n); };
+    return cuarch::check_options(o, {flag_of, this});
   }
   /// The flag of a library option ("--device-cc" for devices).
   std::string spelling(cuarch::option_name n) const {

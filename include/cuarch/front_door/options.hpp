@@ -6,7 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -153,9 +152,14 @@ struct option_problem {
 /// adds to what is there). The problem with the value, or nullopt.
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value);
 
-/// How a front end spells an option's name ("--compiler" on the command line); empty: the
-/// library's own name (Python's keyword, to_string(option_name)).
-using option_speller = std::function<std::string(option_name)>;
+/// How a front end spells an option's name ("--compiler" on the command line): spell(context, name);
+/// without a function, the library's own name (Python's keyword, to_string(option_name)). A plain
+/// function and its context, not std::function: <functional> would cost every includer of detect.hpp.
+struct option_speller {
+  std::string (*spell)(const void* context, option_name name) = nullptr;
+  const void* context = nullptr;
+  std::string operator()(option_name n) const { return spell ? spell(context, n) : std::string(to_string(n)); }
+};
 
 /// The rules between options (a toolkit named by release cannot also be detected, ...): the first
 /// one broken, worded with the front end's spelling of each option, or nullopt.
@@ -298,7 +302,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
 }
 
 CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell) {
-  const auto n = [&](option_name x) { return spell ? spell(x) : std::string(to_string(x)); };
+  const auto n = [&](option_name x) { return spell(x); };
   const bool named_nvrtc = !o.nvrtc.empty(), named_nvcc = !o.nvcc.empty();
   if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc)
     return n(option_name::compiler) + " nvrtc does not use the nvcc that " + n(option_name::nvcc) + " names";
