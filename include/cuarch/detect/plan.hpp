@@ -149,6 +149,9 @@ inline std::vector<std::string> loader_names(source_kind kind) {
 
 /// A place to look, before looking: what one tier yields for one component.
 struct search_spec {
+  search_spec() = default;
+  search_spec(discovery h, std::string o, std::string p) : how(h), origin(std::move(o)), path(std::move(p)) {}
+
   discovery how = discovery::explicit_argument;
   std::string origin;
   std::string path;  // a file; or empty with soname set (loader search)

@@ -401,10 +401,7 @@ class detector {
   void explicit_place(std::vector<search_spec>& out, const component_info& comp) const {
     const std::string& path = explicit_path(opts_, comp.kind);
     if (path.empty()) return;
-    search_spec s;
-    s.how = discovery::explicit_argument;
-    s.origin = std::string(comp.explicit_words);
-    s.path = path;
+    search_spec s(discovery::explicit_argument, std::string(comp.explicit_words), path);
     s.sticky = true;
     s.allow_relative = true;
     out.push_back(std::move(s));
@@ -413,10 +410,7 @@ class detector {
   void variable_place(std::vector<search_spec>& out, const component_variable& var, source_kind kind) const {
     const auto v = env_.get_nonempty(var.name);
     if (!v) return;
-    search_spec s;
-    s.how = discovery::environment;
-    s.origin = std::string(var.name) + "=" + *v;
-    s.path = *v;
+    search_spec s(discovery::environment, std::string(var.name) + "=" + *v, *v);
     s.sticky = var.sticky;
     s.problem = check_variable_path(std::string(var.name), *v, kind);
     out.push_back(std::move(s));
@@ -424,24 +418,15 @@ class detector {
 
   void loaded_places(std::vector<search_spec>& out, const component_info& comp) const {
     if (!opts_.already_loaded) return;
-    for (const auto& p : application_libraries::instance().paths(comp.file_prefix)) {
-      search_spec s;
-      s.how = discovery::already_loaded;
-      s.origin = "already loaded in this process";
-      s.path = p;
-      out.push_back(std::move(s));
-    }
+    for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
+      out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
   }
 
   void beside_nvcc_places(std::vector<search_spec>& out) const {
     for (const auto& c : d_.candidates)
-      if (c.source == source_kind::nvcc && !c.real_path.empty()) {
-        search_spec s;
-        s.how = c.how;
-        s.origin = "beside nvcc " + c.path;
-        s.path = join(parent_dir(c.real_path), "ptxas");
-        if (is_file(s.path)) out.push_back(std::move(s));
-      }
+      if (c.source == source_kind::nvcc && !c.real_path.empty())
+        if (std::string ptxas = join(parent_dir(c.real_path), "ptxas"); is_file(ptxas))
+          out.emplace_back(c.how, "beside nvcc " + c.path, std::move(ptxas));
   }
 
   /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
@@ -452,22 +437,11 @@ class detector {
       if (root_tiers_[i] != where || r.problem || (only && *only != i)) continue;
       if (comp.program) {
         const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
-        if (!is_file(f)) continue;
-        search_spec s;
-        s.how = r.how;
-        s.origin = r.origin;
-        s.path = f;
-        out.push_back(std::move(s));
+        if (is_file(f)) out.emplace_back(r.how, r.origin, f);
         continue;
       }
       for (const auto& dir : library_dirs(r.path))
-        for (const auto& f : versioned_files(dir, comp.file_prefix)) {
-          search_spec s;
-          s.how = r.how;
-          s.origin = r.origin;
-          s.path = f;
-          out.push_back(std::move(s));
-        }
+        for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
     }
   }
 
@@ -476,25 +450,13 @@ class detector {
       if (python_tiers_[i] != where) continue;
       for (const auto& sp : d_.python_environments[i].site_packages)
         for (const auto& f : scan_site_packages(sp).files)
-          if (f.component == component) {
-            search_spec s;
-            s.how = discovery::python_site_packages;
-            s.origin = f.package + " in " + sp;
-            s.path = f.path;
-            out.push_back(std::move(s));
-          }
+          if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
     }
   }
 
   void loader_places(std::vector<search_spec>& out, source_kind kind) const {
     if (!opts_.loader_search) return;
-    for (const auto& name : loader_names(kind)) {
-      search_spec s;
-      s.how = discovery::loader_search;
-      s.origin = "loader search for " + name;
-      s.soname = name;
-      out.push_back(std::move(s));
-    }
+    for (const auto& name : loader_names(kind)) out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
   }
 
   void path_places(std::vector<search_spec>& out, const component_info& comp) const {
@@ -503,10 +465,8 @@ class detector {
     if (!path) return;
     const std::string name(comp.file_prefix);
     for (const auto& dir : split_path_list(*path)) {
-      search_spec s;
-      s.how = discovery::path_search;
-      s.origin = "PATH " + (dir.empty() ? std::string("(empty entry)") : dir);
-      s.path = join(dir.empty() ? std::string(".") : dir, name);
+      search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
+                    join(dir.empty() ? std::string(".") : dir, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
       if (dir.empty() || dir.front() != '/') {  // PATH entry relative to the current directory
         error e = errors::invalid_environment(comp.kind, "PATH", dir);
@@ -620,25 +580,24 @@ class detector {
   void observe_roots() {
     for (const auto& r : d_.toolkit_roots) {
       if (r.problem) continue;
-      if (clock_.passed()) {
-        candidate c;
+      const auto of_root = [&]() -> candidate& {
+        candidate& c = d_.candidates.emplace_back();
         c.source = source_kind::toolkit_files;
         c.how = r.how;
         c.origin = r.origin;
         c.toolkit_root = r.real_path;
         c.path = r.path;
+        return c;
+      };
+      if (clock_.passed()) {
+        candidate& c = of_root();
         c.probed = false;
         c.result = unexpected(not_probed_error(source_kind::toolkit_files, "the toolkit's version files", r.path, clock_.budget()));
         d_.deadline_passed = true;
-        d_.candidates.push_back(std::move(c));
         continue;
       }
       for (auto& o : observe_toolkit_root(r.path, r.how)) {
-        candidate c;
-        c.source = source_kind::toolkit_files;
-        c.how = r.how;
-        c.origin = r.origin;
-        c.toolkit_root = r.real_path;
+        candidate& c = of_root();
         if (o) {
           c.source = o->seen.source;
           c.describes = o->describes;
@@ -646,10 +605,8 @@ class detector {
           c.real_path = real_path(c.path);
           c.result = std::move(o->seen);
         } else {
-          c.path = r.path;
           c.result = unexpected(o.error());
         }
-        d_.candidates.push_back(std::move(c));
       }
     }
   }
