@@ -7,6 +7,7 @@
 
 #include "compute_capability.hpp"
 #include "config.hpp"
+#include "detail/name_map.hpp"
 #include "detail/text.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -20,14 +21,8 @@ inline constexpr arch_variant all_arch_variants[] = {arch_variant::baseline, arc
 
 /// The variant's name: "baseline", "arch_specific" or "family_specific" (suffix() is its spelling
 /// in a target: "", "a", "f").
-constexpr std::string_view to_string(arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return "arch_specific";
-    case arch_variant::family_specific: return "family_specific";
-    case arch_variant::baseline: break;
-  }
-  return "baseline";
-}
+inline constexpr std::string_view arch_variant_names[] = {"baseline", "arch_specific", "family_specific"};
+constexpr std::string_view to_string(arch_variant v) noexcept { return detail::name_of(arch_variant_names, v); }
 
 /// What the compiler emits: SASS in a cubin (`sm_`), PTX (`compute_`), or NVVM IR for LTO (`lto_`).
 enum class arch_form : unsigned char { sass, ptx, lto };

@@ -27,20 +27,10 @@ enum class discovery : unsigned char {
   compile_time,          // the including translation unit's CUDA_VERSION
 };
 
-constexpr std::string_view to_string(discovery d) noexcept {
-  switch (d) {
-    case discovery::explicit_argument: return "explicit argument";
-    case discovery::environment: return "environment";
-    case discovery::path_search: return "PATH";
-    case discovery::already_loaded: return "already loaded";
-    case discovery::loader_search: return "loader search";
-    case discovery::default_location: return "default location";
-    case discovery::python_site_packages: return "Python site-packages";
-    case discovery::linked: return "linked";
-    case discovery::compile_time: return "compile time";
-  }
-  return "unknown";
-}
+inline constexpr std::string_view discovery_names[] = {"explicit argument",    "environment",   "PATH",
+                                                       "already loaded",       "loader search", "default location",
+                                                       "Python site-packages", "linked",        "compile time"};
+constexpr std::string_view to_string(discovery d) noexcept { return detail::name_of(discovery_names, d); }
 
 /// How a component was found, in the words reports use ("the default install location").
 constexpr std::string_view describe_how(discovery how) noexcept {

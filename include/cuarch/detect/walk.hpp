@@ -456,7 +456,8 @@ class detector {
 
   void loader_places(std::vector<search_spec>& out, source_kind kind) const {
     if (!opts_.loader_search) return;
-    for (const auto& name : loader_names(kind)) out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
+    for (const auto& name : loader_names(kind))
+      out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
   }
 
   void path_places(std::vector<search_spec>& out, const component_info& comp) const {

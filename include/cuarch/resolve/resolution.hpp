@@ -15,6 +15,7 @@
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
 #include "../core/cuda_version.hpp"
+#include "../core/detail/name_map.hpp"
 #include "../core/detail/text.hpp"
 #include "env_request.hpp"
 #include "../core/error.hpp"
@@ -33,14 +34,8 @@ enum class resolution_outcome : unsigned char {
   rejected,     // nothing stands in for it; `reason` says why and what would fix it
 };
 
-constexpr std::string_view to_string(resolution_outcome o) noexcept {
-  switch (o) {
-    case resolution_outcome::transformed: return "transformed";
-    case resolution_outcome::rejected: return "rejected";
-    case resolution_outcome::kept: break;
-  }
-  return "kept";
-}
+inline constexpr std::string_view resolution_outcome_names[] = {"kept", "transformed", "rejected"};
+constexpr std::string_view to_string(resolution_outcome o) noexcept { return detail::name_of(resolution_outcome_names, o); }
 
 /// Whether a device newer than the compiler got PTX instead of machine code.
 enum class ptx_fallback_status : unsigned char {
@@ -51,16 +46,8 @@ enum class ptx_fallback_status : unsigned char {
   used,          // the result is that PTX
 };
 
-constexpr std::string_view to_string(ptx_fallback_status s) noexcept {
-  switch (s) {
-    case ptx_fallback_status::off: return "off";
-    case ptx_fallback_status::no_candidate: return "no candidate";
-    case ptx_fallback_status::refused: return "refused";
-    case ptx_fallback_status::used: return "used";
-    case ptx_fallback_status::not_needed: break;
-  }
-  return "not needed";
-}
+inline constexpr std::string_view ptx_fallback_status_names[] = {"not needed", "off", "no candidate", "refused", "used"};
+constexpr std::string_view to_string(ptx_fallback_status s) noexcept { return detail::name_of(ptx_fallback_status_names, s); }
 
 /// The device a diagnostic is about (native requests; devices left with nothing under verify_on_devices).
 struct resolved_device {
