@@ -2,6 +2,11 @@
 // itself here; main.cpp turns the registry into CLI11 subcommands, so commands stay independent.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -53,6 +58,61 @@ inline int usage_error(std::string_view command, std::string_view message) {
   if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
   else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
   return exit_usage;
+}
+
+/// The command's stdout holds its output and nothing else (issue 18). Detection loads libraries
+/// and runs their code in this process: a constructor that prints, or calls exit(0), must not turn
+/// into a success with corrupt or empty output. While a `detecting` scope lives, fd 1 is a copy of
+/// stderr (what a library writes, through stdio or write(2), lands there) and the real stdout waits
+/// on a private descriptor; the scope's end flushes and gives fd 1 back. An exit() from a library
+/// inside the scope is caught by an atexit handler (installed by main() first thing): it says so on
+/// stderr and ends the process with exit_failed, never 0 with nothing written. After the command,
+/// main() points fd 1 at stderr again: a library's destructor printing at exit cannot append to the
+/// output either. (An _exit() or a signal from a library cannot be caught: its status is not 0.)
+inline bool& detection_in_progress() {
+  static bool active = false;
+  return active;
+}
+
+inline void exit_during_detection() {
+  if (!detection_in_progress()) return;
+  std::fflush(stdout);  // what the library printed goes to stderr, where fd 1 points now
+  static constexpr char message[] =
+      "cuarch: a library loaded while detecting called exit() before cuarch wrote its output; "
+      "nothing was written to stdout (exit 1)\n";
+  if (::write(2, message, sizeof message - 1) < 0) { /* nowhere left to say it */
+  }
+  ::_exit(exit_failed);
+}
+
+class detecting {
+ public:
+  detecting() {
+    std::fflush(stdout);
+    saved_ = ::fcntl(1, F_DUPFD_CLOEXEC, 3);  // -1: no stdout to keep (closed), nothing to guard
+    if (saved_ >= 0) ::dup2(2, 1);
+    detection_in_progress() = true;
+  }
+  ~detecting() {
+    std::fflush(stdout);  // a library's buffered printf goes where fd 1 points now: stderr
+    detection_in_progress() = false;
+    if (saved_ >= 0) {
+      ::dup2(saved_, 1);
+      ::close(saved_);
+    }
+  }
+  detecting(const detecting&) = delete;
+  detecting& operator=(const detecting&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+/// At the end of main(): the output is written; anything later (a library's destructor at exit) goes
+/// to stderr.
+inline void output_done() {
+  std::fflush(stdout);
+  ::dup2(2, 1);
 }
 
 class flag_set;

@@ -51,7 +51,10 @@ int run_doctor(const doctor_flags& flags) {
   const bool strict = flag_set::given(flags.strict);
   if (flag_set::given(flags.no_device_query)) opts.query_devices = false;
 
-  const cuarch::detection found = cuarch::detect(opts);
+  const cuarch::detection found = [&] {
+    const detecting scope;  // stdout is the report's: what libraries print goes to stderr (cli.hpp)
+    return cuarch::detect(opts);
+  }();
   std::vector<cuarch::finding> findings = cuarch::find_disagreements(found);
   // The compile-time CUDA_VERSION here is the doctor's own build, not the user's program: what it
   // disagrees with is worth showing, not worth a warning.

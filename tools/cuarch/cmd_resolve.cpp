@@ -100,7 +100,10 @@ int run_resolve(const resolve_flags& flags) {
   cuarch::resolve_options o;
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
   const cuarch::output_format format = o.output.value_or(cuarch::output_format::nvcc);
-  const cuarch::resolve_outcome done = cuarch::resolve_here(o);
+  const cuarch::resolve_outcome done = [&] {
+    const detecting scope;  // stdout is the output's: what libraries print goes to stderr (cli.hpp)
+    return cuarch::resolve_here(o);
+  }();
   if (done.usage) return usage_error(command_name, *done.usage);
   for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", say(n));
   for (const auto& w : done.warnings)

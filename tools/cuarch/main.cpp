@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <list>
 #include <map>
@@ -34,6 +35,7 @@ std::string option_named_in(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::atexit(exit_during_detection);  // a library's exit() while detecting is a failure (cli.hpp)
   CLI::App app{"cuarch: which CUDA targets to build, checked against the compiler that builds them", "cuarch"};
   app.set_version_flag("-V,--version", version_text(), "print the version and exit");
   app.set_help_flag("-h,--help", "print this help and exit");
@@ -104,5 +106,7 @@ int main(int argc, char** argv) {
   // After `--`, a command without positionals hands what follows back to the program.
   const bool options_ended = std::find(argv + 1, argv + argc, std::string_view("--")) != argv + argc;
   if (const auto bad = flag_set::leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
-  return run();
+  const int status = run();
+  output_done();
+  return status;
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The command line's stdout belongs to its output (issue 18, item C). A library cuarch loads while it
+# detects (here a stub NVRTC named by --nvrtc) runs code in this process: its constructor may print to
+# stdout, or call exit(0). Neither may turn into a success with corrupt or empty output:
+#   a. a constructor that prints: stdout holds exactly the JSON document (the print goes to stderr);
+#      the same for `cuarch doctor --json` and for the nvcc format (one line);
+#   b. a constructor that calls exit(0): a non-zero exit, nothing on stdout, a message naming what happened.
+# Needs a C compiler ($CC, else cc). Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
+set -uo pipefail
+cli="${CUARCH_CLI:-}"
+if [[ -z "$cli" || ! -x "$cli" ]]; then
+  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
+  exit 77
+fi
+cc=${CC:-cc}
+command -v "$cc" >/dev/null 2>&1 || { echo "skipped: no C compiler ($cc)" >&2; exit 77; }
+unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; head -c 600 "$work/out" | sed 's/^/  stdout: /' >&2; head -c 600 "$work/err" | sed 's/^/  stderr: /' >&2; failures=$((failures + 1)); }
+
+# A stub NVRTC 12.8 whose constructor misbehaves as STUB_CTOR says: "print" (buffered printf and a
+# write(2) to fd 1, as a library's banner would) or "exit" (exit(0)).
+cat >"$work/stub.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void misbehave(void) {
+  const char* what = getenv("STUB_CTOR");
+  if (what && strcmp(what, "print") == 0) {
+    printf("BANNER from a library constructor (stdio)\n");
+    const char raw[] = "BANNER from a library constructor (write)\n";
+    if (write(1, raw, sizeof raw - 1) < 0) abort();
+  }
+  if (what && strcmp(what, "exit") == 0) exit(0);
+}
+int nvrtcVersion(int* major, int* minor) { *major = 12; *minor = 8; return 0; }
+int nvrtcGetNumSupportedArchs(int* n) { *n = 3; return 0; }
+int nvrtcGetSupportedArchs(int* a) { a[0] = 80; a[1] = 90; a[2] = 120; return 0; }
+const char* nvrtcGetErrorString(int r) { return r ? "NVRTC_ERROR" : "NVRTC_SUCCESS"; }
+EOF
+mkdir -p "$work/nvrtc"
+"$cc" -shared -fPIC -O1 -o "$work/nvrtc/libnvrtc.so.12" "$work/stub.c" -Wl,-soname,libnvrtc-ctor-stub.so.12 ||
+  { echo "FAIL: cannot build the stub NVRTC" >&2; exit 1; }
+stub="$work/nvrtc/libnvrtc.so.12"
+is_json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if isinstance(d, dict) and "schema" in d else 1)' "$1" 2>/dev/null; }
+
+# ---- a. a constructor that prints ---------------------------------------------------------------
+STUB_CTOR=print "$cli" resolve --nvrtc "$stub" --archs 9.0 --format json >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc == 0 ]] && is_json "$work/out" && grep -q "BANNER.*stdio" "$work/err" && grep -q "BANNER.*write" "$work/err"; then
+  echo "ok: a. resolve --format json: stdout is the document, the banner went to stderr"
+else
+  fail "a. resolve --format json with a printing constructor (exit $rc)"
+fi
+STUB_CTOR=print "$cli" resolve --nvrtc "$stub" --archs 9.0 --format nvcc >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc == 0 && "$(cat "$work/out")" == "-gencode=arch=compute_90,code=sm_90" ]]; then
+  echo "ok: a. resolve --format nvcc: stdout is the one line"
+else
+  fail "a. resolve --format nvcc with a printing constructor (exit $rc)"
+fi
+STUB_CTOR=print "$cli" doctor --nvrtc "$stub" --no-device-query --json >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc == 0 ]] && is_json "$work/out" && grep -q "BANNER" "$work/err"; then
+  echo "ok: a. doctor --json: stdout is the report"
+else
+  fail "a. doctor --json with a printing constructor (exit $rc)"
+fi
+
+# ---- b. a constructor that calls exit(0) --------------------------------------------------------
+for cmd in "resolve --nvrtc $stub --archs 9.0 --format json" "doctor --nvrtc $stub --no-device-query --json"; do
+  # shellcheck disable=SC2086 # the words of $cmd are the arguments
+  STUB_CTOR=exit "$cli" $cmd >"$work/out" 2>"$work/err"
+  rc=$?
+  if [[ $rc != 0 && ! -s "$work/out" ]] && grep -q "exit()" "$work/err"; then
+    echo "ok: b. ${cmd%% *}: exit(0) in a library is exit $rc, stdout empty, said on stderr"
+  else
+    fail "b. ${cmd%% *}: exit(0) in a library constructor (exit $rc)"
+  fi
+done
+
+[[ $failures == 0 ]] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "all passed"
