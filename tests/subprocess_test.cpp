@@ -8,12 +8,18 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 using cuarch::errc;
 using namespace std::chrono_literals;
@@ -52,7 +58,94 @@ struct scoped_sigchld {
   ~scoped_sigchld() { ::sigaction(SIGCHLD, &saved, nullptr); }
 };
 
+/// A probe that records its pid in `file` and sleeps (`exec`: the pid is the sleeping program's).
+std::vector<std::string> sleeper(const std::string& file) {
+  return {"/bin/sh", "-c", "echo $$ > " + file + ".tmp && mv " + file + ".tmp " + file + " && exec sleep 30"};
+}
+
+/// The pid written to `file`, waited for up to 5 s; 0 if none came.
+pid_t wait_for_pid(const std::string& file) {
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream in(file);
+    long pid = 0;
+    if (in >> pid && pid > 0) return static_cast<pid_t>(pid);
+    std::this_thread::sleep_for(10ms);
+  }
+  return 0;
+}
+
+/// Whether `pid` is gone (no process, or a zombie waiting for whoever adopted it), within `bound`.
+bool gone_within(pid_t pid, std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_text, name, state;
+    if (!(stat >> pid_text >> name >> state) || state == "Z" || state == "X") return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+std::string scratch_file(const char* tag) {
+  return "/tmp/cuarch-subprocess-" + std::to_string(::getpid()) + "-" + tag;
+}
+
 }  // namespace
+
+TEST_CASE("a probe dies with the process that started it, even one killed with SIGKILL", "[subprocess][fault][signal]") {
+  // The host: a process running a probe that would sleep 30 s. Killed, it can clean nothing up; the
+  // probe (in its own process group, so a terminal's Ctrl-C does not reach it) must go with it.
+  const std::string file = scratch_file("host");
+  std::remove(file.c_str());
+  const pid_t host = ::fork();
+  REQUIRE(host >= 0);
+  if (host == 0) {
+    cuarch::process_limits limits;
+    limits.timeout = 30s;
+    (void)cuarch::run_process(sleeper(file), limits);
+    ::_exit(0);
+  }
+  const pid_t probe = wait_for_pid(file);
+  std::remove(file.c_str());
+  REQUIRE(probe > 0);
+  ::kill(host, SIGKILL);
+  int status = 0;
+  ::waitpid(host, &status, 0);
+  const bool gone = gone_within(probe, 2000ms);
+  if (!gone) ::kill(probe, SIGKILL);
+  CHECK(gone);
+}
+
+TEST_CASE("a probe is cancelled through the caller's flag: killed within about 100 ms", "[subprocess][signal]") {
+  const std::string file = scratch_file("cancel");
+  std::remove(file.c_str());
+  std::atomic<bool> cancel{false};
+  cuarch::process_limits limits;
+  limits.timeout = 30s;
+  limits.cancel = &cancel;
+  pid_t probe = 0;
+  std::chrono::steady_clock::time_point cancelled_at;
+  std::thread canceller([&] {
+    probe = wait_for_pid(file);
+    cancelled_at = std::chrono::steady_clock::now();
+    cancel = true;
+  });
+  const auto r = cuarch::run_process(sleeper(file), limits);
+  const auto returned_at = std::chrono::steady_clock::now();
+  canceller.join();
+  std::remove(file.c_str());
+  REQUIRE(probe > 0);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == errc::process_failed);
+  CHECK(r.error().raw.view().find("cancelled") != std::string_view::npos);
+  CHECK(returned_at - cancelled_at < 150ms);
+  CHECK(gone_within(probe, 0ms));  // killed and reaped before run_process returned
+  SECTION("a flag already set: nothing is started") {
+    const auto again = cuarch::run_process({"/bin/sh", "-c", "echo no"}, limits);
+    REQUIRE_FALSE(again);
+    CHECK(again.error().raw.view().find("cancelled") != std::string_view::npos);
+  }
+}
 
 TEST_CASE("a child gets only stdin, stdout and stderr, whatever the caller left open", "[subprocess][fault]") {
   int leaked[2] = {-1, -1};

@@ -1,24 +1,32 @@
 // subprocess: runs a program (nvcc --version, ptxas --version) without a shell, with a deadline,
-// and without touching the caller's process. posix_spawn (no shell, no PATH search: the caller
+// and without touching the caller's process. vfork + execve (no shell, no PATH search: the caller
 // passes an absolute path); the child gets stdin from /dev/null, stdout and stderr through pipes,
 // and no other descriptor (every fd >= 3 is closed in the child, whatever the caller left open);
-// its own process group, killed (SIGKILL) at the deadline. One poll() waits on both pipes and on a
-// pidfd for the child's exit, bounded by the deadline: the run ends when the child exits, even if
-// a grandchild it left behind still holds the pipes (what is in them then is read, nothing waited
-// for). A host that set SIGCHLD to SIG_IGN makes the system reap the child: its exit status is
-// then lost, which the result says (exit_status_lost) instead of failing. POSIX (Linux) only.
+// its own process group, killed (SIGKILL) at the deadline or when the caller's cancel flag is set.
+// The child dies with its parent (PR_SET_PDEATHSIG = SIGKILL, set before exec, getppid() checked
+// after for the race): a host killed or exiting mid-probe leaves no orphan, and cuarch installs no
+// signal handler in the host. PDEATHSIG fires when the *thread* that spawned the child ends; that
+// thread is the one inside run_process, which returns only once the child has exited or been
+// killed, so a probe never outlives it (a worker thread that runs a probe and ends is no concern).
+// One poll() waits on both pipes and on a pidfd for the child's exit, bounded by the deadline: the
+// run ends when the child exits, even if a grandchild it left behind still holds the pipes (what is
+// in them then is read, nothing waited for). A host that set SIGCHLD to SIG_IGN makes the system
+// reap the child: its exit status is then lost, which the result says (exit_status_lost) instead of
+// failing. POSIX (Linux) only.
 #pragma once
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <string>
@@ -38,6 +46,9 @@ CUARCH_BEGIN_NAMESPACE
 struct process_limits {
   std::chrono::milliseconds timeout{10000};  // from spawn to exit, output included
   std::size_t max_output = 64 * 1024;        // bytes kept per stream; the rest is read and dropped
+  // Set by the caller (another thread, a signal handler) to stop the run: the child's process group
+  // is killed and reaped within about 20 ms, and the run fails with process_failed ("cancelled").
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// What a finished program said. A non-zero exit status is not an error here: callers decide.
@@ -99,21 +110,70 @@ inline int open_pidfd(pid_t pid) {
 #endif
 }
 
-/// Child file actions: stdin from /dev/null, stdout/stderr into the pipes, every other descriptor
-/// closed (glibc 2.34+: closefrom; older: each descriptor open now, from /proc/self/fd).
-inline void child_descriptors(posix_spawn_file_actions_t& actions, int out_w, int err_w) {
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);  // never wait for our stdin
-  posix_spawn_file_actions_adddup2(&actions, out_w, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_w, 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#else
-  for (const auto& name : list_dir("/proc/self/fd")) {
-    int fd = 0;
-    for (const char c : name) fd = c >= '0' && c <= '9' ? fd * 10 + (c - '0') : -1;
-    if (fd >= 3) posix_spawn_file_actions_addclose(&actions, fd);
+/// What the child needs, made before vfork: between vfork and exec the child shares the parent's
+/// memory and only makes system calls (no allocation, no lock).
+struct child_plan {
+  const char* path;
+  char* const* argv;
+  char* const* envp;
+  int out_w, err_w;
+  pid_t parent;
+  int* exec_errno;  // the parent's: set when a step before exec fails (shared memory until exec)
+};
+
+/// The child, until exec: signal handlers back to default (a host's handler must not run here, on
+/// the parent's memory), SIGPIPE/SIGINT/SIGTERM/SIGCHLD default and no signal blocked; its own
+/// process group; death with the parent; stdin /dev/null, stdout/stderr the pipes, nothing else open.
+[[noreturn]] inline void run_child(const child_plan& p) noexcept {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa {};
+    if (sig == SIGKILL || sig == SIGSTOP || ::sigaction(sig, nullptr, &sa) != 0) continue;
+    const bool to_default = sig == SIGPIPE || sig == SIGINT || sig == SIGTERM || sig == SIGCHLD;
+    if (!to_default && (sa.sa_handler == SIG_IGN || sa.sa_handler == SIG_DFL)) continue;  // ignored stays ignored
+    sa = {};
+    sa.sa_handler = SIG_DFL;
+    ::sigaction(sig, &sa, nullptr);
   }
+  sigset_t none;
+  sigemptyset(&none);
+  int step = 0;
+  if (::setpgid(0, 0) != 0 || ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) step = errno;
+  if (step == 0 && ::getppid() != p.parent) _exit(127);  // the parent died before PDEATHSIG was set
+  // Pipe ends that landed on 0-2 (a host that closed them) are moved out of the way first.
+  const int out_w = step == 0 && p.out_w < 3 ? ::fcntl(p.out_w, F_DUPFD, 3) : p.out_w;
+  const int err_w = step == 0 && p.err_w < 3 ? ::fcntl(p.err_w, F_DUPFD, 3) : p.err_w;
+  const int null_fd = step == 0 ? ::open("/dev/null", O_RDONLY) : -1;  // never wait for our stdin
+  if (step == 0 && (out_w < 0 || err_w < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0))
+    step = errno;
+  if (step == 0) {
+#if defined(SYS_close_range)
+    if (::syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
 #endif
+    {
+      struct rlimit lim {};
+      const rlim_t top = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? lim.rlim_cur : 65536;
+      for (rlim_t fd = 3; fd < top && fd < 1048576; ++fd) ::close(static_cast<int>(fd));
+    }
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve(p.path, p.argv, p.envp);
+    step = errno;
+  }
+  *p.exec_errno = step;
+  _exit(127);
+}
+
+/// vfork, then the child runs run_child; every signal is blocked around it so that no handler of the
+/// host runs in the child before it has reset them. Returns the child's pid (or -1, errno set).
+[[gnu::noinline]] inline pid_t spawn_child(const child_plan& plan) noexcept {
+  sigset_t all, saved;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &saved);
+  const pid_t pid = ::vfork();
+  if (pid == 0) run_child(plan);
+  const int e = errno;
+  ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  errno = e;
+  return pid;
 }
 
 /// Reads what a non-blocking pipe holds now into `sink` (up to max_output; the rest is dropped and
@@ -160,37 +220,28 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   }
   detail::fd_guard err_r(err_pipe[0]), err_w(err_pipe[1]);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  detail::child_descriptors(actions, out_w.fd, err_w.fd);
-  sigset_t no_signals, default_signals;
-  sigemptyset(&no_signals);
-  sigemptyset(&default_signals);
-  sigaddset(&default_signals, SIGPIPE);
-  sigaddset(&default_signals, SIGINT);
-  sigaddset(&default_signals, SIGTERM);
-  sigaddset(&default_signals, SIGCHLD);  // the child's own children are reaped normally
-  posix_spawnattr_setsigmask(&attr, &no_signals);
-  posix_spawnattr_setsigdefault(&attr, &default_signals);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
-
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  if (limits.cancel && limits.cancel->load())
+    return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller before it started"));
 
   const auto start = clock::now();
   const auto deadline = start + limits.timeout;
-  pid_t pid = -1;
-  const int spawn_rc = ::posix_spawn(&pid, argv.front().c_str(), &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int exec_errno = 0;
+  const detail::child_plan plan{argv.front().c_str(), args.data(), environ, out_w.fd, err_w.fd, ::getpid(), &exec_errno};
+  const pid_t pid = detail::spawn_child(plan);
+  const int spawn_errno = pid < 0 ? errno : exec_errno;
   out_w.reset();  // the child holds its own copies; EOF arrives when it (and its children) close them
   err_w.reset();
-  if (spawn_rc != 0) return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_rc, detail::errno_text(spawn_rc)));
+  if (pid < 0) return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
+  if (spawn_errno != 0) {  // exec (or a step before it) failed: the child has exited with 127
+    int ignored = 0;
+    while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
+    return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
+  }
 
   detail::fd_guard exit_fd(detail::open_pidfd(pid));
   const bool already_reaped = exit_fd.fd < 0 && errno == ESRCH;  // by the system, under SIGCHLD = SIG_IGN
@@ -210,7 +261,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   int status = 0;
   detail::reap_state state = detail::reap_state::running;
-  bool timed_out = false;
+  bool timed_out = false, cancelled = false;
   int poll_errno = 0;
   int fallback_ms = 1;  // without a pidfd: how long to wait before asking waitpid again (1, 2, 4 ... 64 ms)
   if (already_reaped) state = detail::reap(pid, status);
@@ -229,9 +280,14 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       wait = std::min(wait, fallback_ms);
       fallback_ms = std::min(fallback_ms * 2, 64);
     }
+    if (limits.cancel) wait = std::min(wait, 20);  // a flag cannot wake poll(): look at it every 20 ms
     const int pr = ::poll(fds, n, wait);
     if (pr < 0 && errno != EINTR) {
       poll_errno = errno;
+      break;
+    }
+    if (limits.cancel && limits.cancel->load()) {
+      cancelled = true;
       break;
     }
     for (nfds_t i = 0; pr > 0 && i < n; ++i) {
@@ -244,7 +300,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     const bool exit_signalled = exit_fd.fd >= 0 && pr > 0 && fds[n - 1].revents != 0;
     if (exit_signalled || exit_fd.fd < 0) state = detail::reap(pid, status);
   }
-  if (timed_out || poll_errno != 0) {
+  if (timed_out || poll_errno != 0 || cancelled) {
     detail::kill_group(pid);
     // SIGKILL ends it at once unless it is stuck in the kernel: wait a bounded while, never forever.
     const auto until = clock::now() + std::chrono::milliseconds(1000);
@@ -252,6 +308,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       pollfd p{exit_fd.fd, POLLIN, 0};
       ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
     }
+    if (cancelled)
+      return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group"));
     if (poll_errno != 0)
       return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno,
                                               "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
