@@ -19,6 +19,7 @@
 #include "cuarch/front_door/options.hpp"
 #include "cuarch/front_door/resolve_here.hpp"
 #include "cuarch/front_door/resolve_warnings.hpp"
+#include "cuarch/front_door/tool_env.hpp"
 #include "cuarch/front_door/tool_views.hpp"
 #include "cuarch/resolve/json_documents.hpp"
 #include "cuarch/resolve/outputs.hpp"

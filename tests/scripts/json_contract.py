@@ -10,11 +10,14 @@ accept every document. The test also proves it can fail: every document, with ea
 removed in turn, must be refused by both.
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -186,6 +189,21 @@ def main():
         ("doctor isolated, missing NVRTC", ["doctor", "--json", "--isolated", "--no-device-query", "--nvrtc", bad_nvrtc], 0, "cuarch.doctor/1"),
         ("doctor repeated flag", ["doctor", "--json", "--json"], 2, "cuarch.error/1"),
         ("doctor bad device list", ["doctor", "--json", "--isolated", "--device-cc", "9.0a"], 2, "cuarch.error/1"),
+    ]
+    # `cuarch env --for TOOL`: a toolkit root holding the fake nvcc 12.8 (tests/fixtures/fake-nvcc).
+    fake_root = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, fake_root, True)
+    os.makedirs(os.path.join(fake_root, "bin"))
+    fake_nvcc = os.path.join(fake_root, "bin", "nvcc")
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "fake-nvcc", "nvcc-12.8"), fake_nvcc)
+    scenarios += [
+        ("env ok", ["env", "--for", "flashinfer", "--nvcc", fake_nvcc, "--archs", "9.0a;12.0a", "--format", "json"], 0, "cuarch.env/1"),
+        ("env ok, cmake", ["env", "--for", "cmake", "--nvcc", fake_nvcc, "--archs", "8.6+PTX", "--format", "json"], 0, "cuarch.env/1"),
+        ("env not expressible", ["env", "--for", "flashinfer", "--nvcc", fake_nvcc, "--archs", "9.0", "--format", "json"], 1, "cuarch.env/1"),
+        ("env resolution failed", ["env", "--for", "torch", "--nvcc", fake_nvcc, "--archs", "12.0f", "--format", "json"], 1, "cuarch.env/1"),
+        ("env malformed input", ["env", "--for", "torch", "--nvcc", fake_nvcc, "--archs", "8.0a", "--format", "json"], 2, "cuarch.env/1"),
+        ("env with --toolkit", ["env", "--for", "cmake", "--toolkit", "12.8", "--format", "json"], 2, "cuarch.error/1"),
+        ("env unknown tool", ["env", "--for", "bogus", "--format", "json"], 2, "cuarch.error/1"),
     ]
     if local_cuda:
         scenarios += [

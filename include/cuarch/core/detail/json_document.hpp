@@ -21,6 +21,7 @@ inline constexpr std::string_view doctor = "cuarch.doctor/1";    // cuarch docto
 inline constexpr std::string_view list = "cuarch.list/1";        // cuarch list --format json
 inline constexpr std::string_view check = "cuarch.check/1";      // cuarch check --format json
 inline constexpr std::string_view error = "cuarch.error/1";      // a command line that could not be understood
+inline constexpr std::string_view env = "cuarch.env/1";          // cuarch env --for TOOL --format json, cuarch.env()
 }  // namespace json_schema
 
 /// "0.1.0": the version of this cuarch (core/version.hpp).

@@ -1,0 +1,352 @@
+// `cuarch env --for TOOL`: the variables a tool the user already runs reads to choose its CUDA
+// compiler and targets, set from one resolve_here() outcome, so that the tool builds exactly the
+// targets cuarch validated, with the nvcc that validated them. Which variables each tool reads, and
+// how it parses them, is read from the tool's own source at the release tool_sources names
+// (docs/usage.md, "Configure the tools you run"). The target lists reuse the writers of
+// resolve/outputs.hpp. Nothing is reduced: a target the tool's list cannot spell is an error that
+// names the tool, its release and the target. What the environment already sets otherwise is said.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/detail/name_map.hpp"
+#include "../core/environment.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "options.hpp"
+#include "resolve_here.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// A tool whose own variables `cuarch env --for TOOL` sets.
+enum class env_tool : unsigned char { torch, flashinfer, cmake, tvm_ffi, triton };
+inline constexpr std::string_view env_tool_names[] = {"torch", "flashinfer", "cmake", "tvm-ffi", "triton"};
+inline constexpr auto all_env_tools = detail::enumerators<env_tool>(env_tool_names);
+constexpr std::string_view to_string(env_tool e) noexcept { return detail::name_of(env_tool_names, e); }
+/// The release of each tool whose source the rules here follow, in enumerator order.
+inline constexpr std::string_view tool_sources[] = {
+    "PyTorch 2.x torch/utils/cpp_extension.py", "flashinfer-python 0.7.4", "CMake >= 3.20", "apache-tvm-ffi 0.1.15.post2",
+    "triton 3.9.0"};
+/// Every variable some tool reads that env judges (front ends add them to the environment snapshot).
+inline constexpr std::string_view tool_variables[] = {
+    "TORCH_CUDA_ARCH_LIST", "CUDA_HOME",       "PYTORCH_NVCC",      "FLASHINFER_CUDA_ARCH_LIST",   "FLASHINFER_NVCC",
+    "FLASHINFER_EXTRA_CUDAFLAGS", "CUDAARCHS", "CUDACXX",           "TVM_FFI_CUDA_ARCH_LIST",      "TRITON_PTXAS_PATH",
+    "TRITON_PTXAS_BLACKWELL_PATH", "PATH"};
+
+/// How the variables are printed: `export NAME='value'` (POSIX shell), NAME=value (dotenv), lines
+/// for $GITHUB_ENV, or the cuarch.env/1 document.
+enum class env_format : unsigned char { shell, dotenv, github, json };
+inline constexpr std::string_view env_format_names[] = {"shell", "dotenv", "github", "json"};
+inline constexpr auto all_env_formats = detail::enumerators<env_format>(env_format_names);
+constexpr std::string_view to_string(env_format e) noexcept { return detail::name_of(env_format_names, e); }
+
+/// One variable to set. `was`: the environment's value when it differed (the lines replace it),
+/// `note` why that mattered.
+struct tool_variable {
+  std::string name, value;
+  std::optional<std::string> was;
+  std::string note;
+};
+
+/// What to set for one tool, from one successful resolution.
+struct tool_env {
+  env_tool tool = env_tool::torch;
+  std::vector<tool_variable> variables;
+  /// What bears on the answer that the variables do not settle (strict fails on any).
+  std::vector<resolution_warning> warnings;
+  /// What the variables settle that the environment had otherwise (a replaced value, the nvcc first
+  /// on PATH that the tool no longer runs).
+  std::vector<std::string> notes;
+};
+
+/// `o` made to resolve for `tool`: every tool here runs nvcc (Triton: that toolkit's ptxas), found
+/// by detection (a release named by --toolkit has no path to give the tool). The usage problem, or
+/// nullopt.
+CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o, const option_speller& spell = {});
+
+/// The variables for `tool` from `done` (resolve_here() with options_for_tool), judged against
+/// `env` (the environment, with tool_variables). Errors: the resolution's own failure; not_expressible
+/// naming the tool, its release and the target its list cannot spell, or the nvcc it cannot be
+/// pointed at.
+CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env);
+
+/// The variables as `format` prints them (shell, dotenv, github; json: env_json()).
+CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format);
+
+/// The cuarch.env/1 document (docs/json.md): the tool, its source, the compiler, the targets, the
+/// variables, warnings and notes; or, for `failure`, "ok": false and the error.
+CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result);
+
+CUARCH_END_NAMESPACE
+
+#if CUARCH_DEFINITIONS
+#  include "../core/detail/json.hpp"
+#  include "../core/detail/json_document.hpp"
+#  include "../core/detail/json_error.hpp"
+#  include "../doctor/analysis.hpp"
+#  include "../resolve/outputs.hpp"
+#  include "../sources/posix/posix.hpp"
+#  include "../sources/toolkit_files.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o, const option_speller& spell) {
+  const std::string name(to_string(tool));
+  if (o.toolkit)
+    return "env --for " + name + " names the compiler the tool will run: " + spell(option_name::toolkit) +
+           " (a release, nothing detected) has no path to give it; name the nvcc with " + spell(option_name::nvcc) + " or " +
+           spell(option_name::cuda_home) + ", or let detection find it";
+  if (o.compiler == compile_path::nvrtc || !o.nvrtc.empty())
+    return name + " compiles with nvcc, not NVRTC: drop " + spell(o.compiler == compile_path::nvrtc ? option_name::compiler : option_name::nvrtc);
+  o.compiler = compile_path::nvcc;
+  return std::nullopt;
+}
+
+namespace detail {
+
+/// FlashInfer's FLASHINFER_CUDA_ARCH_LIST (compilation_context.py) and TVM-FFI's
+/// TVM_FFI_CUDA_ARCH_LIST (cpp/extension.py): "X.Y[a|f]" joined by one space, each made
+/// -gencode=arch=compute_XY,code=sm_XY: machine code only. FlashInfer also re-derives the suffix of
+/// a bare X.Y from 9.0 on (9.0 -> 9.0a, 12.0 -> 12.0f or 12.0a by its nvcc's version), and builds
+/// 10.7a as sm_100f while its CUTLASS lacks Sm107 (0.7.4's does).
+inline expected<std::string, error> dotted_sass_list(const target_set& targets, std::string_view subject, bool flashinfer) {
+  std::string out;
+  for (const auto& t : targets) {
+    std::string_view why;
+    if (t.form != arch_form::sass)
+      why = "it builds machine code only (code=sm_XY): PTX and LTO IR have no spelling";
+    else if (flashinfer && t.variant == arch_variant::baseline && t.cc.major >= 9)
+      why = "it gives a bare X.Y from 9.0 on a suffix of its own (9.0 -> 9.0a, 12.0 -> 12.0f or 12.0a): baseline has no spelling";
+    else if (flashinfer && t.variant == arch_variant::arch_specific && t.cc == compute_capability{10, 7})
+      why = "it builds 10.7a as sm_100f while its bundled CUTLASS lacks Sm107";
+    if (!why.empty()) return unexpected(errors::not_expressible(source_kind::none, t, subject, why));
+    out.append(out.empty() ? "" : " ").append(dotted(t).view());
+  }
+  return out;
+}
+
+/// "'8.8' is not in PyTorch's supported_arches: _get_cuda_arch_flags raises ValueError" for
+/// entries of a TORCH_CUDA_ARCH_LIST value PyTorch refuses (named generations are substituted
+/// first, so a name is taken as valid); empty when it would read every entry.
+inline std::string torch_refuses(std::string_view list) {
+  std::string bad;
+  for (const auto entry : split_any(list, " ;")) {
+    std::string_view arch = entry;
+    if (arch.size() > 4 && arch.substr(arch.size() - 4) == "+PTX") arch.remove_suffix(4);
+    if (arch.empty() || (arch[0] >= 'A' && arch[0] <= 'Z')) continue;
+    bool known = false;
+    for (const auto s : torch_supported_arches) known = known || s == arch;
+    if (!known) bad.append(bad.empty() ? "" : ", ").append("'").append(entry).append("'");
+  }
+  return bad.empty() ? bad : "PyTorch raises ValueError (\"Unknown CUDA arch\") on " + bad;
+}
+
+/// The real path of the program a command names (its last word: "ccache /x/nvcc" runs /x/nvcc).
+inline std::string program_of(std::string_view command) {
+  const auto words = split_any(command, " \t");
+  return words.empty() ? std::string() : real_path(std::string(words.back()));
+}
+
+/// "nvcc 12.8 (CUDA_HOME=...: /x/bin/nvcc)" for the nvcc detection saw under `root`, or the root.
+inline std::string nvcc_under(const detection& d, const std::string& root) {
+  const std::string real = real_path(root);
+  for (const auto& c : d.candidates)
+    if (c.source == source_kind::nvcc && c.result && !real.empty() && c.toolkit_root == real) return label(c);
+  return "no nvcc cuarch asked";
+}
+
+}  // namespace detail
+
+CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env) {
+  if (!done.result) return unexpected(done.result.error().summary);
+  const std::string subject_of = std::string(tool_sources[static_cast<std::size_t>(tool)]);
+  const detection* d = done.found ? &*done.found : nullptr;
+  const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
+  const target_set& targets = done.result->targets;
+  if (!nvcc || nvcc->source != source_kind::nvcc || nvcc->real_path.empty())
+    return unexpected(errors::not_expressible(source_kind::nvcc, targets[0], subject_of, "no nvcc decided, so there is none to point the tool at"));
+  // The tools below but CMake run $CUDA_HOME/bin/nvcc: the root whose bin/nvcc is the one that
+  // decided (its toolkit, or the directory above the bin/ it was found in).
+  std::string root = nvcc->toolkit_root;
+  if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin") root = detail::parent_dir(detail::parent_dir(nvcc->path));
+  if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path)) {
+    error e = errors::not_expressible(source_kind::nvcc, targets[0], subject_of,
+                                      "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)");
+    e.location = nvcc->path;
+    return unexpected(e);
+  }
+
+  tool_env out;
+  out.tool = tool;
+  const auto subject = [&](std::string_view variable) { return std::string(variable) + " of " + subject_of; };
+  const auto list = [&](std::string_view variable, expected<std::string, error> spelled) -> std::optional<error> {
+    if (!spelled) {
+      error e = spelled.error();
+      e.subject = subject(variable);
+      return e;
+    }
+    out.variables.push_back({std::string(variable), *spelled, {}, {}});
+    return std::nullopt;
+  };
+  const auto set = [&](std::string_view variable, const std::string& value) { out.variables.push_back({std::string(variable), value, {}, {}}); };
+  std::optional<error> refused;
+  std::string who;
+  switch (tool) {
+    case env_tool::torch:
+      who = "PyTorch extensions";
+      refused = list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
+      set("CUDA_HOME", root);
+      // PYTORCH_NVCC, when set, replaces $CUDA_HOME/bin/nvcc in the ninja file ("ccache <nvcc>" too).
+      if (const auto cmd = env.get_nonempty("PYTORCH_NVCC"); cmd && detail::program_of(*cmd) != nvcc->real_path) set("PYTORCH_NVCC", nvcc->real_path);
+      break;
+    case env_tool::flashinfer:
+      who = "FlashInfer";
+      refused = list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("FLASHINFER_CUDA_ARCH_LIST"), true));
+      set("CUDA_HOME", root);  // its nvcc version, hence its 12.0f/12.0a choice, comes from $CUDA_HOME/bin/nvcc
+      set("FLASHINFER_NVCC", nvcc->real_path);
+      if (const auto extra = env.get_nonempty("FLASHINFER_EXTRA_CUDAFLAGS"))
+        for (const auto word : detail::split_any(*extra, " \t"))
+          if (detail::starts_with(word, "-gencode") || detail::starts_with(word, "-arch") || detail::starts_with(word, "--gpu-") ||
+              detail::starts_with(word, "-code")) {
+            out.warnings.push_back({"tool_variable_adds_targets", "FLASHINFER_EXTRA_CUDAFLAGS='" + *extra + "' holds " + std::string(word),
+                                    "FlashInfer appends it to every compile, so it builds targets beyond the validated ones: remove "
+                                    "the target flags from it"});
+            break;
+          }
+      break;
+    case env_tool::cmake:
+      who = "CMake";
+      refused = list("CUDAARCHS", cmake_architectures(targets));
+      set("CUDACXX", nvcc->real_path);
+      break;
+    case env_tool::tvm_ffi:
+      who = "TVM-FFI";
+      refused = list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("TVM_FFI_CUDA_ARCH_LIST"), false));
+      set("CUDA_HOME", root);
+      break;
+    case env_tool::triton: {
+      who = "Triton";
+      // Triton compiles for the device it runs on (sm_XYa from 9.0), with TRITON_PTXAS_PATH below
+      // 9.0 and TRITON_PTXAS_BLACKWELL_PATH from 9.0; a path that does not run falls back silently
+      // to the ptxas in its wheel, so the file must be there.
+      const std::string ptxas = detail::join(root, "bin/ptxas");
+      if (!detail::is_file(ptxas)) {
+        error e = errors::not_expressible(source_kind::ptxas, targets[0], subject_of, "the toolkit of the nvcc that decided has no bin/ptxas");
+        e.location = ptxas;
+        return unexpected(e);
+      }
+      set("TRITON_PTXAS_PATH", ptxas);
+      set("TRITON_PTXAS_BLACKWELL_PATH", ptxas);
+      out.notes.push_back("Triton compiles for the device it runs on, not for a list: the variables name the ptxas of the validated toolkit");
+      break;
+    }
+  }
+  if (refused) return unexpected(*refused);
+
+  // What the environment has otherwise: each replaced value is said, and why it mattered.
+  for (auto& v : out.variables) {
+    const auto now = env.get(v.name);
+    if (!now || *now == v.value) continue;
+    if (v.name == "CUDA_HOME" && detail::real_path(*now) == detail::real_path(v.value)) continue;  // the same toolkit
+    v.was = *now;
+    if (v.name == "CUDA_HOME") v.note = "its nvcc: " + (d ? detail::nvcc_under(*d, *now) : std::string("not asked"));
+    else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
+    out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value + "'");
+  }
+  // The nvcc a shell would run: not the tool's, once the variables point it at the validated one.
+  if (d && d->nvcc_on_path && tool != env_tool::triton) {
+    const candidate& first = d->candidates[*d->nvcc_on_path];
+    if (first.real_path != nvcc->real_path)
+      out.notes.push_back("the first nvcc on PATH is " + detail::label(first) + ", not the one that validated the targets: " + who +
+                          " will not run it with these variables (it runs " + (tool == env_tool::cmake ? "$CUDACXX" : "$CUDA_HOME/bin/nvcc") +
+                          "); a shell or a build step that runs `nvcc` by name would");
+  }
+  // The resolution's warnings, but those about which nvcc a tool finds: the variables settle that.
+  for (const auto& w : done.warnings)
+    if (w.kind != "tool_compiler_disagrees") out.warnings.push_back(w);
+  return out;
+}
+
+namespace detail {
+
+inline bool dotenv_plain(std::string_view v) {
+  if (!v.empty() && (v.front() == ' ' || v.back() == ' ')) return false;
+  return v.find_first_of("\"'\\$#`\n\r\t") == std::string_view::npos;
+}
+
+}  // namespace detail
+
+CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
+  std::string out;
+  for (const auto& v : e.variables) {
+    switch (format) {
+      case env_format::shell: {
+        out += "export " + v.name + "='";
+        for (const char c : v.value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        out += "'\n";
+        break;
+      }
+      case env_format::dotenv:
+        if (detail::dotenv_plain(v.value)) {
+          out += v.name + "=" + v.value + "\n";
+        } else {
+          out += v.name + "=\"";
+          for (const char c : v.value) {
+            if (c == '\n') out += "\\n";
+            else if (c == '\r') out += "\\r";
+            else out += (c == '"' || c == '\\' || c == '$' || c == '`' ? "\\" : "") + std::string(1, c);
+          }
+          out += "\"\n";
+        }
+        break;
+      case env_format::github:
+        if (v.value.find_first_of("\n\r") == std::string::npos) {
+          out += v.name + "=" + v.value + "\n";
+        } else {  // GitHub's multiline form, with a delimiter no line of the value is
+          std::string delimiter = "CUARCH_EOF";
+          while (("\n" + v.value + "\n").find("\n" + delimiter + "\n") != std::string::npos) delimiter += "_";
+          out += v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
+        }
+        break;
+      case env_format::json: break;
+    }
+  }
+  return out;
+}
+
+CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result) {
+  detail::json_writer w;
+  detail::begin_document(w, json_schema::env).key("ok").value(result.has_value());
+  w.key("tool").value(to_string(tool)).key("tool_source").value(tool_sources[static_cast<std::size_t>(tool)]);
+  if (!result) {
+    w.key("error");
+    detail::json_error(w, result.error());
+  }
+  w.key("compiler");
+  if (done.compiler) detail::json_compiler_provenance(w, *done.compiler, false);
+  else w.null();
+  w.key("targets").begin_array();
+  if (done.result)
+    for (const auto& t : done.result->targets) detail::json_target(w, t);
+  w.end_array().key("variables").begin_array();
+  if (result)
+    for (const auto& v : result->variables) {
+      w.begin_object().key("name").value(v.name).key("value").value(v.value).key("was");
+      if (v.was) w.value(*v.was);
+      else w.null();
+      w.key("note").value(v.note).end_object();
+    }
+  w.end_array();
+  detail::json_warnings(w, result ? result->warnings : done.warnings);
+  std::vector<std::string> notes = done.notes;
+  if (result) notes.insert(notes.end(), result->notes.begin(), result->notes.end());
+  w.key("notes").value(notes).end_object();
+  return w.str();
+}
+
+CUARCH_END_NAMESPACE
+#endif  // CUARCH_DEFINITIONS

@@ -1,0 +1,111 @@
+// `cuarch env --for TOOL`: resolve as `cuarch resolve` does (the one front door) and print the
+// variables TOOL reads, so that it builds the validated targets with the nvcc that validated them.
+// The rules (which variables, their spelling, what the environment has otherwise) are the
+// library's (front_door/tool_env.hpp); this command only maps flags and prints.
+#include <cuarch/detect.hpp>
+#include <cuarch/front_door/tool_env.hpp>
+#include <cuarch/fmt.hpp>
+
+#include <functional>
+#include <string>
+
+#include "cli.hpp"
+#include "detection_options.hpp"
+#include "flags.hpp"
+
+namespace {
+
+using namespace cuarch_cli;
+constexpr const char* command_name = "env";
+
+const std::string footer =
+    R"text(Resolves as `cuarch resolve` does (the same flags, detection and rules; the compile path is
+nvcc, which every tool here runs) and prints the variables TOOL reads:
+  torch       TORCH_CUDA_ARCH_LIST, CUDA_HOME (and PYTORCH_NVCC when set to another nvcc)
+  flashinfer  FLASHINFER_CUDA_ARCH_LIST (explicit suffixes), CUDA_HOME, FLASHINFER_NVCC
+  cmake       CUDAARCHS, CUDACXX (read by a fresh build directory's first configure)
+  tvm-ffi     TVM_FFI_CUDA_ARCH_LIST, CUDA_HOME
+  triton      TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH (the validated toolkit's ptxas)
+A target TOOL's list cannot spell is an error naming TOOL, its release and the target: nothing is
+printed, never a reduced list. A value the environment already has otherwise is named in a note
+on stderr (the printed lines replace it), and so is an nvcc first on PATH that is not the one
+that validated. Warnings that the lines do not settle go to stderr; --strict makes them exit 1.
+Formats: shell (export NAME='value'), dotenv (NAME=value), github (lines for $GITHUB_ENV), json
+(the cuarch.env/1 document). Exit status: 0 printed; 1 resolution failed, TOOL cannot express it,
+or --strict and a warning; 2 bad usage or malformed input.
+example: eval "$(cuarch env --for flashinfer)"
+         cuarch env --for cmake --archs 9.0a --format github >>"$GITHUB_ENV")text";
+
+struct env_flags {
+  CLI::Option* tool = nullptr;
+  CLI::Option* format = nullptr;
+  library_flags options;
+};
+
+int run_env(const env_flags& flags) {
+  const auto tool_text = flag_set::get(flags.tool);
+  if (!tool_text) return usage_error(command_name, "--for TOOL is required: " + choices(cuarch::all_env_tools));
+  const auto tool = cuarch::detail::find_by_name(cuarch::all_env_tools, *tool_text);
+  if (!tool) return usage_error(command_name, "--for: must be " + choices(cuarch::all_env_tools) + ", not '" + *tool_text + "'");
+  const auto format_text = flag_set::get(flags.format).value_or("shell");
+  const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, format_text);
+  if (!format) return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'");
+
+  cuarch::resolve_options o;
+  if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
+  const auto flag_of = [](const void* self, cuarch::option_name n) { return static_cast<const library_flags*>(self)->spelling(n); };
+  if (const auto bad = cuarch::options_for_tool(*tool, o, {flag_of, &flags.options})) return usage_error(command_name, *bad);
+  // One snapshot: what detection reads and the tool's own variables, judged against the answer.
+  cuarch::environment env = cuarch::environment::from_process();
+  for (const auto name : cuarch::tool_variables)
+    if (const char* v = cuarch::environment::process_value(std::string(name).c_str())) env.set(std::string(name), v);
+  o.env_snapshot = env;
+  const cuarch::resolve_outcome done = [&] {
+    const detecting scope;  // stdout is the output's: what libraries print goes to stderr (cli.hpp)
+    return cuarch::resolve_here(o);
+  }();
+  if (done.usage) return usage_error(command_name, *done.usage);
+  const auto result = cuarch::tool_env_for(*tool, done, env);
+  const std::string who = fmt::format("cuarch env --for {}", cuarch::to_string(*tool));
+  for (const auto& n : done.notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
+  const auto& warnings = result ? result->warnings : done.warnings;
+  for (const auto& w : warnings) fmt::print(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
+  if (*format == cuarch::env_format::json) fmt::print("{}\n", cuarch::env_json(*tool, done, result));
+  if (!result) {
+    fmt::print(stderr, "{}: {}\n", who, say(done.result ? result.error().message() : done.result.error().message()));
+    return done.result ? cuarch::exit_status(result.error().code) : done.exit_status();
+  }
+  for (const auto& n : result->notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
+  if (*format != cuarch::env_format::json) fmt::print("{}", cuarch::env_lines(*result, *format));
+  if (done.strict && !result->warnings.empty()) {
+    fmt::print(stderr, "{}: --strict: {} warning(s) above; exit 1\n", who, result->warnings.size());
+    return exit_failed;
+  }
+  return exit_ok;
+}
+
+std::function<int()> setup_env(flag_set& f) {
+  using cuarch::option_name;
+  env_flags flags;
+  library_flags& lf = flags.options;
+  const std::string tool = "tool", request = "request (as cuarch resolve)", compiler = "compiler (the nvcc the tool will run)",
+                    devices = "devices and driver", policy = "policy";
+  flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
+  flags.format = f.value("--format", choices(cuarch::all_env_formats), "how to print them (default: shell)", tool);
+  lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
+  lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic)", request);
+  lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides), "variables that override the request (as cuarch resolve)",
+           request);
+  add_detection_flags(lf, f, compiler, devices);
+  lf.value(f, option_name::driver, "--driver", "VERSION|detected", "check PTX against this driver (as cuarch resolve)", devices);
+  lf.value(f, option_name::policy, "--policy", "P[,P...]", "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)",
+           policy);
+  lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES", "the variants native tries (as cuarch resolve)", policy);
+  lf.flag(f, option_name::strict, "--strict", "exit 1 when a warning the printed lines do not settle bears on the answer", policy);
+  return [flags] { return run_env(flags); };
+}
+
+const register_command registration{
+    command_name, {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env}};
+
+}  // namespace
