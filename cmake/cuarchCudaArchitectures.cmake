@@ -21,7 +21,9 @@
 # this machine shows. Prints one status line naming the compiler that decided and how it was
 # found; a failure stops configure with cuarch's message (every rejected target and its reason).
 # POLICY: strict (default), best-effort, ptx-fallback, verify-devices, compatible-minor. NATIVE_VARIANT:
-# as --native-variant ("a", "f,a,baseline", "12.0=f,default=a").
+# as --native-variant ("a", "f,a,baseline", "12.0=f,default=a"). The value is spelled for this CMake
+# (CMAKE_VERSION): an `f` target under CMake < 4.0.2, whose CMAKE_CUDA_ARCHITECTURES has no `f`, stops
+# here with the reason (the library's cmake_architectures decides; docs/conformance.md).
 include_guard(GLOBAL)
 
 # The helper behind cuarch_resolve_cuda_architectures, built once per build tree from the headers.
@@ -96,7 +98,8 @@ function(cuarch_resolve_cuda_architectures out_var)
   # Every argument is a cuarch option (include/cuarch/front_door/options.hpp), read by the library.
   # A CMake list value keeps its semicolons: escaped, it stays one argument.
   string(REPLACE ";" "\\;" request_arg "${arg_REQUEST}")
-  set(args "archs=${request_arg}")
+  # The CMake that will read the answer: the library spells it for this CMake, or says which would.
+  set(args "archs=${request_arg}" "cmake_version=${CMAKE_VERSION}")
   if(arg_DEVICE_CC)
     string(REPLACE ";" "," devices "${arg_DEVICE_CC}")
     list(APPEND args "devices=${devices}")

@@ -6,6 +6,8 @@
 //   cuarch_resolve_architectures NAME=VALUE...   e.g. archs=90a-real;100 nvcc=/usr/local/cuda/bin/nvcc
 //                                                devices=9.0 policy=best-effort native_variant=a
 //   how=<words>   how CMake chose the nvcc (CMAKE_CUDA_COMPILER), for the compiler line only
+//   cmake_version=<CMAKE_VERSION>   the CMake that reads the answer: the library spells it for that
+//                 CMake (cmake_architectures), or says which CMake would spell it
 // The request is read in the CMake dialect, with no environment override (CMake passes what the
 // project asked for), and nvcc decides. Prints `key=value` lines for the CMake function to read:
 //   architectures=<CUDA_ARCHITECTURES value>      (on success)
@@ -42,13 +44,13 @@ int main(int argc, char** argv) {
   o.dialect = cuarch::arch_dialect::cmake;
   o.env = cuarch::env_override::none;
   o.compiler = cuarch::compile_path::nvcc;
-  std::string how;
+  std::string how, cmake_version;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const std::size_t eq = arg.find('=');
     const std::string_view key = arg.substr(0, eq), value = eq == std::string_view::npos ? std::string_view() : arg.substr(eq + 1);
-    if (key == "how") {
-      how = std::string(value);
+    if (key == "how" || key == "cmake_version") {
+      (key == "how" ? how : cmake_version) = std::string(value);
       continue;
     }
     const auto name = cuarch::parse_option_name(key);
@@ -78,8 +80,8 @@ int main(int argc, char** argv) {
                 done.exit_status());
   }
   for (const auto& d : done.result->diagnostics) print_line("note", d.message());
-  const auto cmake = cuarch::cmake_architectures(done.result->targets);
-  if (!cmake) return fail(cmake.error().message(), 1);
+  const auto cmake = cuarch::cmake_architectures(done.result->targets, cmake_version);
+  if (!cmake) return fail(cmake.error().message() + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"), 1);
   print_line("architectures", *cmake);
   return 0;
 }

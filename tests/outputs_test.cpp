@@ -80,6 +80,44 @@ TEST_CASE("CMake: SASS + PTX of one arch merge; suffixes kept; LTO refused", "[o
   CHECK(contains(lto.error().message(), "lto_90 cannot be written in CMake CUDA_ARCHITECTURES"));
 }
 
+TEST_CASE("CMake: the CMake version decides which suffixes it spells", "[outputs][cmake]") {
+  // CMAKE_CUDA_ARCHITECTURES takes `a` from 3.25.0 and `f` from 4.0.2 (the validation regex of
+  // Kitware/CMake Modules/Internal/CMakeCUDAArchitecturesValidate.cmake; docs/conformance.md).
+  const target_set f = set_of("90a-real;120f", arch_dialect::cmake);
+  CHECK(*cmake_architectures(f, "4.0.2") == "90a-real;120f");
+  CHECK(*cmake_architectures(f, "4.4.5") == "90a-real;120f");
+  CHECK(*cmake_architectures(f, "5.0.0-rc1") == "90a-real;120f");
+  CHECK(*cmake_architectures(set_of("90a;80-real", arch_dialect::cmake), "3.25.1") == "80-real;90a");
+  CHECK(*cmake_architectures(set_of("90;80-virtual", arch_dialect::cmake), "3.24.0") == "80-virtual;90");
+  struct refused {
+    const char* version;
+    const char* message;
+  };
+  for (const auto& r : {refused{"3.25.1", "sm_120f cannot be written in CMake 3.25.1 CUDA_ARCHITECTURES: its "
+                                          "CMAKE_CUDA_ARCHITECTURES takes the 'f' suffix from CMake 4.0.2 on"},
+                        refused{"4.0.1", "sm_120f cannot be written in CMake 4.0.1 CUDA_ARCHITECTURES"},
+                        refused{"3.31.20241010-g1234", "sm_120f cannot be written in CMake 3.31.20241010-g1234"},
+                        refused{"3.24.3", "sm_90a cannot be written in CMake 3.24.3 CUDA_ARCHITECTURES: its "
+                                          "CMAKE_CUDA_ARCHITECTURES takes the 'a' suffix from CMake 3.25.0 on"}}) {
+    INFO(r.version);
+    const auto out = cmake_architectures(f, r.version);
+    REQUIRE_FALSE(out);
+    CHECK(out.error().code == errc::not_expressible);
+    CHECK(contains(out.error().message(), r.message));
+  }
+  // The way out names the CMake release and the spellings that CMake has.
+  const auto old = cmake_architectures(set_of("100f-real"), "3.25.1");
+  REQUIRE_FALSE(old);
+  CHECK(contains(old.error().message(), "use CMake >= 4.0.2, or ask for sm_100a or sm_100"));
+  // A version that is not CMake's M.m.p is an error, not a guess.
+  for (const char* bad : {"3", "x.25.1", "3.25", " "}) {
+    INFO(bad);
+    const auto out = cmake_architectures(f, bad);
+    REQUIRE_FALSE(out);
+    CHECK(out.error().code == errc::invalid_version);
+  }
+}
+
 TEST_CASE("PyTorch: 9.0a, 9.0+PTX; what it cannot express is an error", "[outputs][torch]") {
   CHECK(*torch_cuda_arch_list(set_of("sm_90a;9.0+PTX;8.6")) == "8.6;9.0+PTX;9.0a");
   CHECK(*torch_cuda_arch_list(resolved("all-major", {13, 0})) == "7.5;8.0;9.0;10.0;11.0;12.0+PTX");

@@ -41,8 +41,11 @@ CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets)
 
 /// CMake CUDA_ARCHITECTURES: machine code and PTX of one arch merge into "90", machine code alone
 /// is "90-real", PTX alone "90-virtual"; suffixes kept ("90a-real", "100f"). Joined with ';'.
-/// Errors: not_expressible for LTO IR (CMake has no spelling for it).
-CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets);
+/// `cmake_version` is the CMake that reads it (its CMAKE_VERSION, "3.25.1"; empty: a current one):
+/// CMAKE_CUDA_ARCHITECTURES takes `a` from CMake 3.25.0 and `f` from 4.0.2 (docs/conformance.md).
+/// Errors: not_expressible for LTO IR (CMake has no spelling for it) and for a suffix that CMake
+/// lacks (naming the CMake release that has it); invalid_version for a version that is not M.m.p.
+CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets, std::string_view cmake_version = {});
 
 /// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of a baseline arch),
 /// joined with ';'. Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always
@@ -136,14 +139,56 @@ expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
 
 }  // namespace detail
 
-CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets) {
+namespace detail {
+
+/// The first CMake release whose CMAKE_CUDA_ARCHITECTURES takes the suffix of v: the validation
+/// regex, Modules/CMakeDetermineCUDACompiler.cmake until 3.27, then Modules/Internal/
+/// CMakeCUDAArchitecturesValidate.cmake, gained `a?` in 3.25.0 (Kitware/CMake 234aa7e0aa, "CUDA:
+/// Support upcoming sm90a architecture") and `(a|f)?` in 4.0.2 (a1b4c30f24, "CUDA: Add CUDA 12.9 new
+/// architectures and family syntax"). The CUDA_ARCHITECTURES property is passed through unchecked,
+/// but the variable a project sets before enable_language(CUDA) is refused there.
+constexpr cuda_version cmake_spells_from(arch_variant v) noexcept {
+  switch (v) {
+    case arch_variant::arch_specific: return {3, 25, 0};
+    case arch_variant::family_specific: return {4, 0, 2};
+    case arch_variant::baseline: break;
+  }
+  return {3, 18, 0};  // CUDA_ARCHITECTURES itself
+}
+
+}  // namespace detail
+
+CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets, std::string_view cmake_version) {
+  // CMAKE_VERSION: M.m.p, then anything ("-rc1", a dev build's "-g1234"); M.m.p is compared.
+  cuda_version cmake{99, 99, 99};
+  detail::text<96> format("CMake CUDA_ARCHITECTURES");
+  if (!cmake_version.empty()) {
+    std::string_view s = cmake_version;
+    int* parts[] = {&cmake.major, &cmake.minor, &cmake.patch};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::size_t n = detail::read_uint(s, *parts[i]);
+      if (n == 0 || (i < 2 && (n == s.size() || s[n] != '.'))) return unexpected(errors::invalid_version(source_kind::user_input, cmake_version));
+      s.remove_prefix(i < 2 ? n + 1 : n);
+    }
+    format = "CMake ";
+    format.append(cmake_version).append(" CUDA_ARCHITECTURES");
+  }
   std::string out;
   const auto r = detail::for_each_arch_group(
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto)
-          return unexpected(
-              errors::not_expressible(source_kind::none, *lto, "CMake CUDA_ARCHITECTURES", "CMake has no spelling for LTO IR"));
-        const auto entry = cmake_spelling(sass ? *sass : *ptx, sass && ptx);
+        if (lto) return unexpected(errors::not_expressible(source_kind::none, *lto, format.view(), "CMake has no spelling for LTO IR"));
+        const arch_target& t = sass ? *sass : *ptx;
+        const cuda_version since = detail::cmake_spells_from(t.variant);
+        if (cmake < since) {
+          detail::text<200> why("its CMAKE_CUDA_ARCHITECTURES takes the '");
+          why.append(suffix(t.variant)).append("' suffix from CMake ").append(to_text(since).view());
+          why.append(" on; use CMake >= ").append(to_text(since).view()).append(", or ask for ");
+          if (t.variant == arch_variant::family_specific)
+            why.append(to_text(arch_target{t.cc, arch_variant::arch_specific, t.form}).view()).append(" or ");
+          why.append(to_text(arch_target{t.cc, arch_variant::baseline, t.form}).view());
+          return unexpected(errors::not_expressible(source_kind::none, t, format.view(), why.view()));
+        }
+        const auto entry = cmake_spelling(t, sass && ptx);
         if (!entry) return unexpected(entry.error());
         if (!out.empty()) out += ';';
         out += entry->view();
