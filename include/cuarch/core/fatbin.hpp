@@ -1,0 +1,376 @@
+// Reading built CUDA code (issue 19): which images a file holds, and which one a device will load.
+// Pure: bytes in (a mapped file, see sources/code_file.hpp), values out; nothing read past the bytes
+// given, every length checked before use, nothing thrown. The judging reuses compatibility.hpp.
+//
+// What the bytes mean was learnt from nvcc 13.0's own output, checked against cuobjdump
+// (scripts/toolkits/record-inspect-corpus.sh, tests/data/inspect/corpus.tsv; docs/inspect.md):
+//   ELF64 (.so, executable, .o): sections .nv_fatbin (the code the driver loads) and __nv_relfatbin
+//     (relocatable code for the device linker), each one or more fatbins back to back.
+//   fatbin: header {u32 magic 0xBA55ED50, u16 version 1, u16 header size 16, u64 size of the entries},
+//     then entries, each {u16 kind 1 PTX / 2 ELF / 8 NVVM (LTO IR), u16, u32 header size, u64 payload
+//     size, ...; @24 u16 minor, @26 u16 major of its code version (PTX: the PTX ISA), @28 u32 sm number,
+//     @40 u64 flags: 0x2000 or 0x8000 compressed (LZ4 / zstd), 0x100000 arch-specific (a),
+//     0x200000 family-specific (f)}, the next entry at header size + payload size.
+//   cubin (ELF, e_machine 190): sm number in e_flags bits 8-15 (ELF ABI version >= 8) or 0-7 (older),
+//     `a` as attribute 9 = 1 of .nv.compat; an sm_XYf cubin's bytes equal sm_XY's (ptxas writes the
+//     same code), so a bare cubin says `f` only in its producer's command line (.note.nv.tkinfo).
+//   PTX text: `.version M.m` and `.target sm_XY[a|f]`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch.hpp"
+#include "compatibility.hpp"
+#include "config.hpp"
+#include "cuda_version.hpp"
+#include "error.hpp"
+#include "expected.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// What a file is, as far as CUDA code goes.
+enum class container_kind : unsigned char { none, elf, fatbin, cubin, ptx };
+inline constexpr std::string_view container_kind_names[] = {"none", "elf", "fatbin", "cubin", "ptx"};
+constexpr std::string_view to_string(container_kind k) noexcept { return detail::name_of(container_kind_names, k); }
+
+/// One image: SASS in a cubin (form sass), PTX (ptx) or LTO IR (lto), for one target.
+struct code_image {
+  arch_target target{};
+  ptx_isa_version version{};   // its code version: the PTX ISA for PTX (9.0), the cubin format for SASS (1.8)
+  bool compressed = false;     // stored compressed in the fatbin
+  std::uint64_t offset = 0;    // where its header (a fatbin entry) or the file itself starts
+  std::uint64_t size = 0;      // its payload as stored, in bytes
+};
+
+/// One fatbin (a code object: the driver loads one of its images for the kernels it holds), or the
+/// one image of a bare cubin or PTX file.
+struct code_object {
+  std::uint64_t offset = 0;
+  bool relocatable = false;  // from __nv_relfatbin: for the device linker, never loaded as it is
+  std::vector<code_image> images;
+};
+
+struct code_listing {
+  container_kind kind = container_kind::none;
+  std::vector<code_object> objects;
+  std::size_t image_count() const noexcept {
+    std::size_t n = 0;
+    for (const auto& o : objects) n += o.images.size();
+    return n;
+  }
+};
+
+/// The most images one file may list: a hostile file of a million tiny entries is an error, not a
+/// million allocations (PyTorch 2.11's libtorch_cuda.so, the largest known, has 2,789).
+inline constexpr std::size_t max_code_images = 200000;
+
+namespace detail {
+
+inline std::uint64_t le(std::string_view b, std::uint64_t at, unsigned width) noexcept {
+  std::uint64_t v = 0;
+  for (unsigned i = width; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(at + i)]);
+  return v;
+}
+/// Whether [at, at + n) lies inside b, without overflow.
+constexpr bool fits(std::string_view b, std::uint64_t at, std::uint64_t n) noexcept { return at <= b.size() && n <= b.size() - at; }
+
+inline error bad_code(std::uint64_t at, std::string_view why) {
+  std::string raw = "at byte " + std::to_string(at) + ": ";
+  raw.append(why);
+  return errors::file_unreadable(source_kind::user_input, {}, {}, raw);
+}
+
+inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
+inline constexpr std::uint64_t fatbin_flag_compressed = 0x2000u | 0x8000u;
+inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_flag_family_specific = 0x200000u;
+
+constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
+
+/// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
+/// them is skipped). Appends to `out`.
+inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, std::uint64_t end, bool relocatable, code_listing& out,
+                                         std::size_t& images) {
+  while (at < end) {
+    if (b[static_cast<std::size_t>(at)] == 0) {  // padding to the next fatbin's alignment
+      ++at;
+      continue;
+    }
+    if (!fits(b, at, 16) || at + 16 > end) return bad_code(at, "a fatbin header runs past the end of its section");
+    if (le(b, at, 4) != fatbin_magic) return bad_code(at, "not a fatbin (no magic 0xBA55ED50)");
+    const std::uint64_t header = le(b, at + 6, 2), size = le(b, at + 8, 8);
+    if (header < 16 || header > end - at || size > end - at - header)
+      return bad_code(at, "the fatbin's size (" + std::to_string(size) + " bytes) runs past the end of its section");
+    code_object obj;
+    obj.offset = at;
+    obj.relocatable = relocatable;
+    std::uint64_t e = at + header;
+    const std::uint64_t stop = e + size;
+    while (e < stop) {
+      if (stop - e < 64) {
+        bool zeros = true;  // a short zero tail is padding
+        for (std::uint64_t i = e; i < stop; ++i) zeros = zeros && b[static_cast<std::size_t>(i)] == 0;
+        if (zeros) break;
+        return bad_code(e, "a fatbin entry header is cut off by the end of its fatbin");
+      }
+      const std::uint64_t kind = le(b, e, 2), entry_header = le(b, e + 4, 4), payload = le(b, e + 8, 8);
+      if (entry_header < 64 || entry_header > stop - e) return bad_code(e, "a fatbin entry's header size is out of range");
+      if (payload > stop - e - entry_header)
+        return bad_code(e, "a fatbin entry's payload (" + std::to_string(payload) + " bytes) runs past the end of its fatbin");
+      if (++images > max_code_images)
+        return bad_code(e, "more than " + std::to_string(max_code_images) + " images: not a plausible CUDA binary");
+      const std::uint64_t flags = le(b, e + 40, 8), sm = le(b, e + 28, 4);
+      code_image img;
+      if (kind != 1 && kind != 2 && kind != 8) return bad_code(e, "a fatbin entry of unknown kind " + std::to_string(kind));
+      img.target.form = kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto;
+      if (sm == 0 || sm > 1000) return bad_code(e, "a fatbin entry names no plausible GPU (sm " + std::to_string(sm) + ")");
+      img.target.cc = cc_of_sm(sm);
+      if (flags & fatbin_flag_arch_specific) img.target.variant = arch_variant::arch_specific;
+      else if (flags & fatbin_flag_family_specific) img.target.variant = arch_variant::family_specific;
+      img.version = {static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
+      img.compressed = (flags & fatbin_flag_compressed) != 0;
+      img.offset = e;
+      img.size = payload;
+      obj.images.push_back(img);
+      e += entry_header + payload;
+    }
+    out.objects.push_back(std::move(obj));
+    at = stop;
+  }
+  return std::nullopt;
+}
+
+/// The sm number of a cubin: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
+inline std::uint64_t cubin_sm(std::string_view b) noexcept {
+  const std::uint64_t flags = le(b, 0x30, 4);
+  return static_cast<unsigned char>(b[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+}
+
+/// The text after `key` on the line that starts with it (".target" -> "sm_90a"), up to a space,
+/// comma or line end; empty when no line within the first 64 KiB starts with it.
+inline std::string_view ptx_directive(std::string_view text, std::string_view key) noexcept {
+  text = text.substr(0, 65536);
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(at, eol - at);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.substr(0, key.size()) == key && line.size() > key.size() && (line[key.size()] == ' ' || line[key.size()] == '\t')) {
+      line.remove_prefix(key.size());
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      const std::size_t stop = line.find_first_of(" \t,\r/");
+      return line.substr(0, stop);
+    }
+    at = eol + 1;
+  }
+  return {};
+}
+
+/// "sm_90a" -> 9.0a; nullopt for anything else.
+inline std::optional<arch_target> ptx_target(std::string_view t) noexcept {
+  if (t.substr(0, 3) != "sm_") return std::nullopt;
+  t.remove_prefix(3);
+  arch_target out;
+  out.form = arch_form::ptx;
+  if (!t.empty() && (t.back() == 'a' || t.back() == 'f')) {
+    out.variant = t.back() == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
+    t.remove_suffix(1);
+  }
+  if (t.size() < 2 || t.size() > 3) return std::nullopt;
+  int sm = 0;
+  for (const char c : t) {
+    if (c < '0' || c > '9') return std::nullopt;
+    sm = sm * 10 + (c - '0');
+  }
+  out.cc = cc_of_sm(static_cast<std::uint64_t>(sm));
+  return out;
+}
+
+inline std::optional<ptx_isa_version> ptx_version(std::string_view v) noexcept {
+  const std::size_t dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= v.size() || v.size() > 6) return std::nullopt;
+  ptx_isa_version out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i == dot) continue;
+    if (v[i] < '0' || v[i] > '9') return std::nullopt;
+    int& part = i < dot ? out.major : out.minor;
+    part = part * 10 + (v[i] - '0');
+  }
+  return out;
+}
+
+struct elf_section {
+  std::string_view name;
+  std::uint64_t type = 0, offset = 0, size = 0;
+};
+
+/// Calls f(elf_section) for each section of the ELF64 file b; an error when its table lies.
+template <class F>
+std::optional<error> for_each_section(std::string_view b, F&& f) {
+  const std::uint64_t shoff = le(b, 0x28, 8), shentsize = le(b, 0x3a, 2), shnum = le(b, 0x3c, 2), shstrndx = le(b, 0x3e, 2);
+  if (shoff == 0 || shnum == 0) return std::nullopt;  // no section table: nothing found
+  if (shentsize < 64 || !fits(b, shoff, shentsize * shnum)) return bad_code(shoff, "the ELF section table runs past the end of the file");
+  if (shstrndx >= shnum) return bad_code(shoff, "the ELF section-name table index is out of range");
+  const std::uint64_t names_at = le(b, shoff + shstrndx * shentsize + 24, 8), names_size = le(b, shoff + shstrndx * shentsize + 32, 8);
+  if (!fits(b, names_at, names_size)) return bad_code(names_at, "the ELF section-name table runs past the end of the file");
+  const std::string_view names = b.substr(static_cast<std::size_t>(names_at), static_cast<std::size_t>(names_size));
+  for (std::uint64_t i = 0; i < shnum; ++i) {
+    const std::uint64_t s = shoff + i * shentsize;
+    elf_section sec;
+    const std::uint64_t name = le(b, s, 4);
+    sec.type = le(b, s + 4, 4);
+    sec.offset = le(b, s + 24, 8);
+    sec.size = le(b, s + 32, 8);
+    if (name < names.size()) {
+      sec.name = names.substr(static_cast<std::size_t>(name));
+      sec.name = sec.name.substr(0, sec.name.find('\0'));
+    }
+    if (sec.type == 8) continue;  // SHT_NOBITS: no bytes in the file
+    if (!fits(b, sec.offset, sec.size))
+      return bad_code(s, "ELF section '" + std::string(sec.name) + "' runs past the end of the file");
+    if (auto e = f(sec)) return e;
+  }
+  return std::nullopt;
+}
+
+inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
+  code_image img;
+  img.target.form = arch_form::sass;
+  img.size = b.size();
+  const std::uint64_t sm = cubin_sm(b);
+  if (sm == 0) return bad_code(0x30, "a cubin whose ELF flags name no GPU");
+  img.target.cc = cc_of_sm(sm);
+  auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
+    const std::string_view bytes = b.substr(static_cast<std::size_t>(s.offset), static_cast<std::size_t>(s.size));
+    if (s.name == ".nv.compat") {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
+      for (std::size_t at = 0; at + 4 <= bytes.size();) {
+        const unsigned format = static_cast<unsigned char>(bytes[at]), attribute = static_cast<unsigned char>(bytes[at + 1]);
+        if (attribute == 9 && format == 2 && bytes[at + 2] == 1) img.target.variant = arch_variant::arch_specific;
+        at += format == 4 ? 4 + static_cast<std::size_t>(le(bytes, at + 2, 2)) : 4;
+      }
+    } else if (s.name == ".note.nv.tkinfo" && img.target.variant == arch_variant::baseline) {
+      // The producer's command line ends the note: "-arch sm_100f -m 64". Its -arch names f.
+      std::string spelled = "-arch sm_" + std::to_string(sm) + "f ";
+      if (bytes.find(spelled) != std::string_view::npos) img.target.variant = arch_variant::family_specific;
+    }
+    return std::nullopt;
+  });
+  if (e) return e;
+  out.kind = container_kind::cubin;
+  code_object obj;
+  obj.images.push_back(img);
+  out.objects.push_back(std::move(obj));
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The CUDA code in a file's bytes. A file without any (a host-only library, a text file) gives
+/// kind none and no objects; bytes that claim to be CUDA code but lie (sizes past the end, a
+/// million entries, a fatbin magic with garbage after it) give file_unreadable naming the byte
+/// offset and what is wrong there (the caller adds the path).
+inline expected<code_listing, error> list_code(std::string_view b) {
+  using detail::le;
+  code_listing out;
+  std::size_t images = 0;
+  if (b.size() >= 16 && le(b, 0, 4) == detail::fatbin_magic) {
+    out.kind = container_kind::fatbin;
+    if (auto e = detail::read_fatbins(b, 0, b.size(), false, out, images)) return unexpected(*e);
+    return out;
+  }
+  if (b.size() >= 4 && b.substr(0, 4) == "\x7f" "ELF") {
+    if (b.size() < 64 || b[4] != 2 || b[5] != 1) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
+    if (le(b, 0x12, 2) == 190) {                              // EM_CUDA: a cubin
+      if (auto e = detail::read_cubin(b, out)) return unexpected(*e);
+      return out;
+    }
+    auto e = detail::for_each_section(b, [&](const detail::elf_section& s) -> std::optional<error> {
+      const bool relocatable = s.name == "__nv_relfatbin";
+      if (s.name != ".nv_fatbin" && !relocatable) return std::nullopt;
+      return detail::read_fatbins(b, s.offset, s.offset + s.size, relocatable, out, images);
+    });
+    if (e) return unexpected(*e);
+    if (!out.objects.empty()) out.kind = container_kind::elf;
+    return out;
+  }
+  const std::string_view target = detail::ptx_directive(b, ".target"), version = detail::ptx_directive(b, ".version");
+  if (!target.empty() && !version.empty()) {
+    const auto t = detail::ptx_target(target);
+    const auto v = detail::ptx_version(version);
+    if (!t) return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
+    if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
+    code_image img;
+    img.target = *t;
+    img.version = *v;
+    img.size = b.size();
+    out.kind = container_kind::ptx;
+    out.objects.push_back(code_object{0, false, {img}});
+  }
+  return out;
+}
+
+/// The code objects a loader sees: the loadable fatbins (.nv_fatbin) when there are any, else the
+/// relocatable ones (an object file before linking) — what cuobjdump lists without --all-fatbin.
+inline bool judged(const code_listing& l, const code_object& o) noexcept {
+  if (!o.relocatable) return true;
+  for (const auto& other : l.objects)
+    if (!other.relocatable) return false;
+  return true;
+}
+
+/// Which image of a code object a device loads, or why none does.
+struct image_choice {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t image = none;  // index into code_object::images
+  bool jit = false;          // PTX the driver compiles
+  std::optional<error> why;  // image == none: the reason (the nearest miss's error)
+  bool loads() const noexcept { return image != none; }
+};
+
+/// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` for target t: the floor of the target
+/// (min_ptx_isa) and the ISA that driver release understands (ptx_isa_of), both from the table.
+inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
+  const std::optional<ptx_isa_version> understood = ptx_isa_of(driver.release());
+  if (!understood) return {};  // a driver newer than the table reads every ISA the table knows
+  if (isa <= *understood) return {};
+  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, *understood));
+}
+
+/// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
+/// nearest compute capability first (arch-specific before family before baseline on a tie); else
+/// PTX that loads and, when the driver's release is known, that it can JIT, the newest first. LTO
+/// IR never loads (it needs the device linker).
+inline image_choice choose_image(const code_object& obj, const compute_capability& device, const std::optional<cuda_version>& driver) {
+  image_choice out;
+  const auto rank = [](const arch_target& t) { return t.cc.sm_number() * 4 + (t.variant == arch_variant::arch_specific ? 2 : t.variant == arch_variant::family_specific ? 1 : 0); };
+  for (const arch_form form : {arch_form::sass, arch_form::ptx}) {
+    for (std::size_t i = 0; i < obj.images.size(); ++i) {
+      const code_image& img = obj.images[i];
+      if (img.target.form != form) continue;
+      auto ok = check_loadable(img.target, device);
+      if (ok && form == arch_form::ptx && driver) ok = check_driver_can_jit_isa(img.target, img.version, *driver);
+      if (!ok) {
+        // Remember the most telling miss: a JIT refusal beats "wrong device".
+        if (!out.why || ok.error().code == errc::ptx_too_new_for_driver) out.why = ok.error();
+        continue;
+      }
+      if (out.image == image_choice::none || rank(img.target) > rank(obj.images[out.image].target)) out.image = i;
+    }
+    if (out.loads()) {
+      out.jit = form == arch_form::ptx;
+      out.why.reset();
+      return out;
+    }
+  }
+  if (!out.why) {  // no SASS or PTX image at all (LTO IR only, or empty)
+    arch_target want{device, arch_variant::baseline, arch_form::sass};
+    out.why = errors::cannot_load_on_device(source_kind::none, want, device);
+  }
+  return out;
+}
+
+CUARCH_END_NAMESPACE

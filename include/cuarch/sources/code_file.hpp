@@ -1,0 +1,89 @@
+// The CUDA code in a file or a directory of files (a JIT cache), read with core/fatbin.hpp.
+// Opened like every file cuarch reads (posix/posix.hpp: O_RDONLY | O_NONBLOCK | O_CLOEXEC, regular
+// files only: a FIFO is an error, never a hang) and mapped read-only, never read whole: a 456 MB
+// libtorch_cuda.so costs the pages of its section table and fatbin entry headers, not its size.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/fatbin.hpp"
+#include "posix/posix.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// The code in the file at `path` (list_code on its mapped bytes). Errors: file_unreadable naming
+/// the path: it cannot be opened or mapped, is no regular file, or its CUDA code is malformed (the
+/// byte offset and what is wrong there).
+inline expected<code_listing, error> read_code_file(const std::string& path) {
+  const source_kind src = source_kind::user_input;
+  detail::fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.fd < 0) {
+    const int e = errno;
+    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+  }
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) {
+    const int e = errno;
+    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+  }
+  if (!S_ISREG(st.st_mode))
+    return unexpected(detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+  if (st.st_size == 0) return code_listing{};
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+  if (map == MAP_FAILED) {
+    const int e = errno;
+    return unexpected(detail::file_read_error(src, path, "cannot map it: " + detail::errno_text(e), e));
+  }
+  // Access is scattered (headers), not sequential: do not read ahead the whole file.
+  (void)::madvise(map, size, MADV_RANDOM);
+  expected<code_listing, error> out = list_code(std::string_view(static_cast<const char*>(map), size));
+  ::munmap(map, size);
+  if (!out) {
+    out.error().subject = "the CUDA code in " + path;
+    out.error().location = path;
+  }
+  return out;
+}
+
+/// The regular files under `path` (itself when it is no directory), sorted, at most `max_files`,
+/// `max_depth` directories deep; symbolic links are not followed into directories.
+inline std::vector<std::string> code_files_under(const std::string& path, std::size_t max_files = 100000, int max_depth = 16) {
+  std::vector<std::string> out;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    out.push_back(path);
+    return out;
+  }
+  std::vector<std::pair<std::string, int>> dirs{{path, 0}};
+  while (!dirs.empty() && out.size() < max_files) {
+    const auto [dir, depth] = dirs.back();
+    dirs.pop_back();
+    for (const std::string& name : detail::list_dir(dir)) {
+      const std::string full = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + name;
+      if (::lstat(full.c_str(), &st) != 0) continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (depth + 1 < max_depth) dirs.emplace_back(full, depth + 1);
+      } else if (S_ISREG(st.st_mode) && out.size() < max_files) {
+        out.push_back(full);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+CUARCH_END_NAMESPACE

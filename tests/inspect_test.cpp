@@ -1,0 +1,260 @@
+// Reading built CUDA code (core/fatbin.hpp, sources/code_file.hpp) against cuobjdump's listing of
+// real nvcc 13.0 artefacts in every form (tests/data/inspect/corpus.tsv, recorded by
+// scripts/toolkits/record-inspect-corpus.sh); hostile bytes; and the choice of image per device.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <cuarch/core/fatbin.hpp>
+#include <cuarch/sources/code_file.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace cuarch;
+
+namespace {
+
+const std::string data_dir = std::string(CUARCH_TEST_DATA_DIR) + "/inspect/";
+
+struct corpus_row {
+  std::string file, args, images;
+};
+
+std::vector<corpus_row> corpus() {
+  std::ifstream in(data_dir + "corpus.tsv");
+  std::vector<corpus_row> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream cols(line);
+    corpus_row r;
+    std::getline(cols, r.file, '\t');
+    std::getline(cols, r.args, '\t');
+    std::getline(cols, r.images, '\t');
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// One image as the corpus spells cuobjdump's words: kind:sm_XY[a|f]:version[:z].
+std::string word(const code_image& img, bool cubin) {
+  std::string w = img.target.form == arch_form::ptx ? "ptx:" : img.target.form == arch_form::lto ? "nvvm:" : "elf:";
+  w += "sm_" + std::to_string(img.target.cc.sm_number());
+  if (cubin) return img.target.variant == arch_variant::arch_specific ? w + "a" : w;  // cuobjdump -elf drops f
+  w += suffix(img.target.variant);
+  w += ":" + std::to_string(img.version.major) + "." + std::to_string(img.version.minor);
+  if (img.compressed) w += ":z";
+  return w;
+}
+
+std::string words(const code_listing& l, bool cubin) {
+  std::string out;
+  for (const auto& o : l.objects)
+    for (const auto& img : o.images) out += (out.empty() ? "" : " ") + word(img, cubin);
+  return out.empty() ? "none" : out;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void put_le(std::string& b, std::size_t at, std::uint64_t v, unsigned width) {
+  for (unsigned i = 0; i < width; ++i) b[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// A fatbin of n entries, each a 64-byte header with `payload` bytes after it.
+std::string fatbin_of(std::size_t n, std::uint64_t sm = 90, std::uint64_t kind = 2, std::uint64_t flags = 0x11, std::size_t payload = 8) {
+  std::string b(16 + n * (64 + payload), '\0');
+  put_le(b, 0, 0xBA55ED50u, 4);
+  put_le(b, 4, 1, 2);
+  put_le(b, 6, 16, 2);
+  put_le(b, 8, b.size() - 16, 8);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t e = 16 + i * (64 + payload);
+    put_le(b, e, kind, 2);
+    put_le(b, e + 2, 0x101, 2);
+    put_le(b, e + 4, 64, 4);
+    put_le(b, e + 8, payload, 8);
+    put_le(b, e + 24, 8, 2);
+    put_le(b, e + 26, 1, 2);
+    put_le(b, e + 28, sm, 4);
+    put_le(b, e + 40, flags, 8);
+  }
+  return b;
+}
+
+constexpr compute_capability cc(int major, int minor) { return {major, minor}; }
+
+}  // namespace
+
+TEST_CASE("every nvcc 13.0 artefact lists the images cuobjdump lists", "[inspect][corpus]") {
+  const auto rows = corpus();
+  REQUIRE(rows.size() >= 35);
+  for (const auto& r : rows) {
+    INFO(r.file << "  (nvcc " << r.args << ")");
+    const auto listing = read_code_file(data_dir + r.file);
+    REQUIRE(listing.has_value());
+    const bool cubin = r.file.size() > 6 && r.file.substr(r.file.size() - 6) == ".cubin";
+    CHECK(words(*listing, cubin) == r.images);
+    const container_kind want = r.images == "none" ? container_kind::none
+                                : cubin ? container_kind::cubin
+                                : r.file.find(".fatbin") != std::string::npos ? container_kind::fatbin
+                                : r.file.find(".ptx") != std::string::npos ? container_kind::ptx
+                                : container_kind::elf;
+    CHECK(listing->kind == want);
+  }
+}
+
+TEST_CASE("a bare cubin's a and f variants, which cuobjdump does not print", "[inspect][cubin]") {
+  const auto variant_of = [](const std::string& f) {
+    const auto l = read_code_file(data_dir + f);
+    REQUIRE(l.has_value());
+    REQUIRE(l->image_count() == 1);
+    return l->objects[0].images[0].target;
+  };
+  CHECK(variant_of("k_sm_90a.cubin") == arch_target{cc(9, 0), arch_variant::arch_specific, arch_form::sass});
+  CHECK(variant_of("k_sm_100f.cubin") == arch_target{cc(10, 0), arch_variant::family_specific, arch_form::sass});
+  CHECK(variant_of("k_sm_121.cubin") == arch_target{cc(12, 1), arch_variant::baseline, arch_form::sass});
+}
+
+TEST_CASE("relocatable fatbins are judged only when nothing else is there", "[inspect][rdc]") {
+  const auto exe = read_code_file(data_dir + "exe_rdc_sm_90");
+  REQUIRE(exe.has_value());
+  REQUIRE(exe->objects.size() == 2);
+  CHECK_FALSE(exe->objects[0].relocatable);
+  CHECK(exe->objects[1].relocatable);
+  CHECK(judged(*exe, exe->objects[0]));
+  CHECK_FALSE(judged(*exe, exe->objects[1]));
+  const auto obj = read_code_file(data_dir + "rdc_sm_90.o");
+  REQUIRE(obj.has_value());
+  REQUIRE(obj->objects.size() == 1);
+  CHECK(obj->objects[0].relocatable);
+  CHECK(judged(*obj, obj->objects[0]));
+}
+
+TEST_CASE("hostile bytes: every cut of a real file is an error or a shorter listing, never a crash", "[inspect][hostile]") {
+  for (const char* f : {"mix_89_100a_120.o", "k_sm_120.fatbin", "k_sm_90a.cubin"}) {
+    const std::string whole = slurp(data_dir + f);
+    REQUIRE(!whole.empty());
+    for (std::size_t n = 0; n < whole.size(); n += (n < 256 ? 1 : 61)) {
+      const auto l = list_code(std::string_view(whole).substr(0, n));
+      if (!l) {
+        CHECK(l.error().code == errc::file_unreadable);
+        CHECK(!l.error().raw.empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("hostile bytes: lying and overflowing sizes name the offset", "[inspect][hostile]") {
+  std::string b = fatbin_of(2);
+  REQUIRE(list_code(b).has_value());
+  CHECK(list_code(b)->image_count() == 2);
+
+  std::string lie = b;
+  put_le(lie, 8, 1u << 30, 8);  // the fatbin claims more bytes than there are
+  auto l = list_code(lie);
+  REQUIRE_FALSE(l.has_value());
+  CHECK(std::string(l.error().raw.view()).find("at byte 0") != std::string::npos);
+
+  lie = b;
+  put_le(lie, 16 + 8, ~std::uint64_t{0} - 8, 8);  // an entry payload that overflows 64 bits
+  l = list_code(lie);
+  REQUIRE_FALSE(l.has_value());
+  CHECK(std::string(l.error().raw.view()).find("at byte 16") != std::string::npos);
+
+  lie = b;
+  put_le(lie, 16 + 4, 0xffffffffu, 4);  // an entry header size past its fatbin
+  CHECK_FALSE(list_code(lie).has_value());
+
+  lie = b;
+  put_le(lie, 16 + 4, 0, 4);  // a zero header size would never advance
+  CHECK_FALSE(list_code(lie).has_value());
+
+  lie = b;
+  put_le(lie, 16 + 28, 0, 4);  // no GPU named
+  CHECK_FALSE(list_code(lie).has_value());
+
+  lie = b;
+  put_le(lie, 16, 7, 2);  // an unknown kind
+  CHECK_FALSE(list_code(lie).has_value());
+}
+
+TEST_CASE("hostile bytes: a million entries is an error, in bounded time", "[inspect][hostile]") {
+  const std::string b = fatbin_of(1000000, 90, 2, 0x11, 0);
+  const auto l = list_code(b);
+  REQUIRE_FALSE(l.has_value());
+  CHECK(std::string(l.error().raw.view()).find("more than 200000 images") != std::string::npos);
+}
+
+TEST_CASE("hostile files: a FIFO, a directory and a missing file are errors naming the path", "[inspect][hostile]") {
+  const std::string fifo = "/tmp/cuarch-inspect-fifo-" + std::to_string(::getpid());
+  ::unlink(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto l = read_code_file(fifo);
+  ::unlink(fifo.c_str());
+  REQUIRE_FALSE(l.has_value());
+  CHECK(l.error().message().find("a FIFO") != std::string::npos);
+  l = read_code_file("/nonexistent/lib.so");
+  REQUIRE_FALSE(l.has_value());
+  CHECK(l.error().message().find("/nonexistent/lib.so") != std::string::npos);
+  const std::string dir = data_dir;
+  CHECK_FALSE(read_code_file(dir).has_value());
+}
+
+TEST_CASE("files without CUDA code say so", "[inspect]") {
+  const auto host = read_code_file(data_dir + "host_only.o");
+  REQUIRE(host.has_value());
+  CHECK(host->kind == container_kind::none);
+  CHECK(host->objects.empty());
+  const auto text = list_code("just some text\n.version\n");
+  REQUIRE(text.has_value());
+  CHECK(text->kind == container_kind::none);
+}
+
+TEST_CASE("the image a device loads: exact SASS, compatible SASS, then PTX the driver can JIT", "[inspect][verdict]") {
+  const auto mix = read_code_file(data_dir + "mix_80_90a_c90.o");  // sm_80, sm_90a, compute_90
+  REQUIRE(mix.has_value());
+  const code_object& o = mix->objects.at(0);
+  const auto pick = [&](compute_capability d, std::optional<cuda_version> driver = std::nullopt) { return choose_image(o, d, driver); };
+  // 9.0: sm_90a exactly, no JIT.
+  auto c = pick(cc(9, 0));
+  REQUIRE(c.loads());
+  CHECK(o.images[c.image].target == arch_target{cc(9, 0), arch_variant::arch_specific, arch_form::sass});
+  CHECK_FALSE(c.jit);
+  // 8.6 and 8.9: sm_80 (same major, lower minor).
+  c = pick(cc(8, 9));
+  REQUIRE(c.loads());
+  CHECK(o.images[c.image].target.cc == cc(8, 0));
+  // 10.0: only compute_90 by JIT; a 12.8 driver reads PTX ISA 8.7, not nvcc 13.0's 9.0.
+  c = pick(cc(10, 0));
+  REQUIRE(c.loads());
+  CHECK(c.jit);
+  c = pick(cc(10, 0), cuda_version{12, 8});
+  REQUIRE_FALSE(c.loads());
+  REQUIRE(c.why.has_value());
+  CHECK(c.why->code == errc::ptx_too_new_for_driver);
+  CHECK(pick(cc(10, 0), cuda_version{13, 0}).loads());
+  // 7.5: nothing (sm_80 is newer; compute_90 needs >= 9.0).
+  c = pick(cc(7, 5));
+  REQUIRE_FALSE(c.loads());
+  CHECK(c.why->code == errc::cannot_load_on_device);
+
+  // sm_100a only: not 10.3. sm_100f: 10.0 and 10.3, not 11.0 or 12.0.
+  const auto a = read_code_file(data_dir + "sm_100a.o");
+  REQUIRE(a.has_value());
+  CHECK(choose_image(a->objects.at(0), cc(10, 0), std::nullopt).loads());
+  CHECK_FALSE(choose_image(a->objects.at(0), cc(10, 3), std::nullopt).loads());
+  const auto f = read_code_file(data_dir + "k_sm_100f.cubin");
+  REQUIRE(f.has_value());
+  CHECK(choose_image(f->objects.at(0), cc(10, 3), std::nullopt).loads());
+  CHECK_FALSE(choose_image(f->objects.at(0), cc(11, 0), std::nullopt).loads());
+  CHECK_FALSE(choose_image(f->objects.at(0), cc(12, 0), std::nullopt).loads());
+  // LTO IR alone never loads.
+  const auto lto = read_code_file(data_dir + "lto_100f.o");
+  REQUIRE(lto.has_value());
+  CHECK_FALSE(choose_image(lto->objects.at(0), cc(10, 0), std::nullopt).loads());
+}
