@@ -39,6 +39,7 @@ example: eval "$(cuarch env --for flashinfer)"
 struct env_flags {
   CLI::Option* tool = nullptr;
   CLI::Option* format = nullptr;
+  CLI::Option* cmake_version = nullptr;
   library_flags options;
 };
 
@@ -51,6 +52,8 @@ int run_env(const env_flags& flags) {
   const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, format_text);
   if (!format) return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'");
 
+  if (flag_set::given(flags.cmake_version) && *tool != cuarch::env_tool::cmake)
+    return usage_error(command_name, "--cmake-version is for --for cmake only");
   cuarch::resolve_options o;
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
   const auto flag_of = [](const void* self, cuarch::option_name n) { return static_cast<const library_flags*>(self)->spelling(n); };
@@ -65,7 +68,7 @@ int run_env(const env_flags& flags) {
     return cuarch::resolve_here(o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);
-  const auto result = cuarch::tool_env_for(*tool, done, env);
+  const auto result = cuarch::tool_env_for(*tool, done, env, flag_set::get(flags.cmake_version).value_or(""));
   const std::string who = fmt::format("cuarch env --for {}", cuarch::to_string(*tool));
   for (const auto& n : done.notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
   const auto& warnings = result ? result->warnings : done.warnings;
@@ -92,6 +95,7 @@ std::function<int()> setup_env(flag_set& f) {
                     devices = "devices and driver", policy = "policy";
   flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
   flags.format = f.value("--format", choices(cuarch::all_env_formats), "how to print them (default: shell)", tool);
+  flags.cmake_version = f.value("--cmake-version", "VERSION", "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION): 'a' needs 3.25.0, 'f' 4.0.2", tool);
   lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
   lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic)", request);
   lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides), "variables that override the request (as cuarch resolve)",

@@ -29,7 +29,7 @@ inline constexpr auto all_env_tools = detail::enumerators<env_tool>(env_tool_nam
 constexpr std::string_view to_string(env_tool e) noexcept { return detail::name_of(env_tool_names, e); }
 /// The release of each tool whose source the rules here follow, in enumerator order.
 inline constexpr std::string_view tool_sources[] = {
-    "PyTorch 2.x torch/utils/cpp_extension.py", "flashinfer-python 0.7.4", "CMake >= 3.20", "apache-tvm-ffi 0.1.15.post2",
+    "PyTorch 2.15.0", "flashinfer-python 0.7.4", "CMake >= 3.20", "apache-tvm-ffi 0.1.15.post2",
     "triton 3.9.0"};
 /// Every variable some tool reads that env judges (front ends add them to the environment snapshot).
 inline constexpr std::string_view tool_variables[] = {
@@ -71,8 +71,10 @@ CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_o
 /// The variables for `tool` from `done` (resolve_here() with options_for_tool), judged against
 /// `env` (the environment, with tool_variables). Errors: the resolution's own failure; not_expressible
 /// naming the tool, its release and the target its list cannot spell, or the nvcc it cannot be
-/// pointed at.
-CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env);
+/// pointed at. `cmake_version`: the CMake that reads CUDAARCHS (its CMAKE_VERSION; empty: a current
+/// one, and a note says which release each suffix needs).
+CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
+                                                   std::string_view cmake_version = {});
 
 /// The variables as `format` prints them (shell, dotenv, github; json: env_json()).
 CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format);
@@ -161,7 +163,8 @@ inline std::string nvcc_under(const detection& d, const std::string& root) {
 
 }  // namespace detail
 
-CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env) {
+CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
+                                                   std::string_view cmake_version) {
   if (!done.result) return unexpected(done.result.error().summary);
   const std::string subject_of = std::string(tool_sources[static_cast<std::size_t>(tool)]);
   const detection* d = done.found ? &*done.found : nullptr;
@@ -220,8 +223,11 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       break;
     case env_tool::cmake:
       who = "CMake";
-      refused = list("CUDAARCHS", cmake_architectures(targets));
+      refused = list("CUDAARCHS", cmake_architectures(targets, cmake_version));
       set("CUDACXX", nvcc->real_path);
+      if (cmake_version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
+        out.notes.push_back("CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2): pass the CMake "
+                            "version (cmake_version) to have it checked");
       break;
     case env_tool::tvm_ffi:
       who = "TVM-FFI";
