@@ -123,13 +123,18 @@ TEST_CASE("PyTorch: 9.0a, 9.0+PTX; what it cannot express is an error", "[output
   CHECK(*torch_cuda_arch_list(resolved("all-major", {13, 0})) == "7.5;8.0;9.0;10.0;11.0;12.0+PTX");
   const target_set s = set_of("8.6;9.0a;12.0+PTX");
   CHECK(set_of(*torch_cuda_arch_list(s), arch_dialect::torch) == s);
+  // PyTorch 2.15.0 reads "9.0a+PTX" as sm_90a with compute_90a (tests/data/torch_arch_list_2.15.0.tsv).
+  const target_set a = set_of("sm_90a;compute_90a;sm_107a");
+  CHECK(*torch_cuda_arch_list(a) == "9.0a+PTX;10.7a");
+  CHECK(set_of(*torch_cuda_arch_list(a), arch_dialect::torch) == a);
 
   struct refused {
     const char* list;
     const char* target;
   };
   for (const auto& r : {refused{"compute_90", "compute_90"}, refused{"sm_90;compute_90a", "compute_90a"},
-                        refused{"sm_90a;compute_90a", "compute_90a"}, refused{"sm_100f", "sm_100f"}, refused{"lto_90", "lto_90"}}) {
+                        refused{"sm_100f", "sm_100f"}, refused{"sm_88", "sm_88"}, refused{"sm_101", "sm_101"},
+                        refused{"lto_90", "lto_90"}}) {
     INFO(r.list);
     const auto out = torch_cuda_arch_list(set_of(r.list));
     REQUIRE_FALSE(out);

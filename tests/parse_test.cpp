@@ -49,7 +49,8 @@ constexpr good_case good_cases[] = {
   {"8.0 8.6+PTX", arch_dialect::torch, {sm(8, 0), sm(8, 6), ptx(8, 6)}, 3},
   {"9.0a;12.0", arch_dialect::torch, {sm(9, 0, A), sm(12, 0)}, 2},
   {"Ampere", arch_dialect::torch, {sm(8, 0), sm(8, 6), ptx(8, 6)}, 3},
-  {"Hopper+PTX", arch_dialect::torch, {sm(9, 0), ptx(9, 0)}, 2},
+  {"Ampere+Tegra+PTX", arch_dialect::torch, {sm(8, 7), ptx(8, 7)}, 2},  // PyTorch 2.15.0: "8.7+PTX"
+  {"9.0a+PTX;Rubin", arch_dialect::torch, {sm(9, 0, A), ptx(9, 0, A), sm(10, 7), ptx(10, 7)}, 4},
   {"Maxwell+Tegra;6.1", arch_dialect::torch, {sm(5, 3), sm(6, 1)}, 2},
   // nvcc flags: -arch=sm_XY is SASS + PTX, -arch=compute_XY is PTX only
   // -arch=sm_90a: nvcc 13.0 also embeds the baseline PTX compute_90 (tests/data/nvcc_flags_13.0.tsv)
@@ -105,6 +106,14 @@ constexpr bad_case bad_cases[] = {
   {"90;all", arch_dialect::cmake, errc::keyword_not_alone, 3},
   {"90", arch_dialect::torch, errc::malformed_token, 0},                // torch is dotted only
   {"sm_90", arch_dialect::torch, errc::malformed_token, 0},
+  // As PyTorch 2.15.0 reads TORCH_CUDA_ARCH_LIST (tests/data/torch_arch_list_2.15.0.tsv):
+  {"8.0 ", arch_dialect::torch, errc::empty_input, 4},                 // "Unknown CUDA arch ()"
+  {"8.0  8.6", arch_dialect::torch, errc::empty_input, 4},
+  {"Hopper+PTX", arch_dialect::torch, errc::malformed_token, 0},       // 9.0+PTX+PTX
+  {"8.6 8.8", arch_dialect::torch, errc::not_expressible, 4},          // not in supported_arches
+  {"10.0f", arch_dialect::torch, errc::not_expressible, 0},
+  {"8.0+ptx", arch_dialect::torch, errc::not_expressible, 0},
+  {"8.0\t8.6", arch_dialect::torch, errc::malformed_token, 0},
 };
 // clang-format on
 

@@ -248,22 +248,22 @@ TEST_CASE("the compiler's list decides baseline archs; the table decides variant
 }
 
 TEST_CASE("diagnostics name each token, where it was, and what it became", "[resolve][diagnostics]") {
-  const auto r = resolve_target_archs(request("9.0a  compute_100;Hopper", arch_dialect::torch), fixed_compiler({13, 0}));
+  const auto r = resolve_target_archs(request("9.0a compute_100;Hopper", arch_dialect::torch), fixed_compiler({13, 0}));
   REQUIRE_FALSE(r);  // compute_100 is not torch spelling
   CHECK(r.error().summary.code == errc::malformed_token);
-  CHECK(r.error().summary.position == 6);
+  CHECK(r.error().summary.position == 5);
 
-  const auto ok = resolve_target_archs(request("9.0a  8.6+PTX;Hopper", arch_dialect::torch), fixed_compiler({13, 0}));
+  const auto ok = resolve_target_archs(request("9.0a 8.6+PTX;Hopper", arch_dialect::torch), fixed_compiler({13, 0}));
   REQUIRE(ok);
   CHECK(names(ok->targets) == "sm_86 compute_86 sm_90 compute_90 sm_90a");
   REQUIRE(ok->diagnostics.size() == 5);
   CHECK(ok->diagnostics[0].input.view() == "9.0a");
   CHECK(ok->diagnostics[0].position == 0);
   CHECK(ok->diagnostics[1].input.view() == "8.6+PTX");
-  CHECK(ok->diagnostics[1].position == 6);
+  CHECK(ok->diagnostics[1].position == 5);
   CHECK(ok->diagnostics[2].requested == CUARCH_ARCH("compute_86"));
   CHECK(ok->diagnostics[3].input.view() == "Hopper");
-  CHECK(ok->diagnostics[3].position == 14);
+  CHECK(ok->diagnostics[3].position == 13);
   for (const auto& d : ok->diagnostics) {
     CHECK(d.outcome == resolution_outcome::kept);
     CHECK_FALSE(d.reason);

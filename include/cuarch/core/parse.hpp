@@ -2,8 +2,9 @@
 //
 //   generic  the lenient door: sm_90a, compute_90a, lto_90, 9.0a, 90a, 9.0+PTX, 90-real, 90-virtual;
 //            lists separated by spaces, commas or semicolons
-//   torch    TORCH_CUDA_ARCH_LIST: 8.6, 9.0a, 8.6+PTX, named generations (Ampere, Hopper+PTX...),
-//            separated by spaces or semicolons
+//   torch    TORCH_CUDA_ARCH_LIST exactly as PyTorch 2.15.0 reads it: 8.6, 9.0a, 8.6+PTX, 9.0a+PTX,
+//            named generations (Ampere, Ampere+Tegra+PTX), one ' ' or ';' between entries, only
+//            the archs PyTorch lists (no 8.8, no f), or native alone
 //   cmake    CUDA_ARCHITECTURES / CUDAARCHS: 90 (SASS + PTX), 90a-real, 90-virtual, native, all,
 //            all-major; separated by semicolons
 //   nvcc     flags: -arch=sm_90a, --gpu-architecture=compute_90, -gencode=arch=compute_90a,code=sm_90a,
@@ -349,7 +350,10 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
     const auto r = detail::read_dotted(body, token, position);
     if (!r) return unexpected(r.error());
     if (r->consumed != body.size()) { return unexpected(detail::trailing_error(body[r->consumed], token, position)); }
-    return detail::with_ptx(arch_target{r->cc, r->variant, arch_form::sass}, ptx, token, position);
+    const arch_target sass{r->cc, r->variant, arch_form::sass};
+    // PyTorch's "9.0a+PTX" adds compute_90a beside sm_90a; elsewhere +PTX is portable PTX only.
+    if (ptx && dialect == arch_dialect::torch) return detail::two(sass, with_form(sass, arch_form::ptx));
+    return detail::with_ptx(sass, ptx, token, position);
   }
   if (dialect == arch_dialect::torch) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
   if (ptx) {  // generic "90+PTX"
@@ -377,7 +381,13 @@ constexpr expected<arch_target, error> parse_arch(std::string_view token) {
 
 namespace detail {
 
-/// PyTorch's named generations (torch/utils/cpp_extension.py `named_arches`, late 2025).
+/// How PyTorch reads TORCH_CUDA_ARCH_LIST: _get_cuda_arch_flags in torch/utils/cpp_extension.py of
+/// torch 2.15.0 (git d0f2af8b), run on 407 strings in tests/data/torch_arch_list_2.15.0.tsv
+/// (scripts/toolkits/record-torch-arch-list.py; docs/conformance.md). Exactly "native" (or an
+/// unset/empty variable) asks the GPUs; otherwise every ' ' becomes ';', each name below is replaced
+/// wherever it occurs (str.replace, in this order), the text is split at ';', and every entry must
+/// be one of torch_supported_arches, with or without "+PTX" (case-sensitive), else ValueError
+/// "Unknown CUDA arch (<entry>) or GPU not supported". An empty entry is one of those errors.
 struct named_generation {
   std::string_view name;
   std::string_view archs;
@@ -390,10 +400,21 @@ inline constexpr named_generation torch_named_generations[] = {
     {"Ampere+Tegra", "8.7"},     {"Ampere", "8.0;8.6+PTX"},
     {"Ada", "8.9+PTX"},          {"Hopper", "9.0+PTX"},
     {"Blackwell+Tegra", "11.0"}, {"Blackwell", "10.0;10.3;12.0;12.1+PTX"},
+    {"Rubin", "10.7+PTX"},
 };
+inline constexpr std::string_view torch_supported_arches[] = {
+    "3.5", "3.7",  "5.0",  "5.2",   "5.3",  "6.0",   "6.1",  "6.2",   "7.0",  "7.2",   "7.5",  "8.0",  "8.6",   "8.7", "8.9",
+    "9.0", "9.0a", "10.0", "10.0a", "11.0", "11.0a", "10.3", "10.3a", "10.7", "10.7a", "12.0", "12.0a", "12.1", "12.1a"};
 
-constexpr arch_keyword keyword_of(std::string_view token, arch_dialect d) noexcept {
-  if (d == arch_dialect::torch) return token == "native" ? arch_keyword::native : arch_keyword::none;
+/// `entry` ("9.0a", "8.6+PTX") is one PyTorch accepts.
+constexpr bool torch_supports(std::string_view entry) noexcept {
+  if (ends_with(entry, "+PTX")) entry.remove_suffix(4);
+  for (const std::string_view s : torch_supported_arches)
+    if (s == entry) return true;
+  return false;
+}
+
+constexpr arch_keyword keyword_of(std::string_view token) noexcept {
   if (token == "native") return arch_keyword::native;
   if (token == "all") return arch_keyword::all;
   if (token == "all-major") return arch_keyword::all_major;
@@ -585,7 +606,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       if (code_count == std::size(codes)) return unexpected(errors::too_many_targets(source_kind::user_input, input));
       codes[code_count++] = nvcc_value{word, value, pos};
     } else {  // -arch: checked now, the last one kept
-      keyword = keyword_of(value, arch_dialect::nvcc);
+      keyword = keyword_of(value);
       if (keyword == arch_keyword::none) {
         const auto t = parse_nvcc_target(value, pos, word);
         if (!t) return unexpected(t.error());
@@ -625,9 +646,73 @@ constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view inp
 
 namespace detail {
 
+/// One token of TORCH_CUDA_ARCH_LIST (between single ' ' or ';'), read as PyTorch reads it.
+constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::string_view token, std::size_t position,
+                                                std::string_view input) {
+  // No token over 24 characters can be valid ("Blackwell+Tegraa+PTX", 11.0a+PTX, is the longest).
+  if (token.size() > 24) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  text<200> expanded(token);
+  if (token.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos) {  // names start with a capital
+    for (const auto& g : torch_named_generations) {
+      const std::string_view v = expanded.view();
+      if (v.find(g.name) == std::string_view::npos) continue;
+      text<200> replaced;
+      for (std::size_t k = 0; k < v.size();) {
+        const bool at_name = v.substr(k, g.name.size()) == g.name;
+        if (at_name) replaced.append(g.archs);
+        else replaced.append(v[k]);
+        k += at_name ? g.name.size() : 1;
+      }
+      expanded = replaced;
+    }
+  }
+  std::string_view rest = expanded.view();
+  for (;;) {
+    const std::size_t semi = rest.find(';');
+    const std::string_view entry = rest.substr(0, semi);
+    const auto t = parse_arch_token(entry, arch_dialect::torch, position);
+    if (!torch_supports(entry)) {
+      if (!t) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+      text<200> why("PyTorch 2.15.0 raises ValueError \"Unknown CUDA arch (");
+      why.append(entry).append(") or GPU not supported\": its _get_cuda_arch_flags lists no ").append(entry);
+      error e = errors::not_expressible(source_kind::user_input, t->items[0], "TORCH_CUDA_ARCH_LIST", why.view());
+      e.position = position;
+      return unexpected(e);
+    }
+    if (!t) return unexpected(t.error());
+    const auto r = add_targets(list, *t, position, token.size(), input);
+    if (!r) return r;
+    if (semi == std::string_view::npos) return {};
+    rest.remove_prefix(semi + 1);
+  }
+}
+
+/// TORCH_CUDA_ARCH_LIST as PyTorch reads it (torch_named_generations above), positions in `input`.
+constexpr expected<void, error> fill_torch_list(parsed_arch_list& list, std::string_view input) {
+  if (input == "native") {
+    list.set_keyword(arch_keyword::native);
+    return {};
+  }
+  if (input.empty()) {  // cuarch's one convention: an empty list is never valid (docs/conformance.md)
+    error e = errors::empty_input(source_kind::user_input);
+    e.location = "TORCH_CUDA_ARCH_LIST; PyTorch reads an empty one as unset and builds for the visible GPUs, as native does";
+    return unexpected(e);
+  }
+  for (std::size_t i = 0;;) {
+    std::size_t j = i;
+    while (j < input.size() && input[j] != ' ' && input[j] != ';') ++j;
+    if (j == i) return unexpected(errors::empty_input(source_kind::user_input, input, i));  // PyTorch: "Unknown CUDA arch ()"
+    const auto r = add_torch_token(list, input.substr(i, j - i), i, input);
+    if (!r) return r;
+    if (j == input.size()) return {};
+    i = j + 1;
+  }
+}
+
 /// Parses `input` into `list` (which the caller owns, so the 3 KB list is never copied).
 constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
   if (dialect == arch_dialect::nvcc) { return parse_nvcc_flags(list, input); }
+  if (dialect == arch_dialect::torch) { return fill_torch_list(list, input); }
   // Trailing/leading whitespace is tolerated; empty entries between separators are not.
   std::size_t begin = 0, end = input.size();
   while (begin < end && is_space(input[begin])) ++begin;
@@ -652,33 +737,12 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
     }
     if (!token.empty()) {
       ++count;
-      const arch_keyword k = keyword_of(token, dialect);
-      bool named = false;
-      // Every generation's name starts with a capital letter: numbers skip the name table.
-      if (dialect == arch_dialect::torch && token[0] >= 'A' && token[0] <= 'Z') {
-        for (const auto& g : torch_named_generations) {
-          const bool plus_ptx = ends_with(token, "+PTX") && token.substr(0, token.size() - 4) == g.name;
-          if (token != g.name && !plus_ptx) continue;
-          named = true;
-          auto sub = parse_arch_list(g.archs, arch_dialect::torch);
-          if (!sub) return unexpected(sub.error());
-          for (const auto& t : *sub) {
-            const auto r = add_targets(list, one(t.target), i, token.size(), input);
-            if (!r) return unexpected(r.error());
-          }
-          if (plus_ptx) {  // "Ampere+PTX": PTX for the newest member, as "8.6+PTX" would give
-            const auto& last = (*sub)[sub->size() - 1].target;
-            const auto r = add_targets(list, one(with_form(last, arch_form::ptx)), i, token.size(), input);
-            if (!r) return unexpected(r.error());
-          }
-          break;
-        }
-      }
+      const arch_keyword k = keyword_of(token);
       if (k != arch_keyword::none) {
         if (count > 1 || list.keyword() != arch_keyword::none)
           return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         list.set_keyword(k);
-      } else if (!named) {
+      } else {
         if (list.keyword() != arch_keyword::none) return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());

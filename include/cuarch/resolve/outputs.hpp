@@ -47,11 +47,10 @@ CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets)
 /// lacks (naming the CMake release that has it); invalid_version for a version that is not M.m.p.
 CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets, std::string_view cmake_version = {});
 
-/// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of a baseline arch),
-/// joined with ';'. Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always
-/// adds both), PTX of an `a` target (cuarch rejects "9.0a+PTX" as input, so it never writes it),
-/// any `f` target (PyTorch rejects "12.0f": "Unknown CUDA arch"), any other arch PyTorch's
-/// supported_arches lacks (8.8: PyTorch rejects "8.8" and "8.8+PTX"), and LTO IR.
+/// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of one arch; "9.0a+PTX" is
+/// sm_90a with compute_90a), joined with ';': what the torch reader (core/parse.hpp) reads back.
+/// Errors (not_expressible): PTX without its machine code (PyTorch's +PTX always adds both), any
+/// arch PyTorch's supported_arches lacks (8.8, every `f`: "Unknown CUDA arch"), and LTO IR.
 CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets);
 
 /// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 2,
@@ -198,25 +197,6 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
   return out;
 }
 
-namespace detail {
-
-/// PyTorch's supported_arches (torch/utils/cpp_extension.py, _get_cuda_arch_flags; pytorch/pytorch
-/// main as stored in late 2026, the list with 'Blackwell+Tegra' = 11.0): a TORCH_CUDA_ARCH_LIST
-/// entry must be one of these, or one of these + "+PTX", else ValueError("Unknown CUDA arch (...)
-/// or GPU not supported"). No 8.8, no 10.1, no `f` at all. docs/conformance.md lists the differences.
-inline constexpr std::string_view torch_supported_arches[] = {
-    "3.5", "3.7", "5.0",  "5.2",  "5.3",   "6.0",  "6.1",   "6.2",  "7.0",   "7.2",  "7.5",   "8.0",  "8.6",  "8.7",
-    "8.9", "9.0", "9.0a", "10.0", "10.0a", "11.0", "11.0a", "10.3", "10.3a", "12.0", "12.0a", "12.1", "12.1a"};
-
-inline bool torch_spells(const arch_target& t) {
-  const auto name = dotted(t);
-  for (const std::string_view s : torch_supported_arches)
-    if (s == name.view()) return true;
-  return false;
-}
-
-}  // namespace detail
-
 CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
   constexpr std::string_view format = "TORCH_CUDA_ARCH_LIST";
   std::string out;
@@ -224,19 +204,13 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
         if (lto) return unexpected(errors::not_expressible(source_kind::none, *lto, format, "PyTorch has no spelling for LTO IR"));
         const arch_target& t = sass ? *sass : *ptx;
-        if (t.variant == arch_variant::family_specific)
-          return unexpected(errors::not_expressible(source_kind::none, t, format,
-                                                    "PyTorch rejects family-specific targets (\"Unknown CUDA arch\")"));
-        if (ptx && t.variant != arch_variant::baseline)
-          return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
-                                                    "+PTX is for portable baseline PTX; arch-specific PTX has no spelling"));
         if (!sass)
           return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
                                                     "+PTX always adds the machine code too; PTX alone has no spelling"));
-        if (!detail::torch_spells(t))
+        if (!detail::torch_supports(dotted(t).view()))  // the list the torch reader holds input to
           return unexpected(errors::not_expressible(source_kind::none, t, format,
-                                                    "PyTorch's _get_cuda_arch_flags rejects it (\"Unknown CUDA arch\"): not in "
-                                                    "its supported_arches"));
+                                                    "PyTorch 2.15.0's _get_cuda_arch_flags rejects it (\"Unknown CUDA arch\"): "
+                                                    "not in its supported_arches (no 8.8, no f)"));
         if (!out.empty()) out += ';';
         out += dotted(t).view();
         if (ptx) out += "+PTX";
