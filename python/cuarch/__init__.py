@@ -36,6 +36,7 @@ __all__ = [
     "doctor",
     "check",
     "list_targets",
+    "env",
     "schema",
     "Resolution",
     "Compiler",
@@ -291,6 +292,78 @@ def list_targets(toolkit: str) -> List[str]:
     if outcome.note:
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     return list(outcome.names)
+
+
+def env(
+    tool: str,
+    archs: Strings = _NATIVE,
+    *,
+    format: Optional[str] = None,
+    devices: Optional[Union[str, Iterable[Any]]] = None,
+    nvcc: Optional[str] = None,
+    cuda_home: Optional[str] = None,
+    python_prefix: Optional[Union[str, Iterable[str]]] = None,
+    policy: Strings = "strict",
+    native_variant: Optional[str] = None,
+    driver: Optional[str] = None,
+    env: Optional[Strings] = _CUARCH_ENV,
+    dialect: str = "generic",
+    isolated: bool = False,
+    strict: bool = False,
+    timeout: Optional[float] = None,
+    cmake_version: Optional[str] = None,
+) -> Union[Dict[str, str], str]:
+    """The variables `tool` reads, for the targets resolve() gives and the nvcc that validated
+    them, as `cuarch env --for TOOL` prints them (the same library call, rules and bytes).
+
+    tool            "torch" (TORCH_CUDA_ARCH_LIST, CUDA_HOME), "flashinfer" (FLASHINFER_CUDA_ARCH_LIST
+                    with explicit suffixes, CUDA_HOME, FLASHINFER_NVCC), "cmake" (CUDAARCHS, CUDACXX),
+                    "tvm-ffi" (TVM_FFI_CUDA_ARCH_LIST, CUDA_HOME), "triton" (its ptxas paths).
+    format          None: a dict {name: value} in print order, e.g. for os.environ.update() or a
+                    subprocess's env; "shell", "dotenv", "github" or "json": the text the command line
+                    prints (json: the cuarch.env/1 document).
+    cmake_version   with tool="cmake": the CMake that reads CUDAARCHS ('a' needs 3.25.0, 'f' 4.0.2).
+    The other arguments are resolve()'s; the compile path is nvcc, which every such tool runs.
+
+        os.environ.update(cuarch.env("flashinfer"))   # before FlashInfer JIT-compiles anything
+
+    What the environment had otherwise (a replaced TORCH_CUDA_ARCH_LIST, the nvcc first on PATH) and
+    warnings the variables do not settle are CuarchWarnings; strict=True raises on a warning. Raises
+    ResolveFailure (code "not_expressible") when the tool's list cannot spell a target, naming the
+    tool, its release and the target: never a reduced list.
+    """
+    options = _options(
+        archs=None if archs is _NATIVE else _joined(archs, "archs", ";"),
+        dialect=dialect,
+        env=None if env is _CUARCH_ENV else ",".join(_names(env, "env")) or "none",
+        policy=",".join(_names(policy, "policy")) or "strict",
+        devices=None if devices is None else _joined(devices, "devices", ","),
+        nvcc=_optional_text(nvcc, "nvcc"),
+        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        python_prefix=python_prefix,
+        isolated=True if isolated else None,
+        native_variant=_optional_text(native_variant, "native_variant"),
+        driver=_version_text(driver, "driver"),
+        strict=True if strict else None,
+        timeout=_timeout_text(timeout),
+    )
+    variables = _environment() + [(k, os.environ[k]) for k in _cuarch.tool_variables
+                                  if k in os.environ and k not in _cuarch.environment_variables]
+    outcome = _cuarch.env(tool=_optional_text(tool, "tool") or "", format="json" if format is None else format,
+                          cmake_version=_version_text(cmake_version, "cmake_version") or "", options=options, env=variables)
+    document: Dict[str, Any] = json.loads(outcome.json) if outcome.json else {}
+    for note in document.get("notes", []):  # said before a failure is raised too
+        warnings.warn(note, CuarchWarning, stacklevel=2)
+    raise_for(outcome)
+    for w in document["warnings"]:
+        warnings.warn(f"{w['what']} ({w['kind']}): {w['meaning']}", CuarchWarning, stacklevel=2)
+    if outcome.strict_failed:
+        raise ResolveFailure(
+            "strict=True: %d warning(s) bear on the answer" % len(document["warnings"]), code="warnings_under_strict", document=outcome.json
+        )
+    if format is None:
+        return {v["name"]: v["value"] for v in document["variables"]}
+    return outcome.text
 
 
 def _schema_dir() -> str:

@@ -39,6 +39,8 @@ struct outcome {
   std::string compiler_how, compiler_origin, compiler_why;
   std::vector<std::string> names;
   std::string note;
+  /// ok (env): the variables as the format asked for prints them (the command line's bytes).
+  std::string text;
   /// ok (resolve): strict=True and a warning bears on the answer: ResolveFailure.
   bool strict_failed = false;
 };
@@ -75,6 +77,11 @@ outcome resolve(const option_list& options, const environment_map& env);
 
 /// ok: json holds render_json() of the report (the same document as `cuarch doctor --json`).
 outcome doctor(const option_list& options, const environment_map& env, bool query_devices);
+
+/// cuarch env --for TOOL (env_call.cpp): json holds the cuarch.env/1 document, ok or failed; text
+/// the variables in `format`.
+outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
+            const environment_map& env);
 
 /// cuarch check: every target of `targets` against `toolkit` by cuarch's table.
 outcome check(const std::string& targets, const std::string& toolkit, const std::string& dialect);

@@ -12,6 +12,7 @@
 #include <cuarch/core/version.hpp>
 #include <cuarch/cuarch.hpp>
 #include <cuarch/core/environment.hpp>
+#include <cuarch/front_door/tool_env.hpp>
 
 #include <string>
 
@@ -42,7 +43,8 @@ NB_MODULE(_cuarch, m) {
       .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
       .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
       .def_ro("names", &cuarch_python::outcome::names)
-      .def_ro("note", &cuarch_python::outcome::note);
+      .def_ro("note", &cuarch_python::outcome::note)
+      .def_ro("text", &cuarch_python::outcome::text);
 
   // Options as (name, text) pairs and the environment as (name, value) pairs: plain data the
   // module owns, so the library runs with the GIL released and nothing Python can change under it.
@@ -54,6 +56,11 @@ NB_MODULE(_cuarch, m) {
 
   m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def("env", &cuarch_python::env, "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a,
+        nb::call_guard<nb::gil_scoped_release>());
+  std::vector<std::string> tool_variables;  // what cuarch.env() copies from os.environ beside environment_variables
+  for (const auto v : cuarch::tool_variables) tool_variables.emplace_back(v);
+  m.attr("tool_variables") = tool_variables;
 
   m.def(
       "cache_digest", [](const std::string& key) { return cuarch::jit_cache_digest(key); }, "key"_a,

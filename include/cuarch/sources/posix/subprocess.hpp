@@ -118,7 +118,9 @@ struct child_plan {
   char* const* envp;
   int out_w, err_w;
   pid_t parent;
-  int* exec_errno;  // the parent's: set when a step before exec fails (shared memory until exec)
+  // The parent's: set when a step before exec fails (memory shared until exec). volatile: the write
+  // happens on a path that never returns, which a compiler may otherwise take as invisible to the caller.
+  volatile int* exec_errno;
 };
 
 /// The child, until exec: signal handlers back to default (a host's handler must not run here, on
@@ -229,7 +231,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   const auto start = clock::now();
   const auto deadline = start + limits.timeout;
-  int exec_errno = 0;
+  volatile int exec_errno = 0;
   const detail::child_plan plan{argv.front().c_str(), args.data(), environ, out_w.fd, err_w.fd, ::getpid(), &exec_errno};
   const pid_t pid = detail::spawn_child(plan);
   const int spawn_errno = pid < 0 ? errno : exec_errno;

@@ -1,0 +1,58 @@
+// cuarch.env(tool, ...): `cuarch env --for TOOL` in process. The keyword arguments are library
+// options read as the command line's flags are; the variables, their spelling and what the
+// environment has otherwise are the library's (front_door/tool_env.hpp); the text of each format
+// is the library's too, so Python and the command line print the same bytes.
+#include <cuarch/detect.hpp>
+#include <cuarch/front_door/tool_env.hpp>
+
+#include <string>
+
+#include "calls.hpp"
+
+namespace cuarch_python {
+
+outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
+            const environment_map& env) {
+  const auto t = cuarch::detail::find_by_name(cuarch::all_env_tools, tool);
+  if (!t) return usage("tool must be " + names_of(cuarch::all_env_tools) + ", not '" + tool + "'");
+  const auto f = cuarch::detail::find_by_name(cuarch::all_env_formats, format);
+  if (!f) return usage("format must be " + names_of(cuarch::all_env_formats) + ", not '" + format + "'");
+  if (!cmake_version.empty() && *t != cuarch::env_tool::cmake) return usage("cmake_version is for tool='cmake' only");
+  cuarch::resolve_options o;
+  for (const auto& [name, value] : options) {
+    const auto n = cuarch::parse_option_name(name);
+    if (!n) return usage("'" + name + "' is not an option");
+    if (auto bad = cuarch::set_option(o, *n, value)) {
+      if (!bad->cause) return usage(name + ": " + bad->message);
+      outcome failed;  // text that does not parse as a value: the caller's input (ResolveInputError)
+      failed.kind = outcome::failed;
+      failed.code = code_name(bad->cause->code);
+      failed.input_error = true;
+      failed.message = name + ": " + bad->message;
+      failed.json = cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(*bad->cause));
+      return failed;
+    }
+  }
+  if (auto bad = cuarch::options_for_tool(*t, o)) return usage(*bad);
+  cuarch::environment snapshot;  // copied from os.environ under the GIL: nothing here calls getenv
+  for (const auto& [k, v] : env) snapshot.set(k, v);
+  o.env_snapshot = snapshot;
+  const cuarch::resolve_outcome done = cuarch::resolve_here(o);
+  if (done.usage) return usage(*done.usage);
+  const auto result = cuarch::tool_env_for(*t, done, snapshot, cmake_version);
+  outcome out;
+  out.json = cuarch::env_json(*t, done, result);
+  if (!result) {
+    const cuarch::error& e = done.result ? result.error() : done.result.error().summary;
+    out.kind = outcome::failed;
+    out.code = code_name(e.code);
+    out.input_error = is_input_error(e.code);
+    out.message = done.result ? e.message() : done.result.error().message();
+    return out;
+  }
+  out.text = *f == cuarch::env_format::json ? out.json + "\n" : cuarch::env_lines(*result, *f);
+  out.strict_failed = done.strict && !result->warnings.empty();
+  return out;
+}
+
+}  // namespace cuarch_python
