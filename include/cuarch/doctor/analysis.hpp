@@ -27,10 +27,19 @@ inline std::string label(const candidate& c) {
 
 inline bool answered(const candidate* c) { return c && c->result; }
 
-/// Whether toolkit root `r` was met under the variable `var_eq` ("CUDA_HOME="), first or again.
-inline bool found_under(const toolkit_root& r, std::string_view var_eq) {
-  return starts_with(r.origin, var_eq) ||
-         std::any_of(r.also_found_via.begin(), r.also_found_via.end(), [&](const std::string& v) { return starts_with(v, var_eq); });
+/// Whether `x` (a candidate or a toolkit root) was met under `prefix` ("CUDA_HOME="), first or again.
+template <class Found>
+bool found_via(const Found& x, std::string_view prefix) {
+  return starts_with(x.origin, prefix) ||
+         std::any_of(x.also_found_via.begin(), x.also_found_via.end(), [&](const std::string& v) { return starts_with(v, prefix); });
+}
+
+/// "8.6, 12.0": the devices' compute capabilities, in their order or sorted.
+inline std::string cc_list(std::vector<device_info> devs, bool sorted = false) {
+  if (sorted) std::sort(devs.begin(), devs.end(), [](const device_info& a, const device_info& b) { return a.cc < b.cc; });
+  std::string s;
+  for (const auto& dev : devs) s.append(s.empty() ? "" : ", ").append(to_text(dev.cc).view());
+  return s;
 }
 
 /// The site-packages directory a wheel file lives in, or empty.
@@ -143,19 +152,24 @@ class analyzer {
         {off, jit});
   }
 
+  /// The nvcc of toolkit root `r` that answered, or null.
+  const candidate* nvcc_in(const toolkit_root& r) const {
+    for (const auto& c : d_.candidates)
+      if (c.source == source_kind::nvcc && c.toolkit_root == r.real_path && c.result) return &c;
+    return nullptr;
+  }
+
   /// The toolkit root $CUDA_HOME names (met under CUDA_HOME=), and what says its release: its nvcc
-  /// that answered, else its version files.
+  /// that answered, else the first of its version files (first_answer asks no other nvcc).
   std::pair<const toolkit_root*, const candidate*> cuda_home() const {
     for (const auto& r : d_.toolkit_roots) {
-      if (!found_under(r, "CUDA_HOME=") || r.problem) continue;
-      const candidate* said = nullptr;  // its nvcc, else the first of its version files (first_answer asks no other nvcc)
-      for (const auto& c : d_.candidates) {
-        if (c.toolkit_root != r.real_path || !c.result) continue;
-        if (c.source == source_kind::nvcc) return {&r, &c};
-        if (!said && c.source == source_kind::toolkit_files && (c.describes == source_kind::none || c.describes == source_kind::nvcc))
-          said = &c;
-      }
-      return {&r, said};
+      if (!found_via(r, "CUDA_HOME=") || r.problem) continue;
+      if (const candidate* nvcc = nvcc_in(r)) return {&r, nvcc};
+      for (const auto& c : d_.candidates)
+        if (c.toolkit_root == r.real_path && c.result && c.source == source_kind::toolkit_files &&
+            (c.describes == source_kind::none || c.describes == source_kind::nvcc))
+          return {&r, &c};
+      return {&r, nullptr};
     }
     return {nullptr, nullptr};
   }
@@ -202,8 +216,8 @@ class analyzer {
     const toolkit_root* home = nullptr;
     const toolkit_root* cuda_path = nullptr;
     for (const auto& r : d_.toolkit_roots) {
-      if (!home && found_under(r, "CUDA_HOME=")) home = &r;
-      if (!cuda_path && found_under(r, "CUDA_PATH=")) cuda_path = &r;
+      if (!home && found_via(r, "CUDA_HOME=")) home = &r;
+      if (!cuda_path && found_via(r, "CUDA_PATH=")) cuda_path = &r;
     }
     const auto env_home = d_.env.get_nonempty("CUDA_HOME");
     const auto env_path = d_.env.get_nonempty("CUDA_PATH");
@@ -215,12 +229,7 @@ class analyzer {
     if (!home || home->problem || !answered(on_path)) return;
     const std::string path_root = on_path->toolkit_root;
     if (path_root == home->real_path) return;
-    const candidate* home_nvcc = nullptr;
-    for (const auto& c : d_.candidates)
-      if (c.source == source_kind::nvcc && c.toolkit_root == home->real_path && c.result) {
-        home_nvcc = &c;
-        break;
-      }
+    const candidate* home_nvcc = nvcc_in(*home);
     const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
     add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
         "CUDA_HOME=" + *env_home +
@@ -359,32 +368,18 @@ class analyzer {
   }
 
   void devices() {
-    const auto devs = d_.devices();
     if (d_.given_devices && d_.driver_devices && *d_.driver_devices) {
-      std::vector<compute_capability> a, b;
-      for (const auto& x : *d_.given_devices) a.push_back(x.cc);
-      for (const auto& x : **d_.driver_devices) b.push_back(x.cc);
-      auto less = [](const compute_capability& x, const compute_capability& y) { return x < y; };
-      std::sort(a.begin(), a.end(), less);
-      std::sort(b.begin(), b.end(), less);
-      if (a != b) {
-        std::string given, seen;
-        for (const auto& x : a) given += (given.empty() ? "" : ", ") + std::string(to_text(x).view());
-        for (const auto& x : b) seen += (seen.empty() ? "" : ", ") + std::string(to_text(x).view());
+      const std::string given = cc_list(*d_.given_devices, true), seen = cc_list(**d_.driver_devices, true);
+      if (given != seen)
         add(finding_kind::given_devices_vs_driver, severity::warning,
             "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
             "targets are resolved for the given list: code built for it may not run on this machine's GPUs (intended for a build machine?)");
-      }
     }
+    const auto devs = d_.devices();
     if (!devs) return;
-    bool mixed = false;
-    for (const auto& x : *devs) mixed = mixed || x.cc != devs->front().cc;
-    if (mixed) {
-      std::string list;
-      for (const auto& x : *devs) list += (list.empty() ? "" : ", ") + std::string(to_text(x.cc).view());
-      add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + list + ")",
+    if (std::any_of(devs->begin(), devs->end(), [&](const device_info& x) { return x.cc != devs->front().cc; }))
+      add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + cc_list(*devs) + ")",
           "one target set must cover every device: native resolution builds for each compute capability present");
-    }
     const candidate* roles[] = {d_.chosen(d_.jit_compiler), d_.chosen(d_.offline_compiler)};
     std::vector<const candidate*> compilers(std::begin(roles), std::end(roles));
     for (const auto& c : d_.candidates)  // Triton builds with its bundled ptxas

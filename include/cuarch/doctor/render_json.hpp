@@ -15,31 +15,87 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline void json_devices(json_writer& w, const std::vector<device_info>& devs) {
+/// [{...}, ...]: one object per item, its members written by `members(item)`.
+template <class Range, class Members>
+void json_objects(json_writer& w, const Range& items, Members&& members) {
   w.begin_array();
-  for (const auto& dev : devs) {
+  for (const auto& item : items) {
     w.begin_object();
-    w.key("ordinal").value(dev.ordinal);
-    w.key("cc").value(to_text(dev.cc).view());
-    w.key("name").value(dev.name);
-    w.key("source").value(to_string(dev.source));
+    members(item);
     w.end_object();
   }
   w.end_array();
 }
 
+/// An index into detection::candidates, or null.
+inline void json_index(json_writer& w, const std::optional<std::size_t>& i) {
+  if (i) w.value(static_cast<long long>(*i));
+  else w.null();
+}
+
+/// The devices, or {"error": ...} when they could not be read.
+inline void json_devices(json_writer& w, const expected<std::vector<device_info>, error>& devs) {
+  if (!devs) {
+    w.begin_object().key("error");
+    json_error(w, devs.error());
+    w.end_object();
+    return;
+  }
+  json_objects(w, *devs, [&](const device_info& dev) {
+    w.key("ordinal").value(dev.ordinal);
+    w.key("cc").value(to_text(dev.cc).view());
+    w.key("name").value(dev.name);
+    w.key("source").value(to_string(dev.source));
+  });
+}
+
+/// {"given", "driver", "driver_via", "driver_notes", "effective"}: the devices each way they were read.
+inline void json_detection_devices(json_writer& w, const detection& d) {
+  w.begin_object();
+  w.key("given");
+  if (d.given_devices) json_devices(w, *d.given_devices);
+  else w.null();
+  w.key("driver");
+  if (d.driver_devices) json_devices(w, *d.driver_devices);
+  else w.null();
+  w.key("driver_via");  // "NVML (<path>)" or "cuInit (<path>)"; null when the driver was not asked
+  if (d.devices_via.empty()) w.null();
+  else w.value(d.devices_via);
+  w.key("driver_notes").value(d.devices_notes);
+  json_devices(w.key("effective"), d.devices());
+  w.end_object();
+}
+
 inline void json_role(json_writer& w, const selection& s) {
   w.begin_object();
-  w.key("candidate");
-  if (s.index) {
-    w.value(static_cast<long long>(*s.index));
-  } else {
-    w.null();
-  }
+  json_index(w.key("candidate"), s.index);
   w.key("why").value(s.why);
-  w.key("error");
-  detail::json_optional_error(w, s.failure);
+  json_optional_error(w.key("error"), s.failure);
   w.end_object();
+}
+
+inline void json_candidate(json_writer& w, const detection& d, const candidate& c) {
+  w.key("index").value(static_cast<long long>(&c - d.candidates.data()));
+  w.key("source").value(to_string(c.source));
+  w.key("describes");
+  if (c.describes != source_kind::none) w.value(to_string(c.describes));
+  else w.null();
+  w.key("how").value(to_string(c.how));
+  w.key("origin").value(c.origin);
+  w.key("path").value(c.path);
+  w.key("real_path").value(c.real_path);
+  w.key("toolkit_root").value(c.toolkit_root);
+  w.key("also_found_via").value(c.also_found_via);
+  w.key("chosen").value(c.chosen);
+  if (c.result) {
+    w.key("version").value(to_text(c.result->version).view());
+    w.key("raw").value(c.result->raw);
+    w.key("error").null();
+  } else {
+    w.key("version").null();
+    json_error(w.key("error"), c.result.error());
+  }
+  w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
 }
 
 }  // namespace detail
@@ -49,115 +105,33 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   detail::json_writer w;
   detail::begin_document(w, json_schema::doctor);
   w.key("roles").begin_object();
-  w.key("jit_compiler");
-  detail::json_role(w, d.jit_compiler);
-  w.key("offline_compiler");
-  detail::json_role(w, d.offline_compiler);
-  w.key("driver");
-  detail::json_role(w, d.driver);
-  w.key("runtime");
-  detail::json_role(w, d.runtime);
-  w.key("nvcc_on_path");
-  if (d.nvcc_on_path) {
-    w.value(static_cast<long long>(*d.nvcc_on_path));
-  } else {
-    w.null();
-  }
+  detail::json_role(w.key("jit_compiler"), d.jit_compiler);
+  detail::json_role(w.key("offline_compiler"), d.offline_compiler);
+  detail::json_role(w.key("driver"), d.driver);
+  detail::json_role(w.key("runtime"), d.runtime);
+  detail::json_index(w.key("nvcc_on_path"), d.nvcc_on_path);
   w.end_object();
 
-  w.key("candidates").begin_array();
-  for (std::size_t i = 0; i < d.candidates.size(); ++i) {
-    const candidate& c = d.candidates[i];
-    w.begin_object();
-    w.key("index").value(static_cast<long long>(i));
-    w.key("source").value(to_string(c.source));
-    w.key("describes");
-    if (c.describes != source_kind::none) {
-      w.value(to_string(c.describes));
-    } else {
-      w.null();
-    }
-    w.key("how").value(to_string(c.how));
-    w.key("origin").value(c.origin);
-    w.key("path").value(c.path);
-    w.key("real_path").value(c.real_path);
-    w.key("toolkit_root").value(c.toolkit_root);
-    w.key("also_found_via").value(c.also_found_via);
-    w.key("chosen").value(c.chosen);
-    if (c.result) {
-      w.key("version").value(to_text(c.result->version).view());
-      w.key("raw").value(c.result->raw);
-      w.key("error").null();
-    } else {
-      w.key("version").null();
-      w.key("error");
-      detail::json_error(w, c.result.error());
-    }
-    w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
-    w.end_object();
-  }
-  w.end_array();
-
-  w.key("toolkit_roots").begin_array();
-  for (const auto& r : d.toolkit_roots) {
-    w.begin_object();
+  detail::json_objects(w.key("candidates"), d.candidates, [&](const candidate& c) { detail::json_candidate(w, d, c); });
+  detail::json_objects(w.key("toolkit_roots"), d.toolkit_roots, [&](const toolkit_root& r) {
     w.key("path").value(r.path);
     w.key("real_path").value(r.real_path);
     w.key("how").value(to_string(r.how));
     w.key("origin").value(r.origin);
     w.key("also_found_via").value(r.also_found_via);
-    w.key("error");
-    detail::json_optional_error(w, r.problem);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("python_environments").begin_array();
-  for (const auto& p : d.python_environments) {
-    w.begin_object();
+    detail::json_optional_error(w.key("error"), r.problem);
+  });
+  detail::json_objects(w.key("python_environments"), d.python_environments, [&](const python_environment& p) {
     w.key("prefix").value(p.prefix);
     w.key("how").value(to_string(p.how));
     w.key("origin").value(p.origin);
     w.key("site_packages").value(p.site_packages);
-    w.key("error");
-    detail::json_optional_error(w, p.problem);
-    w.end_object();
-  }
-  w.end_array();
+    detail::json_optional_error(w.key("error"), p.problem);
+  });
 
-  w.key("devices").begin_object();
-  w.key("given");
-  if (d.given_devices) {
-    detail::json_devices(w, *d.given_devices);
-  } else {
-    w.null();
-  }
-  w.key("driver");
-  if (!d.driver_devices) {
-    w.null();
-  } else if (*d.driver_devices) {
-    detail::json_devices(w, **d.driver_devices);
-  } else {
-    w.begin_object().key("error");
-    detail::json_error(w, d.driver_devices->error());
-    w.end_object();
-  }
-  w.key("driver_via");  // "NVML (<path>)" or "cuInit (<path>)"; null when the driver was not asked
-  if (d.devices_via.empty()) w.null();
-  else w.value(d.devices_via);
-  w.key("driver_notes").value(d.devices_notes);
-  w.key("effective");
-  if (const auto devs = d.devices()) {
-    detail::json_devices(w, *devs);
-  } else {
-    w.begin_object().key("error");
-    detail::json_error(w, devs.error());
-    w.end_object();
-  }
-  w.end_object();
+  detail::json_detection_devices(w.key("devices"), d);
 
-  w.key("findings").begin_array();
-  for (const auto& f : findings) {
-    w.begin_object();
+  detail::json_objects(w.key("findings"), findings, [&](const finding& f) {
     w.key("kind").value(to_string(f.kind));
     w.key("severity").value(to_string(f.level));
     w.key("what").value(f.what);
@@ -165,9 +139,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     w.key("candidates").begin_array();
     for (const auto i : f.candidates) w.value(static_cast<long long>(i));
     w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+  });
 
   w.key("environment").begin_object();
   for (const auto& [k, v] : d.env.vars()) w.key(k).value(v);

@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "../core/detail/json_document.hpp"  // cuarch_version_text()
 #include "../core/detail/utf8.hpp"
 #include "definitions.hpp"  // declarations; refused where definitions are not compiled
 
@@ -33,6 +34,14 @@ inline std::string path_and_real(const std::string& path, const std::string& rea
   return printable(real.empty() || real == path ? path : path + " -> " + real);
 }
 
+/// "origin; also; also": where `x` (a candidate or a toolkit root) was met, first and again.
+template <class Found>
+std::string text_origins(const Found& x) {
+  std::string s = printable(x.origin);
+  for (const auto& v : x.also_found_via) s += "; " + printable(v);
+  return s;
+}
+
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
   if (const candidate* c = d.chosen(s)) {
@@ -50,37 +59,13 @@ inline void text_role(std::string& out, const detection& d, const selection& s, 
   }
 }
 
-}  // namespace detail
-
-// Declared, with its contract, in report.hpp.
-CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings) {
-  using detail::pad;
-  using detail::printable;
-  std::string out;
-  out += "cuarch doctor " + std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." +
-         std::to_string(CUARCH_VERSION_PATCH) + ": every CUDA source this process can see\n\n";
-  out += "compile path\n";
-  detail::text_role(out, d, d.jit_compiler, "JIT");
-  detail::text_role(out, d, d.offline_compiler, "offline");
-  if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
-    const candidate& p = d.candidates[*d.nvcc_on_path];
-    out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
-           (p.result ? "nvcc " + detail::version_text(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
-           ")\n";
-  }
-  out += "load path\n";
-  detail::text_role(out, d, d.driver, "driver");
-  detail::text_role(out, d, d.runtime, "runtime");
-
+inline void text_devices(std::string& out, const detection& d) {
   out += "devices\n";
   const auto devs = d.devices();
   if (devs) {
-    for (const auto& dev : *devs) {
+    for (const auto& dev : *devs)
       out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(std::string(to_text(dev.cc).view()), 6) +
-             (dev.name.empty() ? std::string("(") + std::string(to_string(dev.source)) + ")"
-                               : printable(dev.name) + " (" + std::string(to_string(dev.source)) + ")") +
-             "\n";
-    }
+             (dev.name.empty() ? std::string() : printable(dev.name) + " ") + "(" + std::string(to_string(dev.source)) + ")\n";
     if (d.given_devices && d.driver_devices) {
       if (*d.driver_devices) {
         out += "  the driver shows:";
@@ -97,26 +82,25 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
   // How the driver's devices were read: NVML leaves CUDA untouched; cuInit is said, with why.
   if (!d.devices_via.empty()) out += "  read through " + printable(d.devices_via) + "\n";
   for (const auto& note : d.devices_notes) out += "  note: " + printable(note) + "\n";
+}
 
+/// Every source found (chosen or not, failed or not), then the toolkit roots and Python environments.
+inline void text_sources(std::string& out, const detection& d) {
   out += "sources (discovery order; * governs its role, ! failed)\n";
   for (const auto& c : d.candidates) {
     const char mark = c.chosen ? '*' : c.result ? ' ' : '!';
-    std::string kind = detail::short_name(c.source);
-    if (c.describes != source_kind::none) kind += ":" + detail::short_name(c.describes);
+    std::string kind = short_name(c.source);
+    if (c.describes != source_kind::none) kind += ":" + short_name(c.describes);
     out += "  " + std::string(1, mark) + " " + pad(kind, 13) +
-           pad(c.result ? detail::version_text(c.result->version) : std::string("error"), 9) +
-           detail::path_and_real(c.path, c.real_path) + "\n";
-    out += "      via " + printable(c.origin);
-    for (const auto& v : c.also_found_via) out += "; " + printable(v);
+           pad(c.result ? version_text(c.result->version) : std::string("error"), 9) + path_and_real(c.path, c.real_path) + "\n";
+    out += "      via " + text_origins(c);
     if (c.result && !c.result->raw.empty() && c.source != source_kind::nvrtc) out += "  [" + printable(c.result->raw) + "]";
     if (!c.result) out += "\n      " + printable(c.result.error().message());
     out += "\n";
   }
   if (!d.toolkit_roots.empty() || !d.python_environments.empty()) out += "toolkit roots and Python environments\n";
   for (const auto& r : d.toolkit_roots) {
-    out += "  " + std::string(r.problem ? "! " : "  ") + detail::path_and_real(r.path, r.real_path) + "  (" + printable(r.origin);
-    for (const auto& v : r.also_found_via) out += "; " + printable(v);
-    out += ")\n";
+    out += "  " + std::string(r.problem ? "! " : "  ") + path_and_real(r.path, r.real_path) + "  (" + text_origins(r) + ")\n";
     if (r.problem) out += "      " + printable(r.problem->message()) + "\n";
   }
   for (const auto& p : d.python_environments) {
@@ -125,6 +109,28 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
     out += "\n";
     if (p.problem) out += "      " + printable(p.problem->message()) + "\n";
   }
+}
+
+}  // namespace detail
+
+// Declared, with its contract, in report.hpp.
+CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings) {
+  using detail::printable;
+  std::string out = "cuarch doctor " + cuarch_version_text() + ": every CUDA source this process can see\n\ncompile path\n";
+  detail::text_role(out, d, d.jit_compiler, "JIT");
+  detail::text_role(out, d, d.offline_compiler, "offline");
+  if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
+    const candidate& p = d.candidates[*d.nvcc_on_path];
+    out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
+           (p.result ? "nvcc " + detail::version_text(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
+           ")\n";
+  }
+  out += "load path\n";
+  detail::text_role(out, d, d.driver, "driver");
+  detail::text_role(out, d, d.runtime, "runtime");
+
+  detail::text_devices(out, d);
+  detail::text_sources(out, d);
   std::size_t serious = 0;
   for (const auto& f : findings) serious += f.level != severity::info ? 1 : 0;
   out += "findings (" + std::to_string(findings.size()) + ", " + std::to_string(serious) + " warnings or problems)\n";
