@@ -78,13 +78,13 @@ TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, 
   CHECK(cuarch::resolve_warnings(d, cuarch::source_kind::nvrtc, &ok->targets).empty());
 
   // sm_35 left NVRTC long ago (CUDA 12.0): the failure names the NVRTC that decided and how it
-  // was found, which explain_failure_fully() adds from the detection.
+  // was found, which explain_failure() adds from the detection.
   cuarch::arch_request old{"3.5"};
   old.overrides = cuarch::env_override::none;
   auto failed = cuarch::resolve_target_archs(old, cuarch::detected_jit_compiler{&d}, devices);
   REQUIRE_FALSE(failed);
   cuarch::resolution_failure f = failed.error();
-  cuarch::explain_failure_fully(f, d, options, /*jit=*/true, old, devices, cuarch::resolve_policy{}, cuarch::no_driver{});
+  cuarch::explain_failure(f, d, options, /*jit=*/true, old, devices, cuarch::resolve_policy{}, cuarch::no_driver{});
   REQUIRE(f.compiler);
   CHECK(f.compiler->path == nvrtc);
   CHECK(contains(f.compiler->found, "given explicitly"));

@@ -124,10 +124,12 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   CHECK(contains(json, R"("found":"PATH )"));
   CHECK(contains(json, R"("fix":"export PATH=\")" + layout.toolkit));
 
-  SECTION("explain_failure does both with the same request") {
+  SECTION("explain_failure does both with the same request, walking the role again past first_answer") {
     cuarch::resolution_failure g = r.error();
-    cuarch::explain_failure(g, every, every.offline_compiler, source_kind::nvcc, request("12.0f"), cuarch::fixed_devices({{12, 0}}),
-                            cuarch::strict_policy{}, cuarch::no_driver{});
+    const std::size_t not_asked = cuarch::explain_failure(g, found, layout.options(cuarch::detect_mode::first_answer), /*jit=*/false,
+                                                          request("12.0f"), cuarch::fixed_devices({{12, 0}}), cuarch::strict_policy{},
+                                                          cuarch::no_driver{});
+    CHECK(not_asked == 0);
     CHECK(g.alternatives.size() == 1);
     REQUIRE(g.compiler);
     CHECK(contains(g.compiler->found, "first on PATH"));

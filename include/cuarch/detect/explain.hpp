@@ -29,14 +29,12 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline std::string found_words(const detection& d, const candidate& c) { return c.origin + " (" + std::string(d.how_found(c)) + ")"; }
-
 inline compiler_provenance provenance_from(const detection& d, const candidate& c) {
   compiler_provenance p;
   p.compiler = *c.compiler;
   if (p.compiler.location.empty()) p.compiler.location = c.real_path;
   p.path = c.path;
-  p.found = found_words(d, c);
+  p.found = c.origin + " (" + std::string(d.how_found(c)) + ")";
   return p;
 }
 
@@ -108,10 +106,9 @@ inline std::optional<compiler_provenance> provenance_of(const detection& d, cons
 /// was found at all, every place searched; copies the role's failure reason in when the resolver
 /// never got a compiler.
 inline void name_decider(resolution_failure& f, const detection& d, const selection& role) {
-  if (auto p = provenance_of(d, role)) {
-    const bool same = !f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location;
-    if (same) f.compiler = std::move(*p);
-  }
+  auto p = provenance_of(d, role);
+  if (p && (!f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location))
+    f.compiler = std::move(*p);
   if (!role.index && f.searched.empty()) f.searched = role.searched;
 }
 
@@ -135,32 +132,24 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
   }
 }
 
-/// Both: how the deciding compiler was found, and the alternatives that would resolve `request`
-/// under the same devices, policy and driver.
-template <class Devices, class Policy, class Driver>
-void explain_failure(resolution_failure& f, const detection& d, const selection& role, source_kind kind, const arch_request& request,
-                     const Devices& devices, const Policy& policy, const Driver& driver) {
-  name_decider(f, d, role);
-  add_alternatives(f, d, role, kind,
-                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
-}
-
-/// How long explain_failure_fully() may spend walking the compile role again.
+/// How long explain_failure() may spend walking the compile role again.
 inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 
-/// explain_failure() for a detection that stopped at the compiler that decided (first_answer: what
-/// `cuarch resolve` and Python's resolve() ask): the compile role is walked again, every candidate,
-/// within `budget`, so compilers lower in the order are seen too, and a hanging one cannot hold the
-/// answer up. `asked` is what detected `found`; `jit` picks NVRTC (else nvcc). Returns how many
-/// candidates of the role could not be asked within the budget (the caller says so).
+/// Explains a failed resolution of `request`: names how the deciding compiler was found
+/// (name_decider) and adds every other compiler that would resolve it under the same devices,
+/// policy and driver (add_alternatives). `asked` is what detected `found`; `jit` picks NVRTC (else
+/// nvcc). A detection that stopped at the compiler that decided (first_answer: what `cuarch
+/// resolve` and Python's resolve() ask) has its compile role walked again, every candidate, within
+/// `budget`, so compilers lower in the order are seen too, and a hanging one cannot hold the answer
+/// up. Returns how many candidates of the role could not be asked within the budget (the caller
+/// says so).
 template <class Devices, class Policy, class Driver>
-std::size_t explain_failure_fully(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
-                                  const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,
-                                  std::chrono::milliseconds budget = alternatives_budget) {
+std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
+                            const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,
+                            std::chrono::milliseconds budget = alternatives_budget) {
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
   std::optional<detection> every;
-  const detection* all = &found;
   if (asked.mode != detect_mode::enumerate_all) {
     detect_options more = asked;
     more.roles = jit ? detect_role::jit_compiler : detect_role::offline_compiler;
@@ -169,12 +158,12 @@ std::size_t explain_failure_fully(resolution_failure& f, const detection& found,
     more.deadline = std::min(more.deadline, budget);
     more.tool_timeout = std::min(more.tool_timeout, budget);
     every = detect(more);
-    all = &*every;
   }
-  add_alternatives(f, *all, jit ? all->jit_compiler : all->offline_compiler, kind,
+  const detection& all = every ? *every : found;
+  add_alternatives(f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
                    [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
   std::size_t not_asked = 0;
-  for (const auto& c : all->candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
+  for (const auto& c : all.candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
   return not_asked;
 }
 

@@ -230,7 +230,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
       out.warnings.insert(out.warnings.end(), views.begin(), views.end());
     }
     if (!out.result) {
-      const std::size_t not_asked = explain_failure_fully(out.result.error(), *d, asked, jit, request, devices, o.policy, driver);
+      const std::size_t not_asked = explain_failure(out.result.error(), *d, asked, jit, request, devices, o.policy, driver);
       if (not_asked != 0)
         out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) +
                             " candidate(s) were not asked within " + std::to_string(alternatives_budget.count()) +
