@@ -36,51 +36,28 @@ CUARCH_END_NAMESPACE
 
 CUARCH_BEGIN_NAMESPACE
 
-namespace detail {
-
-inline bool involves(const finding& f, const candidate* c, const detection& d) {
-  if (!c) return false;
-  const auto index = static_cast<std::size_t>(c - d.candidates.data());
-  return std::find(f.candidates.begin(), f.candidates.end(), index) != f.candidates.end();
-}
-
-inline bool holds_ptx(const target_set* targets) {
-  if (!targets) return true;  // unknown (a failure): PTX may be asked
-  for (const auto& t : *targets)
-    if (t.form != arch_form::sass) return true;
-  return false;
-}
-
-}  // namespace detail
-
 CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
   std::vector<resolution_warning> out;
-  const bool jit = compiler_kind == source_kind::nvrtc;
-  const selection& role = jit ? d.jit_compiler : d.offline_compiler;
-  const candidate* gov = d.chosen(role);
-  const auto keep = [&](const finding& f, std::string meaning = {}) {
-    out.push_back({std::string(to_string(f.kind)), f.what, meaning.empty() ? f.meaning : std::move(meaning)});
-  };
+  const selection& role = compiler_kind == source_kind::nvrtc ? d.jit_compiler : d.offline_compiler;
+  // Unknown targets (a failure) may hold PTX.
+  const bool ptx = !targets ||
+                   std::any_of(targets->begin(), targets->end(), [](const arch_target& t) { return t.form != arch_form::sass; });
   for (const finding& f : find_disagreements(d)) {
-    if (f.level < severity::warning) continue;
+    const bool by_gov = role.index && std::find(f.candidates.begin(), f.candidates.end(), *role.index) != f.candidates.end();
+    bool keep = false;
     switch (f.kind) {
-      case finding_kind::cuda_home_vs_cuda_path: keep(f); break;
+      case finding_kind::cuda_home_vs_cuda_path: keep = true; break;
       case finding_kind::invalid_environment:
-      case finding_kind::invalid_toolkit_root:
-        if (!role.named_root_failed) keep(f);  // else it is the failure itself, said once
-        break;
+      case finding_kind::invalid_toolkit_root: keep = !role.named_root_failed; break;  // else it is the failure itself, said once
       case finding_kind::nvcc_vs_headers:
       case finding_kind::nvcc_vs_toolkit_files:
       case finding_kind::nvrtc_vs_toolkit_files:
       case finding_kind::candidate_failed:
-      case finding_kind::compiler_newer_than_driver:
-        if (detail::involves(f, gov, d)) keep(f);
-        break;
-      case finding_kind::ptx_too_new_for_driver:
-        if (detail::involves(f, gov, d) && detail::holds_ptx(targets)) keep(f);
-        break;
+      case finding_kind::compiler_newer_than_driver: keep = by_gov; break;
+      case finding_kind::ptx_too_new_for_driver: keep = by_gov && ptx; break;
       default: break;
     }
+    if (keep && f.level >= severity::warning) out.push_back({std::string(to_string(f.kind)), f.what, f.meaning});
   }
   return out;
 }

@@ -33,19 +33,13 @@ CUARCH_END_NAMESPACE
 CUARCH_BEGIN_NAMESPACE
 
 CUARCH_FUNC std::string who_runs(const detection& d, const candidate& c) {
-  const auto via = [&](std::string_view prefix) {
-    return detail::starts_with(c.origin, prefix) || std::any_of(c.also_found_via.begin(), c.also_found_via.end(),
-                                                                [&](const std::string& v) { return detail::starts_with(v, prefix); });
-  };
   std::string who;
   const auto add = [&](const char* words) { who.append(who.empty() ? "" : "; ").append(words); };
-  if (c.source == source_kind::nvrtc) {
-    if (c.how == discovery::already_loaded) add("JIT code in this process (the NVRTC it already loaded)");
-    return who;
-  }
+  if (c.source == source_kind::nvrtc && c.how == discovery::already_loaded)
+    add("JIT code in this process (the NVRTC it already loaded)");
   if (c.source != source_kind::nvcc) return who;
-  if (via("CUDACXX=")) add("CMake (CUDACXX)");
-  if (via("CUDA_HOME=") || via("CUDA_PATH=")) add("PyTorch extensions and FlashInfer ($CUDA_HOME)");
+  if (detail::found_via(c, "CUDACXX=")) add("CMake (CUDACXX)");
+  if (detail::found_via(c, "CUDA_HOME=") || detail::found_via(c, "CUDA_PATH=")) add("PyTorch extensions and FlashInfer ($CUDA_HOME)");
   if (d.nvcc_on_path && &d.candidates[*d.nvcc_on_path] == &c) add("CMake without CUDACXX, setup.py and a shell (first on PATH)");
   return who;
 }
@@ -96,22 +90,17 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     const std::string verdict = detail::other_verdict(request, *c.compiler, mine, devices, policy, driver);
     if (verdict.empty()) continue;
     const bool same_kind = c.source == decider.source;
-    resolution_warning w;
-    w.kind = same_kind ? "tool_compiler_disagrees" : "nvcc_vs_nvrtc";
-    w.what = detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider);
-    if (same_kind) {
-      w.meaning = "those tools would build with another compiler than the one these targets were validated by: " +
-                  detail::aligning_fix(d, decider);
-    } else {
-      const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);
-      w.meaning = decider.source == source_kind::nvrtc
-                      ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs +
-                            ": point the builds at a CUDA " + mine_release +
-                            " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with compiler nvcc"
-                      : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
-                            ": resolve its targets with compiler nvrtc, or load the NVRTC of nvcc's own release";
-    }
-    out.push_back(std::move(w));
+    const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);
+    out.push_back({same_kind ? "tool_compiler_disagrees" : "nvcc_vs_nvrtc",
+                   detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
+                   same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
+                                   detail::aligning_fix(d, decider)
+                   : decider.source == source_kind::nvrtc
+                       ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs +
+                             ": point the builds at a CUDA " + mine_release +
+                             " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with compiler nvcc"
+                       : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
+                             ": resolve its targets with compiler nvrtc, or load the NVRTC of nvcc's own release"});
   }
   return out;
 }
