@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of every cuarch parser with libFuzzer + ASan + UBSan (clang).
+# Coverage-guided fuzzing of every cuarch parser (and the CUDA code reader) with libFuzzer + ASan + UBSan (clang).
 #   bash scripts/fuzz.sh [seconds=60]
 # Needs clang++ with libFuzzer (Debian: clang, libclang-rt-14-dev). Findings go to build-fuzz/.
 set -euo pipefail
@@ -22,3 +22,9 @@ clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
   -I"$root/include" "$root/tests/fuzz/file_fuzz.cpp" -o "$out/file_fuzz"
 mkdir -p file-corpus
 ./file_fuzz -max_total_time="$seconds" -max_len=4096 -timeout=5 -print_final_stats=1 file-corpus
+# The CUDA code reader of `cuarch inspect` (ELF, fatbin, cubin, PTX), seeded with real nvcc 13.0 output.
+clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/fatbin_fuzz.cpp" -o "$out/fatbin_fuzz"
+mkdir -p fatbin-corpus
+cp -n "$root"/tests/fuzz/fatbin-corpus/* fatbin-corpus/ 2>/dev/null || true
+./fatbin_fuzz -max_total_time="$seconds" -max_len=32768 -timeout=5 -print_final_stats=1 fatbin-corpus

@@ -210,6 +210,8 @@ TEST_CASE("files without CUDA code say so", "[inspect]") {
   REQUIRE(host.has_value());
   CHECK(host->kind == container_kind::none);
   CHECK(host->objects.empty());
+  // Found by the fuzzer: a PTX .target that names no GPU is an error, not compute capability 0.0.
+  CHECK_FALSE(list_code("$\n.target sm_00/W\n.version 8.0\n").has_value());
   const auto text = list_code("just some text\n.version\n");
   REQUIRE(text.has_value());
   CHECK(text->kind == container_kind::none);

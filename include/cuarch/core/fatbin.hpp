@@ -186,6 +186,7 @@ inline std::optional<arch_target> ptx_target(std::string_view t) noexcept {
     if (c < '0' || c > '9') return std::nullopt;
     sm = sm * 10 + (c - '0');
   }
+  if (sm < 10) return std::nullopt;  // sm_00 .. sm_09 name no GPU
   out.cc = cc_of_sm(static_cast<std::uint64_t>(sm));
   return out;
 }
