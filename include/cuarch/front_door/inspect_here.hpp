@@ -1,0 +1,73 @@
+// inspect_here(): `cuarch inspect` and cuarch.inspect() in one call: the devices and the driver
+// (given, or this machine's, found as `resolve --archs native` finds them: NVML, no CUDA
+// initialisation), every file read (sources/code_file.hpp) and judged (resolve/inspect.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../detect/detector.hpp"
+#include "../resolve/inspect.hpp"
+#include "../sources/code_file.hpp"
+#include "options.hpp"
+#include "resolve_here.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// What inspect_here() gives: the report, notes for people, or the error that stopped it before
+/// any file was judged (no device found; --driver detected and no driver).
+struct inspect_outcome {
+  inspect_report report;
+  std::vector<std::string> notes;
+  std::optional<error> failure;
+  int exit_status() const noexcept { return failure ? cuarch::exit_status(failure->code) : report.exit_status(); }
+};
+
+/// Judges every file under `paths` (a directory: every regular file under it) on the devices
+/// `o.devices` names, else this machine's; against the driver `o.driver` names (given or
+/// detected; with no --driver, the detected one when the devices are this machine's).
+inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const resolve_options& o) {
+  inspect_outcome out;
+  inspect_report& report = out.report;
+  const bool native = !o.devices;
+  const bool detect_driver = o.driver == driver_from::detected || (native && o.driver == driver_from::none);
+  if (o.devices)
+    for (std::size_t i = 0; i < o.devices->size(); ++i)
+      report.devices.push_back(device_info{static_cast<int>(i), (*o.devices)[i], "", source_kind::device_list});
+  if (o.driver == driver_from::given) {
+    report.driver = o.driver_version;
+    report.driver_source = "given";
+  }
+  if (native || detect_driver) {
+    detect_options d = detect_options_for(o, o.env_snapshot ? *o.env_snapshot : environment::from_process());
+    d.roles = native ? detect_role::devices | detect_role::driver : role_set(detect_role::driver);
+    d.mode = detect_mode::first_answer;
+    const detection found = detect(d);
+    if (native) {
+      auto devices = found.devices();
+      if (!devices) {
+        out.failure = devices.error();
+        return out;
+      }
+      report.devices = *devices;
+    }
+    if (detect_driver) {
+      if (auto v = found.driver_version()) {
+        report.driver = v->version;
+        report.driver_source = "detected: " + v->location;
+      } else if (o.driver == driver_from::detected) {
+        out.failure = v.error();
+        return out;
+      } else {
+        out.notes.push_back("no driver found (" + v.error().message() + "); PTX is not checked against one");
+      }
+    }
+  }
+  for (const auto& p : paths)
+    for (const auto& file : code_files_under(p)) report.files.push_back(judge_file(file, read_code_file(file), report.devices, report.driver));
+  return out;
+}
+
+CUARCH_END_NAMESPACE

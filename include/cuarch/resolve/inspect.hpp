@@ -1,0 +1,275 @@
+// `cuarch inspect` and cuarch.inspect(): will a built file load on these devices under this driver?
+// Per code object (core/fatbin.hpp, choose_image), summarised per file and device, with the fix;
+// and the cuarch.inspect/1 document (docs/json.md, docs/inspect.md). Pure: the caller reads the
+// files (sources/code_file.hpp) and names the devices and the driver.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/arch.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/json.hpp"
+#include "../core/detail/json_document.hpp"
+#include "../core/detail/json_error.hpp"
+#include "../core/error.hpp"
+#include "../core/expected.hpp"
+#include "../core/fatbin.hpp"
+#include "../core/observation.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+namespace json_schema {
+inline constexpr std::string_view inspect = "cuarch.inspect/1";  // cuarch inspect --format json, cuarch.inspect()
+}  // namespace json_schema
+
+/// Code objects that fail on one device for one reason, alike: the same targets, the same cause.
+struct failing_group {
+  std::vector<arch_target> targets;  // what each of them holds (SASS and PTX; LTO IR is never loaded)
+  std::size_t count = 0;
+  error why{};  // the reason of the first one
+};
+
+/// One device against one file.
+struct device_verdict {
+  device_info device{};
+  std::size_t judged = 0;       // code objects a loader sees (judged(): relocatable ones only in an object file)
+  std::size_t by_sass = 0;      // of those, loaded as machine code
+  std::size_t by_ptx_jit = 0;   // loaded by JIT-compiling PTX
+  std::vector<failing_group> failing;
+  std::vector<std::size_t> choice;  // per code object of the listing: the image index it loads, or image_choice::none
+
+  std::size_t failed() const noexcept {
+    std::size_t n = 0;
+    for (const auto& g : failing) n += g.count;
+    return n;
+  }
+  bool loads() const noexcept { return failing.empty(); }
+};
+
+/// One file: what it holds, and per device whether it loads.
+struct file_verdict {
+  std::string path;
+  std::optional<error> unreadable;  // the file could not be read, or its CUDA code is malformed (exit 2)
+  code_listing listing;
+  std::vector<device_verdict> devices;
+
+  bool has_code() const noexcept { return !listing.objects.empty(); }
+  bool loads_everywhere() const noexcept {
+    for (const auto& d : devices)
+      if (!d.loads()) return false;
+    return !unreadable;
+  }
+};
+
+/// The whole answer: every file, the devices and the driver it was judged for.
+struct inspect_report {
+  std::vector<device_info> devices;
+  std::optional<cuda_version> driver;  // nullopt: PTX was not checked against a driver
+  std::string driver_source;           // "given", or how the driver was found
+  std::vector<file_verdict> files;
+
+  /// 2 when a file could not be read, else 1 when a device cannot load a file, else 0.
+  int exit_status() const noexcept {
+    int s = 0;
+    for (const auto& f : files) {
+      if (f.unreadable) return 2;
+      if (!f.loads_everywhere()) s = 1;
+    }
+    return s;
+  }
+};
+
+/// Judges every code object of `listing` on `device`.
+inline device_verdict judge_device(const code_listing& listing, const device_info& device, const std::optional<cuda_version>& driver) {
+  device_verdict v;
+  v.device = device;
+  v.choice.assign(listing.objects.size(), image_choice::none);
+  for (std::size_t i = 0; i < listing.objects.size(); ++i) {
+    const code_object& o = listing.objects[i];
+    if (!judged(listing, o)) continue;
+    ++v.judged;
+    const image_choice c = choose_image(o, device.cc, driver);
+    v.choice[i] = c.image;
+    if (c.loads()) {
+      ++(c.jit ? v.by_ptx_jit : v.by_sass);
+      continue;
+    }
+    std::vector<arch_target> targets;
+    for (const auto& img : o.images)
+      if (img.target.form != arch_form::lto && std::find(targets.begin(), targets.end(), img.target) == targets.end())
+        targets.push_back(img.target);
+    const error why = c.why ? *c.why : errors::cannot_load_on_device(source_kind::none, arch_target{device.cc}, device.cc);
+    auto same = std::find_if(v.failing.begin(), v.failing.end(),
+                             [&](const failing_group& g) { return g.targets == targets && g.why.code == why.code; });
+    if (same == v.failing.end()) v.failing.push_back(failing_group{targets, 1, why});
+    else ++same->count;
+  }
+  std::stable_sort(v.failing.begin(), v.failing.end(), [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
+  return v;
+}
+
+/// Judges a file already read (or its read error) on every device.
+inline file_verdict judge_file(std::string path, expected<code_listing, error> listing, const std::vector<device_info>& devices,
+                               const std::optional<cuda_version>& driver) {
+  file_verdict f;
+  f.path = std::move(path);
+  if (!listing) {
+    f.unreadable = listing.error();
+    return f;
+  }
+  f.listing = std::move(*listing);
+  if (f.has_code())
+    for (const auto& d : devices) f.devices.push_back(judge_device(f.listing, d, driver));
+  return f;
+}
+
+namespace detail {
+
+inline std::string targets_text(const std::vector<arch_target>& ts) {
+  std::string s;
+  for (const auto& t : ts) s.append(s.empty() ? "" : ", ").append(to_text(t).view());
+  return s.empty() ? "no SASS or PTX (LTO IR only)" : s;
+}
+
+/// The fix for a group, in cuarch's words: the driver for PTX it cannot JIT, else the target to add.
+inline std::string fix_text(const failing_group& g, const compute_capability& cc) {
+  if (g.why.code == errc::ptx_too_new_for_driver)
+    return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" +
+           std::to_string(cc.sm_number()) + " machine code";
+  const std::string n = std::to_string(cc.sm_number());
+  return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n + "-real; PyTorch: " +
+         std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
+         " or lower (compute_XY) for the driver to JIT";
+}
+
+inline std::string image_kind(const code_image& img) {
+  return img.target.form == arch_form::sass ? "sass" : img.target.form == arch_form::ptx ? "ptx" : "lto";
+}
+
+/// "sm_90a" for SASS, "compute_90a" for PTX, "lto_90" for LTO IR: the compiler's spelling.
+inline std::string image_target(const code_image& img) { return std::string(to_text(img.target).view()); }
+
+}  // namespace detail
+
+/// For people: per file, what it holds and per device whether it loads, how, and the fix.
+inline std::string inspect_text(const inspect_report& r) {
+  std::string out;
+  for (const auto& f : r.files) {
+    out += f.path + ": ";
+    if (f.unreadable) {
+      out += "unreadable: " + f.unreadable->message() + "\n";
+      continue;
+    }
+    if (!f.has_code()) {
+      out += "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
+      continue;
+    }
+    // Targets with the number of code objects holding each, in first-seen order.
+    std::vector<std::pair<std::string, std::size_t>> counts;
+    std::size_t judged_objects = 0, relocatable = 0;
+    for (const auto& o : f.listing.objects) {
+      if (!judged(f.listing, o)) continue;
+      ++judged_objects;
+      relocatable += o.relocatable ? 1 : 0;
+      std::vector<std::string> seen;
+      for (const auto& img : o.images) {
+        const std::string t = detail::image_target(img);
+        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.push_back(t);
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == t; });
+        if (it == counts.end()) counts.emplace_back(t, 1);
+        else ++it->second;
+      }
+    }
+    out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" + (judged_objects == 1 ? "" : "s") +
+           (relocatable ? " (relocatable: for the device linker)" : "") + ", " + std::to_string(f.listing.image_count()) + " image" +
+           (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
+    for (const auto& [t, n] : counts) out += " " + t + (n == judged_objects ? "" : "(" + std::to_string(n) + ")");
+    out += "\n";
+    for (const auto& d : f.devices) {
+      const std::string cc(to_text(d.device.cc).view());
+      out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + d.device.name + ")") + ": ";
+      if (d.loads()) {
+        out += "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) + " as SASS, " +
+               std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n";
+        continue;
+      }
+      out += "CANNOT LOAD: " + std::to_string(d.failed()) + " of " + std::to_string(d.judged) + " code objects have no image for it\n";
+      for (const auto& g : d.failing) {
+        std::string why = g.why.message();  // its own "; fix: ..." gives way to the fix below
+        if (const auto cut = why.find("; fix: "); cut != std::string::npos) why.resize(cut);
+        out += "    " + std::to_string(g.count) + " hold only " + detail::targets_text(g.targets) + ": " + why + "\n";
+        out += "      fix: " + detail::fix_text(g, d.device.cc) + "\n";
+      }
+    }
+  }
+  if (!r.driver) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
+  return out;
+}
+
+/// The cuarch.inspect/1 document (docs/json.md). `failure`: what stopped the inspection before any
+/// file was judged (no device), its "error"; the files are then empty.
+inline std::string inspect_json(const inspect_report& r, const std::optional<error>& failure = std::nullopt) {
+  detail::json_writer w;
+  const int status = failure ? exit_status(failure->code) : r.exit_status();
+  detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
+  detail::json_optional_error(w, failure);
+  w.key("driver");
+  if (r.driver) w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
+  else w.null();
+  w.key("devices").begin_array();
+  for (const auto& d : r.devices)
+    w.begin_object().key("cc").value(std::string(to_text(d.cc).view())).key("name").value(d.name).key("source").value(to_string(d.source)).end_object();
+  w.end_array().key("files").begin_array();
+  for (const auto& f : r.files) {
+    w.begin_object().key("path").value(f.path).key("error");
+    detail::json_optional_error(w, f.unreadable);
+    w.key("kind").value(to_string(f.listing.kind)).key("has_cuda_code").value(f.has_code());
+    w.key("code_objects").begin_array();
+    for (const auto& o : f.listing.objects) {
+      w.begin_object().key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
+      w.key("judged").value(judged(f.listing, o)).key("images").begin_array();
+      for (const auto& img : o.images) {
+        w.begin_object().key("kind").value(detail::image_kind(img)).key("target").value(detail::image_target(img));
+        w.key("code_version").value(std::string(to_text(img.version).view())).key("compressed").value(img.compressed);
+        w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size)).end_object();
+      }
+      w.end_array().end_object();
+    }
+    w.end_array().key("devices").begin_array();
+    for (const auto& d : f.devices) {
+      w.begin_object().key("cc").value(std::string(to_text(d.device.cc).view())).key("loads").value(d.loads());
+      w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
+      w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit)).key("chosen").begin_array();
+      std::vector<std::pair<std::string, long long>> chosen;  // the images it loads, by target, with how many code objects
+      for (std::size_t i = 0; i < d.choice.size(); ++i) {
+        if (d.choice[i] == image_choice::none) continue;
+        const std::string t = detail::image_target(f.listing.objects[i].images[d.choice[i]]);
+        auto it = std::find_if(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == t; });
+        if (it == chosen.end()) chosen.emplace_back(t, 1);
+        else ++it->second;
+      }
+      for (const auto& [t, n] : chosen) w.begin_object().key("target").value(t).key("count").value(n).end_object();
+      w.end_array().key("failing").begin_array();
+      for (const auto& g : d.failing) {
+        std::vector<std::string> ts;
+        for (const auto& t : g.targets) ts.emplace_back(to_text(t).view());
+        w.begin_object().key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error");
+        detail::json_error(w, g.why);
+        w.key("fix").value(detail::fix_text(g, d.device.cc)).end_object();
+      }
+      w.end_array().end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.str();
+}
+
+CUARCH_END_NAMESPACE
