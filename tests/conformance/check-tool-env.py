@@ -177,7 +177,7 @@ class CMake:
 
     def flags(self, variables):
         self.count += 1
-        build = os.path.join(self.work, f"cmake-build-{self.count}")
+        build = os.path.join(self.work, f"cmake-{self.version}-build-{self.count}")
         env = dict(os.environ, **variables)
         p = subprocess.run([self.cmake, "-S", self.project, "-B", build, "-G", "Ninja", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
                            capture_output=True, text=True, env=env, timeout=300)
