@@ -3,8 +3,11 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -85,6 +88,23 @@ inline void exit_during_detection() {
   ::_exit(exit_failed);
 }
 
+/// SIGINT, SIGTERM and SIGHUP while detecting (issue 18): the handler only records the signal and
+/// sets `interrupted`, the cancel flag the command hands the library (resolve_options::cancel); the
+/// running probe (nvcc --version in its own process group, which a terminal's Ctrl-C does not reach)
+/// is killed and reaped within about 20 ms and nothing more is asked. The scope's end then ends
+/// cuarch by the same signal (its default action), so the shell sees 128 + signo and a script's loop
+/// stops as it would for any program killed by Ctrl-C. A second signal acts at once (SA_RESETHAND;
+/// the probe then dies with cuarch, PR_SET_PDEATHSIG). A signal ignored when cuarch started (nohup, a
+/// background job's SIGINT) stays ignored.
+inline std::atomic<bool> interrupted{false};
+inline volatile std::sig_atomic_t interrupting_signal = 0;
+inline constexpr int interrupt_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" inline void on_interrupt(int sig) {
+  interrupting_signal = sig;
+  interrupted.store(true);
+}
+
 class detecting {
  public:
   detecting() {
@@ -92,6 +112,14 @@ class detecting {
     saved_ = ::fcntl(1, F_DUPFD_CLOEXEC, 3);  // -1: no stdout to keep (closed), nothing to guard
     if (saved_ >= 0) ::dup2(2, 1);
     detection_in_progress() = true;
+    for (std::size_t i = 0; i < std::size(interrupt_signals); ++i) {
+      struct sigaction sa {};
+      sa.sa_handler = on_interrupt;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: a wait in poll() wakes with EINTR at once
+      if (::sigaction(interrupt_signals[i], nullptr, &old_[i]) == 0 && old_[i].sa_handler != SIG_IGN)
+        ::sigaction(interrupt_signals[i], &sa, nullptr);
+    }
   }
   ~detecting() {
     std::fflush(stdout);  // a library's buffered printf goes where fd 1 points now: stderr
@@ -100,12 +128,25 @@ class detecting {
       ::dup2(saved_, 1);
       ::close(saved_);
     }
+    for (std::size_t i = 0; i < std::size(interrupt_signals); ++i) ::sigaction(interrupt_signals[i], &old_[i], nullptr);
+    if (const int sig = interrupting_signal) {
+      fmt::print(stderr, "cuarch: interrupted by signal {} while detecting; the probe it was running was killed\n", sig);
+      std::fflush(stderr);
+      ::signal(sig, SIG_DFL);
+      sigset_t just;
+      sigemptyset(&just);
+      sigaddset(&just, sig);
+      ::sigprocmask(SIG_UNBLOCK, &just, nullptr);
+      ::raise(sig);
+      ::_exit(128 + sig);  // not reached: the default action of these signals ends the process
+    }
   }
   detecting(const detecting&) = delete;
   detecting& operator=(const detecting&) = delete;
 
  private:
   int saved_ = -1;
+  struct sigaction old_[std::size(interrupt_signals)] {};
 };
 
 /// At the end of main(): the output is written; anything later (a library's destructor at exit) goes

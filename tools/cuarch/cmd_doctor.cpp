@@ -52,7 +52,8 @@ int run_doctor(const doctor_flags& flags) {
   if (flag_set::given(flags.no_device_query)) opts.query_devices = false;
 
   const cuarch::detection found = [&] {
-    const detecting scope;  // stdout is the report's: what libraries print goes to stderr (cli.hpp)
+    const detecting scope;  // stdout is the report's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
+    opts.cancel = &interrupted;
     return cuarch::detect(opts);
   }();
   std::vector<cuarch::finding> findings = cuarch::find_disagreements(found);

@@ -101,7 +101,8 @@ int run_resolve(const resolve_flags& flags) {
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
   const cuarch::output_format format = o.output.value_or(cuarch::output_format::nvcc);
   const cuarch::resolve_outcome done = [&] {
-    const detecting scope;  // stdout is the output's: what libraries print goes to stderr (cli.hpp)
+    const detecting scope;  // stdout is the output's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
+    o.cancel = &interrupted;
     return cuarch::resolve_here(o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);

@@ -3,6 +3,7 @@
 // walk.hpp, the order it walks in is plan.hpp.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -98,6 +99,9 @@ struct detect_options {
   role_set roles = role_set::all();
   detect_mode mode = detect_mode::enumerate_all;
   std::chrono::milliseconds deadline = default_detection_deadline;  // from detect()'s start, for everything
+  // Set by the caller (a front end's Ctrl-C, another thread) to stop: a running tool is killed with its
+  // process group within about 20 ms (process_limits::cancel) and nothing more is asked, as past the deadline.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// One place a component was found, and what asking it gave.

@@ -50,10 +50,11 @@ namespace detail {
 /// The one clock of a detection.
 class detection_clock {
  public:
-  explicit detection_clock(std::chrono::milliseconds budget)
-      : budget_(budget), end_(std::chrono::steady_clock::now() + std::max(budget, std::chrono::milliseconds(0))) {}
+  detection_clock(std::chrono::milliseconds budget, const std::atomic<bool>* cancel)
+      : budget_(budget), end_(std::chrono::steady_clock::now() + std::max(budget, std::chrono::milliseconds(0))), cancel_(cancel) {}
   bool passed() const { return left().count() <= 0; }  // less than a millisecond left is none: no probe fits
   std::chrono::milliseconds left() const {
+    if (cancel_ && cancel_->load()) return std::chrono::milliseconds(0);  // cancelled: as if the deadline had passed
     const auto l = std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
     return std::max(l, std::chrono::milliseconds(0));
   }
@@ -62,6 +63,7 @@ class detection_clock {
  private:
   std::chrono::milliseconds budget_;
   std::chrono::steady_clock::time_point end_;
+  const std::atomic<bool>* cancel_;
 };
 
 /// The error of a place found after the deadline: what would have been asked, and where.
@@ -71,7 +73,7 @@ inline error not_probed_error(source_kind kind, std::string_view what, std::stri
 
 class detector {
  public:
-  explicit detector(const detect_options& o) : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline) {}
+  explicit detector(const detect_options& o) : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline, o.cancel) {}
 
   detection run() {
     const auto start = std::chrono::steady_clock::now();
@@ -364,7 +366,7 @@ class detector {
     c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, clock_.left());
     auto p = probe_tool_version(abs, kind, s.how, timeout,
-                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only);
+                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only, opts_.cancel);
     if (p) {
       p->seen.location = s.path;
       c.result = p->seen;

@@ -95,6 +95,7 @@ struct resolve_options {
 
   // One deadline for the whole detection, any one tool's run included.
   std::chrono::milliseconds timeout = default_detection_deadline;
+  const std::atomic<bool>* cancel = nullptr;  // detect_options::cancel: set, detection stops (not an option text)
   // The environment, read once. nullopt: the process's, snapshotted at the call.
   std::optional<environment> env_snapshot;
 };

@@ -110,6 +110,7 @@ CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const en
   if (o.isolated) d.already_loaded = d.loader_search = d.path_search = d.default_locations = false;
   d.cuinit_fallback = o.cuinit_fallback;
   d.deadline = o.timeout;
+  d.cancel = o.cancel;
   d.tool_timeout = std::min(o.timeout, default_tool_timeout);
   return d;
 }

@@ -57,7 +57,8 @@ inline std::string last_line(std::string_view text) {
 inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind,
                                                            discovery how = discovery::explicit_argument,
                                                            std::chrono::milliseconds timeout = default_tool_timeout,
-                                                           library_path_policy policy = library_path_policy::allow_relative) {
+                                                           library_path_policy policy = library_path_policy::allow_relative,
+                                                           const std::atomic<bool>* cancel = nullptr) {
   if (path.empty()) return unexpected(detail::tool_error(errc::file_unreadable, kind, "(empty path)", "no program path given"));
   if (path.front() != '/') {
     if (policy != library_path_policy::allow_relative)
@@ -80,6 +81,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
 
   process_limits limits;
   limits.timeout = timeout;
+  limits.cancel = cancel;  // the caller's flag: set, the run is killed (subprocess.hpp)
   const auto run = run_process({path, "--version"}, limits, kind);
   if (!run) return unexpected(run.error());
   if (!run->exit_status_lost && run->exit_status != 0) {
