@@ -135,6 +135,35 @@ TEST_CASE("relocatable fatbins are judged only when nothing else is there", "[in
   CHECK(judged(*obj, obj->objects[0]));
 }
 
+TEST_CASE("loadable fatbins are listed before relocatable ones, whatever the section order", "[inspect][rdc]") {
+  // libnccl.so.2 (CUDA 13.0) has __nv_relfatbin before .nv_fatbin; cuobjdump lists .nv_fatbin first.
+  // The same, made from a real executable by swapping its two section headers.
+  std::string b = slurp(data_dir + "exe_rdc_sm_90");
+  const auto le = [&](std::size_t at, unsigned w) {
+    std::uint64_t v = 0;
+    for (unsigned i = w; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+  };
+  const std::size_t shoff = le(0x28, 8), shnum = le(0x3c, 2), strndx = le(0x3e, 2);
+  const std::size_t names = le(shoff + strndx * 64 + 24, 8);
+  std::size_t fat = 0, rel = 0;
+  for (std::size_t i = 0; i < shnum; ++i) {
+    const std::string name(b.c_str() + names + le(shoff + i * 64, 4));
+    if (name == ".nv_fatbin") fat = i;
+    if (name == "__nv_relfatbin") rel = i;
+  }
+  REQUIRE(fat != 0);
+  REQUIRE(rel != 0);
+  std::string a = b.substr(shoff + fat * 64, 64), r = b.substr(shoff + rel * 64, 64);
+  b.replace(shoff + fat * 64, 64, r);
+  b.replace(shoff + rel * 64, 64, a);
+  const auto l = list_code(b);
+  REQUIRE(l.has_value());
+  REQUIRE(l->objects.size() == 2);
+  CHECK_FALSE(l->objects[0].relocatable);
+  CHECK(l->objects[1].relocatable);
+}
+
 TEST_CASE("hostile bytes: every cut of a real file is an error or a shorter listing, never a crash", "[inspect][hostile]") {
   for (const char* f : {"mix_89_100a_120.o", "k_sm_120.fatbin", "k_sm_90a.cubin"}) {
     const std::string whole = slurp(data_dir + f);

@@ -17,6 +17,7 @@
 //   PTX text: `.version M.m` and `.target sm_XY[a|f]`.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -295,6 +296,9 @@ inline expected<code_listing, error> list_code(std::string_view b) {
       return detail::read_fatbins(b, s.offset, s.offset + s.size, relocatable, out, images);
     });
     if (e) return unexpected(*e);
+    // The loadable code first, then the relocatable, whatever the section order: as cuobjdump lists
+    // them (libnccl.so.2 of CUDA 13.0 has __nv_relfatbin before .nv_fatbin).
+    std::stable_partition(out.objects.begin(), out.objects.end(), [](const code_object& o) { return !o.relocatable; });
     if (!out.objects.empty()) out.kind = container_kind::elf;
     return out;
   }
