@@ -71,6 +71,13 @@ function(cuarch_resolve_cuda_architectures out_var)
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "cuarch_resolve_cuda_architectures: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
+  # PARSE_ARGV keeps a quoted list ("${list}") as one element with its semicolons escaped: REQUEST
+  # "80;90" and REQUEST 80 90 are the same request.
+  foreach(v REQUEST POLICY DEVICE_CC NATIVE_VARIANT)
+    if(DEFINED arg_${v})
+      string(REPLACE "\\;" ";" arg_${v} "${arg_${v}}")
+    endif()
+  endforeach()
   if(NOT DEFINED arg_REQUEST)
     set(arg_REQUEST native)
   endif()
