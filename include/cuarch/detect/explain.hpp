@@ -64,33 +64,30 @@ inline std::string aligning_fix(const detection& d, const candidate& target) {
   for (const toolkit_root& r : d.toolkit_roots)
     if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
       named_instead = "drop the toolkit root named explicitly (" + r.path + ")";
-  std::vector<std::string> set;
+  std::string exports;  // " VAR=value ..."
+  const auto set = [&](const char* var, const std::string& value) { exports.append(" ").append(var).append("=") += shell_word(value); };
   const auto other = [&](const char* var, const std::string& same) {
     const auto v = d.env.get_nonempty(var);
     return v && real_path(*v) != same;
   };
   if (!nvcc) {
-    if (other("CUARCH_NVRTC", target.real_path) || named_instead.empty()) set.push_back("CUARCH_NVRTC=" + shell_word(file));
+    if (other("CUARCH_NVRTC", target.real_path) || named_instead.empty()) set("CUARCH_NVRTC", file);
   } else {
-    if (other("CUARCH_NVCC", target.real_path)) set.push_back("CUARCH_NVCC=" + shell_word(file));
-    if (other("CUDACXX", target.real_path)) set.push_back("CUDACXX=" + shell_word(file));
+    if (other("CUARCH_NVCC", target.real_path)) set("CUARCH_NVCC", file);
+    if (other("CUDACXX", target.real_path)) set("CUDACXX", file);
     const std::string& root = target.toolkit_root;
-    if (!root.empty() && other("CUDA_HOME", root)) set.push_back("CUDA_HOME=" + shell_word(root));
-    if (!root.empty() && !d.env.get_nonempty("CUDA_HOME") && other("CUDA_PATH", root)) set.push_back("CUDA_PATH=" + shell_word(root));
+    if (!root.empty() && other("CUDA_HOME", root)) set("CUDA_HOME", root);
+    if (!root.empty() && !d.env.get_nonempty("CUDA_HOME") && other("CUDA_PATH", root)) set("CUDA_PATH", root);
     const candidate* first = d.nvcc_on_path ? &d.candidates[*d.nvcc_on_path] : nullptr;
     if (!first || first->real_path != target.real_path) {
-      std::string bin = parent_dir(file);  // in double quotes, beside $PATH
-      std::string quoted;
-      for (const char ch : bin) quoted += std::string(ch == '"' || ch == '$' || ch == '\\' || ch == '`' ? "\\" : "") + ch;
-      set.push_back("PATH=\"" + quoted + ":$PATH\"");
+      exports += " PATH=\"";  // the bin directory in double quotes, beside $PATH
+      for (const char ch : parent_dir(file))
+        exports += std::string(ch == '"' || ch == '$' || ch == '\\' || ch == '`' ? "\\" : "") + ch;
+      exports += ":$PATH\"";
     }
   }
-  std::string fix = named_instead;
-  if (!set.empty()) {
-    fix += fix.empty() ? "export" : "; export";
-    for (const auto& s : set) fix += " " + s;
-  }
-  return fix;
+  if (exports.empty()) return named_instead;
+  return named_instead + (named_instead.empty() ? "export" : "; export") + exports;
 }
 
 }  // namespace detail

@@ -103,11 +103,10 @@ class analyzer {
   }
 
  private:
-  std::size_t index_of(const candidate* c) const { return static_cast<std::size_t>(c - d_.candidates.data()); }
   void add(finding_kind kind, severity level, std::string what, std::string meaning, std::vector<const candidate*> cs = {}) {
     finding f{kind, level, std::move(what), std::move(meaning), {}};
     for (const candidate* c : cs)
-      if (c) f.candidates.push_back(index_of(c));
+      if (c) f.candidates.push_back(static_cast<std::size_t>(c - d_.candidates.data()));
     out_.push_back(std::move(f));
   }
 
@@ -275,7 +274,6 @@ class analyzer {
         if (f.describes != source_kind::none && f.describes != c.source) continue;
         if (f.result->version.release() == c.result->version.release()) continue;
         const bool header = ends_with(f.path, "cuda.h");
-        const std::string comp(to_string(c.source));
         const bool nvcc = c.source == source_kind::nvcc;
         add(header && nvcc                   ? finding_kind::nvcc_vs_headers
             : nvcc                           ? finding_kind::nvcc_vs_toolkit_files

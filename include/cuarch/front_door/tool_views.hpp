@@ -7,32 +7,28 @@
 // leaves no such warning: detect/explain.hpp, aligning_fix).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "../core/config.hpp"
-#include "../detect/result.hpp"
-#include "../resolve/resolution.hpp"
 
-CUARCH_BEGIN_NAMESPACE
-
-/// Who runs candidate `c` of `d`, in words ("CMake (CUDACXX)"), or empty when no tool of the user's
-/// finds it on its own.
-CUARCH_FUNC std::string who_runs(const detection& d, const candidate& c);
-
-CUARCH_END_NAMESPACE
-
+// Defined where definitions are compiled (core/config.hpp): only resolve_here() calls it.
 #if CUARCH_DEFINITIONS
 #  include <algorithm>
+#  include <string>
+#  include <vector>
 
 #  include "../detect/explain.hpp"
+#  include "../detect/result.hpp"
 #  include "../doctor/analysis.hpp"
 #  include "../doctor/finding.hpp"
+#  include "../resolve/resolution.hpp"
 #  include "../resolve/resolver.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
-CUARCH_FUNC std::string who_runs(const detection& d, const candidate& c) {
+namespace detail {
+
+/// Who runs candidate `c` of `d`, in words ("CMake (CUDACXX)"), or empty when no tool of the user's
+/// finds it on its own.
+inline std::string who_runs(const detection& d, const candidate& c) {
   std::string who;
   const auto add = [&](const char* words) { who.append(who.empty() ? "" : "; ").append(words); };
   if (c.source == source_kind::nvrtc && c.how == discovery::already_loaded)
@@ -43,8 +39,6 @@ CUARCH_FUNC std::string who_runs(const detection& d, const candidate& c) {
   if (d.nvcc_on_path && &d.candidates[*d.nvcc_on_path] == &c) add("CMake without CUDACXX, setup.py and a shell (first on PATH)");
   return who;
 }
-
-namespace detail {
 
 inline std::string target_names(const target_set& t) {
   std::string out;
@@ -82,7 +76,7 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
   for (const candidate& c : d.candidates) {
     if ((c.source != source_kind::nvcc && c.source != source_kind::nvrtc) || !c.result || !c.compiler) continue;
     if (std::find(seen.begin(), seen.end(), c.real_path) != seen.end()) continue;
-    std::string who = who_runs(d, c);
+    std::string who = detail::who_runs(d, c);
     if (&c == cross)
       who.append(who.empty() ? "" : "; ").append(c.source == source_kind::nvcc ? "offline builds" : "JIT through NVRTC");
     if (who.empty()) continue;
@@ -91,7 +85,7 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     if (verdict.empty()) continue;
     const bool same_kind = c.source == decider.source;
     const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);
-    out.push_back({same_kind ? "tool_compiler_disagrees" : "nvcc_vs_nvrtc",
+    out.push_back({same_kind ? "tool_compiler_disagrees" : std::string(to_string(finding_kind::nvcc_vs_nvrtc)),
                    detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
                    same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
                                    detail::aligning_fix(d, decider)
