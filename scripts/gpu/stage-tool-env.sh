@@ -12,25 +12,15 @@
 # `cuarch env --for flashinfer --device-cc 9.0`, compiles its norm module with the nvcc cuarch names.
 #   bash scripts/gpu/stage-tool-env.sh [CUARCH_CLI]     (default build/cuarch)
 # then run on the GPU machine, carrying build-tool-env:  bash scripts/gpu/tool-env-on-gpu.sh
-# Cache: ~/.cache/cuarch/wheels-tools (pip download --no-deps; fetched once).
+# Cache: ~/.cache/cuarch/wheels-tools (scripts/toolkits/fetch-tool-wheels.sh; fetched once).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cli="$(realpath "${1:-$root/build/cuarch}")"
-cache="${CUARCH_CACHE:-$HOME/.cache/cuarch}/wheels-tools"
+cache=$(bash "$root/scripts/toolkits/fetch-tool-wheels.sh")
+first() { compgen -G "$cache/$1" | head -n1; }
+tvm_wheel=$(first 'apache_tvm_ffi-0.1.15.post2-*.whl') filelock_wheel=$(first 'filelock-*.whl') packaging_wheel=$(first 'packaging-*.whl')
+fi_tree="$cache/flashinfer-0.7.4" tvm_tree="$cache/tvm-ffi-0.1.15.post2"
 stage="$root/build-tool-env"
-mkdir -p "$cache"
-fetch() {  # fetch <requirement> <file glob>: the wheel, downloaded once
-  compgen -G "$cache/$2" >/dev/null || pip download -q --no-deps -d "$cache" "$1"
-  compgen -G "$cache/$2" | head -n1
-}
-fi_wheel=$(fetch flashinfer-python==0.7.4 'flashinfer_python-0.7.4-*.whl')
-tvm_wheel=$(fetch apache-tvm-ffi==0.1.15.post2 'apache_tvm_ffi-0.1.15.post2-*.whl')
-filelock_wheel=$(fetch filelock 'filelock-*.whl')
-packaging_wheel=$(fetch packaging 'packaging-*.whl')
-fi_tree="$cache/flashinfer-0.7.4"
-[[ -d $fi_tree/flashinfer ]] || (mkdir -p "$fi_tree" && cd "$fi_tree" && python3 -m zipfile -e "$fi_wheel" .)
-tvm_tree="$cache/tvm-ffi-0.1.15.post2"
-[[ -d $tvm_tree/tvm_ffi ]] || (mkdir -p "$tvm_tree" && cd "$tvm_tree" && python3 -m zipfile -e "$tvm_wheel" .)
 
 rm -rf "$stage" && mkdir -p "$stage/wheels" "$stage/lib" "$stage/flashinfer"
 cp "$tvm_wheel" "$filelock_wheel" "$packaging_wheel" "$stage/wheels/"

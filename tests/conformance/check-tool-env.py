@@ -20,8 +20,8 @@ A sample of agreeing sets (--compile N per tool) is compiled with the nvcc the v
 Usage: check-tool-env.py CLI [--nvcc PATH] [--tools flashinfer,tvm-ffi,torch,cmake] [--compile N]
                              [--cmake PATH ...] [--cache DIR] [--summary FILE]
 The wheels and torch's source come from the cache (default ~/.cache/cuarch): wheels-tools/flashinfer-0.7.4,
-wheels-tools/tvm-ffi-0.1.15.post2 (unpacked `pip download --no-deps` wheels; scripts/toolkits/fetch-tool-wheels.sh)
-and torch/2.15.0/torch/utils/cpp_extension.py. A tool whose part is missing is skipped, visibly.
+wheels-tools/tvm-ffi-0.1.15.post2 (unpacked `pip download --no-deps` wheels: scripts/toolkits/fetch-tool-wheels.sh)
+and torch/2.15.0/torch/utils/cpp_extension.py (scripts/toolkits/record-torch-arch-list.py --torch 2.15.0). A tool whose part is missing is skipped, visibly.
 Exit: 0 every case agreed; 1 a mismatch; 77 skipped (no nvcc 13.x, nothing cached).
 """
 
@@ -85,7 +85,8 @@ class FlashInfer:
     def __init__(self, cache):
         wheel = os.path.join(cache, "wheels-tools", "flashinfer-0.7.4")
         tvm = os.path.join(cache, "wheels-tools", "tvm-ffi-0.1.15.post2")
-        packaging = glob.glob(os.path.join(cache, "wheels", "wheelhouse", "packaging-*.whl"))
+        packaging = (glob.glob(os.path.join(cache, "wheels-tools", "packaging-*.whl")) or
+                     glob.glob(os.path.join(cache, "wheels", "wheelhouse", "packaging-*.whl")))[:1]
         if not os.path.isdir(os.path.join(wheel, "flashinfer")) or not os.path.isdir(tvm):
             raise LookupError(f"no unpacked flashinfer-python 0.7.4 / apache-tvm-ffi wheel under {cache}/wheels-tools")
         sys.path[:0] = [tvm] + packaging

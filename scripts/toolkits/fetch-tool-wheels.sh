@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The tools' own code for tests/conformance/check-tool-env.py and scripts/gpu/stage-tool-env.sh:
+# flashinfer-python 0.7.4 and apache-tvm-ffi 0.1.15.post2 (pip download --no-deps, unpacked), with the
+# small pure-Python wheels FlashInfer's JIT imports (filelock, packaging), in
+# ~/.cache/cuarch/wheels-tools (CUARCH_CACHE). Fetched once; CUARCH_OFFLINE=1 only checks the cache.
+# PyTorch's torch/utils/cpp_extension.py comes from scripts/toolkits/record-torch-arch-list.py
+# (--torch 2.15.0 caches it in ~/.cache/cuarch/torch/2.15.0). Prints the cache directory.
+# Exit 0 all there; 1 a download failed; 77 offline and not cached.
+set -euo pipefail
+cache="${CUARCH_CACHE:-$HOME/.cache/cuarch}/wheels-tools"
+mkdir -p "$cache"
+fetch() {  # fetch <requirement> <file glob>
+  compgen -G "$cache/$2" >/dev/null && return 0
+  [[ ${CUARCH_OFFLINE:-0} == 1 ]] && { echo "skipped: $1 is not cached in $cache (offline)" >&2; exit 77; }
+  pip download -q --no-deps -d "$cache" "$1" >&2
+}
+unpack() {  # unpack <wheel glob> <directory>
+  [[ -d $cache/$2 ]] && return 0
+  mkdir -p "$cache/$2.partial" && (cd "$cache/$2.partial" && python3 -m zipfile -e "$(compgen -G "$cache/$1" | head -n1)" .)
+  mv "$cache/$2.partial" "$cache/$2"
+}
+fetch flashinfer-python==0.7.4 'flashinfer_python-0.7.4-*.whl'
+fetch apache-tvm-ffi==0.1.15.post2 'apache_tvm_ffi-0.1.15.post2-*.whl'
+fetch filelock 'filelock-*.whl'
+fetch packaging 'packaging-*.whl'
+unpack 'flashinfer_python-0.7.4-*.whl' flashinfer-0.7.4
+unpack 'apache_tvm_ffi-0.1.15.post2-*.whl' tvm-ffi-0.1.15.post2
+echo "$cache"
