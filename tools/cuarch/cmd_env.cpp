@@ -50,7 +50,8 @@ int run_env(const env_flags& flags) {
   if (!tool) return usage_error(command_name, "--for: must be " + choices(cuarch::all_env_tools) + ", not '" + *tool_text + "'");
   const auto format_text = flag_set::get(flags.format).value_or("shell");
   const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, format_text);
-  if (!format) return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'");
+  if (!format)
+    return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'");
 
   if (flag_set::given(flags.cmake_version) && *tool != cuarch::env_tool::cmake)
     return usage_error(command_name, "--cmake-version is for --for cmake only");
@@ -95,21 +96,24 @@ std::function<int()> setup_env(flag_set& f) {
                     devices = "devices and driver", policy = "policy";
   flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
   flags.format = f.value("--format", choices(cuarch::all_env_formats), "how to print them (default: shell)", tool);
-  flags.cmake_version = f.value("--cmake-version", "VERSION", "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION): 'a' needs 3.25.0, 'f' 4.0.2", tool);
+  flags.cmake_version = f.value(
+      "--cmake-version", "VERSION",
+      "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION): 'a' needs 3.25.0, 'f' 4.0.2", tool);
   lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
   lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic)", request);
   lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides), "variables that override the request (as cuarch resolve)",
            request);
   add_detection_flags(lf, f, compiler, devices);
   lf.value(f, option_name::driver, "--driver", "VERSION|detected", "check PTX against this driver (as cuarch resolve)", devices);
-  lf.value(f, option_name::policy, "--policy", "P[,P...]", "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)",
-           policy);
+  lf.value(f, option_name::policy, "--policy", "P[,P...]",
+           "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
   lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES", "the variants native tries (as cuarch resolve)", policy);
   lf.flag(f, option_name::strict, "--strict", "exit 1 when a warning the printed lines do not settle bears on the answer", policy);
   return [flags] { return run_env(flags); };
 }
 
 const register_command registration{
-    command_name, {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env}};
+    command_name,
+    {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env}};
 
 }  // namespace

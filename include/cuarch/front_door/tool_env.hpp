@@ -28,13 +28,12 @@ inline constexpr std::string_view env_tool_names[] = {"torch", "flashinfer", "cm
 inline constexpr auto all_env_tools = detail::enumerators<env_tool>(env_tool_names);
 constexpr std::string_view to_string(env_tool e) noexcept { return detail::name_of(env_tool_names, e); }
 /// The release of each tool whose source the rules here follow, in enumerator order.
-inline constexpr std::string_view tool_sources[] = {
-    "PyTorch 2.15.0", "flashinfer-python 0.7.4", "CMake >= 3.20", "apache-tvm-ffi 0.1.15.post2",
-    "triton 3.9.0"};
+inline constexpr std::string_view tool_sources[] = {"PyTorch 2.15.0", "flashinfer-python 0.7.4", "CMake >= 3.20",
+                                                    "apache-tvm-ffi 0.1.15.post2", "triton 3.9.0"};
 /// Every variable some tool reads that env judges (front ends add them to the environment snapshot).
 inline constexpr std::string_view tool_variables[] = {
-    "TORCH_CUDA_ARCH_LIST", "CUDA_HOME",       "PYTORCH_NVCC",      "FLASHINFER_CUDA_ARCH_LIST",   "FLASHINFER_NVCC",
-    "FLASHINFER_EXTRA_CUDAFLAGS", "CUDAARCHS", "CUDACXX",           "TVM_FFI_CUDA_ARCH_LIST",      "TRITON_PTXAS_PATH",
+    "TORCH_CUDA_ARCH_LIST",        "CUDA_HOME", "PYTORCH_NVCC", "FLASHINFER_CUDA_ARCH_LIST", "FLASHINFER_NVCC",
+    "FLASHINFER_EXTRA_CUDAFLAGS",  "CUDAARCHS", "CUDACXX",      "TVM_FFI_CUDA_ARCH_LIST",    "TRITON_PTXAS_PATH",
     "TRITON_PTXAS_BLACKWELL_PATH", "PATH"};
 
 /// How the variables are printed: `export NAME='value'` (POSIX shell), NAME=value (dotenv), lines
@@ -103,7 +102,8 @@ CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_o
            " (a release, nothing detected) has no path to give it; name the nvcc with " + spell(option_name::nvcc) + " or " +
            spell(option_name::cuda_home) + ", or let detection find it";
   if (o.compiler == compile_path::nvrtc || !o.nvrtc.empty())
-    return name + " compiles with nvcc, not NVRTC: drop " + spell(o.compiler == compile_path::nvrtc ? option_name::compiler : option_name::nvrtc);
+    return name + " compiles with nvcc, not NVRTC: drop " +
+           spell(o.compiler == compile_path::nvrtc ? option_name::compiler : option_name::nvrtc);
   o.compiler = compile_path::nvcc;
   return std::nullopt;
 }
@@ -119,8 +119,7 @@ inline expected<std::string, error> dotted_sass_list(const target_set& targets, 
   std::string out;
   for (const auto& t : targets) {
     std::string_view why;
-    if (t.form != arch_form::sass)
-      why = "it builds machine code only (code=sm_XY): PTX and LTO IR have no spelling";
+    if (t.form != arch_form::sass) why = "it builds machine code only (code=sm_XY): PTX and LTO IR have no spelling";
     else if (flashinfer && t.variant == arch_variant::baseline && t.cc.major >= 9)
       why = "it gives a bare X.Y from 9.0 on a suffix of its own (9.0 -> 9.0a, 12.0 -> 12.0f or 12.0a): baseline has no spelling";
     else if (flashinfer && t.variant == arch_variant::arch_specific && t.cc == compute_capability{10, 7})
@@ -171,14 +170,17 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
   const target_set& targets = done.result->targets;
   if (!nvcc || nvcc->source != source_kind::nvcc || nvcc->real_path.empty())
-    return unexpected(errors::not_expressible(source_kind::nvcc, targets[0], subject_of, "no nvcc decided, so there is none to point the tool at"));
+    return unexpected(
+        errors::not_expressible(source_kind::nvcc, targets[0], subject_of, "no nvcc decided, so there is none to point the tool at"));
   // The tools below but CMake run $CUDA_HOME/bin/nvcc: the root whose bin/nvcc is the one that
   // decided (its toolkit, or the directory above the bin/ it was found in).
   std::string root = nvcc->toolkit_root;
-  if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin") root = detail::parent_dir(detail::parent_dir(nvcc->path));
+  if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin")
+    root = detail::parent_dir(detail::parent_dir(nvcc->path));
   if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path)) {
-    error e = errors::not_expressible(source_kind::nvcc, targets[0], subject_of,
-                                      "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)");
+    error e = errors::not_expressible(
+        source_kind::nvcc, targets[0], subject_of,
+        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)");
     e.location = nvcc->path;
     return unexpected(e);
   }
@@ -195,7 +197,9 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     out.variables.push_back({std::string(variable), *spelled, {}, {}});
     return std::nullopt;
   };
-  const auto set = [&](std::string_view variable, const std::string& value) { out.variables.push_back({std::string(variable), value, {}, {}}); };
+  const auto set = [&](std::string_view variable, const std::string& value) {
+    out.variables.push_back({std::string(variable), value, {}, {}});
+  };
   std::optional<error> refused;
   std::string who;
   switch (tool) {
@@ -204,7 +208,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       refused = list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
       set("CUDA_HOME", root);
       // PYTORCH_NVCC, when set, replaces $CUDA_HOME/bin/nvcc in the ninja file ("ccache <nvcc>" too).
-      if (const auto cmd = env.get_nonempty("PYTORCH_NVCC"); cmd && detail::program_of(*cmd) != nvcc->real_path) set("PYTORCH_NVCC", nvcc->real_path);
+      if (const auto cmd = env.get_nonempty("PYTORCH_NVCC"); cmd && detail::program_of(*cmd) != nvcc->real_path)
+        set("PYTORCH_NVCC", nvcc->real_path);
       break;
     case env_tool::flashinfer:
       who = "FlashInfer";
@@ -215,7 +220,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
         for (const auto word : detail::split_any(*extra, " \t"))
           if (detail::starts_with(word, "-gencode") || detail::starts_with(word, "-arch") || detail::starts_with(word, "--gpu-") ||
               detail::starts_with(word, "-code")) {
-            out.warnings.push_back({"tool_variable_adds_targets", "FLASHINFER_EXTRA_CUDAFLAGS='" + *extra + "' holds " + std::string(word),
+            out.warnings.push_back({"tool_variable_adds_targets",
+                                    "FLASHINFER_EXTRA_CUDAFLAGS='" + *extra + "' holds " + std::string(word),
                                     "FlashInfer appends it to every compile, so it builds targets beyond the validated ones: remove "
                                     "the target flags from it"});
             break;
@@ -226,8 +232,9 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       refused = list("CUDAARCHS", cmake_architectures(targets, cmake_version));
       set("CUDACXX", nvcc->real_path);
       if (cmake_version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
-        out.notes.push_back("CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2): pass the CMake "
-                            "version (cmake_version) to have it checked");
+        out.notes.push_back(
+            "CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2): pass the CMake "
+            "version (cmake_version) to have it checked");
       break;
     case env_tool::tvm_ffi:
       who = "TVM-FFI";
@@ -241,13 +248,15 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       // to the ptxas in its wheel, so the file must be there.
       const std::string ptxas = detail::join(root, "bin/ptxas");
       if (!detail::is_file(ptxas)) {
-        error e = errors::not_expressible(source_kind::ptxas, targets[0], subject_of, "the toolkit of the nvcc that decided has no bin/ptxas");
+        error e = errors::not_expressible(source_kind::ptxas, targets[0], subject_of,
+                                          "the toolkit of the nvcc that decided has no bin/ptxas");
         e.location = ptxas;
         return unexpected(e);
       }
       set("TRITON_PTXAS_PATH", ptxas);
       set("TRITON_PTXAS_BLACKWELL_PATH", ptxas);
-      out.notes.push_back("Triton compiles for the device it runs on, not for a list: the variables name the ptxas of the validated toolkit");
+      out.notes.push_back(
+          "Triton compiles for the device it runs on, not for a list: the variables name the ptxas of the validated toolkit");
       break;
     }
   }
@@ -261,14 +270,16 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     v.was = *now;
     if (v.name == "CUDA_HOME") v.note = "its nvcc: " + (d ? detail::nvcc_under(*d, *now) : std::string("not asked"));
     else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
-    out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value + "'");
+    out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value +
+                        "'");
   }
   // The nvcc a shell would run: not the tool's, once the variables point it at the validated one.
   if (d && d->nvcc_on_path && tool != env_tool::triton) {
     const candidate& first = d->candidates[*d->nvcc_on_path];
     if (first.real_path != nvcc->real_path)
       out.notes.push_back("the first nvcc on PATH is " + detail::label(first) + ", not the one that validated the targets: " + who +
-                          " will not run it with these variables (it runs " + (tool == env_tool::cmake ? "$CUDACXX" : "$CUDA_HOME/bin/nvcc") +
+                          " will not run it with these variables (it runs " +
+                          (tool == env_tool::cmake ? "$CUDACXX" : "$CUDA_HOME/bin/nvcc") +
                           "); a shell or a build step that runs `nvcc` by name would");
   }
   // The resolution's warnings, but those about which nvcc a tool finds: the variables settle that.
