@@ -2,7 +2,8 @@
 # The tools' own code for tests/conformance/check-tool-env.py and scripts/gpu/stage-tool-env.sh:
 # flashinfer-python 0.7.4 and apache-tvm-ffi 0.1.15.post2 (pip download --no-deps, unpacked), with the
 # small pure-Python wheels FlashInfer's JIT imports (filelock, packaging), in
-# ~/.cache/cuarch/wheels-tools (CUARCH_CACHE). Fetched once; CUARCH_OFFLINE=1 only checks the cache.
+# ~/.cache/cuarch/wheels-tools (CUARCH_CACHE); with CUARCH_FETCH_TRITON=1 also triton 3.9.0's knobs.py.
+# Fetched once; CUARCH_OFFLINE=1 only checks the cache.
 # PyTorch's torch/utils/cpp_extension.py comes from scripts/toolkits/record-torch-arch-list.py
 # (--torch 2.15.0 caches it in ~/.cache/cuarch/torch/2.15.0). Prints the cache directory.
 # Exit 0 all there; 1 a download failed; 77 offline and not cached.
@@ -25,4 +26,18 @@ fetch filelock 'filelock-*.whl'
 fetch packaging 'packaging-*.whl'
 unpack 'flashinfer_python-0.7.4-*.whl' flashinfer-0.7.4
 unpack 'apache_tvm_ffi-0.1.15.post2-*.whl' tvm-ffi-0.1.15.post2
+# Triton's wheel is 285 MB; its knobs.py (which names TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH)
+# and backends/nvidia/compiler.py are all the check needs: on request only, and only they are kept.
+if [[ ${CUARCH_FETCH_TRITON:-0} == 1 && ! -f $cache/triton-3.9.0/triton/knobs.py ]]; then
+  [[ ${CUARCH_OFFLINE:-0} == 1 ]] && { echo "skipped: triton 3.9.0 is not cached in $cache (offline)" >&2; exit 77; }
+  tmp=$(mktemp -d)
+  pip download -q --no-deps -d "$tmp" triton==3.9.0 >&2
+  python3 - "$tmp"/triton-3.9.0-*.whl "$cache/triton-3.9.0" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in ("triton/knobs.py", "triton/backends/nvidia/compiler.py"):
+        z.extract(name, sys.argv[2])
+PY
+  rm -rf "$tmp"
+fi
 echo "$cache"

@@ -11,6 +11,8 @@ prints are handed to the tool's own code, unmodified, from its released source:
               source text with os/re/collections (torch stubbed: with TORCH_CUDA_ARCH_LIST set it is not asked)
   cmake       CMake's own configure of a one-kernel project, CUDAARCHS and CUDACXX taken from the
               environment (compile_commands.json), for each CMake given (--cmake, repeatable)
+  triton      triton 3.9.0's knobs.py (its C++ getenv stubbed by os.environ): the ptxas each of
+              knobs.nvidia.ptxas / ptxas_blackwell resolves to, and its release, once (Triton takes no list)
 The -gencode pairs each tool derives must equal those of `cuarch resolve --format nvcc` for the same
 request, and the compiler the variables name must be the nvcc that resolved it. Where `cuarch env`
 refuses (not_expressible), the tool's parser is run on the plain dotted spelling of the targets to
@@ -190,11 +192,37 @@ class CMake:
         return [c["command"] for c in commands], compiler, None
 
 
+class Triton:
+    name = "triton"
+
+    def __init__(self, cache):
+        tree = os.path.join(cache, "wheels-tools", "triton-3.9.0")
+        if not os.path.exists(os.path.join(tree, "triton", "knobs.py")):
+            raise LookupError(f"no triton 3.9.0 triton/knobs.py under {tree} (CUARCH_FETCH_TRITON=1 scripts/toolkits/fetch-tool-wheels.sh)")
+        triton = types.ModuleType("triton")
+        triton.__path__ = [os.path.join(tree, "triton")]
+        c = types.ModuleType("triton._C")
+        c.__path__ = []
+        lib = types.ModuleType("triton._C.libtriton")  # its getenv reads the variable, as os.environ does
+        lib.getenv = lambda key, default=None: os.environ.get(key, default)
+        lib.getenv_bool = lambda key, default=False: os.environ.get(key, "1" if default else "0").lower() in ("1", "true", "on", "yes")
+        utils = types.ModuleType("triton._utils")
+        utils.FP_FUSION_DEFAULT_WARNING, utils.warn_once = "", lambda *a, **k: None
+        sys.modules.update({"triton": triton, "triton._C": c, "triton._C.libtriton": lib, "triton._utils": utils})
+        self.knobs = importlib.import_module("triton.knobs")
+
+    def ptxas(self, variables):
+        """(path, release) of the ptxas Triton runs below sm_90 and from sm_90 (compiler.py get_ptxas)."""
+        with environment(variables):
+            self.knobs.NvidiaTool.from_path.cache_clear()
+            return [(t.path, t.version) for t in (self.knobs.nvidia.ptxas, self.knobs.nvidia.ptxas_blackwell)]
+
+
 class environment:
     """Sets variables (and unsets the other ones a tool reads) for the duration of a block."""
 
     READ = ("TORCH_CUDA_ARCH_LIST", "PYTORCH_NVCC", "FLASHINFER_CUDA_ARCH_LIST", "FLASHINFER_NVCC", "FLASHINFER_EXTRA_CUDAFLAGS",
-            "TVM_FFI_CUDA_ARCH_LIST", "CUDA_HOME", "CUDA_PATH", "CUDAARCHS", "CUDACXX")
+            "TVM_FFI_CUDA_ARCH_LIST", "CUDA_HOME", "CUDA_PATH", "CUDAARCHS", "CUDACXX", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH")
 
     def __init__(self, variables):
         self.variables = variables
@@ -239,7 +267,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cli")
     ap.add_argument("--nvcc", default=os.environ.get("CUARCH_TEST_NVCC", "/usr/local/cuda/bin/nvcc"))
-    ap.add_argument("--tools", default="flashinfer,tvm-ffi,torch,cmake")
+    ap.add_argument("--tools", default="flashinfer,tvm-ffi,torch,cmake,triton")
     ap.add_argument("--compile", type=int, default=2)
     ap.add_argument("--cmake", action="append", default=[])
     ap.add_argument("--cmake-cases", type=int, default=8)
@@ -255,7 +283,7 @@ def main():
         return 77
     work = tempfile.mkdtemp(prefix="cuarch-tool-env-")
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "LC_ALL": "C"}
-    tools, skipped = [], []
+    tools, skipped, triton = [], [], None
     for name in args.tools.split(","):
         try:
             if name == "flashinfer":
@@ -264,6 +292,8 @@ def main():
                 tools.append(TvmFfi(args.cache))
             elif name == "torch":
                 tools.append(Torch(args.cache))
+            elif name == "triton":
+                triton = Triton(args.cache)
             elif name == "cmake":
                 cmakes = args.cmake or [c for c in [subprocess.run(["sh", "-c", "command -v cmake"], capture_output=True, text=True).stdout.strip()] if c]
                 four = subprocess.run([os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "toolkits", "fetch-cmake.sh"), "4"],
@@ -275,7 +305,7 @@ def main():
             skipped.append(f"{name}: {e}")
     for s in skipped:
         print(f"skipped: {s}")
-    if not tools:
+    if not tools and not triton:
         print("skipped: no tool's parser is at hand")
         return 77
 
@@ -355,6 +385,20 @@ def main():
                     lines.append(f"refused: {tool.name} {shown}: the plain spelling raises {type(e).__name__}: {str(e)[:120]}")
             else:
                 failures.append(f"{tool.name}: {shown}: cuarch env exited {rc}: {err.strip()[:300]}")
+    if triton:
+        rc, got, err = cli_json(args.cli, ["env", "--for", "triton", "--archs", "9.0a", "--nvcc", nvcc, "--isolated"], env)
+        variables = {v["name"]: v["value"] for v in got["variables"]} if rc == 0 else {}
+        ptxas = os.path.join(os.path.dirname(nvcc), "ptxas")
+        try:
+            seen = triton.ptxas(variables)
+        except Exception as e:
+            seen = f"{type(e).__name__}: {e}"
+        if rc != 0 or seen != [(ptxas, release.group(1))] * 2:
+            failures.append(f"triton: cuarch env exited {rc} ({err.strip()[:200]}); Triton's knobs resolve {seen}, want {ptxas} "
+                            f"(release {release.group(1)}) for both")
+        else:
+            summary_triton = f"triton 3.9.0: knobs.nvidia.ptxas and ptxas_blackwell both run {ptxas} (release {release.group(1)})"
+            lines.append(summary_triton)
     for line in lines:
         print(line)
     for f in failures:
