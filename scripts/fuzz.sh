@@ -17,10 +17,12 @@ cd "$out"
 # The JSON writer: any bytes in keys and strings give valid UTF-8, well-formed, recoverable JSON.
 mkdir -p json-corpus
 ./json_fuzz -max_total_time="$seconds" -max_len=512 -timeout=5 -print_final_stats=1 json-corpus
-# The toolkit-file parsers (version.json, version.txt, cuda.h, dist-info / conda-meta names, tool output).
+# The toolkit-file parsers (version.json, version.txt, cuda.h, dist-info / conda-meta names, tool output)
+# and the ELF readers (the library header check, the build-id note).
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" "$root/tests/fuzz/file_fuzz.cpp" -o "$out/file_fuzz"
 mkdir -p file-corpus
+cp -n "$root"/tests/fuzz/file-corpus/* file-corpus/ 2>/dev/null || true  # real files, cut (make-file-corpus.sh)
 ./file_fuzz -max_total_time="$seconds" -max_len=4096 -timeout=5 -print_final_stats=1 file-corpus
 # The CUDA code reader of `cuarch inspect` (ELF, fatbin, cubin, PTX), seeded with real nvcc 13.0 output.
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "fuzz/file_parser_invariants.hpp"
@@ -68,4 +71,27 @@ TEST_CASE("the seeds parse to what they say", "[fuzz]") {
   REQUIRE(v);
   CHECK(v->seen.version == cuarch::cuda_version{13, 0, 2});
   ::unlink(scratch.c_str());
+}
+
+TEST_CASE("the file_fuzz seed corpus (real files, cut) keeps the properties, and the ELF seeds are read", "[fuzz]") {
+  // tests/fuzz/file-corpus (make-file-corpus.sh): every seed, and each cut in half, as file_fuzz starts.
+  const std::filesystem::path corpus = std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/file-corpus";
+  const std::string scratch = "/tmp/cuarch-file-corpus-" + std::to_string(getpid());
+  int seeds_read = 0, elf_with_build_id = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string input = bytes.str();
+    cuarch_fuzz::check_file_parsers(input, scratch);
+    cuarch_fuzz::check_file_parsers(input.substr(0, input.size() / 2), scratch);
+    ++seeds_read;
+    if (entry.path().filename().string().rfind("elf-lib", 0) == 0) {
+      cuarch_fuzz::check_file_parsers(input, scratch);
+      if (cuarch::read_elf_build_id(scratch)) ++elf_with_build_id;
+    }
+  }
+  ::unlink(scratch.c_str());
+  CHECK(seeds_read >= 10);
+  CHECK(elf_with_build_id >= 1);  // a real library's first page holds its build-id note: the reader gets past the header
 }

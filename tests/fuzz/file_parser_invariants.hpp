@@ -5,6 +5,8 @@
 // plausible version and the path it came from; nothing crashes, hangs or throws.
 #pragma once
 
+#include <cuarch/sources/elf_build_id.hpp>
+#include <cuarch/sources/posix/dynamic_library.hpp>
 #include <cuarch/sources/toolkit_files.hpp>
 
 #include <cstdio>
@@ -59,6 +61,17 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
   if (const auto c = cuarch::parse_conda_meta_name("/nonexistent/conda-meta/" + std::string(input) + ".json",
                                                    discovery::explicit_argument))
     require_file(plausible(c->seen.version), "conda-meta name gives a plausible version", input);
+
+  // The ELF readers: the header check before any dlopen, and the build-id note reader. Either
+  // accepts the file or says why, naming it.
+  if (const auto refused = cuarch::detail::check_library_file(scratch, cuarch::source_kind::nvrtc, "libnvrtc.so"))
+    require_file(refused->message().find(scratch) != std::string::npos, "a refused library names the file", input);
+  if (const auto id = cuarch::read_elf_build_id(scratch)) {
+    require_file(!id->empty() && id->size() % 2 == 0 && id->find_first_not_of("0123456789abcdef") == std::string::npos,
+                 "a build id is lowercase hex bytes", input);
+  } else {
+    require_file(id.error().message().find(scratch) != std::string::npos, "a missing build id names the file", input);
+  }
 
   for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {
     const auto n = cuarch::parse_nvcc_version_output(input, kind);

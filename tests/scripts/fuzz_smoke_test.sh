@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz_smoke_test.sh - a short coverage-guided run of every libFuzzer target (tests/fuzz/*_fuzz.cpp:
-# the arch parsers, the JSON writer, the toolkit-file parsers) under ASan+UBSan, seeded from
-# tests/fuzz/corpus; any crash or property violation fails. scripts/fuzz.sh runs them for longer.
+# the arch parsers, the JSON writer, the toolkit-file and ELF readers) under ASan+UBSan, seeded from
+# tests/fuzz/corpus and tests/fuzz/<target>-corpus; any crash or property violation fails. scripts/fuzz.sh runs them for longer.
 # Env: CUARCH_SOURCE_DIR, CUARCH_BINARY_DIR (set by ctest); CUARCH_FUZZ_SECONDS (default 8 per target).
 # Exit: 0 pass; 1 a finding; 77 skipped (no clang++ with libFuzzer), with the reason.
 set -uo pipefail
@@ -25,7 +25,10 @@ for target in "$src"/tests/fuzz/*_fuzz.cpp; do
   fi
   corpus="$bin/$name-corpus"
   mkdir -p "$corpus"
-  [[ $name == parse_fuzz ]] && cp -n "$src"/tests/fuzz/corpus/* "$corpus/" 2>/dev/null
+  # Seeds: tests/fuzz/<target>-corpus (file-corpus: real files, cut; fatbin-corpus), corpus for parse_fuzz.
+  seeds="$src/tests/fuzz/${name%_fuzz}-corpus"
+  [[ $name == parse_fuzz ]] && seeds="$src/tests/fuzz/corpus"
+  [[ -d $seeds ]] && cp -n "$seeds"/* "$corpus/" 2>/dev/null
   (cd "$bin" && "$exe" -max_total_time="$seconds" -max_len=1024 -timeout=5 -print_final_stats=1 "$corpus" >"$bin/$name.log" 2>&1)
   rc=$?
   runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$bin/$name.log" | grep -o '[0-9]*$')
