@@ -11,8 +11,8 @@
 #   version.txt    the format of CUDA <= 11.0 ("CUDA Version 11.0.228")
 #   tool output    `nvcc --version` of the local toolkit, `ptxas --version` of cached nvcc wheels
 #   names          dist-info and conda-meta names as pip and conda write them
-#   ELF            the first 4 KiB of small real shared libraries (libdl, libpthread, a cached NVRTC's
-#                  first page), one cut inside its header, a linker script (libc.so), an ET_REL object
+#   ELF            the first 4 KiB of small real shared libraries (glibc's libdl, libpthread, libutil,
+#                  librt), one cut inside its header, a linker script (libc.so), an ET_REL object
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${1:-$here/file-corpus}
@@ -52,8 +52,9 @@ for name in nvidia_cuda_nvrtc_cu12-12.8.93 nvidia_cuda_nvrtc-13.0.88 nvidia_cuda
   nvidia_cuda_nvcc_cu12-12.4.131 cuda-nvcc-12.4.131-0 cuda-nvrtc-12.8.93-h5888daf_1; do
   printf '%s' "$name" | seed "name-$name"
 done
-for lib in /usr/lib/x86_64-linux-gnu/libdl.so.2 /usr/lib/x86_64-linux-gnu/libpthread.so.0 \
-  "$HOME"/.cache/cuarch/toolkits/nvrtc-12.4.127/nvidia/cuda_nvrtc/lib/libnvrtc.so.12; do
+# glibc's (LGPL) only: no bytes of NVIDIA's libraries are committed.
+for lib in /usr/lib/x86_64-linux-gnu/libdl.so.2 /usr/lib/x86_64-linux-gnu/libpthread.so.0 /usr/lib/x86_64-linux-gnu/libutil.so.1 \
+  /usr/lib/x86_64-linux-gnu/librt.so.1; do
   [[ -f $lib ]] || continue
   seed "elf-$(basename "$lib")" <"$lib"
 done
