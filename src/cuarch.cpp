@@ -20,7 +20,6 @@
 #include "cuarch/front_door/resolve_here.hpp"
 #include "cuarch/front_door/resolve_warnings.hpp"
 #include "cuarch/front_door/tool_env.hpp"
-#include "cuarch/front_door/tool_views.hpp"
 #include "cuarch/resolve/json_documents.hpp"
 #include "cuarch/resolve/outputs.hpp"
 #include "cuarch/resolve/resolution.hpp"

@@ -273,7 +273,7 @@ TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, word
   auto o = layout.options(cuarch::detect_mode::first_answer);
   o.roles = cuarch::detect_role::offline_compiler | cuarch::detect_role::toolkit_files;
 
-  SECTION("another nvcc in CUDA_HOME or on PATH is judged by its verdict (tool_views.hpp), not here") {
+  SECTION("another nvcc in CUDA_HOME or on PATH is judged by its verdict (tool_view_warnings), not here") {
     o.nvcc_path = layout.old_nvcc;
     o.env->set("CUDA_HOME", layout.toolkit);
     const auto named = cuarch::detect(o);

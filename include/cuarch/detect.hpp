@@ -22,7 +22,6 @@
 #include "front_door/options.hpp"
 #include "front_door/resolve_here.hpp"
 #include "front_door/resolve_warnings.hpp"
-#include "front_door/tool_views.hpp"
 
 #if !defined(CUARCH_COMPILED)
 #  include "sources/device_source.hpp"

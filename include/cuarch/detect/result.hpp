@@ -59,7 +59,7 @@ enum class detect_mode : unsigned char {
   // first_answer, and past the answer only the compilers the user's own tools would run: CUDACXX
   // (CMake), $CUDA_HOME/$CUDA_PATH (PyTorch extensions, FlashInfer), the first nvcc on PATH (a shell,
   // setup.py), an NVRTC already loaded in this process (its JIT code). The front door compares
-  // their verdicts with the answer's (front_door/tool_views.hpp).
+  // their verdicts with the answer's (front_door/resolve_warnings.hpp).
   answer_and_tools,
 };
 

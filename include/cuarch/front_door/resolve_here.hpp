@@ -11,7 +11,7 @@
 //      and the driver;
 //   5. a failure is explained (who decided, how it was found, what else would build it and the fix);
 //      success or failure carries the warnings that bear on it: another compiler those tools run
-//      that gives another verdict (tool_views.hpp), and the doctor's findings about the decider.
+//      that gives another verdict (tool_view_warnings), and the doctor's findings about the decider.
 // Nothing is printed and nothing thrown: the caller words the result.
 #pragma once
 
@@ -76,7 +76,6 @@ CUARCH_END_NAMESPACE
 #  include "../resolve/resolver.hpp"
 #  include "../resolve/source_contract.hpp"
 #  include "resolve_warnings.hpp"
-#  include "tool_views.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
