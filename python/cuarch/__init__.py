@@ -246,6 +246,7 @@ def doctor(
     devices: Optional[Union[str, Iterable[Any]]] = None,
     query_devices: bool = False,
     isolated: bool = False,
+    timeout: Optional[float] = None,
 ) -> Dict[str, Any]:
     """Every CUDA source this process can see, with provenance, and where they disagree: the
     document of `cuarch doctor --json`, as a dict, seen from this process (libraries it has
@@ -256,6 +257,10 @@ def doctor(
                     in this process, which a process that forks workers later may not want (the
                     document says so). resolve("native") asks for devices when it needs them.
     isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
+    timeout         seconds for the whole detection (default 10), as for resolve().
+
+    Ctrl-C (KeyboardInterrupt) stops resolve() and doctor() within about 100 ms and kills a tool
+    they were running (nvcc --version); a tool never outlives this process.
     """
     options = _options(
         nvrtc=_optional_text(nvrtc, "nvrtc"),
@@ -264,6 +269,7 @@ def doctor(
         python_prefix=python_prefix,
         devices=None if devices is None else _joined(devices, "devices", ","),
         isolated=True if isolated else None,
+        timeout=_timeout_text(timeout),
     )
     outcome = _cuarch.doctor(options=options, env=_environment(), query_devices=bool(query_devices))
     raise_for(outcome)

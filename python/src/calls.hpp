@@ -7,6 +7,7 @@
 
 #include <cuarch/detect.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -73,10 +74,12 @@ inline outcome usage(std::string message) {
   return o;
 }
 
-outcome resolve(const option_list& options, const environment_map& env);
+/// `cancel`: set by the binding (Ctrl-C, interpreter exit) to stop detection: a running probe is
+/// killed with its process group (resolve_options::cancel).
+outcome resolve(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel);
 
 /// ok: json holds render_json() of the report (the same document as `cuarch doctor --json`).
-outcome doctor(const option_list& options, const environment_map& env, bool query_devices);
+outcome doctor(const option_list& options, const environment_map& env, bool query_devices, const std::atomic<bool>* cancel);
 
 /// cuarch env --for TOOL (env_call.cpp): json holds the cuarch.env/1 document, ok or failed; text
 /// the variables in `format`.

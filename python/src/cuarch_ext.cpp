@@ -3,6 +3,15 @@
 // detection (which may load libraries and run nvcc --version) never blocks other Python threads.
 // Errors come back as values (outcome); cuarch/__init__.py turns them into ResolveError, so the
 // exception types live in one place, in Python.
+//
+// resolve() and doctor() run the library on a worker thread while the calling thread waits without
+// the GIL in 50 ms slices, taking it between slices only to run Python's signal handlers
+// (PyErr_CheckSignals): Ctrl-C raises KeyboardInterrupt within about 70 ms and sets the call's cancel
+// flag, which kills a running probe with its process group (subprocess.hpp); the worker is joined
+// before the call returns, so no thread is left behind. At interpreter exit (an atexit handler) every
+// call in flight, a daemon thread's included, is cancelled and waited for (at most 10 s) before the
+// interpreter finalizes: a thread that took the GIL back after that would be ended by pthread_exit
+// inside C++ frames, which aborts the process. Later calls raise RuntimeError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -14,12 +23,85 @@
 #include <cuarch/core/environment.hpp>
 #include <cuarch/front_door/tool_env.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "calls.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+
+namespace {
+
+std::atomic<bool> interpreter_exiting{false};
+std::atomic<int> calls_in_flight{0};
+
+/// Runs `call(cancel)` (plain C++, no Python object) as the file's comment says.
+template <class Call>
+cuarch_python::outcome interruptible(Call call) {
+  using namespace std::chrono_literals;
+  if (interpreter_exiting.load()) throw std::runtime_error("cuarch: the interpreter is exiting; nothing was detected");
+  std::atomic<bool> cancel{false};
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::optional<cuarch_python::outcome> result;
+  std::exception_ptr failure;
+  calls_in_flight.fetch_add(1);
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      try {
+        result.emplace(call(&cancel));
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> lock(m);
+      done = true;
+      cv.notify_one();
+    });
+  } catch (...) {
+    calls_in_flight.fetch_sub(1);
+    throw;  // no thread to be had: RuntimeError, nothing started
+  }
+  bool interrupted = false;
+  for (bool finished = false; !finished;) {
+    PyThreadState* state = PyEval_SaveThread();
+    {
+      std::unique_lock<std::mutex> lock(m);
+      if (!interrupted && !cv.wait_for(lock, 50ms, [&] { return done; }) && interpreter_exiting.load()) cancel = true;
+      if (cancel.load()) cv.wait(lock, [&] { return done; });  // cancelled: the probe is being killed
+      finished = done;
+    }
+    if (finished) worker.join();  // before the GIL is taken back: nothing of ours runs on after
+    PyEval_RestoreThread(state);
+    if (!finished && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      cancel = true;
+    }
+  }
+  calls_in_flight.fetch_sub(1);
+  if (interrupted) throw nb::python_error();  // KeyboardInterrupt (or what the handler raised)
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+/// atexit: cancels the calls in flight and waits for them to return to Python (GIL released).
+void on_interpreter_exit() {
+  interpreter_exiting = true;
+  if (calls_in_flight.load() == 0) return;
+  nb::gil_scoped_release release;
+  for (int i = 0; i < 1000 && calls_in_flight.load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+}  // namespace
 
 NB_MODULE(_cuarch, m) {
   m.doc() = "cuarch's library, in process (use the cuarch package, not this module)";
@@ -28,28 +110,46 @@ NB_MODULE(_cuarch, m) {
   m.attr("newest_known_toolkit") = std::string(cuarch::to_text(cuarch::newest_known_toolkit()).view());
   m.attr("oldest_known_toolkit") = std::string(cuarch::to_text(cuarch::oldest_known_toolkit()).view());
 
-  nb::class_<cuarch_python::outcome> outcome(m, "Outcome");
-  nb::enum_<cuarch_python::outcome::kind_t>(outcome, "Kind")
-      .value("ok", cuarch_python::outcome::ok)
-      .value("failed", cuarch_python::outcome::failed)
-      .value("usage", cuarch_python::outcome::usage);
-  outcome.def_ro("kind", &cuarch_python::outcome::kind)
-      .def_ro("json", &cuarch_python::outcome::json)
-      .def_ro("code", &cuarch_python::outcome::code)
-      .def_ro("input_error", &cuarch_python::outcome::input_error)
-      .def_ro("message", &cuarch_python::outcome::message)
-      .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
-      .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
-      .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
-      .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
-      .def_ro("names", &cuarch_python::outcome::names)
-      .def_ro("note", &cuarch_python::outcome::note)
+  // Imported again (after `del sys.modules[...]`): nanobind's types are the process's, registered
+  // once; the new module object gets the same ones (registering them twice aborts).
+  if (nb::handle registered = nb::type<cuarch_python::outcome>(); registered.is_valid()) {
+    m.attr("Outcome") = registered;
+  } else {
+    nb::class_<cuarch_python::outcome> outcome(m, "Outcome");
+    nb::enum_<cuarch_python::outcome::kind_t>(outcome, "Kind")
+        .value("ok", cuarch_python::outcome::ok)
+        .value("failed", cuarch_python::outcome::failed)
+        .value("usage", cuarch_python::outcome::usage);
+    outcome.def_ro("kind", &cuarch_python::outcome::kind)
+        .def_ro("json", &cuarch_python::outcome::json)
+        .def_ro("code", &cuarch_python::outcome::code)
+        .def_ro("input_error", &cuarch_python::outcome::input_error)
+        .def_ro("message", &cuarch_python::outcome::message)
+        .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
+        .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
+        .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
+        .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
+        .def_ro("names", &cuarch_python::outcome::names)
+        .def_ro("note", &cuarch_python::outcome::note)
       .def_ro("text", &cuarch_python::outcome::text);
+    // Once per process, as the module's state (interpreter_exiting) is.
+    nb::module_::import_("atexit").attr("register")(nb::cpp_function(on_interpreter_exit));
+  }
 
   // Options as (name, text) pairs and the environment as (name, value) pairs: plain data the
   // module owns, so the library runs with the GIL released and nothing Python can change under it.
-  m.def("resolve", &cuarch_python::resolve, "options"_a, "env"_a, nb::call_guard<nb::gil_scoped_release>());
-  m.def("doctor", &cuarch_python::doctor, "options"_a, "env"_a, "query_devices"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "resolve",
+      [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(options, env, cancel); });
+      },
+      "options"_a, "env"_a);
+  m.def(
+      "doctor",
+      [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env, bool query_devices) {
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, env, query_devices, cancel); });
+      },
+      "options"_a, "env"_a, "query_devices"_a);
   std::vector<std::string> variables;
   for (const auto v : cuarch::detection_variables) variables.emplace_back(v);
   m.attr("environment_variables") = variables;

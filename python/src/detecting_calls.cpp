@@ -48,9 +48,10 @@ std::optional<outcome> read_options(const option_list& options, const environmen
 
 }  // namespace
 
-outcome resolve(const option_list& options, const environment_map& env) {
+outcome resolve(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel) {
   cuarch::resolve_options o;
   if (auto bad = read_options(options, env, o)) return *bad;
+  o.cancel = cancel;
   // The whole resolution is the library's, as for `cuarch resolve` (front_door/resolve_here.hpp).
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return usage(*done.usage);
@@ -92,12 +93,13 @@ outcome resolve(const option_list& options, const environment_map& env) {
   return result;
 }
 
-outcome doctor(const option_list& options, const environment_map& env, bool query_devices) {
+outcome doctor(const option_list& options, const environment_map& env, bool query_devices, const std::atomic<bool>* cancel) {
   cuarch::resolve_options where;
   if (auto bad = read_options(options, env, where)) return *bad;
   cuarch::detect_options opts = cuarch::detect_options_for(where, *where.env_snapshot);
   opts.probe_ptxas = true;  // as `cuarch doctor`
   opts.query_devices = query_devices;
+  opts.cancel = cancel;
   const cuarch::detection found = cuarch::detect(opts);
   outcome o;
   o.json = cuarch::render_json(found, cuarch::find_disagreements(found));

@@ -1,0 +1,236 @@
+"""The caller's process stays whole (issue 18): Ctrl-C stops a probe at once and kills it, no probe
+outlives the interpreter (exit, SIGTERM, SIGKILL), daemon threads inside resolve() at exit, a module
+imported twice, os.environ rewritten during calls, no thread left behind. Each scenario runs in a
+fresh interpreter (conftest.run_python / subprocess), so a crash is a failure here, not of pytest."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import cuarch
+from conftest import clean_env, run_python
+
+
+def sleeping_nvcc(tmp_path, seconds=30):
+    """A fake nvcc that writes its pid to $CUARCH_TEST_PIDFILE and sleeps (exec: the same pid)."""
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text(
+        '#!/bin/sh\necho $$ > "$CUARCH_TEST_PIDFILE.tmp" && mv "$CUARCH_TEST_PIDFILE.tmp" "$CUARCH_TEST_PIDFILE"\n'
+        f"exec sleep {seconds}\n"
+    )
+    nvcc.chmod(0o755)
+    return str(nvcc)
+
+
+def wait_for_pid(pidfile, bound=10.0):
+    until = time.monotonic() + bound
+    while time.monotonic() < until:
+        try:
+            text = open(pidfile).read().strip()
+            if text:
+                return int(text)
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    raise AssertionError(f"the fake nvcc never wrote {pidfile}")
+
+
+def gone(pid, bound=0.0):
+    """Whether `pid` is gone (or a zombie) within `bound` seconds."""
+    until = time.monotonic() + bound
+    while True:
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.01)
+
+
+def kill_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, TypeError):
+        pass
+
+
+def start_python(code, pidfile, **popen):
+    env = clean_env(CUARCH_TEST_PIDFILE=str(pidfile))
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True, **popen)
+
+
+def test_ctrl_c_interrupts_a_probe_within_100_ms_and_kills_it(tmp_path):
+    nvcc = sleeping_nvcc(tmp_path)
+    pidfile = tmp_path / "pid"
+    code = f"""
+        import sys, time, cuarch
+        try:
+            cuarch.resolve("9.0", nvcc={nvcc!r}, timeout=30)
+            print("returned")
+        except KeyboardInterrupt:
+            print("interrupted", time.monotonic(), flush=True)
+    """
+    p = start_python(code, pidfile, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    probe = None
+    try:
+        probe = wait_for_pid(pidfile)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+    finally:
+        p.kill()
+        if probe and not gone(probe):
+            kill_quietly(probe)
+            pytest.fail("the probe outlived the interrupted call")
+    words = out.split()
+    assert words[:1] == ["interrupted"], (out, err)
+    took = float(words[1]) - sent
+    assert took < 0.25, f"KeyboardInterrupt came {took * 1000:.0f} ms after Ctrl-C"  # ~70 ms; slack for a loaded CI
+    assert gone(probe), "the probe outlived the interrupted call"
+
+
+@pytest.mark.parametrize("how", ["exit", "SIGTERM", "SIGKILL"])
+def test_no_probe_outlives_the_interpreter(tmp_path, how):
+    """A daemon thread inside resolve() while the interpreter exits, or is killed: the probe goes too."""
+    nvcc = sleeping_nvcc(tmp_path)
+    pidfile = tmp_path / "pid"
+    code = f"""
+        import os, threading, time, cuarch
+        def work():
+            try:
+                cuarch.resolve("9.0", nvcc={nvcc!r}, timeout=30)
+            except BaseException:
+                pass
+        threading.Thread(target=work, daemon=True).start()
+        while not os.path.exists({str(pidfile)!r}):
+            time.sleep(0.01)
+        if {how!r} != "exit":
+            time.sleep(60)
+    """
+    p = start_python(code, pidfile, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    probe = None
+    try:
+        probe = wait_for_pid(pidfile)
+        if how != "exit":
+            p.send_signal(getattr(signal, how))
+        out, err = p.communicate(timeout=20)
+        if how == "exit":
+            assert p.returncode == 0, (p.returncode, err)
+        assert gone(probe, bound=2.0), f"the probe outlived the interpreter ({how})"
+    finally:
+        p.kill()
+        if probe and not gone(probe):
+            kill_quietly(probe)
+
+
+def test_daemon_threads_inside_resolve_at_exit_do_not_abort(tmp_path):
+    """Calls that end while the interpreter finalizes used to take the GIL back in C++ frames and be
+    ended by pthread_exit: 'terminate called without an active exception', exit 134."""
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\nsleep 0.5\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n")
+    nvcc.chmod(0o755)
+    code = f"""
+        import gc, os, threading, time, cuarch
+        def work():
+            try:
+                cuarch.resolve("9.0", nvcc={str(nvcc)!r}, timeout=30)
+            except Exception:
+                pass
+        for _ in range(4):
+            threading.Thread(target=work, daemon=True).start()
+        gc.disable()
+        class Slow:  # collected while the interpreter finalizes: holds the finalization open 1.5 s
+            def __del__(self, time=time):
+                time.sleep(1.5)
+        slow = Slow(); slow.me = slow; del slow
+        time.sleep(0.1)
+    """
+    done = run_python(textwrap.dedent(code), timeout=60)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+
+
+def test_module_imported_again_after_removal():
+    code = """
+        import sys, cuarch
+        first = cuarch.resolve("9.0", toolkit="12.8").targets
+        for name in [n for n in sys.modules if n == "cuarch" or n.startswith("cuarch.")]:
+            del sys.modules[name]
+        import cuarch
+        print(first, cuarch.resolve("9.0", toolkit="12.8").targets)
+    """
+    done = run_python(textwrap.dedent(code))
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == "['sm_90'] ['sm_90']"
+
+
+def test_environ_rewritten_while_32_threads_resolve():
+    """os.environ changing under calls in flight: no crash, no spurious failure (the module copies
+    the variables it reads while it holds the GIL)."""
+    code = """
+        import os, threading, cuarch
+        os.environ["CUARCH_ARCHS"] = "9.0;12.0"
+        want = cuarch.resolve(toolkit="12.8", env="cuarch").targets
+        stop = threading.Event()
+        def rewrite():
+            i = 0
+            while not stop.is_set():
+                os.environ["CUARCH_TEST_FILLER_%d" % (i % 64)] = "x" * (i % 4096)
+                os.environ.pop("CUARCH_TEST_FILLER_%d" % ((i + 32) % 64), None)
+                os.environ["CUARCH_ARCHS"] = "9.0;12.0"
+                os.environ["CUDA_HOME"] = "/nonexistent/%d" % i
+                i += 1
+        bad = []
+        def work():
+            for _ in range(25):
+                try:
+                    got = cuarch.resolve(toolkit="12.8", env="cuarch").targets
+                    if got != want:
+                        bad.append(got)
+                except Exception as e:
+                    bad.append(repr(e))
+        writer = threading.Thread(target=rewrite)
+        writer.start()
+        threads = [threading.Thread(target=work) for _ in range(32)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        stop.set(); writer.join()
+        print("bad", len(bad), bad[:3])
+    """
+    done = run_python(textwrap.dedent(code), timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == "bad 0 []"
+
+
+def test_no_thread_left_behind():
+    """Each call's worker thread is joined before it returns: the OS thread count is the same after
+    resolve() and doctor() as before (Python 3.12 warns at os.fork() in a multi-threaded process)."""
+    code = """
+        import os, cuarch
+        count = lambda: len(os.listdir("/proc/self/task"))
+        before = count()
+        cuarch.resolve("9.0", toolkit="12.8")
+        try:
+            cuarch.resolve("native", cuinit_fallback=False)
+        except cuarch.ResolveError:
+            pass  # no GPU here
+        cuarch.doctor(timeout=5)
+        print(before, count())
+    """
+    done = run_python(textwrap.dedent(code))
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after = done.stdout.split()
+    assert before == after
+
+
+def test_doctor_takes_a_timeout():
+    assert "schema" in cuarch.doctor(timeout=5, isolated=True)
+    with pytest.raises(TypeError):
+        cuarch.doctor(timeout="5")
