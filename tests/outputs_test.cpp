@@ -44,10 +44,14 @@ TEST_CASE("nvcc: one -gencode per target", "[outputs][nvcc]") {
                                  "-gencode=arch=compute_86,code=compute_86"});
   CHECK(nvcc_flags(set_of("sm_90a;compute_90;sm_100f;lto_90")) ==
         "-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=lto_90 -gencode=arch=compute_90a,code=sm_90a "
-        "-gencode=arch=compute_100f,code=sm_100f");
+        "-gencode=arch=compute_100f,code=sm_100f -rdc=true");  // LTO IR: nvcc refuses code=lto_ without -rdc=true
   // Round trip through cuarch's own nvcc dialect.
   const target_set s = set_of("9.0a;12.0+PTX;10.0f");
   CHECK(set_of(nvcc_flags(s), arch_dialect::nvcc) == s);
+  const target_set lto = set_of("lto_90;sm_90;lto_120f");
+  CHECK(nvcc_gencode_flags(lto).back() == "-rdc=true");
+  CHECK(set_of(nvcc_flags(lto), arch_dialect::nvcc) == lto);
+  CHECK(nvcc_gencode_flags(s).back() != "-rdc=true");  // only a set with LTO IR needs it
 }
 
 TEST_CASE("NVRTC: one compile per target", "[outputs][nvrtc]") {

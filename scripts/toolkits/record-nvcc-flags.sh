@@ -143,6 +143,26 @@ corpus() {
     "-arch=sm_90 -gencode=arch=compute_90,code=sm_90" "-arch=sm_100a -gencode=arch=compute_100f,code=sm_100f"; do
     echo "$v"
   done
+  # LTO IR: code=lto_ needs relocatable device code (-rdc=true); -dlto conflicts with -gencode.
+  for v in "-gencode=arch=compute_90,code=lto_90 -rdc=true" "-rdc=true -gencode=arch=compute_90,code=lto_90" \
+    "--relocatable-device-code=true -gencode=arch=compute_90,code=lto_90" "-gencode=arch=compute_90,code=lto_90 -rdc true" \
+    "-gencode=arch=compute_80,code=lto_86 -rdc=true" "-gencode=arch=compute_90,code=lto_80 -rdc=true" \
+    "-gencode=arch=compute_90a,code=lto_90a -rdc=true" "-gencode=arch=compute_90,code=lto_90a -rdc=true" \
+    "-gencode=arch=compute_90a,code=lto_90 -rdc=true" "-gencode=arch=compute_100f,code=lto_100f -rdc=true" \
+    "-gencode=arch=compute_100f,code=lto_103 -rdc=true" "-gencode=arch=compute_100f,code=lto_103f -rdc=true" \
+    "-gencode=arch=compute_100,code=lto_100f -rdc=true" "-gencode=arch=compute_100,code=lto_120f -rdc=true" \
+    "-gencode=arch=compute_100f,code=lto_120 -rdc=true" "-gencode=arch=compute_100f,code=lto_100 -rdc=true" \
+    "-gencode=arch=compute_100f,code=lto_103a -rdc=true" "-gencode=arch=compute_90,code=lto_100a -rdc=true" "-gencode=arch=compute_90,code=[lto_90,sm_90] -rdc=true" \
+    "-gencode=arch=compute_90,code=[lto_90,compute_90] -rdc=true" "-arch=compute_90 -code=lto_90 -rdc=true" \
+    "-arch=compute_90 -code=lto_90,sm_90 -rdc=true" "-gencode=arch=compute_90,code=lto_90 -dlto" \
+    "-gencode=arch=compute_90,code=lto_90 -rdc=true -dlto" "-gencode=arch=compute_90,code=lto_90 -rdc=false" \
+    "-gencode=arch=compute_90,code=sm_90 -rdc=true" "-arch=sm_90 -rdc=true" "-arch=lto_90 -rdc=true" \
+    "-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=lto_90 -gencode=arch=compute_90a,code=sm_90a -rdc=true" \
+    "-gencode=arch=compute_100,code=lto_100 -gencode=arch=compute_100f,code=lto_100f -rdc=true" \
+    "-gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_100,code=lto_100 -rdc=true" \
+    "-gencode=arch=compute_120f,code=lto_120f -gencode=arch=compute_90,code=lto_90 -rdc=true"; do
+    echo "$v"
+  done
 }
 
 if [[ $LIST_ONLY == 1 ]]; then corpus; exit 0; fi

@@ -18,6 +18,12 @@ constexpr detail::text<64> gencode_flag(const arch_target& t) {
   return s;
 }
 
+/// The flag nvcc needs beside -gencode=...,code=lto_XY (LTO IR): relocatable device code. nvcc 13.0
+/// refuses code=lto_ without it ("Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or
+/// implied") and -dlto beside -gencode ("'-dlto' conflicts with '-gencode'"): tests/data/
+/// nvcc_flags_13.0.tsv. nvcc_flags() adds it to a set with LTO IR; the nvcc dialect reads it back.
+inline constexpr std::string_view nvcc_lto_flag = "-rdc=true";
+
 /// The NVRTC option selecting t: "--gpu-architecture=sm_90a" (NVRTC compiles one target per
 /// program). For LTO IR, NVRTC takes the compute_ target and the separate option "-dlto".
 constexpr detail::text<48> nvrtc_arch_option(const arch_target& t) {

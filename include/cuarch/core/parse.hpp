@@ -456,15 +456,18 @@ constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std
 /// future architecture"). PTX: only compute_V itself. SASS from a baseline compute_V: any sm_ of
 /// cc >= V, an `f` one only within V's family (same major). From compute_Va: only sm_Va. From
 /// compute_Vf: sm_ of V's family with cc >= V, built family-specific (code=sm_103 gives sm_103f).
-constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, arch_target c) noexcept {
+/// LTO IR (code=lto_) follows the SASS rule, only with relocatable device code (`rdc`), and from
+/// compute_Vf only as lto_Xf.
+constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, arch_target c, bool rdc) noexcept {
   if (c.form == arch_form::ptx) return c == virt ? std::optional<arch_target>(c) : std::nullopt;
-  if (c.form != arch_form::sass || c.cc < virt.cc) return std::nullopt;  // lto_ needs -rdc=true
+  if ((c.form == arch_form::lto && !rdc) || c.cc < virt.cc) return std::nullopt;  // nvcc_lto_flag
   switch (virt.variant) {
     case arch_variant::arch_specific:
-      if (c != with_form(virt, arch_form::sass)) return std::nullopt;
+      if (with_form(c, arch_form::sass) != with_form(virt, arch_form::sass)) return std::nullopt;  // sm_Va / lto_Va
       return c;
     case arch_variant::family_specific:
       if (c.cc.major != virt.cc.major) return std::nullopt;
+      if (c.form == arch_form::lto && c.variant != arch_variant::family_specific) return std::nullopt;  // no lto_103(a)
       if (c.variant == arch_variant::baseline) c.variant = arch_variant::family_specific;
       return c;
     case arch_variant::baseline: break;
@@ -476,14 +479,15 @@ constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, ar
 /// Each code of a comma-separated list ("sm_80,sm_86", "[sm_80,compute_80]"), built from `virt`.
 /// `skip_empty`: -code's list tolerates empty entries (a trailing comma), a bracketed one does not.
 constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
-                                               bool skip_empty, std::size_t position, std::string_view flag, std::string_view input) {
+                                               bool skip_empty, bool rdc, std::size_t position, std::string_view flag,
+                                               std::string_view input) {
   while (true) {
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);
     if (!code.empty() || !skip_empty) {
       const auto c = parse_nvcc_target(code, position, flag);
       if (!c) return unexpected(c.error());
-      const auto image = nvcc_code_image(virt, *c);
+      const auto image = nvcc_code_image(virt, *c, rdc);
       if (!image) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
       if (!list.add(parsed_target{*image, position, flag.size()}))
         return unexpected(errors::too_many_targets(source_kind::user_input, input));
@@ -526,7 +530,7 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
       return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
     code_value = code_value.substr(1, code_value.size() - 2);
   }
-  return add_nvcc_codes(list, code_value, *virt, false, position, flag, input);
+  return add_nvcc_codes(list, code_value, *virt, false, true, position, flag, input);  // lto_: -rdc checked at the end
 }
 
 /// -arch=X without -code: the images nvcc embeds for it (see above).
@@ -542,7 +546,7 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, const arch
   return add_targets(list, a.variant == arch_variant::baseline ? one(v) : two(base, v), position, flag.size(), input);
 }
 
-enum class nvcc_flag : unsigned char { arch, code, gencode };
+enum class nvcc_flag : unsigned char { arch, code, gencode, rdc };
 struct nvcc_flag_kind {
   std::string_view name;
   nvcc_flag kind;
@@ -554,7 +558,9 @@ inline constexpr nvcc_flag_kind nvcc_arch_flags[] = {{"-arch", nvcc_flag::arch},
                                                      {"-code", nvcc_flag::code},
                                                      {"--gpu-architecture", nvcc_flag::arch},
                                                      {"--generate-code", nvcc_flag::gencode},
-                                                     {"--gpu-code", nvcc_flag::code}};
+                                                     {"--gpu-code", nvcc_flag::code},
+                                                     {"-rdc", nvcc_flag::rdc},
+                                                     {"--relocatable-device-code", nvcc_flag::rdc}};
 
 /// A flag word with its value and where it was written.
 struct nvcc_value {
@@ -576,6 +582,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   std::size_t code_count = 0;
   arch_target virt{};
   arch_keyword keyword = arch_keyword::none;
+  bool rdc = false;  // -rdc=true: code=lto_ is allowed (nvcc_lto_flag)
   while (true) {
     std::size_t pos = 0;
     const std::string_view word = next_word(pos);
@@ -599,7 +606,10 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
     }
     // cuarch reads target flags only: any other word (-O3, a file) is refused, not skipped.
     if (flag == nullptr) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
-    if (flag->kind == nvcc_flag::gencode) {
+    if (flag->kind == nvcc_flag::rdc) {  // the one non-target flag read: LTO IR needs it
+      if (value != "true") return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+      rdc = true;
+    } else if (flag->kind == nvcc_flag::gencode) {
       const auto r = add_gencode(list, value, pos, word, input);
       if (!r) return r;
     } else if (flag->kind == nvcc_flag::code) {
@@ -617,8 +627,14 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
     }
   }
   if (!any) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
+  if (!rdc) {  // nvcc: "Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or implied"
+    for (const auto& t : list)
+      if (t.target.form == arch_form::lto)
+        return unexpected(errors::malformed_token(source_kind::user_input, input.substr(t.position, t.length), t.position));
+  }
   if (!have_arch) {  // nvcc: "-arch option not specified"
     if (code_count > 0) return unexpected(errors::malformed_token(source_kind::user_input, codes[0].word, codes[0].position));
+    if (list.empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));  // "-rdc=true" alone
     return {};
   }
   if (keyword != arch_keyword::none) {
@@ -634,7 +650,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   // nvcc: "Value of -arch option ('sm_80') must be a virtual code architecture".
   if (virt.form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, arch.word, arch.position));
   for (std::size_t c = 0; c < code_count; ++c) {
-    const auto r = add_nvcc_codes(list, codes[c].value, virt, true, codes[c].position, codes[c].word, input);
+    const auto r = add_nvcc_codes(list, codes[c].value, virt, true, rdc, codes[c].position, codes[c].word, input);
     if (!r) return r;
   }
   return {};

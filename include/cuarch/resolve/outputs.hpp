@@ -30,7 +30,8 @@ struct nvrtc_compile {
 
 /// One nvcc flag per target, in set order (a target_set never holds a pair nvcc refuses in one
 /// compilation, check_same_compilation, so these flags never do): "-gencode=arch=compute_90a,code=sm_90a",
-/// "-gencode=arch=compute_90,code=compute_90" (PTX), "...,code=lto_90" (LTO IR).
+/// "-gencode=arch=compute_90,code=compute_90" (PTX), "...,code=lto_90" (LTO IR), and last, for a
+/// set with LTO IR, nvcc_lto_flag ("-rdc=true", without which nvcc refuses code=lto_).
 CUARCH_FUNC std::vector<std::string> nvcc_gencode_flags(const target_set& targets);
 
 /// The same flags on one line, separated by single spaces (for shells and build scripts).
@@ -94,17 +95,19 @@ CUARCH_BEGIN_NAMESPACE
 
 CUARCH_FUNC std::vector<std::string> nvcc_gencode_flags(const target_set& targets) {
   std::vector<std::string> flags;
-  flags.reserve(targets.size());
-  for (const auto& t : targets) flags.push_back(gencode_flag(t).str());
+  flags.reserve(targets.size() + 1);
+  bool lto = false;
+  for (const auto& t : targets) {
+    flags.push_back(gencode_flag(t).str());
+    lto = lto || t.form == arch_form::lto;
+  }
+  if (lto) flags.emplace_back(nvcc_lto_flag);
   return flags;
 }
 
 CUARCH_FUNC std::string nvcc_flags(const target_set& targets) {
   std::string line;
-  for (const auto& t : targets) {
-    if (!line.empty()) line += ' ';
-    line += gencode_flag(t).view();
-  }
+  for (const auto& f : nvcc_gencode_flags(targets)) line += (line.empty() ? "" : " ") + f;
   return line;
 }
 
