@@ -127,6 +127,9 @@ inline expected<std::string, error> dotted_sass_list(const target_set& targets, 
     if (!why.empty()) return unexpected(errors::not_expressible(source_kind::none, t, subject, why));
     out.append(out.empty() ? "" : " ").append(dotted(t).view());
   }
+  if (flashinfer && targets[targets.size() - 1].cc < compute_capability{7, 5})  // the set is ordered by cc
+    return unexpected(errors::not_expressible(source_kind::none, targets[0], subject,
+                                              "its JIT refuses a list without a target of sm75 or higher (check_cuda_arch)"));
   return out;
 }
 
@@ -165,6 +168,9 @@ inline std::string nvcc_under(const detection& d, const std::string& root) {
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
                                                    std::string_view cmake_version) {
   if (!done.result) return unexpected(done.result.error().summary);
+  if (done.used != compile_path::nvcc)  // the targets were judged by NVRTC, not by the nvcc the tool would be given
+    return unexpected(errors::not_expressible(source_kind::nvrtc, done.result->targets[0], tool_sources[static_cast<std::size_t>(tool)],
+                                              "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()"));
   const std::string subject_of = std::string(tool_sources[static_cast<std::size_t>(tool)]);
   const detection* d = done.found ? &*done.found : nullptr;
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
