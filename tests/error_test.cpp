@@ -156,6 +156,7 @@ const expected_row table[] = {
     {errc::deadline_exceeded, "deadline_exceeded", 1, std::errc::timed_out},
     {errc::no_compiler, "no_compiler", 1, missing},
     {errc::targets_conflict, "targets_conflict", 1, unsupported},
+    {errc::unreadable_input, "unreadable_input", 2, invalid},
 };
 
 bool is_snake_case(std::string_view s) {

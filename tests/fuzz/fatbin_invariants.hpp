@@ -20,7 +20,7 @@ namespace cuarch_fuzz {
 inline void check_code_reader(std::string_view bytes) {
   const auto listing = cuarch::list_code(bytes);
   if (!listing) {
-    if (listing.error().code != cuarch::errc::file_unreadable) fatbin_invariant_broken("an error other than file_unreadable");
+    if (listing.error().code != cuarch::errc::unreadable_input) fatbin_invariant_broken("an error other than unreadable_input");
     if (listing.error().raw.empty()) fatbin_invariant_broken("an error that does not say what is wrong");
     return;
   }

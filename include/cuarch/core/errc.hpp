@@ -51,11 +51,12 @@ enum class errc : int {
   no_compiler,  // no NVRTC / nvcc anywhere detection looked (location lists the places)
   // --- added after no_compiler (the values above are stable) ---
   targets_conflict,  // sm_100 with sm_100f: nvcc refuses to build both in one compilation
+  unreadable_input,  // a file the caller named to be read (cuarch inspect) cannot be read, or its CUDA code is malformed
 };
 
 /// The first and last codes, for tables and tests that walk every code.
 inline constexpr errc first_errc = errc::empty_input;
-inline constexpr errc last_errc = errc::targets_conflict;
+inline constexpr errc last_errc = errc::unreadable_input;
 
 /// The command line's exit status for a failure (see tools/cuarch and docs/design.md).
 enum class exit_class : int {
@@ -108,6 +109,8 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::deadline_exceeded: return {"deadline_exceeded", "deadline exceeded", E::timed_out, failed};
     case errc::no_compiler: return {"no_compiler", "no compiler found", E::no_such_file_or_directory, failed};
     case errc::targets_conflict: return {"targets_conflict", "targets conflict in one compilation", E::not_supported, failed};
+    // The file is the caller's input, as much as a flag is (cuarch inspect's exit 2).
+    case errc::unreadable_input: return {"unreadable_input", "input file unreadable", E::invalid_argument, input};
   }
   return {"unknown_error", "unknown error", none, failed};
 }

@@ -182,6 +182,10 @@ inline std::string error::message() const {
       m = "cannot read " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
           "; fix: check the path and its permissions";
       break;
+    case errc::unreadable_input:
+      m = "cannot inspect " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it";
+      break;
     case errc::malformed_output:
       m = subj + " gave no recognisable version" + where() + (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +
           "; fix: point cuarch at a genuine CUDA installation";

@@ -83,7 +83,7 @@ constexpr bool fits(std::string_view b, std::uint64_t at, std::uint64_t n) noexc
 inline error bad_code(std::uint64_t at, std::string_view why) {
   std::string raw = "at byte " + std::to_string(at) + ": ";
   raw.append(why);
-  return errors::file_unreadable(source_kind::user_input, {}, {}, raw);
+  return errors::unreadable_input(source_kind::user_input, {}, {}, raw);
 }
 
 inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
@@ -273,7 +273,7 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
 
 /// The CUDA code in a file's bytes. A file without any (a host-only library, a text file) gives
 /// kind none and no objects; bytes that claim to be CUDA code but lie (sizes past the end, a
-/// million entries, a fatbin magic with garbage after it) give file_unreadable naming the byte
+/// million entries, a fatbin magic with garbage after it) give unreadable_input naming the byte
 /// offset and what is wrong there (the caller adds the path).
 inline expected<code_listing, error> list_code(std::string_view b) {
   using detail::le;

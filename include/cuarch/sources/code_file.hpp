@@ -24,36 +24,41 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// The code in the file at `path` (list_code on its mapped bytes). Errors: file_unreadable naming
-/// the path: it cannot be opened or mapped, is no regular file, or its CUDA code is malformed (the
-/// byte offset and what is wrong there).
+/// The code in the file at `path` (list_code on its mapped bytes). Errors: unreadable_input (the
+/// caller's input: exit 2) naming the path: it cannot be opened or mapped, is no regular file, or
+/// its CUDA code is malformed (the byte offset and what is wrong there).
 inline expected<code_listing, error> read_code_file(const std::string& path) {
   const source_kind src = source_kind::user_input;
+  const auto fail = [&](std::string_view why, int status = 0) {
+    error e = errors::unreadable_input(src, path, path, why);
+    e.native_status = status;
+    return unexpected(e);
+  };
   detail::fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.fd < 0) {
     const int e = errno;
-    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+    return fail(detail::errno_text(e), e);
   }
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) {
     const int e = errno;
-    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
+    return fail(detail::errno_text(e), e);
   }
   if (!S_ISREG(st.st_mode))
-    return unexpected(detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+    return fail(std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
   if (st.st_size == 0) return code_listing{};
   const auto size = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
   if (map == MAP_FAILED) {
     const int e = errno;
-    return unexpected(detail::file_read_error(src, path, "cannot map it: " + detail::errno_text(e), e));
+    return fail("cannot map it: " + detail::errno_text(e), e);
   }
   // Access is scattered (headers), not sequential: do not read ahead the whole file.
   (void)::madvise(map, size, MADV_RANDOM);
   expected<code_listing, error> out = list_code(std::string_view(static_cast<const char*>(map), size));
   ::munmap(map, size);
   if (!out) {
-    out.error().subject = "the CUDA code in " + path;
+    out.error().subject = path;
     out.error().location = path;
   }
   return out;
