@@ -205,6 +205,15 @@ def main():
         ("env with --toolkit", ["env", "--for", "cmake", "--toolkit", "12.8", "--format", "json"], 2, "cuarch.error/1"),
         ("env unknown tool", ["env", "--for", "bogus", "--format", "json"], 2, "cuarch.error/1"),
     ]
+    # `cuarch inspect`: real nvcc 13.0 artefacts (tests/data/inspect).
+    inspect_data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "inspect")
+    scenarios += [
+        ("inspect loads", ["inspect", os.path.join(inspect_data, "mix_80_90a_c90.o"), "--device-cc", "8.6,9.0", "--driver", "13.0", "--format", "json"], 0, "cuarch.inspect/1"),
+        ("inspect cannot load", ["inspect", os.path.join(inspect_data, "sm_100a.o"), "--device-cc", "9.0,10.0", "--format", "json"], 1, "cuarch.inspect/1"),
+        ("inspect no CUDA code", ["inspect", os.path.join(inspect_data, "host_only.o"), "--device-cc", "9.0", "--format", "json"], 0, "cuarch.inspect/1"),
+        ("inspect unreadable", ["inspect", "/nonexistent/libk.so", "--device-cc", "9.0", "--format", "json"], 2, "cuarch.inspect/1"),
+        ("inspect bad device list", ["inspect", inspect_data, "--device-cc", "9.x", "--format", "json"], 2, "cuarch.error/1"),
+    ]
     if local_cuda:
         scenarios += [
             ("resolve with a real NVRTC", ["resolve", "--cuda-home", local_cuda, "--compiler", "nvrtc", "--archs", "9.0a", "--format", "json"], 0, "cuarch.resolve/1"),

@@ -201,12 +201,23 @@ inline std::string inspect_text(const inspect_report& r) {
         continue;
       }
       out += "CANNOT LOAD: " + std::to_string(d.failed()) + " of " + std::to_string(d.judged) + " code objects have no image for it\n";
-      for (const auto& g : d.failing) {
-        std::string why = g.why.message();  // its own "; fix: ..." gives way to the fix below
+      constexpr std::size_t shown = 8;  // the largest groups; --format json lists every one
+      std::vector<std::string> fixes;
+      for (std::size_t i = 0; i < d.failing.size(); ++i) {
+        const failing_group& g = d.failing[i];
+        std::string fix = detail::fix_text(g, d.device.cc);
+        if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(std::move(fix));
+        if (i >= shown) continue;
+        std::string why = g.why.message();  // its own "; fix: ..." gives way to the fixes below
         if (const auto cut = why.find("; fix: "); cut != std::string::npos) why.resize(cut);
         out += "    " + std::to_string(g.count) + " hold only " + detail::targets_text(g.targets) + ": " + why + "\n";
-        out += "      fix: " + detail::fix_text(g, d.device.cc) + "\n";
       }
+      if (d.failing.size() > shown)
+        out += "    ... and " + std::to_string(d.failing.size() - shown) + " more groups (--format json lists them all)\n";
+      for (const auto& fix : fixes) out += "    fix: " + fix + "\n";
+      if (d.failed() < d.judged)
+        out += "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
+               "architecture holds such code objects on purpose)\n";
     }
   }
   if (!r.driver) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
@@ -214,12 +225,20 @@ inline std::string inspect_text(const inspect_report& r) {
 }
 
 /// The cuarch.inspect/1 document (docs/json.md). `failure`: what stopped the inspection before any
-/// file was judged (no device), its "error"; the files are then empty.
+/// file was judged (no device); the files are then empty.
 inline std::string inspect_json(const inspect_report& r, const std::optional<error>& failure = std::nullopt) {
   detail::json_writer w;
   const int status = failure ? exit_status(failure->code) : r.exit_status();
+  // "error" (docs/json.md: with ok false, the error whose exit status the command has): what stopped
+  // the inspection, else the first unreadable file's, else the first code object that cannot load.
+  std::optional<error> first = failure;
+  for (const auto& f : r.files)
+    if (!first && f.unreadable) first = f.unreadable;
+  for (const auto& f : r.files)
+    for (const auto& d : f.devices)
+      if (!first && !d.failing.empty()) first = d.failing.front().why;
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
-  detail::json_optional_error(w, failure);
+  detail::json_optional_error(w, first);
   w.key("driver");
   if (r.driver) w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
   else w.null();
