@@ -9,8 +9,8 @@ prints are handed to the tool's own code, unmodified, from its released source:
   tvm-ffi     apache-tvm-ffi 0.1.15.post2: tvm_ffi/cpp/extension.py _get_cuda_target()
   torch       PyTorch 2.15.0: _get_cuda_arch_flags() from torch/utils/cpp_extension.py, run from its
               source text with os/re/collections (torch stubbed: with TORCH_CUDA_ARCH_LIST set it is not asked)
-  cmake       CMake's own configure of a one-kernel project, CUDAARCHS and CUDACXX taken from the
-              environment (compile_commands.json), for each CMake given (--cmake, repeatable)
+  cmake       CMake's own configure and build of a one-kernel project, CUDAARCHS and CUDACXX taken
+              from the environment (compile_commands.json), for each CMake given (--cmake, repeatable)
   triton      triton 3.9.0's knobs.py (its C++ getenv stubbed by os.environ): the ptxas each of
               knobs.nvidia.ptxas / ptxas_blackwell resolves to, and its release, once (Triton takes no list)
 The -gencode pairs each tool derives must equal those of `cuarch resolve --format nvcc` for the same
@@ -186,6 +186,9 @@ class CMake:
                            capture_output=True, text=True, env=env, timeout=300)
         if p.returncode != 0:
             raise RuntimeError("configure failed: " + (p.stdout + p.stderr)[-600:])
+        p = subprocess.run([self.cmake, "--build", build], capture_output=True, text=True, env=env, timeout=600)
+        if p.returncode != 0:  # the kernel, compiled by the nvcc CUDACXX names for the CUDAARCHS targets
+            raise RuntimeError("build failed: " + (p.stdout + p.stderr)[-600:])
         commands = json.load(open(os.path.join(build, "compile_commands.json")))
         cache = open(os.path.join(build, "CMakeCache.txt")).read()
         compiler = re.search(r"^CMAKE_CUDA_COMPILER:\w+=(.*)$", cache, re.M).group(1)
@@ -353,6 +356,8 @@ def main():
                     failures.append(f"{tool.name}: {shown}: the tool would run {ran}, not the nvcc that resolved ({nvcc})")
                     continue
                 s["agree"] += 1
+                if isinstance(tool, CMake):
+                    compiled[tool.name] += 1  # CMake built the kernel with CUDACXX for CUDAARCHS
                 if compiled[tool.name] < args.compile and not isinstance(tool, CMake):
                     p = subprocess.run([ran, "-c", os.path.join(work, "k.cu"), "-o", os.path.join(work, "k.o"),
                                         *[f for f in flags if f.startswith("-gencode")]], capture_output=True, text=True, timeout=600)
