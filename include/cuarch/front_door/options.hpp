@@ -209,7 +209,7 @@ inline std::optional<bool> read_flag(std::string_view v) {
 }  // namespace detail
 
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value) {
-  const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + std::string(value) + "'"}; };
+  const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + detail::echoed(value) + "'"}; };
   // `read` (an optional) into `into`, else "<wanted>, not '<value>'".
   const auto take = [&](auto& into, auto read, const std::string& wanted) -> std::optional<option_problem> {
     if (!read) return not_this(wanted);
@@ -225,7 +225,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       for (const auto one : detail::split_any(value, ",")) {
         const auto e = parse_env_override(one);
         if (!e)
-          return option_problem{"takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + std::string(one) + "'"};
+          return option_problem{"takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + detail::echoed(one) + "'"};
         set = set | *e;
       }
       o.env = set;
@@ -233,7 +233,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     }
     case option_name::policy:
       if (const auto bad = apply_policy_list(value, o.policy))
-        return option_problem{"takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + std::string(*bad) + "'"};
+        return option_problem{"takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + detail::echoed(*bad) + "'"};
       return std::nullopt;
     case option_name::native_variant: {
       const auto spec = parse_native_variant_spec(value);

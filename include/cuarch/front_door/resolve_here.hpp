@@ -126,7 +126,7 @@ inline void note_ignored_overrides(const resolve_options& o, const environment& 
     probe.env = &env;
     const auto seen = read_request(probe);
     if (seen.origin.source != source_kind::environment) continue;
-    notes.push_back("archs given; ignoring " + std::string(seen.origin.variable) + "=" + std::string(seen.list) + " (env " +
+    notes.push_back("archs given; ignoring " + std::string(seen.origin.variable) + "=" + detail::echoed(seen.list) + " (env " +
                     std::string(to_string(one)) + " lets it override)");
   }
 }

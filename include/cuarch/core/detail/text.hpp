@@ -79,5 +79,14 @@ class text {
   std::size_t size_ = 0;
 };
 
+/// Input echoed in a message (an option's value, a variable's): at most `keep` bytes of it, cut between
+/// UTF-8 characters, and when longer a mark that says how much was cut ("xxx... (96880 more bytes)").
+inline std::string echoed(std::string_view s, std::size_t keep = 120) {
+  if (s.size() <= keep) return std::string(s);
+  std::size_t end = keep;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return std::string(s.substr(0, end)) + "... (" + std::to_string(s.size() - end) + " more bytes)";
+}
+
 }  // namespace detail
 CUARCH_END_NAMESPACE
