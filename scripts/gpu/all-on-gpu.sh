@@ -60,6 +60,8 @@ run_step devices env CUARCH_CLI="$build/cuarch" bash scripts/gpu/devices-on-gpu.
 run_step jit env CXX="${CXX:-g++}" bash scripts/gpu/jit-on-gpu.sh
 run_step device_require bash scripts/gpu/device-require-on-gpu.sh
 run_step doctor env CUARCH_CLI="$build/cuarch" bash scripts/gpu/doctor-on-gpu.sh
+# `cuarch inspect`: predicted load = cuModuleLoadData on 26 binaries; libtorch_cuda.so vs get_arch_list().
+run_step inspect env CUARCH_CLI="$build/cuarch" bash scripts/gpu/inspect-on-gpu.sh
 
 # 4. The CMake recipe with native detected on this machine (no DEVICE_CC), built and run.
 cmake_recipe() {
