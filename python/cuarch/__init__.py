@@ -36,6 +36,7 @@ __all__ = [
     "doctor",
     "check",
     "list_targets",
+    "inspect",
     "env",
     "schema",
     "Resolution",
@@ -370,6 +371,45 @@ def env(
     if format is None:
         return {v["name"]: v["value"] for v in document["variables"]}
     return outcome.text
+
+
+def inspect(
+    paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
+    *,
+    devices: Optional[Union[str, Iterable[Any]]] = None,
+    driver: Optional[str] = None,
+    timeout: Optional[float] = None,
+) -> Dict[str, Any]:
+    """Will these built files load? As `cuarch inspect PATH...`: reads the CUDA code in each file
+    (ELF .so/executable/object, .fatbin, .cubin, PTX; a directory: every file under it) and judges
+    every code object on each device under the driver (docs/inspect.md).
+
+    devices   compute capabilities ("8.9,9.0" or ["8.9", "9.0"]); None: this machine's (NVML).
+    driver    the CUDA version the driver supports ("12.8"), or "detected" (the default when the
+              devices are this machine's); PTX must be JIT-able by it.
+
+    Returns the cuarch.inspect/1 document as a dict: "ok" (every device loads every file),
+    "files" (per file its code objects and images, and per device "loads", the images "chosen",
+    and the "failing" groups with their error and "fix"). Raises ResolveInputError for a file that
+    cannot be read or holds malformed CUDA code, ResolveFailure when no device was found.
+        cuarch.inspect("build/libk.so", devices="8.6,9.0")["ok"]
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if not isinstance(paths, Iterable):
+        raise TypeError(f"paths takes a path or a sequence of paths, not {type(paths).__name__}")
+    names = [_optional_text(p, "paths") or "" for p in paths]
+    options = _options(
+        devices=None if devices is None else _joined(devices, "devices", ","),
+        driver=_version_text(driver, "driver"),
+        timeout=_timeout_text(timeout),
+    )
+    outcome = _cuarch.inspect(paths=names, options=options, env=_environment())
+    if outcome.note:
+        warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
+    raise_for(outcome)
+    document: Dict[str, Any] = json.loads(outcome.json)
+    return document
 
 
 def _schema_dir() -> str:

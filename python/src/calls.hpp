@@ -92,4 +92,9 @@ outcome check(const std::string& targets, const std::string& toolkit, const std:
 /// cuarch list: every target `toolkit` can build, by cuarch's table.
 outcome list_targets(const std::string& toolkit);
 
+/// cuarch.inspect(paths, ...) (inspect_call.cpp): json holds the cuarch.inspect/1 document; failed
+/// when nothing could be judged (no device) or a file cannot be read. `cancel`: as resolve()'s.
+outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
+                const std::atomic<bool>* cancel);
+
 }  // namespace cuarch_python

@@ -154,6 +154,12 @@ NB_MODULE(_cuarch, m) {
   for (const auto v : cuarch::detection_variables) variables.emplace_back(v);
   m.attr("environment_variables") = variables;
 
+  m.def(
+      "inspect",
+      [](const std::vector<std::string>& paths, const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(paths, options, env, cancel); });
+      },
+      "paths"_a, "options"_a, "env"_a);
   m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("env", &cuarch_python::env, "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a,

@@ -1,0 +1,56 @@
+// cuarch.inspect(paths, ...): `cuarch inspect` in process. The keyword arguments are library options
+// (devices, driver) read as the command line's flags are; the reading, the judging and the
+// cuarch.inspect/1 document are the library's (front_door/inspect_here.hpp, resolve/inspect.hpp).
+#include <cuarch/detect.hpp>
+#include <cuarch/front_door/inspect_here.hpp>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "calls.hpp"
+
+namespace cuarch_python {
+
+outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
+                const std::atomic<bool>* cancel) {
+  if (paths.empty()) return usage("name at least one file or directory to inspect");
+  cuarch::resolve_options o;
+  for (const auto& [name, value] : options) {
+    const auto n = cuarch::parse_option_name(name);
+    if (!n) return usage("'" + name + "' is not an option");
+    if (auto bad = cuarch::set_option(o, *n, value)) {
+      if (!bad->cause) return usage(name + ": " + bad->message);
+      outcome failed;  // text that does not parse as a value: the caller's input (ResolveInputError)
+      failed.kind = outcome::failed;
+      failed.code = code_name(bad->cause->code);
+      failed.input_error = true;
+      failed.message = name + ": " + bad->message;
+      failed.json = cuarch::inspect_json({}, *bad->cause);
+      return failed;
+    }
+  }
+  cuarch::environment snapshot;  // copied from os.environ under the GIL: nothing here calls getenv
+  for (const auto& [k, v] : env) snapshot.set(k, v);
+  o.env_snapshot = snapshot;
+  o.cancel = cancel;  // Ctrl-C stops the device detection (cuarch_ext.cpp, interruptible)
+  const cuarch::inspect_outcome done = cuarch::inspect_here(paths, o);
+  outcome out;
+  out.json = cuarch::inspect_json(done.report, done.failure);
+  for (const auto& n : done.notes) out.note += (out.note.empty() ? "" : "; ") + n;
+  // No device, or no driver when one was asked for: nothing was judged (ResolveFailure). A file
+  // that cannot be read: its error is in the document and is raised (ResolveInputError), as the
+  // command line's exit 2. A device that cannot load a file is an answer, not an exception.
+  const cuarch::error* e = done.failure ? &*done.failure : nullptr;
+  for (const auto& f : done.report.files)
+    if (!e && f.unreadable) e = &*f.unreadable;
+  if (e) {
+    out.kind = outcome::failed;
+    out.code = code_name(e->code);
+    out.input_error = is_input_error(e->code);
+    out.message = e->message();
+  }
+  return out;
+}
+
+}  // namespace cuarch_python
