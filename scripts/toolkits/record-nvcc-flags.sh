@@ -217,7 +217,7 @@ tr '\n' '\0' <"$WORK/jobs" | xargs -0 -P "$JOBS" -n 1 bash -c 'probe "${1%%	*}" 
   echo "# Command per row: nvcc -c k.cu -o k.o FLAGS, k.cu = '__global__ void k(int* p) { *p = 1; }', FLAGS split at spaces."
   echo "# Images: cuobjdump -elf -ptx k.o, the 'arch = ' of each Fatbin elf/ptx/nvvm header (nvvm written lto:), sorted."
   echo "# Columns: flags, nvcc (accepted | refused), images ('-' when refused), message (nvcc's first fatal/error line, or '-')."
-  echo "# Checked offline by tests/nvcc_flags_test.cpp; live (a sample) by tests/scripts/nvcc_flags_live_test.sh."
+  echo "# Checked offline by tests/nvcc_flags_test.cpp; live (a sample) by tests/conformance/check-nvcc-flags-live.sh."
   printf 'flags\tnvcc\timages\tmessage\n'
   cut -f2- "$WORK/results"
 } >"$OUT"
