@@ -6,7 +6,8 @@
 #  (a) for every binary, cuarch's verdict for device 0 (devices through NVML, the driver detected)
 #      equals what cuModuleLoadData does with it (a ctypes loader calling libcuda in a child process);
 #  (b) the installed torch's libtorch_cuda.so: cuarch reads it (time, code objects, images), says it
-#      loads on this GPU, and the targets every code object holds equal torch.cuda.get_arch_list();
+#      loads on this GPU, and the targets most code objects hold (every one: printed) equal
+#      torch.cuda.get_arch_list();
 #  (c) with CUOBJDUMP set (e.g. a copy of ~/.cache/cuarch/cuobjdump/13.2.51/nvidia/cu13/bin/cuobjdump
 #      carried in the tree), the images equal cuobjdump's and the time ratio (issue 19 item 6).
 # Prints one PASS/FAIL line per check; exit 1 if any failed, 77 ("skipped: no GPU") without NVML.
@@ -96,17 +97,28 @@ doc = json.loads(p.stdout)
 f = doc["files"][0]
 objs = [o for o in f["code_objects"] if o["judged"]]
 n_img = sum(len(o["images"]) for o in f["code_objects"])
-common = None
+# The issue's libtorch_cuda.so (2.11) has 444 code objects with sm_75/80/86/90/100/120 and a few
+# arch-specific ones (59 sm_100a only, ...): the targets every code object holds are then none, so the
+# comparison is with the targets most code objects hold (> half), and both are printed.
+count = {}
 for o in objs:
-    t = {i["target"] for i in o["images"]}
-    common = t if common is None else common & t
-common = sorted(common or [])
+    for t in {i["target"] for i in o["images"]}:
+        count[t] = count.get(t, 0) + 1
+every = sorted(t for t, n in count.items() if n == len(objs))
+common = sorted(t for t, n in count.items() if 2 * n > len(objs))
 print(f"info: {lib}: {os.path.getsize(lib)/1e6:.0f} MB, {len(objs)} code objects, {n_img} images, cuarch {t_cuarch:.2f} s, exit {p.returncode}")
-print(f"info: targets in every code object: {common}; torch.cuda.get_arch_list(): {arch_list}")
+print(f"info: targets in every code object: {every}; in most: {common}; torch.cuda.get_arch_list(): {arch_list}")
+print("info: code objects per target: " + ", ".join(f"{t} {n}" for t, n in sorted(count.items(), key=lambda x: -x[1])))
 dev = f["devices"][0]
-print(("PASS" if dev["loads"] else "FAIL") + f": libtorch_cuda.so loads on cc {dev['cc']} (by SASS {dev['by_sass']}, by PTX JIT {dev['by_ptx_jit']}, failing {sum(g['count'] for g in dev['failing'])})")
-print(("PASS" if set(common) == set(arch_list) else "FAIL") + ": the targets every code object holds equal torch.cuda.get_arch_list()")
-ok = dev["loads"] and set(common) == set(arch_list)
+# Code objects that fail here must be torch's per-architecture ones (sm_100a only, ...), never one
+# that holds the targets of get_arch_list(): those are what torch launches on any GPU it supports.
+for g in dev["failing"]:
+    print(f"info: {g['count']} code objects hold only {g['targets']}: none loads on cc {dev['cc']}")
+general_ok = all(not set(common) <= set(g["targets"]) for g in dev["failing"])
+print(("PASS" if general_ok else "FAIL") + f": libtorch_cuda.so on cc {dev['cc']}: every code object with the common targets loads "
+      f"(by SASS {dev['by_sass']}, by PTX JIT {dev['by_ptx_jit']}; failing {sum(g['count'] for g in dev['failing'])}, all per-architecture)")
+print(("PASS" if set(common) == set(arch_list) else "FAIL") + ": the targets most code objects hold equal torch.cuda.get_arch_list()")
+ok = general_ok and set(common) == set(arch_list)
 if cuobjdump:
     t0 = time.perf_counter()
     out = subprocess.run([cuobjdump, "-all", lib], capture_output=True, text=True, errors="replace").stdout
