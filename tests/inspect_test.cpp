@@ -6,7 +6,9 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <cuarch/core/fatbin.hpp>
+#include <cuarch/resolve/inspect.hpp>
 #include <cuarch/sources/code_file.hpp>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -126,13 +128,15 @@ TEST_CASE("relocatable fatbins are judged only when nothing else is there", "[in
   REQUIRE(exe->objects.size() == 2);
   CHECK_FALSE(exe->objects[0].relocatable);
   CHECK(exe->objects[1].relocatable);
-  CHECK(judged(*exe, exe->objects[0]));
-  CHECK_FALSE(judged(*exe, exe->objects[1]));
+  CHECK(has_loadable(*exe));
+  CHECK(judged(exe->objects[0], has_loadable(*exe)));
+  CHECK_FALSE(judged(exe->objects[1], has_loadable(*exe)));
   const auto obj = read_code_file(data_dir + "rdc_sm_90.o");
   REQUIRE(obj.has_value());
   REQUIRE(obj->objects.size() == 1);
   CHECK(obj->objects[0].relocatable);
-  CHECK(judged(*obj, obj->objects[0]));
+  CHECK_FALSE(has_loadable(*obj));
+  CHECK(judged(obj->objects[0], has_loadable(*obj)));
 }
 
 TEST_CASE("loadable fatbins are listed before relocatable ones, whatever the section order", "[inspect][rdc]") {
@@ -217,6 +221,21 @@ TEST_CASE("hostile bytes: a million entries is an error, in bounded time", "[ins
   const auto l = list_code(b);
   REQUIRE_FALSE(l.has_value());
   CHECK(std::string(l.error().raw.view()).find("more than 200000 images") != std::string::npos);
+}
+
+TEST_CASE("hostile bytes: 200,000 relocatable code objects are judged in bounded time", "[inspect][hostile]") {
+  // As many code objects as the image cap allows, none loadable: judging each must not rescan them all.
+  code_listing l;
+  l.kind = container_kind::elf;
+  code_image img;
+  img.target = arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass};
+  l.objects.assign(max_code_images, code_object{0, true, {img}});
+  const auto start = std::chrono::steady_clock::now();
+  const device_verdict v = judge_device(l, device_info{0, cc(9, 0), "", source_kind::device_list}, std::nullopt);
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(v.judged == max_code_images);
+  CHECK(v.by_sass == max_code_images);
+  CHECK(seconds < 5.0);
 }
 
 TEST_CASE("hostile files: a FIFO, a directory and a missing file are errors naming the path", "[inspect][hostile]") {

@@ -318,14 +318,17 @@ inline expected<code_listing, error> list_code(std::string_view b) {
   return out;
 }
 
-/// The code objects a loader sees: the loadable fatbins (.nv_fatbin) when there are any, else the
-/// relocatable ones (an object file before linking) — what cuobjdump lists without --all-fatbin.
-inline bool judged(const code_listing& l, const code_object& o) noexcept {
-  if (!o.relocatable) return true;
-  for (const auto& other : l.objects)
-    if (!other.relocatable) return false;
-  return true;
+/// Whether a listing holds loadable fatbins (.nv_fatbin), not only relocatable ones.
+inline bool has_loadable(const code_listing& l) noexcept {
+  for (const auto& o : l.objects)
+    if (!o.relocatable) return true;
+  return false;
 }
+
+/// Whether a loader sees code object o: the loadable fatbins when the listing has any (ask
+/// has_loadable() once per listing, not once per object), else the relocatable ones (an object file
+/// before linking): what cuobjdump lists without --all-fatbin.
+constexpr bool judged(const code_object& o, bool listing_has_loadable) noexcept { return !o.relocatable || !listing_has_loadable; }
 
 /// Which image of a code object a device loads, or why none does.
 struct image_choice {

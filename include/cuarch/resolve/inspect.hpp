@@ -90,9 +90,10 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
   device_verdict v;
   v.device = device;
   v.choice.assign(listing.objects.size(), image_choice::none);
+  const bool loadable = has_loadable(listing);
   for (std::size_t i = 0; i < listing.objects.size(); ++i) {
     const code_object& o = listing.objects[i];
-    if (!judged(listing, o)) continue;
+    if (!judged(o, loadable)) continue;
     ++v.judged;
     const image_choice c = choose_image(o, device.cc, driver);
     v.choice[i] = c.image;
@@ -173,8 +174,9 @@ inline std::string inspect_text(const inspect_report& r) {
     // Targets with the number of code objects holding each, in first-seen order.
     std::vector<std::pair<std::string, std::size_t>> counts;
     std::size_t judged_objects = 0, relocatable = 0;
+    const bool loadable = has_loadable(f.listing);
     for (const auto& o : f.listing.objects) {
-      if (!judged(f.listing, o)) continue;
+      if (!judged(o, loadable)) continue;
       ++judged_objects;
       relocatable += o.relocatable ? 1 : 0;
       std::vector<std::string> seen;
@@ -251,9 +253,10 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     detail::json_optional_error(w, f.unreadable);
     w.key("kind").value(to_string(f.listing.kind)).key("has_cuda_code").value(f.has_code());
     w.key("code_objects").begin_array();
+    const bool loadable = has_loadable(f.listing);
     for (const auto& o : f.listing.objects) {
       w.begin_object().key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
-      w.key("judged").value(judged(f.listing, o)).key("images").begin_array();
+      w.key("judged").value(judged(o, loadable)).key("images").begin_array();
       for (const auto& img : o.images) {
         w.begin_object().key("kind").value(detail::image_kind(img)).key("target").value(detail::image_target(img));
         w.key("code_version").value(std::string(to_text(img.version).view())).key("compressed").value(img.compressed);
