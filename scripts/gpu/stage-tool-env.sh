@@ -18,12 +18,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cli="$(realpath "${1:-$root/build/cuarch}")"
 cache=$(bash "$root/scripts/toolkits/fetch-tool-wheels.sh")
 first() { compgen -G "$cache/$1" | head -n1; }
-tvm_wheel=$(first 'apache_tvm_ffi-0.1.15.post2-*.whl') filelock_wheel=$(first 'filelock-*.whl') packaging_wheel=$(first 'packaging-*.whl')
+filelock_wheel=$(first 'filelock-*.whl') packaging_wheel=$(first 'packaging-*.whl')
 fi_tree="$cache/flashinfer-0.7.4" tvm_tree="$cache/tvm-ffi-0.1.15.post2"
 stage="$root/build-tool-env"
 
 rm -rf "$stage" && mkdir -p "$stage/wheels" "$stage/lib" "$stage/flashinfer"
-cp "$tvm_wheel" "$filelock_wheel" "$packaging_wheel" "$stage/wheels/"
+cp "$cache"/apache_tvm_ffi-0.1.15.post2-cp3*.whl "$filelock_wheel" "$packaging_wheel" "$stage/wheels/"
 strip -o "$stage/cuarch" "$cli"
 for lib in $(ldd "$cli" | awk '/libfmt/ {print $3}'); do cp -L "$lib" "$stage/lib/"; done
 

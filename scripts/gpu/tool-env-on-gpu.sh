@@ -34,7 +34,7 @@ cli="$stage/cuarch"
 cuda=$(dirname "$(dirname "$(readlink -f "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")")")
 py=$(command -v python3)
 tvm="$work/tvm-ffi"
-mkdir -p "$tvm" && (cd "$tvm" && "$py" -m zipfile -e "$stage"/wheels/apache_tvm_ffi-*.whl .)
+mkdir -p "$tvm" && (cd "$tvm" && "$py" -m zipfile -e "$stage"/wheels/apache_tvm_ffi-*-cp"$("$py" -c 'import sys; print("%d%d" % sys.version_info[:2])')"-*.whl .)
 pythonpath="$tvm:$(ls "$stage"/wheels/filelock-*.whl):$(ls "$stage"/wheels/packaging-*.whl)"
 fake="$work/fake-cuda-12.8"
 mkdir -p "$fake/bin" && cp "$root/tests/fixtures/fake-nvcc/nvcc-12.8" "$fake/bin/nvcc" && chmod +x "$fake/bin/nvcc"

@@ -21,11 +21,16 @@ unpack() {  # unpack <wheel glob> <directory>
   mv "$cache/$2.partial" "$cache/$2"
 }
 fetch flashinfer-python==0.7.4 'flashinfer_python-0.7.4-*.whl'
-fetch apache-tvm-ffi==0.1.15.post2 'apache_tvm_ffi-0.1.15.post2-*.whl'
+fetch apache-tvm-ffi==0.1.15.post2 "apache_tvm_ffi-0.1.15.post2-cp3$(python3 -c 'import sys; print(sys.version_info[1])')-*.whl"
+# The GPU machine's Python is 3.12 and tvm-ffi's compiled module is built per Python: its wheel too.
+if ! compgen -G "$cache/apache_tvm_ffi-0.1.15.post2-cp312-*.whl" >/dev/null && [[ ${CUARCH_OFFLINE:-0} != 1 ]]; then
+  pip download -q --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64 -d "$cache" \
+    apache-tvm-ffi==0.1.15.post2 >&2
+fi
 fetch filelock 'filelock-*.whl'
 fetch packaging 'packaging-*.whl'
 unpack 'flashinfer_python-0.7.4-*.whl' flashinfer-0.7.4
-unpack 'apache_tvm_ffi-0.1.15.post2-*.whl' tvm-ffi-0.1.15.post2
+unpack "apache_tvm_ffi-0.1.15.post2-cp3$(python3 -c 'import sys; print(sys.version_info[1])')-*.whl" tvm-ffi-0.1.15.post2
 # Triton's wheel is 285 MB; its knobs.py (which names TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH)
 # and backends/nvidia/compiler.py are all the check needs: on request only, and only they are kept.
 if [[ ${CUARCH_FETCH_TRITON:-0} == 1 && ! -f $cache/triton-3.9.0/triton/knobs.py ]]; then
