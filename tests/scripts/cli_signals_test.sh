@@ -2,7 +2,7 @@
 # A signal to the command line while it runs a probe leaves no orphan (issue 18, item A). The probe
 # (nvcc --version) runs in its own process group, so a terminal's Ctrl-C does not reach it; cuarch
 # must kill it. A fake nvcc records its pid and sleeps 30 s; cuarch resolve runs it with --timeout 30.
-#   a. SIGINT, SIGTERM, SIGHUP to cuarch: cuarch ends by that signal (the shell's $? is 128+signo)
+#   a. SIGINT, SIGTERM, SIGHUP to cuarch resolve (SIGINT to cuarch env too): cuarch ends by that signal (the shell's $? is 128+signo)
 #      within a second, and the probe is gone (killed and reaped);
 #   b. SIGKILL to cuarch (nothing can be caught): the probe still dies with it (PR_SET_PDEATHSIG).
 # Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
@@ -36,11 +36,14 @@ gone() {
   done
   return 1
 }
-# start: cuarch resolve with the sleeping nvcc, in the background; sets cuarch_pid and probe_pid.
+# start TAG [COMMAND]: cuarch COMMAND (resolve; env --for cmake) with the sleeping nvcc, in the
+# background; sets cuarch_pid and probe_pid.
 start() {
   export CUARCH_TEST_PIDFILE="$work/pid.$1"
   rm -f "$CUARCH_TEST_PIDFILE"
-  "$cli" resolve --nvcc "$work/nvcc" --archs 9.0 --timeout 30 >"$work/out" 2>"$work/err" &
+  local cmd=(resolve)
+  [[ ${2:-} == env ]] && cmd=(env --for cmake)
+  "$cli" "${cmd[@]}" --nvcc "$work/nvcc" --archs 9.0 --timeout 30 >"$work/out" 2>"$work/err" &
   cuarch_pid=$!
   probe_pid=
   for ((i = 0; i < 100; i++)); do
@@ -49,8 +52,10 @@ start() {
   done
 }
 
-for sig in INT TERM HUP; do
-  start "$sig"
+for case in INT TERM HUP INT:env; do
+  sig=${case%%:*} what=resolve
+  [[ $case == *:* ]] && what=${case#*:}
+  start "$sig" "$what"
   if [[ -z $probe_pid ]]; then
     fail "a. $sig: the fake nvcc never started"
     kill -KILL "$cuarch_pid" 2>/dev/null
@@ -63,9 +68,9 @@ for sig in INT TERM HUP; do
   ms=$((($(date +%s%N) - t0) / 1000000))
   want=$((128 + $(kill -l "$sig")))
   if [[ $rc == "$want" ]] && ((ms < 1000)) && gone "$probe_pid" 0 && grep -q "interrupted by signal" "$work/err"; then
-    echo "ok: a. SIG$sig: cuarch ended in $ms ms with \$?=$rc, the probe is gone"
+    echo "ok: a. SIG$sig to cuarch $what: cuarch ended in $ms ms with \$?=$rc, the probe is gone"
   else
-    fail "a. SIG$sig: \$?=$rc (want $want) after $ms ms; probe $probe_pid $(gone "$probe_pid" 0 && echo gone || echo 'still running')"
+    fail "a. SIG$sig to cuarch $what: \$?=$rc (want $want) after $ms ms; probe $probe_pid $(gone "$probe_pid" 0 && echo gone || echo 'still running')"
     kill -KILL "$probe_pid" 2>/dev/null
   fi
 done

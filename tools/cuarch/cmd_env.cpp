@@ -65,7 +65,8 @@ int run_env(const env_flags& flags) {
     if (const char* v = cuarch::environment::process_value(std::string(name).c_str())) env.set(std::string(name), v);
   o.env_snapshot = env;
   const cuarch::resolve_outcome done = [&] {
-    const detecting scope;  // stdout is the output's: what libraries print goes to stderr (cli.hpp)
+    const detecting scope;  // stdout is the output's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
+    o.cancel = &interrupted;
     return cuarch::resolve_here(o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);
