@@ -144,7 +144,8 @@ TEST_CASE("any_*_source: one resolver type, the same answers as the sources it e
   CHECK(copy.devices()->at(0).cc == compute_capability{8, 6});
 }
 
-TEST_CASE("caching_source: asked once, from any number of threads; an error is cached too", "[contract][cache]") {
+TEST_CASE("caching_source: one answer for every thread, asked once after it is published; an error is cached too",
+          "[contract][cache]") {
   std::atomic<int> calls{0};
   const caching_source<counting_compiler> compiler(counting_compiler{&calls});
   std::vector<std::thread> threads;
@@ -157,12 +158,16 @@ TEST_CASE("caching_source: asked once, from any number of threads; an error is c
       }
     });
   for (auto& t : threads) t.join();
-  CHECK(calls == 1);
+  // No lock is held while asking (fork safety): threads that arrive while the first question is in
+  // flight ask too, and all keep the answer published first; after that nobody asks again.
+  const int asked = calls;
+  CHECK(asked >= 1);
+  CHECK(asked <= 8);
   CHECK(agreed == 8 * 50);
 
   const resolver<caching_source<counting_compiler>> bound(compiler);  // copies share the cache
   REQUIRE(bound.resolve(request("sm_90")));
-  CHECK(calls == 1);
+  CHECK(calls == asked);
 
   std::atomic<int> failures{0};
   const caching_source<failing_compiler> broken(failing_compiler{&failures});

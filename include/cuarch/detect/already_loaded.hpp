@@ -13,11 +13,14 @@
 //     loaded it (so asking it once does not make it cuarch's for every later call).
 // A library a cuarch source outside detection (nvrtc_library_source, ...) loads while a detection
 // runs in another thread can still be mistaken: pass already_loaded = false where that matters.
+// Fork-safe (posix/process_lock.hpp): the loading lock is a fork_safe_mutex, the sets are changed
+// under the process lock only, so a child forked mid-load detects at once. A load in flight is
+// recorded before it starts: in a child forked during it, that library is mapped but never
+// finished loading, and it is cuarch's, not the application's.
 #pragma once
 
 #include <dlfcn.h>
 
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,6 +30,7 @@
 #include "../core/detail/chars.hpp"
 #include "../sources/posix/dynamic_library.hpp"
 #include "../sources/posix/posix.hpp"
+#include "../sources/posix/process_lock.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -42,7 +46,7 @@ class application_libraries {
 
   /// Takes the snapshot if no detection has yet; call before a detection loads anything.
   void snapshot() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<fork_safe_mutex> lock(loading_);
     snapshot_locked();
   }
 
@@ -52,13 +56,20 @@ class application_libraries {
   /// the next detection would no longer count what the application loaded as loaded).
   template <class Load>
   auto load(const std::string& name, Load&& load_fn) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<fork_safe_mutex> lock(loading_);
     snapshot_locked();
     // Mapped already, and not by cuarch (another detection's load is in by_cuarch_, a source's
     // own load is held): the application's.
-    const bool held = !name.empty() && name.front() == '/' && held_by_cuarch(real_path(name));
+    const std::string real = !name.empty() && name.front() == '/' ? real_path(name) : std::string();
+    const bool held = !real.empty() && held_by_cuarch(real);
     const bool mapped_already = !held && mapped_now(name);
+    {
+      process_lock data;
+      in_flight_ = real.empty() ? name : real;
+    }
     auto lib = load_fn();
+    process_lock data;
+    in_flight_.clear();
     if (!lib) return lib;
     const bool application_s = mapped_already && by_cuarch_.count(lib->path()) == 0;
     (application_s ? by_application_ : by_cuarch_).insert(lib->path());
@@ -67,13 +78,15 @@ class application_libraries {
 
   /// The application's libraries whose file name starts with `prefix`, in load order.
   std::vector<std::string> paths(std::string_view prefix) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<fork_safe_mutex> lock(loading_);
     snapshot_locked();
     std::vector<std::string> out;
     for (auto& p : loaded_library_paths(prefix)) {
       const std::string real = real_path(p);
+      process_lock data;
       const bool before = before_cuarch_.count(real) != 0 || by_application_.count(real) != 0;
-      if (before || (by_cuarch_.count(real) == 0 && !held_by_cuarch(real))) out.push_back(std::move(p));
+      const bool loading = !in_flight_.empty() && (in_flight_ == real || in_flight_ == p.substr(p.rfind('/') + 1));
+      if (before || (by_cuarch_.count(real) == 0 && !loading && !held_by_cuarch(real))) out.push_back(std::move(p));
     }
     return out;
   }
@@ -91,14 +104,18 @@ class application_libraries {
 
   void snapshot_locked() {
     if (taken_) return;
-    taken_ = true;
+    std::set<std::string> before;
     for (const auto& p : loaded_library_paths("")) {
       const std::string real = real_path(p);
-      if (!real.empty() && !held_by_cuarch(real)) before_cuarch_.insert(real);
+      if (!real.empty() && !held_by_cuarch(real)) before.insert(real);
     }
+    process_lock data;
+    before_cuarch_ = std::move(before);
+    taken_ = true;
   }
 
-  std::mutex mutex_;
+  fork_safe_mutex loading_;  // held across a load (and a listing) so no detection sees one half-done
+  std::string in_flight_;    // the load under way (real path, or SONAME); in a forked child, one never finished
   bool taken_ = false;
   std::set<std::string> before_cuarch_;   // real paths mapped before the first detection
   std::set<std::string> by_cuarch_;       // real paths a detection loaded

@@ -26,9 +26,9 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 
 #include "../core/config.hpp"
+#include "../sources/posix/process_lock.hpp"
 #include "result.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -37,26 +37,35 @@ CUARCH_BEGIN_NAMESPACE
 /// every failure is inside the result, attached to the candidate or role it concerns.
 CUARCH_FUNC detection detect(const detect_options& options = {});
 
-/// A detection kept for reuse, only because the caller asked for it. Thread-safe: the first get()
-/// detects (concurrent callers wait for that one run); refresh() detects again.
+/// A detection kept for reuse, only because the caller asked for it. Thread-safe and fork-safe: no
+/// lock is held while detecting, so the first get() calls made together each detect and all keep
+/// the result stored first; refresh() detects again.
 class detection_cache {
  public:
   explicit detection_cache(detect_options options = {}) : options_(std::move(options)) {}
 
   std::shared_ptr<const detection> get() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!cached_) cached_ = std::make_shared<const detection>(detect(options_));
+    {
+      detail::process_lock lock;
+      if (cached_) return cached_;
+    }
+    auto fresh = std::make_shared<const detection>(detect(options_));
+    detail::process_lock lock;
+    if (!cached_) cached_ = std::move(fresh);
     return cached_;
   }
   std::shared_ptr<const detection> refresh() {
     auto fresh = std::make_shared<const detection>(detect(options_));
-    std::lock_guard<std::mutex> lock(mutex_);
-    cached_ = fresh;
-    return fresh;
+    std::shared_ptr<const detection> out;
+    {
+      detail::process_lock lock;
+      cached_.swap(fresh);
+      out = cached_;
+    }
+    return out;
   }
 
  private:
-  std::mutex mutex_;
   detect_options options_;
   std::shared_ptr<const detection> cached_;
 };

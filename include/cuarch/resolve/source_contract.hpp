@@ -14,9 +14,8 @@
 // that queries a library or a process in caching_source to ask it once per process.
 #pragma once
 
+#include <atomic>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -212,26 +211,38 @@ class any_driver_source {
 // ---- the caching adaptor ----------------------------------------------------------------------
 
 namespace detail {
-/// A value computed by the first caller; every other caller, on any thread, waits for it and gets
-/// the same value.
+/// The first answer published; every caller, on any thread, gets that same value. No lock is held
+/// while asking (so a process fork()ed at any moment can ask in the child: an answer that was in
+/// flight in another thread is simply asked again there); callers that arrive while the first
+/// question is in flight ask too, and keep the answer published first.
 template <class T>
 class asked_once {
  public:
+  asked_once() = default;
+  asked_once(const asked_once&) = delete;
+  asked_once& operator=(const asked_once&) = delete;
+  ~asked_once() { delete value_.load(); }
+
   template <class Ask>
   const T& get(Ask&& ask) const {
-    std::call_once(once_, [&] { value_.emplace(ask()); });
-    return *value_;
+    if (const T* v = value_.load(std::memory_order_acquire)) return *v;
+    const T* mine = new T(ask());
+    const T* expected_null = nullptr;
+    if (value_.compare_exchange_strong(expected_null, mine, std::memory_order_acq_rel)) return *mine;
+    delete mine;
+    return *expected_null;
   }
 
  private:
-  mutable std::once_flag once_;
-  mutable std::optional<T> value_;
+  mutable std::atomic<const T*> value_{nullptr};
 };
 }  // namespace detail
 
 /// A source that asks the one it wraps once per role, then answers from the cache: every thread
-/// gets the same answer, an error included (build a new caching_source to ask again). It plays
-/// every role the wrapped source plays. Copies share one cache.
+/// gets the same answer, an error included (build a new caching_source to ask again). Threads that
+/// call while the first question is still in flight ask too and get the first answer published;
+/// no lock is held while asking, so a child fork()ed at any moment can use it. It plays every role
+/// the wrapped source plays. Copies share one cache.
 template <class S>
 class caching_source {
  public:

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +22,7 @@
 #include "elf_build_id.hpp"
 #include "posix/posix.hpp"
 #include "posix/dynamic_library.hpp"
+#include "posix/process_lock.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
@@ -177,9 +177,8 @@ namespace detail {
 /// change while it is mapped, and one that answered stays mapped for the process (retain). Only
 /// what can change is checked again on each call: which file the named path points at now (one
 /// stat: a replaced file or retargeted symlink is a new library, asked afresh). Failures are never
-/// kept: the next call asks again.
+/// kept: the next call asks again. Guarded by the process lock (fork-safe; posix/process_lock.hpp).
 struct nvrtc_answer_memo {
-  std::mutex mutex;
   bool known = false;
   dev_t device = 0;
   ino_t inode = 0;
@@ -198,14 +197,14 @@ class loader_search_memo {
   }
   std::optional<dynamic_library> find(const std::vector<std::string>& names) {
     const std::string path_env = library_path_env();
-    std::lock_guard<std::mutex> lock(mutex_);
+    process_lock lock;
     for (const auto& e : entries_)
       if (e.names == names && e.path_env == path_env) return e.lib;
     return std::nullopt;
   }
   void keep(const std::vector<std::string>& names, const dynamic_library& lib) {
     std::string path_env = library_path_env();
-    std::lock_guard<std::mutex> lock(mutex_);
+    process_lock lock;
     for (const auto& e : entries_)
       if (e.names == names && e.path_env == path_env) return;
     entries_.push_back(entry{names, std::move(path_env), lib});
@@ -221,7 +220,6 @@ class loader_search_memo {
     const char* v = environment::process_value("LD_LIBRARY_PATH");
     return v ? std::string(v) : std::string("\n(unset)");
   }
-  std::mutex mutex_;
   std::vector<entry> entries_;
 };
 
@@ -258,14 +256,14 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     struct stat st {};
     const bool named = ::stat(locator_.path.c_str(), &st) == 0;
     if (named) {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       if (memo_->known && memo_->device == st.st_dev && memo_->inode == st.st_ino) return memo_->answer;
     }
     const auto lib = locator_.load(source_kind::nvrtc);
     if (!lib) return unexpected(lib.error());
     auto p = probe_nvrtc_library(*lib, locator_.path, how_);
     if (p && named) {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       memo_->known = true;
       memo_->device = st.st_dev;
       memo_->inode = st.st_ino;
@@ -279,7 +277,7 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     auto& searches = detail::loader_search_memo::instance();
     auto lib = searches.find(locator_.sonames);
     if (lib) {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       if (memo_->known && memo_->answer.info.location == lib->path()) return memo_->answer;
     } else {
       auto loaded = locator_.load(source_kind::nvrtc);
@@ -289,7 +287,7 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     auto p = probe_nvrtc_library(*lib, lib->path(), how_);
     if (p) {
       searches.keep(locator_.sonames, *lib);
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       memo_->known = true;
       memo_->answer = *p;
     }

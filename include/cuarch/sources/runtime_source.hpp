@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "posix/dynamic_library.hpp"
+#include "posix/process_lock.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/observation.hpp"
@@ -77,14 +77,14 @@ class cuda_runtime_source {
     struct stat st {};
     const bool named = !locator_.searches() && ::stat(locator_.path.c_str(), &st) == 0;
     if (named) {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       if (memo_->answer && memo_->device == st.st_dev && memo_->inode == st.st_ino) return *memo_->answer;
     }
     const auto lib = locator_.load(source_kind::cuda_runtime);
     if (!lib) return unexpected(lib.error());
     auto o = probe_cudart_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
     if (o && named) {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
+      detail::process_lock lock;
       memo_->device = st.st_dev;
       memo_->inode = st.st_ino;
       memo_->answer = *o;
@@ -93,8 +93,7 @@ class cuda_runtime_source {
   }
 
  private:
-  struct memo {
-    std::mutex mutex;
+  struct memo {  // guarded by the process lock (fork-safe)
     dev_t device = 0;
     ino_t inode = 0;
     std::optional<observation> answer;

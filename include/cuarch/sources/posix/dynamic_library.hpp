@@ -23,7 +23,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +32,7 @@
 #include "../../core/environment.hpp"
 #include "../../core/config.hpp"
 #include "posix.hpp"
+#include "process_lock.hpp"
 #include "../../core/error.hpp"
 #include "../../core/expected.hpp"
 #include "../../core/source_kind.hpp"
@@ -58,9 +58,9 @@ struct loaded_library {
 };
 
 /// Handles by real path, so a file reached through several symlinks is mapped and counted once.
-/// by_path holds weak references; `kept` holds the libraries retained until exit.
+/// by_path holds weak references; `kept` holds the libraries retained until exit. Guarded by the
+/// process lock (process_lock.hpp), which no dl*() call is made under.
 struct library_registry {
-  std::mutex mutex;
   std::map<std::string, std::weak_ptr<loaded_library>> by_path;
   std::vector<std::shared_ptr<loaded_library>> kept;
 };
@@ -212,7 +212,7 @@ class dynamic_library {
   void retain() const {
     if (!lib_) return;
     auto& reg = detail::registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
+    detail::process_lock lock;
     for (const auto& k : reg.kept)
       if (k == lib_) return;
     reg.kept.push_back(lib_);
@@ -256,15 +256,19 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
                                     "cuarch does not load libraries from there"));
   }
   auto& reg = registry();
-  std::lock_guard<std::mutex> lock(reg.mutex);
-  auto& slot = reg.by_path[real];
-  if (auto existing = slot.lock()) {
-    dlclose(handle);  // the loader returned the same mapping with one more reference; give it back
-    return library_access::make(std::move(existing));
+  std::shared_ptr<loaded_library> existing;
+  {
+    process_lock lock;
+    auto& slot = reg.by_path[real];
+    existing = slot.lock();
+    if (!existing) {
+      auto lib = std::make_shared<loaded_library>(handle, real);
+      slot = lib;
+      return library_access::make(std::move(lib));
+    }
   }
-  auto lib = std::make_shared<loaded_library>(handle, real);
-  slot = lib;
-  return library_access::make(std::move(lib));
+  dlclose(handle);  // the loader returned the same mapping with one more reference; give it back
+  return library_access::make(std::move(existing));
 }
 }  // namespace detail
 
@@ -291,7 +295,7 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
   }
   {  // already held by cuarch: share it, no second dlopen
     auto& reg = detail::registry();
-    std::lock_guard<std::mutex> lock(reg.mutex);
+    detail::process_lock lock;
     const auto it = reg.by_path.find(real);
     if (it != reg.by_path.end())
       if (auto existing = it->second.lock()) return detail::library_access::make(std::move(existing));
@@ -447,7 +451,7 @@ struct library_locator {
 /// Detection's "already loaded" leaves these out: they are cuarch's loads, not the application's.
 inline bool held_by_cuarch(const std::string& real_path) {
   auto& reg = detail::registry();
-  std::lock_guard<std::mutex> lock(reg.mutex);
+  detail::process_lock lock;
   const auto it = reg.by_path.find(real_path);
   return it != reg.by_path.end() && !it->second.expired();
 }
@@ -459,6 +463,9 @@ inline std::vector<std::string> loaded_library_paths(std::string_view prefix) {
     std::string_view prefix;
     std::vector<std::string> found;
   } ctx{prefix, {}};
+  // Under the process lock, so fork() (whose prepare handler takes it) never copies this process
+  // while cuarch is inside dl_iterate_phdr: glibc (2.36) leaves its lock held in such a child.
+  detail::process_lock lock;
   dl_iterate_phdr(
       [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
         auto* c = static_cast<context*>(data);

@@ -1,0 +1,98 @@
+// What cuarch shares between the threads of a process, kept usable across fork(). A child forked
+// while another thread is inside cuarch (Python servers fork workers at any moment) must be able to
+// call cuarch, and CUDA, at once, though the thread that held a lock in the parent does not exist in
+// the child. Two tools, used by every process-wide lock cuarch owns:
+//   process_lock     the one short lock. It guards every process-wide table and memo (the library
+//                    registry, what the application loaded, the NVRTC and runtime memos,
+//                    detection_cache) and is held only for data operations, never across a call into
+//                    a library or a program. fork() takes it before copying the process
+//                    (pthread_atfork), so no child inherits it held, nor a table half-updated.
+//   fork_safe_mutex  a lock held across a long call (a library load) while other threads wait. A
+//                    child cannot wait for a thread fork() did not copy: each such mutex is replaced
+//                    by a fresh one at its first use in a child (the fork generation says), so what
+//                    was in flight in another thread is "not asked" in the child, which asks again.
+// The handlers are registered once (pthread_once, which glibc makes fork-safe itself) by the first
+// use of either; no lock cuarch owns is taken before that.
+#pragma once
+
+#include <pthread.h>
+
+#include <chrono>
+#include <mutex>
+#include <new>
+
+#include "../../core/config.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+namespace detail {
+
+struct fork_state {
+  pthread_mutex_t lock;  // recursive, initialised by fork_state_init
+  pthread_once_t once;
+  unsigned long generation;  // +1 in each child
+};
+// Zero-initialised static storage (no guard a fork could leave half-taken, no destructor at exit,
+// where a thread cuarch abandoned in a hung library may still use it).
+inline fork_state fork_shared{};
+
+inline void fork_lock_init() noexcept {
+  pthread_mutexattr_t a;
+  ::pthread_mutexattr_init(&a);
+  ::pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  ::pthread_mutex_init(&fork_shared.lock, &a);
+  ::pthread_mutexattr_destroy(&a);
+}
+inline void fork_prepare() noexcept { ::pthread_mutex_lock(&fork_shared.lock); }
+inline void fork_parent() noexcept { ::pthread_mutex_unlock(&fork_shared.lock); }
+inline void fork_child() noexcept {
+  ++fork_shared.generation;
+  fork_lock_init();  // not unlock: the child's thread has a new id, which a recursive mutex checks
+}
+inline void fork_state_init() noexcept {
+  fork_lock_init();
+  ::pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+inline fork_state& fork_state_ready() noexcept {
+  static_assert(PTHREAD_ONCE_INIT == 0, "fork_shared relies on a zeroed pthread_once_t being PTHREAD_ONCE_INIT");
+  ::pthread_once(&fork_shared.once, fork_state_init);
+  return fork_shared;
+}
+
+/// The short lock (recursive): held for data operations only, never across a library call.
+class process_lock {
+ public:
+  process_lock() noexcept : s_(fork_state_ready()) { ::pthread_mutex_lock(&s_.lock); }
+  ~process_lock() { ::pthread_mutex_unlock(&s_.lock); }
+  process_lock(const process_lock&) = delete;
+  process_lock& operator=(const process_lock&) = delete;
+
+ private:
+  fork_state& s_;
+};
+
+/// A lock held across a long call, replaced by a fresh one at its first use in a child process.
+class fork_safe_mutex {
+ public:
+  fork_safe_mutex() = default;
+  fork_safe_mutex(const fork_safe_mutex&) = delete;
+  fork_safe_mutex& operator=(const fork_safe_mutex&) = delete;
+
+  void lock() { current().lock(); }
+  bool try_lock_until(std::chrono::steady_clock::time_point t) { return current().try_lock_until(t); }
+  void unlock() { m_.unlock(); }
+
+ private:
+  std::timed_mutex& current() {
+    process_lock g;
+    if (generation_ != fork_shared.generation) {  // first use in this child: whoever held it is not here
+      new (&m_) std::timed_mutex;
+      generation_ = fork_shared.generation;
+    }
+    return m_;
+  }
+  std::timed_mutex m_;
+  unsigned long generation_ = 0;
+};
+
+}  // namespace detail
+CUARCH_END_NAMESPACE

@@ -1,0 +1,226 @@
+// fork() at any moment: a child forked while another thread is inside cuarch can call cuarch at
+// once (issue 18). A background thread keeps cuarch busy (the first load of an NVRTC whose
+// constructor sleeps, NVML's load, an nvcc probe, warm detections, a caching_source and a
+// detection_cache in mid-question); the main thread forks at many moments; each child detects
+// (NVRTC, nvcc, devices) under alarm(): a child stuck on a lock the parent's thread held is
+// killed by SIGALRM and fails the test instead of hanging it.
+#include <cuarch/detect.hpp>
+#include <cuarch/resolve/source_contract.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fixtures/fixture_support.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A stub library (tests/fixtures/<source>) whose constructor sleeps `ms`, built into `so`.
+std::string build_slow_stub(const std::string& dir, const std::string& source, const std::string& so, int ms) {
+  const std::string ctor = dir + "/slow_" + std::to_string(ms) + ".c";
+  cuarch_test::write_file(ctor, "#include <time.h>\n__attribute__((constructor)) static void slow(void) {\n  struct timespec t = {0, " +
+                                    std::to_string(ms) + "000000L};\n  nanosleep(&t, 0);\n}\n");
+  const char* cc_env = std::getenv("CC");
+  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  const std::string soname = "lib" + fs::path(so).filename().string() + "-fork-stub.so";
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(120);
+  const auto r = cuarch::run_process({"/bin/sh", "-c",
+                                      cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() + "/tests/fixtures/" +
+                                          source + " " + ctor + " -Wl,-soname," + soname},
+                                     limits);
+  if (!r || r->exit_status != 0) return {};
+  return so;
+}
+
+/// What a child does: detect with every role a resolve can ask, then exit 0 if the answers are
+/// the expected ones (the NVRTC, the nvcc, one device), 1 if not; SIGALRM (14) if it hangs.
+struct child_check {
+  cuarch::detect_options opts;
+  std::string nvrtc;  // expected governing NVRTC (real path)
+  bool devices = false;
+
+  [[noreturn]] void run() const {
+    ::alarm(10);
+    const auto d = cuarch::detect(opts);
+    const auto* jit = d.chosen(d.jit_compiler);
+    const auto* nvcc = d.chosen(d.offline_compiler);
+    bool ok = jit && jit->real_path == nvrtc && jit->result && nvcc && nvcc->result;
+    if (devices) ok = ok && d.driver_devices && *d.driver_devices && (*d.driver_devices)->size() == 1;
+    if (!ok) {
+      const std::string why = "child: jit " + (jit ? jit->real_path + (jit->result ? " answered" : " failed: " + jit->result.error().message()) : std::string("none")) +
+                              "; nvcc " + (nvcc ? nvcc->path + (nvcc->result ? " answered" : " failed: " + nvcc->result.error().message()) : std::string("none")) + "\n";
+      (void)!::write(2, why.data(), why.size());
+    }
+    ::_exit(ok ? 0 : 1);
+  }
+};
+
+/// Forks now; the child runs `check`. Returns the child's wait status description ("" = exit 0).
+std::string fork_and_check(const child_check& check) {
+  const pid_t pid = ::fork();
+  if (pid == 0) check.run();
+  if (pid < 0) return "fork failed";
+  int status = 0;
+  // The child bounds itself with alarm(10); this is a second guard against a child that blocks SIGALRM.
+  for (int waited_ms = 0; ::waitpid(pid, &status, WNOHANG) == 0; waited_ms += 5) {
+    if (waited_ms > 20000) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return "killed after 20 s";
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFSIGNALED(status))
+    return "signal " + std::to_string(WTERMSIG(status)) + (WTERMSIG(status) == SIGALRM ? " (hung: alarm after 10 s)" : "");
+  return "exit " + std::to_string(WEXITSTATUS(status)) + " (wrong answers)";
+}
+
+struct scene {
+  std::string dir, stubs, fake_nvcc_dir;
+  std::string why_not;
+};
+
+scene make_scene() {
+  scene s;
+  const auto& built = cuarch_test::stubs();
+  if (!built) {
+    s.why_not = built.why_not;
+    return s;
+  }
+  s.stubs = built.path;
+  s.dir = cuarch_test::make_temp_dir("fork");
+  // An nvcc that takes 30 ms to answer: the background thread is often inside its probe.
+  s.fake_nvcc_dir = s.dir + "/nvcc-bin";
+  cuarch_test::write_file(s.fake_nvcc_dir + "/nvcc",
+                          "#!/bin/sh\n/bin/sleep 0.03\nexec " + s.stubs + "/bin/nvcc-12.8 \"$@\"\n", true);
+  return s;
+}
+
+/// Options for a detection that asks an NVRTC under CUDA_HOME=`home`, the slow nvcc, and
+/// (optionally) devices through the stub driver and the NVML in `driver_dir`.
+cuarch::detect_options options_for(const scene& s, const std::string& home, const std::string& driver_dir = {}) {
+  cuarch::detect_options o;
+  std::error_code ec;
+  fs::create_directories(home + "/bin", ec);
+  fs::copy_file(s.fake_nvcc_dir + "/nvcc", home + "/bin/nvcc", fs::copy_options::skip_existing, ec);  // CUDA_HOME names the nvcc too
+  o.env = cuarch::environment{{"CUDA_HOME", home}};
+  o.loader_search = false;
+  o.default_locations = false;
+  o.query_devices = !driver_dir.empty();
+  o.cuinit_fallback = false;
+  if (!driver_dir.empty()) o.libcuda_path = driver_dir + "/libcuda.so.1";
+  o.roles = cuarch::role_set::all();
+  o.mode = cuarch::detect_mode::first_answer;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a child forked at any moment of another thread's detect() can detect at once", "[fork]") {
+  const scene s = make_scene();
+  if (s.dir.empty()) SKIP(s.why_not);
+  std::vector<std::string> failures;
+  int timings = 0;
+
+  // The child's own detection: a plain stub NVRTC (fast), the slow nvcc, no devices.
+  const std::string child_home = s.dir + "/child-cuda";
+  fs::create_directories(child_home + "/lib64");
+  fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", child_home + "/lib64/libnvrtc.so.12");
+  child_check child{options_for(s, child_home), fs::canonical(child_home + "/lib64/libnvrtc.so.12").string(), false};
+
+  SECTION("during the first load of an NVRTC (its constructor sleeps 150 ms), NVML's load and an nvcc probe") {
+    const std::string slow_nvrtc = build_slow_stub(s.dir, "stub_libnvrtc.c", s.dir + "/libnvrtc.so.12", 150);
+    const std::string slow_nvml = build_slow_stub(s.dir, "stub_libnvidia_ml.c", s.dir + "/libnvidia-ml.so.1", 60);
+    if (slow_nvrtc.empty() || slow_nvml.empty()) SKIP("no C compiler for the slow stubs");
+    for (int round = 0; round < 36; ++round) {
+      // Fresh copies each round: a library that answered stays loaded, so only a new file is a new load.
+      const std::string home = s.dir + "/cuda-" + std::to_string(round), drv = s.dir + "/driver-" + std::to_string(round);
+      fs::create_directories(home + "/lib64");
+      fs::create_directories(drv);
+      fs::copy_file(slow_nvrtc, home + "/lib64/libnvrtc.so.12");
+      fs::copy_file(s.stubs + "/lib/libcuda.so.1", drv + "/libcuda.so.1");
+      fs::copy_file(slow_nvml, drv + "/libnvidia-ml.so.1");
+      const auto opts = options_for(s, home, drv);
+      std::thread busy([&] { (void)cuarch::detect(opts); });
+      std::this_thread::sleep_for(std::chrono::milliseconds(round * 8));  // 0 .. 280 ms: load, nvcc, NVML, done
+      const std::string r = fork_and_check(child);
+      ++timings;
+      if (!r.empty()) failures.push_back("fork " + std::to_string(round * 8) + " ms into a cold detect(): " + r);
+      busy.join();
+    }
+  }
+
+  SECTION("during warm detections in a loop") {
+    const std::string home = s.dir + "/warm-cuda";
+    fs::create_directories(home + "/lib64");
+    fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
+    auto opts = options_for(s, home);  // NVRTC only: fast, so the loop is tight
+    opts.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
+    std::atomic<bool> stop{false};
+    std::thread busy([&] {
+      while (!stop) (void)cuarch::detect(opts);
+    });
+    for (int i = 0; i < 30; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(300 + 517 * i % 2000));
+      const std::string r = fork_and_check(child);
+      ++timings;
+      if (!r.empty()) failures.push_back("fork " + std::to_string(i) + " during warm detections: " + r);
+    }
+    stop = true;
+    busy.join();
+  }
+
+  SECTION("during a caching_source's first question and a detection_cache's first detection") {
+    struct slow_compiler {
+      cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const {
+        std::this_thread::sleep_for(40ms);
+        cuarch::compiler_info c;
+        c.version = cuarch::cuda_version{12, 8};
+        return c;
+      }
+    };
+    for (int round = 0; round < 12; ++round) {
+      const cuarch::caching_source<slow_compiler> cached{slow_compiler{}};
+      const std::string home = s.dir + "/cache-cuda-" + std::to_string(round);
+      fs::create_directories(home + "/lib64");
+      fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
+      cuarch::detection_cache cache(options_for(s, home));
+      std::thread busy([&] {
+        (void)cached.compiler();
+        (void)cache.get();
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + round * 7));
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        ::alarm(10);
+        const bool ok = cached.compiler().has_value() && cache.get()->chosen(cache.get()->jit_compiler) != nullptr;
+        ::_exit(ok ? 0 : 1);
+      }
+      REQUIRE(pid > 0);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      ++timings;
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        failures.push_back("fork " + std::to_string(5 + round * 7) + " ms into a cached question: " +
+                           (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) : "wrong answer"));
+      busy.join();
+    }
+  }
+
+  INFO(timings << " fork timings");
+  for (const auto& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
+}
