@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "fixtures/fixture_support.hpp"
@@ -124,4 +126,65 @@ TEST_CASE("the build-id reader refuses what is no ELF file, by name, without blo
     CHECK(detail::find_gnu_build_id(truncated).empty());
     CHECK(detail::find_gnu_build_id(note("XYZ", 3, id)).empty());
   }
+}
+
+TEST_CASE("the key names the NVRTC this process runs, not the file now at its path; a replaced file is said",
+          "[build_id][real]") {
+  const auto older = cuarch_test::fetch("nvrtc", "12.4.99");
+  const auto newer = cuarch_test::fetch("nvrtc", "12.4.127");
+  if (!older || !newer)
+    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " + newer.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("replaced");
+  const std::string lib = dir + "/libnvrtc.so.12";
+  std::filesystem::copy_file(older.path + "/libnvrtc.so.12", lib);
+  const auto before = nvrtc_library_source(lib).compiler();
+  REQUIRE(before);
+  CHECK(before->build_id == "cd5e1d73ad9d9719e3d4bd6c5335d03f999dce16");  // 12.4.99, read from the loaded image
+  const std::string key = jit_cache_key(*before, sm_90a());
+
+  // A venv upgraded in place while this process runs: the file at the path is now 12.4.127
+  // (a new inode, renamed over the old one, as pip does); the process still runs 12.4.99.
+  std::filesystem::copy_file(newer.path + "/libnvrtc.so.12", dir + "/new.so");
+  std::filesystem::rename(dir + "/new.so", lib);
+  const nvrtc_library_source after_source(lib);
+  const auto after = after_source.compiler();
+  REQUIRE(after);
+  CHECK(after->build_id == "cd5e1d73ad9d9719e3d4bd6c5335d03f999dce16");
+  CHECK(jit_cache_key(*after, sm_90a()) == key);
+  const auto seen = after_source.observe();
+  REQUIRE(seen);
+  CHECK(seen->raw.find("replaced") != std::string::npos);
+  CHECK(seen->raw.find("ee7f0ed564a5c3b4289920424eeda2b1a168fee6") != std::string::npos);  // what the file now holds, said
+}
+
+TEST_CASE("the build-id of a loaded library is read from its mapped image", "[build_id]") {
+  const std::string dir = cuarch_test::make_temp_dir("mapped_id");
+  const char* cc_env = std::getenv("CC");
+  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  const auto build = [&](const std::string& so, const std::string& id) {
+    cuarch::process_limits limits;
+    limits.timeout = std::chrono::seconds(120);
+    const auto r = cuarch::run_process({"/bin/sh", "-c",
+                                        cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() +
+                                            "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" + id +
+                                            " -Wl,-soname,libnvrtc-stub-mapped.so.12"},
+                                       limits);
+    return r && r->exit_status == 0;
+  };
+  const std::string a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+  if (!build(dir + "/libnvrtc.so.12", a) || !build(dir + "/b.so", b)) SKIP("no C compiler for the stub NVRTC");
+  const std::string lib = dir + "/libnvrtc.so.12";
+  const auto first = nvrtc_library_source(lib).compiler();
+  REQUIRE(first);
+  CHECK(first->build_id == a);
+  std::filesystem::rename(dir + "/b.so", lib);  // replaced in place while loaded
+  const nvrtc_library_source again(lib);
+  const auto second = again.compiler();
+  REQUIRE(second);
+  CHECK(second->build_id == a);  // the code that runs
+  CHECK(jit_cache_key(*second, sm_90a()) == jit_cache_key(*first, sm_90a()));
+  const auto seen = again.observe();
+  REQUIRE(seen);
+  CHECK(seen->raw.find("replaced") != std::string::npos);
+  CHECK(seen->raw.find(b) != std::string::npos);
 }

@@ -9,9 +9,15 @@
 // needed for real: the NVRTC wheels on PyPI are rewritten after linking, which leaves their
 // PT_NOTE pointing at other bytes while .note.gnu.build-id (found through the section headers)
 // keeps the id that NVIDIA's own and Debian's copy of the same release carry.
+//
+// A library this process has loaded is keyed by the code that runs: its mapped image
+// (loaded_build_id), not whatever file is at its path now. A file replaced in place after the
+// load (pip upgrading a venv under a running server) has another build-id; the key keeps the
+// loaded one and the caller says the file was replaced.
 #pragma once
 
 #include <fcntl.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +32,7 @@
 #include "../core/expected.hpp"
 #include "../core/source_kind.hpp"
 #include "posix/posix.hpp"
+#include "posix/process_lock.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -141,6 +148,71 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
       if (!id.empty()) return id;
     }
   return unexpected(detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
+}
+
+/// The GNU build-id of the loaded object that holds `address` (a symbol of it), read from its
+/// mapped image: its PT_NOTE segments, then, as for a rewritten wheel whose PT_NOTE points
+/// elsewhere while .note.gnu.build-id still sits in a small added segment, the notes in its
+/// read-only PT_LOAD segments of at most elf_read_cap bytes. Empty when none is found there, or
+/// when the object is not the file `path` names (a PLT stub in the executable, say).
+inline std::string loaded_build_id(const void* address, const std::string& path) {
+  struct context {
+    std::uintptr_t at;
+    const std::string& path;
+    std::string id;
+  } ctx{reinterpret_cast<std::uintptr_t>(address), path, {}};
+  if (!address) return {};
+  detail::process_lock lock;  // fork() never copies the process inside dl_iterate_phdr (dynamic_library.hpp)
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
+        auto* c = static_cast<context*>(data);
+        bool holds = false;
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum && !holds; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          holds = ph.p_type == PT_LOAD && c->at >= start && c->at - start < ph.p_memsz;
+        }
+        if (!holds) return 0;
+        if (!info->dlpi_name || detail::real_path(info->dlpi_name) != detail::real_path(c->path)) return 1;
+        const auto area = [&](const ElfW(Phdr)& ph) {
+          return std::string_view(reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
+        };
+        const auto mapped = [&](const ElfW(Phdr)& note) {  // inside a PT_LOAD: readable memory
+          for (ElfW(Half) j = 0; j < info->dlpi_phnum; ++j) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[j];
+            if (ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&
+                note.p_vaddr - ph.p_vaddr <= ph.p_memsz - note.p_memsz)
+              return true;
+          }
+          return false;
+        };
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum && c->id.empty(); ++i)
+          if (info->dlpi_phdr[i].p_type == PT_NOTE && mapped(info->dlpi_phdr[i]))
+            c->id = detail::find_gnu_build_id(area(info->dlpi_phdr[i]));
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum && c->id.empty(); ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) != 0 || ph.p_memsz > detail::elf_read_cap) continue;
+          const std::string_view seg = area(ph);  // notes are 4-byte aligned: try each such offset
+          for (std::size_t at = (4 - (info->dlpi_addr + ph.p_vaddr) % 4) % 4; at + 16 <= seg.size() && c->id.empty(); at += 4)
+            if (seg.compare(at + 8, 8, std::string_view("\3\0\0\0GNU\0", 8)) == 0) c->id = detail::find_gnu_build_id(seg.substr(at));
+        }
+        return 1;
+      },
+      &ctx);
+  return ctx.id;
+}
+
+/// The build-id a loaded library's cache key carries: the mapped image's (loaded_build_id), else
+/// the file's. `replaced` is set to words for the report when the file at `path` now holds
+/// another build-id than the image that runs.
+inline std::string running_build_id(const void* address, const std::string& path, source_kind src, std::string& replaced) {
+  const std::string mapped = loaded_build_id(address, path);
+  auto on_disk = read_elf_build_id(path, src);
+  if (mapped.empty()) return on_disk ? *on_disk : std::string();
+  if (on_disk && *on_disk != mapped)
+    replaced = "the file " + path + " was replaced after this process loaded it: it now holds build-id " + *on_disk +
+               ", the loaded library (which keys the cache) has " + mapped + "; restart the process to use the new file";
+  return mapped;
 }
 
 CUARCH_END_NAMESPACE

@@ -88,9 +88,10 @@ inline cuda_version full_version_from_file_name(const std::string& location, con
   return full && full->release() == reported.release() ? *full : reported;
 }
 
-/// Asks an NVRTC for its version and supported archs; `location` names the library (real path).
+/// Asks an NVRTC for its version and supported archs; `location` names the library (real path),
+/// `image` is an address inside it as loaded (its build-id is read there: the code that runs).
 inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location, const std::string& found_as,
-                                                    discovery how) {
+                                                    discovery how, const void* image) {
   int major = -1, minor = -1;
   if (const int rc = c.version(&major, &minor); rc != 0) return unexpected(nvrtc_failed("nvrtcVersion", rc, location, c));
   const auto version = decode_nvrtc_version(major, minor);
@@ -106,12 +107,14 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   p.info.location = location;
   // Two builds of one release answer the same nvrtcVersion; the build-id tells them apart (the
   // cache key carries it). A library without one is keyed by version and path alone.
-  if (auto id = read_elf_build_id(location)) p.info.build_id = std::move(*id);
+  std::string replaced;
+  p.info.build_id = running_build_id(image, location, source_kind::nvrtc, replaced);
   p.seen.source = source_kind::nvrtc;
   p.seen.version = *version;
   p.seen.location = found_as.empty() ? location : found_as;
   p.seen.how = how;
   p.seen.raw = "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor);
+  if (!replaced.empty()) p.seen.raw += "; " + replaced;
   if (!c.count_archs || !c.archs) {
     p.seen.raw += "; nvrtcGetSupportedArchs: not in this library (NVRTC before 11.2)";
     return p;
@@ -166,7 +169,7 @@ inline std::vector<std::string> nvrtc_sonames() {
 inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
   const auto calls = detail::nvrtc_calls_of(lib);
   if (!calls) return unexpected(calls.error());
-  auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how);
+  auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how, lib.raw_symbol("nvrtcVersion"));
   if (p) lib.retain();  // it answered: loaded once per process
   return p;
 }
@@ -311,6 +314,7 @@ class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
     static_assert(sizeof(address) == sizeof(version), "function and object pointers differ in size");
     std::memcpy(&address, &version, sizeof address);
     location_ = library_of(address);
+    image_ = address;
   }
   template <class VersionFn, class CountFn, class ArchsFn>
   linked_nvrtc_source(VersionFn* version, CountFn* count, ArchsFn* archs) : linked_nvrtc_source(version) {
@@ -318,7 +322,9 @@ class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
     calls_.archs = [archs](int* a) { return static_cast<int>(archs(a)); };
   }
 
-  expected<probed_compiler, error> probe() const { return detail::query_nvrtc(calls_, location_, location_, discovery::linked); }
+  expected<probed_compiler, error> probe() const {
+    return detail::query_nvrtc(calls_, location_, location_, discovery::linked, image_);
+  }
 
  private:
   static std::string library_of(const void* fn) {
@@ -330,6 +336,7 @@ class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
 
   detail::nvrtc_calls calls_;
   std::string location_;
+  const void* image_ = nullptr;
 };
 
 CUARCH_END_NAMESPACE
