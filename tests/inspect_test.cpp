@@ -238,6 +238,44 @@ TEST_CASE("hostile bytes: 200,000 relocatable code objects are judged in bounded
   CHECK(seconds < 5.0);
 }
 
+TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, are judged in bounded time", "[inspect][hostile]") {
+  // Grouping and counting targets must not compare each image or code object with every other.
+  const auto run = [](const code_listing& l) {
+    const auto start = std::chrono::steady_clock::now();
+    inspect_report r;
+    r.devices.push_back(device_info{0, cc(100, 0), "", source_kind::device_list});  // loads none of them
+    r.files.push_back(judge_file("hostile", l, r.devices, cuda_version{13, 0}));
+    const std::string text = inspect_text(r), json = inspect_json(r);
+    // A grouping that compared each code object with every group would make 2e10 comparisons here.
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 20.0);
+    return r;
+  };
+  code_listing one;  // one code object, every target sm_10 .. sm_999 in all variants and forms, many times
+  one.kind = container_kind::fatbin;
+  one.objects.emplace_back();
+  for (std::size_t i = 0; i < max_code_images; ++i) {
+    code_image img;
+    img.target = arch_target{compute_capability{static_cast<int>(1 + i % 99), static_cast<int>(i % 10)},
+                             static_cast<arch_variant>(1 + i % 2), static_cast<arch_form>(i % 3)};
+    one.objects[0].images.push_back(img);
+  }
+  CHECK_FALSE(run(one).files[0].loads_everywhere());
+  code_listing many;  // 200,000 code objects, each a different pair of targets
+  many.kind = container_kind::elf;
+  for (std::size_t i = 0; i < max_code_images; ++i) {
+    code_object o;
+    for (const std::size_t sm : {20 + i % 980, 20 + (i / 980) % 980}) {
+      code_image img;
+      img.target = arch_target{compute_capability{static_cast<int>(sm / 10), static_cast<int>(sm % 10)}, arch_variant::arch_specific};
+      o.images.push_back(img);
+    }
+    many.objects.push_back(std::move(o));
+  }
+  const auto r = run(many);
+  REQUIRE(r.files[0].devices.size() == 1);
+  CHECK(r.files[0].devices[0].failed() == max_code_images);
+}
+
 TEST_CASE("hostile files: a FIFO, a directory and a missing file are errors naming the path", "[inspect][hostile]") {
   const std::string fifo = "/tmp/cuarch-inspect-fifo-" + std::to_string(::getpid());
   ::unlink(fifo.c_str());

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,12 +86,47 @@ struct inspect_report {
   }
 };
 
-/// Judges every code object of `listing` on `device`.
+namespace detail {
+
+/// A target as a small number, for sorting and counting without quadratic scans (a hostile file may
+/// hold 200,000 images): sm number (< 1024, list_code's bound), variant, form.
+constexpr std::uint32_t target_key(const arch_target& t) noexcept {
+  return ((static_cast<std::uint32_t>(t.cc.sm_number()) * 4u + static_cast<std::uint32_t>(t.variant)) * 4u) +
+         static_cast<std::uint32_t>(t.form);
+}
+constexpr std::size_t target_keys = 1024u * 16u;
+constexpr arch_target target_of_key(std::uint32_t k) noexcept {
+  const std::uint32_t sm = k / 16u;
+  return arch_target{compute_capability{static_cast<int>(sm / 10u), static_cast<int>(sm % 10u)}, static_cast<arch_variant>((k / 4u) % 4u),
+                     static_cast<arch_form>(k % 4u)};
+}
+
+/// The distinct SASS and PTX targets of a code object (LTO IR never loads), sorted.
+inline std::vector<std::uint32_t> loadable_target_keys(const code_object& o) {
+  std::vector<std::uint32_t> keys;
+  keys.reserve(o.images.size());
+  for (const auto& img : o.images)
+    if (img.target.form != arch_form::lto) keys.push_back(target_key(img.target));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+}  // namespace detail
+
+/// Judges every code object of `listing` on `device`. Linear in the images but for sorting: the
+/// failing code objects are grouped by sorting their target sets, not by comparing each with each.
 inline device_verdict judge_device(const code_listing& listing, const device_info& device, const std::optional<cuda_version>& driver) {
   device_verdict v;
   v.device = device;
   v.choice.assign(listing.objects.size(), image_choice::none);
   const bool loadable = has_loadable(listing);
+  struct miss {
+    std::vector<std::uint32_t> keys;
+    errc code;
+    std::size_t object;
+  };
+  std::vector<miss> misses;
   for (std::size_t i = 0; i < listing.objects.size(); ++i) {
     const code_object& o = listing.objects[i];
     if (!judged(o, loadable)) continue;
@@ -101,15 +137,21 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
       ++(c.jit ? v.by_ptx_jit : v.by_sass);
       continue;
     }
-    std::vector<arch_target> targets;
-    for (const auto& img : o.images)
-      if (img.target.form != arch_form::lto && std::find(targets.begin(), targets.end(), img.target) == targets.end())
-        targets.push_back(img.target);
-    const error why = c.why ? *c.why : errors::cannot_load_on_device(source_kind::none, arch_target{device.cc}, device.cc);
-    auto same = std::find_if(v.failing.begin(), v.failing.end(),
-                             [&](const failing_group& g) { return g.targets == targets && g.why.code == why.code; });
-    if (same == v.failing.end()) v.failing.push_back(failing_group{targets, 1, why});
-    else ++same->count;
+    misses.push_back(miss{detail::loadable_target_keys(o), c.why ? c.why->code : errc::cannot_load_on_device, i});
+  }
+  std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) {
+    return a.code != b.code ? a.code < b.code : a.keys < b.keys;
+  });
+  for (std::size_t at = 0; at < misses.size();) {
+    std::size_t end = at + 1;
+    while (end < misses.size() && misses[end].code == misses[at].code && misses[end].keys == misses[at].keys) ++end;
+    failing_group g;
+    for (const std::uint32_t k : misses[at].keys) g.targets.push_back(detail::target_of_key(k));
+    g.count = end - at;
+    const image_choice first = choose_image(listing.objects[misses[at].object], device.cc, driver);  // its reason
+    g.why = first.why ? *first.why : errors::cannot_load_on_device(source_kind::none, arch_target{device.cc}, device.cc);
+    v.failing.push_back(std::move(g));
+    at = end;
   }
   std::stable_sort(v.failing.begin(), v.failing.end(), [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
   return v;
@@ -171,24 +213,24 @@ inline std::string inspect_text(const inspect_report& r) {
       out += "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
       continue;
     }
-    // Targets with the number of code objects holding each, in first-seen order.
-    std::vector<std::pair<std::string, std::size_t>> counts;
+    // Targets with the number of code objects holding each, in the order of first appearance.
+    std::vector<std::size_t> per_key(detail::target_keys, 0);
+    std::vector<std::uint32_t> order;
     std::size_t judged_objects = 0, relocatable = 0;
     const bool loadable = has_loadable(f.listing);
     for (const auto& o : f.listing.objects) {
       if (!judged(o, loadable)) continue;
       ++judged_objects;
       relocatable += o.relocatable ? 1 : 0;
-      std::vector<std::string> seen;
-      for (const auto& img : o.images) {
-        const std::string t = detail::image_target(img);
-        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-        seen.push_back(t);
-        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == t; });
-        if (it == counts.end()) counts.emplace_back(t, 1);
-        else ++it->second;
-      }
+      std::vector<std::uint32_t> keys;
+      for (const auto& img : o.images) keys.push_back(detail::target_key(img.target));
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      for (const std::uint32_t k : keys)
+        if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
+    std::vector<std::pair<std::string, std::size_t>> counts;
+    for (const std::uint32_t k : order) counts.emplace_back(std::string(to_text(detail::target_of_key(k)).view()), per_key[k]);
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" + (judged_objects == 1 ? "" : "s") +
            (relocatable ? " (relocatable: for the device linker)" : "") + ", " + std::to_string(f.listing.image_count()) + " image" +
            (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
@@ -269,15 +311,15 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
       w.begin_object().key("cc").value(std::string(to_text(d.device.cc).view())).key("loads").value(d.loads());
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
       w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit)).key("chosen").begin_array();
-      std::vector<std::pair<std::string, long long>> chosen;  // the images it loads, by target, with how many code objects
+      std::vector<long long> chosen(detail::target_keys, 0);  // the images it loads, by target: how many code objects
+      std::vector<std::uint32_t> order;
       for (std::size_t i = 0; i < d.choice.size(); ++i) {
         if (d.choice[i] == image_choice::none) continue;
-        const std::string t = detail::image_target(f.listing.objects[i].images[d.choice[i]]);
-        auto it = std::find_if(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == t; });
-        if (it == chosen.end()) chosen.emplace_back(t, 1);
-        else ++it->second;
+        const std::uint32_t k = detail::target_key(f.listing.objects[i].images[d.choice[i]].target);
+        if (k < chosen.size() && chosen[k]++ == 0) order.push_back(k);
       }
-      for (const auto& [t, n] : chosen) w.begin_object().key("target").value(t).key("count").value(n).end_object();
+      for (const std::uint32_t k : order)
+        w.begin_object().key("target").value(std::string(to_text(detail::target_of_key(k)).view())).key("count").value(chosen[k]).end_object();
       w.end_array().key("failing").begin_array();
       for (const auto& g : d.failing) {
         std::vector<std::string> ts;
