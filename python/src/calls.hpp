@@ -84,7 +84,7 @@ outcome doctor(const option_list& options, const environment_map& env, bool quer
 /// cuarch env --for TOOL (env_call.cpp): json holds the cuarch.env/1 document, ok or failed; text
 /// the variables in `format`.
 outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
-            const environment_map& env);
+            const environment_map& env, const std::atomic<bool>* cancel);
 
 /// cuarch check: every target of `targets` against `toolkit` by cuarch's table.
 outcome check(const std::string& targets, const std::string& toolkit, const std::string& dialect);

@@ -162,8 +162,14 @@ NB_MODULE(_cuarch, m) {
       "paths"_a, "options"_a, "env"_a);
   m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());
-  m.def("env", &cuarch_python::env, "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a,
-        nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "env",
+      [](const std::string& tool, const std::string& format, const std::string& cmake_version,
+         const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::env(tool, format, cmake_version, options, env, cancel); });
+      },
+      "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a);
   std::vector<std::string> tool_variables;  // what cuarch.env() copies from os.environ beside environment_variables
   for (const auto v : cuarch::tool_variables) tool_variables.emplace_back(v);
   m.attr("tool_variables") = tool_variables;

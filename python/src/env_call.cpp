@@ -12,7 +12,7 @@
 namespace cuarch_python {
 
 outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
-            const environment_map& env) {
+            const environment_map& env, const std::atomic<bool>* cancel) {
   const auto t = cuarch::detail::find_by_name(cuarch::all_env_tools, tool);
   if (!t) return usage("tool must be " + names_of(cuarch::all_env_tools) + ", not '" + tool + "'");
   const auto f = cuarch::detail::find_by_name(cuarch::all_env_formats, format);
@@ -37,6 +37,7 @@ outcome env(const std::string& tool, const std::string& format, const std::strin
   cuarch::environment snapshot;  // copied from os.environ under the GIL: nothing here calls getenv
   for (const auto& [k, v] : env) snapshot.set(k, v);
   o.env_snapshot = snapshot;
+  o.cancel = cancel;  // Ctrl-C / interpreter exit (cuarch_ext.cpp)
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return usage(*done.usage);
   const auto result = cuarch::tool_env_for(*t, done, snapshot, cmake_version);

@@ -67,13 +67,15 @@ def start_python(code, pidfile, **popen):
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True, **popen)
 
 
-def test_ctrl_c_interrupts_a_probe_within_100_ms_and_kills_it(tmp_path):
+@pytest.mark.parametrize("call", ["resolve", "env"])
+def test_ctrl_c_interrupts_a_probe_within_100_ms_and_kills_it(tmp_path, call):
     nvcc = sleeping_nvcc(tmp_path)
     pidfile = tmp_path / "pid"
+    how = f'cuarch.resolve("9.0", nvcc={nvcc!r}, timeout=30)' if call == "resolve" else f'cuarch.env("cmake", "9.0", nvcc={nvcc!r}, timeout=30)'
     code = f"""
         import sys, time, cuarch
         try:
-            cuarch.resolve("9.0", nvcc={nvcc!r}, timeout=30)
+            {how}
             print("returned")
         except KeyboardInterrupt:
             print("interrupted", time.monotonic(), flush=True)
