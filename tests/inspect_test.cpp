@@ -122,6 +122,33 @@ TEST_CASE("a bare cubin's a and f variants, which cuobjdump does not print", "[i
   CHECK(variant_of("k_sm_121.cubin") == arch_target{cc(12, 1), arch_variant::baseline, arch_form::sass});
 }
 
+TEST_CASE("a static library (ar) lists the code of its object members, in order", "[inspect][archive]") {
+  // As `ar rcs libk.a sm_90.o mix_89_100a_120.o` writes it: a symbol table "/", then the members.
+  const auto member = [](std::string name, const std::string& bytes) {
+    std::string h = name.append(16 - name.size(), ' ') + std::string(32, ' ');
+    std::string size = std::to_string(bytes.size());
+    h += size.append(10 - size.size(), ' ') + "`\n";
+    return h + bytes + (bytes.size() % 2 ? "\n" : "");
+  };
+  const std::string a = slurp(data_dir + "sm_90.o"), b = slurp(data_dir + "mix_89_100a_120.o");
+  // A symbol table, then a member with a short name and one whose long name is in "//" ("/0").
+  const std::string ar = "!<arch>\n" + member("/", std::string(11, '\0')) + member("//", "mix_89_100a_120.o/\n") +
+                         member("sm_90.o/", a) + member("/0", b);
+  const auto l = list_code(ar);
+  REQUIRE(l.has_value());
+  CHECK(l->kind == container_kind::archive);
+  CHECK(words(*l, false) == "elf:sm_90:1.8 ptx:sm_90:9.0:z elf:sm_89:1.8 elf:sm_100a:1.8 elf:sm_120:1.8 ptx:sm_120:9.0:z");
+  for (const auto& o : l->objects)
+    for (const auto& img : o.images) CHECK(img.offset + img.size <= ar.size());
+  // Cut anywhere, or a size that lies: an error or a shorter listing, never a read past the end.
+  for (std::size_t n = 0; n < ar.size(); n += 97) (void)list_code(std::string_view(ar).substr(0, n));
+  std::string lie = ar;
+  lie.replace(8 + 48, 10, "9999999999");
+  const auto bad = list_code(lie);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(std::string(bad.error().raw.view()).find("archive member") != std::string::npos);
+}
+
 TEST_CASE("relocatable fatbins are judged only when nothing else is there", "[inspect][rdc]") {
   const auto exe = read_code_file(data_dir + "exe_rdc_sm_90");
   REQUIRE(exe.has_value());

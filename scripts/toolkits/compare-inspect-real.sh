@@ -6,7 +6,7 @@
 #
 # Usage:  scripts/toolkits/compare-inspect-real.sh [--cuarch PATH] [--cuobjdump PATH] FILE|DIR...
 #           defaults: cuarch build/cuarch; cuobjdump the newest under ~/.cache/cuarch/cuobjdump/
-#           (scripts/toolkits/record-nvcc-flags.sh says how to get it). Directories: every *.so*
+#           (scripts/toolkits/record-nvcc-flags.sh says how to get it). Directories: every *.so* and *.a
 #           file under them. Needs: bash, python3.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +25,7 @@ done
 [[ -x $CUARCH && -x $CUOBJDUMP ]] || { echo "compare-inspect-real.sh: need cuarch ($CUARCH) and cuobjdump ($CUOBJDUMP)" >&2; exit 2; }
 files=()
 for a in "${args[@]}"; do
-  if [[ -d $a ]]; then while IFS= read -r f; do files+=("$f"); done < <(find "$a" -type f -name '*.so*' | sort)
+  if [[ -d $a ]]; then while IFS= read -r f; do files+=("$f"); done < <(find "$a" -type f \( -name '*.so*' -o -name '*.a' \) | sort)
   else files+=("$a"); fi
 done
 python3 - "$CUARCH" "$CUOBJDUMP" "${files[@]}" <<'PY'

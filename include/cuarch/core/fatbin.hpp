@@ -35,8 +35,8 @@
 CUARCH_BEGIN_NAMESPACE
 
 /// What a file is, as far as CUDA code goes.
-enum class container_kind : unsigned char { none, elf, fatbin, cubin, ptx };
-inline constexpr std::string_view container_kind_names[] = {"none", "elf", "fatbin", "cubin", "ptx"};
+enum class container_kind : unsigned char { none, elf, fatbin, cubin, ptx, archive };
+inline constexpr std::string_view container_kind_names[] = {"none", "elf", "fatbin", "cubin", "ptx", "archive"};
 constexpr std::string_view to_string(container_kind k) noexcept { return detail::name_of(container_kind_names, k); }
 
 /// One image: SASS in a cubin (form sass), PTX (ptx) or LTO IR (lto), for one target.
@@ -269,6 +269,58 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
   return std::nullopt;
 }
 
+/// The fatbins of a 64-bit ELF file that is no cubin (.so, executable, object), loadable ones first
+/// whatever the section order, as cuobjdump lists them (libnccl.so.2 of CUDA 13.0 has
+/// __nv_relfatbin before .nv_fatbin). Offsets are `base` + offsets in b.
+inline std::optional<error> read_elf_code(std::string_view b, std::uint64_t base, code_listing& out, std::size_t& images) {
+  code_listing mine;
+  auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
+    const bool relocatable = s.name == "__nv_relfatbin";
+    if (s.name != ".nv_fatbin" && !relocatable) return std::nullopt;
+    return read_fatbins(b, s.offset, s.offset + s.size, relocatable, mine, images);
+  });
+  if (e) return e;
+  std::stable_partition(mine.objects.begin(), mine.objects.end(), [](const code_object& o) { return !o.relocatable; });
+  for (auto& o : mine.objects) {
+    o.offset += base;
+    for (auto& img : o.images) img.offset += base;
+    out.objects.push_back(std::move(o));
+  }
+  return std::nullopt;
+}
+
+/// The members of a static library (`ar`: "!<arch>\n", then 60-byte headers whose size is decimal
+/// text at byte 48, members padded to even offsets): the ELF objects' fatbins, in member order.
+inline std::optional<error> read_archive(std::string_view b, code_listing& out, std::size_t& images) {
+  std::uint64_t at = 8;
+  while (at < b.size()) {
+    if (!fits(b, at, 60) || b.substr(static_cast<std::size_t>(at) + 58, 2) != "`\n")
+      return bad_code(at, "an archive member header is cut off or malformed");
+    const std::string_view header = b.substr(static_cast<std::size_t>(at), 60);
+    std::uint64_t size = 0;
+    bool digits = false;
+    for (std::size_t i = 48; i < 58 && header[i] != ' '; ++i) {
+      if (header[i] < '0' || header[i] > '9') return bad_code(at, "an archive member size that is not a number");
+      size = size * 10 + static_cast<std::uint64_t>(header[i] - '0');
+      digits = true;
+    }
+    const std::uint64_t data = at + 60;
+    if (!digits || !fits(b, data, size)) return bad_code(at, "an archive member runs past the end of the file");
+    const std::string_view member = b.substr(static_cast<std::size_t>(data), static_cast<std::size_t>(size));
+    // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
+    // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
+    const bool table = header[0] == '/' && (header[1] == ' ' || header[1] == '/' || header[1] == 'S');
+    if (!table && member.size() >= 64 && member.substr(0, 4) == "\x7f" "ELF" && member[4] == 2 && member[5] == 1 &&
+        le(member, 0x12, 2) != 190)
+      if (auto e = read_elf_code(member, data, out, images)) {
+        e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
+        return e;
+      }
+    at = data + size + (size & 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 /// The CUDA code in a file's bytes. A file without any (a host-only library, a text file) gives
@@ -290,16 +342,13 @@ inline expected<code_listing, error> list_code(std::string_view b) {
       if (auto e = detail::read_cubin(b, out)) return unexpected(*e);
       return out;
     }
-    auto e = detail::for_each_section(b, [&](const detail::elf_section& s) -> std::optional<error> {
-      const bool relocatable = s.name == "__nv_relfatbin";
-      if (s.name != ".nv_fatbin" && !relocatable) return std::nullopt;
-      return detail::read_fatbins(b, s.offset, s.offset + s.size, relocatable, out, images);
-    });
-    if (e) return unexpected(*e);
-    // The loadable code first, then the relocatable, whatever the section order: as cuobjdump lists
-    // them (libnccl.so.2 of CUDA 13.0 has __nv_relfatbin before .nv_fatbin).
-    std::stable_partition(out.objects.begin(), out.objects.end(), [](const code_object& o) { return !o.relocatable; });
+    if (auto e = detail::read_elf_code(b, 0, out, images)) return unexpected(*e);
     if (!out.objects.empty()) out.kind = container_kind::elf;
+    return out;
+  }
+  if (b.size() >= 8 && b.substr(0, 8) == "!<arch>\n") {
+    if (auto e = detail::read_archive(b, out, images)) return unexpected(*e);
+    if (!out.objects.empty()) out.kind = container_kind::archive;
     return out;
   }
   const std::string_view target = detail::ptx_directive(b, ".target"), version = detail::ptx_directive(b, ".version");
