@@ -318,6 +318,32 @@ TEST_CASE("hostile files: a FIFO, a directory and a missing file are errors nami
   CHECK_FALSE(read_code_file(dir).has_value());
 }
 
+TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links skipped", "[inspect][directory]") {
+  const std::string dir = "/tmp/cuarch-inspect-dir-" + std::to_string(::getpid());
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  REQUIRE(::mkdir((dir + "/sub").c_str(), 0700) == 0);
+  const auto put = [](const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  put(dir + "/sub/b.cubin", slurp(data_dir + "k_sm_90a.cubin"));
+  put(dir + "/a.o", slurp(data_dir + "sm_80.o"));
+  put(dir + "/notes.txt", "not CUDA\n");
+  REQUIRE(::symlink((dir + "/a.o").c_str(), (dir + "/link.o").c_str()) == 0);  // read once, not twice
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);                        // never opened
+  const auto files = code_files_under(dir);
+  CHECK(files == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt", dir + "/sub/b.cubin"});
+  CHECK(code_files_under(dir, 100000, 1) == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
+  CHECK(code_files_under(dir + "/a.o") == std::vector<std::string>{dir + "/a.o"});
+  inspect_report r;
+  r.devices.push_back(device_info{0, cc(8, 6), "", source_kind::device_list});
+  for (const auto& f : files) r.files.push_back(judge_file(f, read_code_file(f), r.devices, std::nullopt));
+  CHECK(r.files[0].devices.at(0).loads());         // sm_80 loads on 8.6
+  CHECK(r.files[1].devices.empty());               // no CUDA code: nothing to judge, no failure
+  CHECK_FALSE(r.files[2].devices.at(0).loads());   // sm_90a does not
+  CHECK(r.exit_status() == 1);
+  for (const char* f : {"/sub/b.cubin", "/a.o", "/notes.txt", "/link.o", "/fifo"}) ::unlink((dir + f).c_str());
+  ::rmdir((dir + "/sub").c_str());
+  ::rmdir(dir.c_str());
+}
+
 TEST_CASE("files without CUDA code say so", "[inspect]") {
   const auto host = read_code_file(data_dir + "host_only.o");
   REQUIRE(host.has_value());
