@@ -379,6 +379,8 @@ TEST_CASE("the image a device loads: exact SASS, compatible SASS, then PTX the d
   REQUIRE(c.why.has_value());
   CHECK(c.why->code == errc::ptx_too_new_for_driver);
   CHECK(pick(cc(10, 0), cuda_version{13, 0}).loads());
+  CHECK(pick(cc(10, 0), cuda_version{99, 0}).loads());       // newer than the table: no known limit
+  CHECK_FALSE(pick(cc(10, 0), cuda_version{9, 0}).loads());  // older than the table: nothing vouched for
   // 7.5: nothing (sm_80 is newer; compute_90 needs >= 9.0).
   c = pick(cc(7, 5));
   REQUIRE_FALSE(c.loads());

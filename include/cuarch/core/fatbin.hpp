@@ -390,11 +390,16 @@ struct image_choice {
 
 /// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` for target t: the floor of the target
 /// (min_ptx_isa) and the ISA that driver release understands (ptx_isa_of), both from the table.
+/// A release the table does not list is read as the newest listed release not after it (a driver
+/// newer than the table reads what the newest listed one reads, at least); one older than the table
+/// reads nothing cuarch can vouch for.
 inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
-  const std::optional<ptx_isa_version> understood = ptx_isa_of(driver.release());
-  if (!understood) return {};  // a driver newer than the table reads every ISA the table knows
-  if (isa <= *understood) return {};
-  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, *understood));
+  std::optional<ptx_isa_version> understood;
+  for (const auto& row : toolkit_table)
+    if (!(driver.release() < row.release)) understood = row.ptx_isa;
+  if (newest_known_toolkit() < driver.release()) return {};  // newer than the table: no known limit
+  if (understood && isa <= *understood) return {};
+  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, understood.value_or(ptx_isa_version{})));
 }
 
 /// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
