@@ -9,7 +9,7 @@
 //   fatbin: header {u32 magic 0xBA55ED50, u16 version 1, u16 header size 16, u64 size of the entries},
 //     then entries, each {u16 kind 1 PTX / 2 ELF / 8 NVVM (LTO IR), u16, u32 header size, u64 payload
 //     size, ...; @24 u16 minor, @26 u16 major of its code version (PTX: the PTX ISA), @28 u32 sm number,
-//     @40 u64 flags: 0x2000 or 0x8000 compressed (LZ4 / zstd), 0x100000 arch-specific (a),
+//     @40 u64 flags: 0x8000 (zstd, nvcc 13.0) or 0x2000 (LZ4 by public notes) compressed, 0x100000 arch-specific (a),
 //     0x200000 family-specific (f)}, the next entry at header size + payload size.
 //   cubin (ELF, e_machine 190): sm number in e_flags bits 8-15 (ELF ABI version >= 8) or 0-7 (older),
 //     `a` as attribute 9 = 1 of .nv.compat; an sm_XYf cubin's bytes equal sm_XY's (ptxas writes the
