@@ -60,10 +60,11 @@ inline std::string aligning_fix(const detection& d, const candidate& target) {
   std::string named_instead;  // an explicit argument outranks every variable: it must change too
   for (const candidate& c : d.candidates)
     if (c.source == target.source && c.how == discovery::explicit_argument && c.real_path != target.real_path)
-      named_instead = std::string("name ") + file + " instead of " + c.path + (nvcc ? " (--nvcc, nvcc=)" : " (--nvrtc, nvrtc=)");
+      named_instead = std::string("name ") + file + " instead of " + echoed(c.path, path_words) +
+                      (nvcc ? " (--nvcc, nvcc=)" : " (--nvrtc, nvrtc=)");
   for (const toolkit_root& r : d.toolkit_roots)
     if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
-      named_instead = "drop the toolkit root named explicitly (" + r.path + ")";
+      named_instead = "drop the toolkit root named explicitly (" + echoed(r.path, path_words) + ")";
   std::string exports;  // " VAR=value ..."
   const auto set = [&](const char* var, const std::string& value) { exports.append(" ").append(var).append("=") += shell_word(value); };
   const auto other = [&](const char* var, const std::string& same) {

@@ -73,7 +73,8 @@ inline error not_probed_error(source_kind kind, std::string_view what, std::stri
 
 class detector {
  public:
-  explicit detector(const detect_options& o) : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline, o.cancel) {}
+  explicit detector(const detect_options& o)
+      : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline, o.cancel) {}
 
   detection run() {
     const auto start = std::chrono::steady_clock::now();
@@ -164,9 +165,9 @@ class detector {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
       const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('=')) : std::string();
-      const std::string named = variable.empty()
-                                    ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " + r.path
-                                    : variable + "=" + r.path;
+      const std::string named = variable.empty() ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " +
+                                                       echoed(r.path, path_words)
+                                                 : variable + "=" + echoed(r.path, path_words);
       const std::string no_fallback = "; cuarch does not fall back to another " + std::string(comp.role_words);
       if (r.problem) {
         error e = *r.problem;
@@ -221,7 +222,7 @@ class detector {
             const toolkit_root& r = d_.toolkit_roots[i];
             if (root_tiers_[i] != row.where) continue;
             if (r.problem) {
-              out.push_back(r.path + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+              out.push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
             } else if (comp.program) {
               out.push_back(join(r.path, "bin") + " (" + r.origin + ")");
             } else {
@@ -236,7 +237,8 @@ class detector {
           for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
             const python_environment& p = d_.python_environments[i];
             if (python_tiers_[i] != row.where) continue;
-            if (p.problem) out.push_back(p.prefix + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
+            if (p.problem)
+              out.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
             for (const auto& sp : p.site_packages) out.push_back(sp + " (pip wheels, " + p.origin + ")");
           }
           break;
@@ -366,7 +368,8 @@ class detector {
     c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, clock_.left());
     auto p = probe_tool_version(abs, kind, s.how, timeout,
-                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only, opts_.cancel);
+                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
+                                opts_.cancel);
     if (p) {
       p->seen.location = s.path;
       c.result = p->seen;
@@ -412,7 +415,7 @@ class detector {
   void variable_place(std::vector<search_spec>& out, const component_variable& var, source_kind kind) const {
     const auto v = env_.get_nonempty(var.name);
     if (!v) return;
-    search_spec s(discovery::environment, std::string(var.name) + "=" + *v, *v);
+    search_spec s(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
     s.sticky = var.sticky;
     s.problem = check_variable_path(std::string(var.name), *v, kind);
     out.push_back(std::move(s));
@@ -523,11 +526,11 @@ class detector {
     if (!opts_.cuda_home.empty()) {
       std::string p = opts_.cuda_home;
       p = absolute_path(p);  // the caller passed it: relative is allowed
-      add_root(p, discovery::explicit_argument, "explicit toolkit root " + p, tier::explicit_root);
+      add_root(p, discovery::explicit_argument, "explicit toolkit root " + echoed(p, path_words), tier::explicit_root);
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
       if (const auto v = env_.get_nonempty(var))
-        add_root(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_root, var);
+        add_root(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_root, var);
     if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
       if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
         add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
@@ -563,11 +566,11 @@ class detector {
     for (const auto& prefix : opts_.python_prefixes) {
       std::string p = prefix;
       p = absolute_path(p);
-      add_python(p, discovery::explicit_argument, "python prefix " + p, tier::explicit_python, {});
+      add_python(p, discovery::explicit_argument, "python prefix " + echoed(p, path_words), tier::explicit_python, {});
     }
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
       if (const auto v = env_.get_nonempty(var))
-        add_python(*v, discovery::environment, std::string(var) + "=" + *v, tier::environment_python, var);
+        add_python(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_python, var);
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------

@@ -31,7 +31,7 @@ inline std::string short_name(source_kind s) {
 }
 
 inline std::string path_and_real(const std::string& path, const std::string& real) {
-  return printable(real.empty() || real == path ? path : path + " -> " + real);
+  return printable(echoed(real.empty() || real == path ? path : path + " -> " + real, 2 * path_words));
 }
 
 /// "origin; also; also": where `x` (a candidate or a toolkit root) was met, first and again.

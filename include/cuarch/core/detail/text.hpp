@@ -88,5 +88,10 @@ inline std::string echoed(std::string_view s, std::size_t keep = 120) {
   return std::string(s.substr(0, end)) + "... (" + std::to_string(s.size() - end) + " more bytes)";
 }
 
+/// How much of a path echoes() keeps in words (an origin, a fix): more than any real path needs (real
+/// toolkit paths are under 200 bytes), short enough that a garbage value of 100 kB is not repeated
+/// in every line that says where something was found.
+inline constexpr std::size_t path_words = 512;
+
 }  // namespace detail
 CUARCH_END_NAMESPACE
