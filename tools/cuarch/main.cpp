@@ -3,6 +3,7 @@
 // on stderr (and, when the arguments ask for JSON, the cuarch.error/1 document on stdout: see
 // docs/json.md); help and version go to stdout with exit 0.
 #include <cuarch/core/version.hpp>
+#include <cuarch/sources/posix/bounded_call.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -108,5 +109,9 @@ int main(int argc, char** argv) {
   if (const auto bad = flag_set::leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
   const int status = run();
   output_done();
+  if (cuarch::detail::library_call_stuck()) {  // exit() would wait on a library stuck in its constructor
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
   return status;
 }

@@ -46,7 +46,7 @@ class application_libraries {
 
   /// Takes the snapshot if no detection has yet; call before a detection loads anything.
   void snapshot() {
-    std::lock_guard<fork_safe_mutex> lock(loading_);
+    const loading_lock lock(loading_);
     snapshot_locked();
   }
 
@@ -55,8 +55,11 @@ class application_libraries {
   /// had already mapped stays the application's: cuarch's dlopen only adds a reference to it (else
   /// the next detection would no longer count what the application loaded as loaded).
   template <class Load>
-  auto load(const std::string& name, Load&& load_fn) {
-    std::lock_guard<fork_safe_mutex> lock(loading_);
+  auto load(const std::string& name, Load&& load_fn) -> decltype(load_fn()) {
+    const loading_lock lock(loading_);
+    if (!lock.held)  // another thread's load is still under way at this detection's deadline
+      return unexpected(errors::deadline_exceeded(source_kind::none, "loading " + name, name,
+                                                  "waited for another thread's library load until the detection's deadline"));
     snapshot_locked();
     // Mapped already, and not by cuarch (another detection's load is in by_cuarch_, a source's
     // own load is held): the application's.
@@ -78,7 +81,7 @@ class application_libraries {
 
   /// The application's libraries whose file name starts with `prefix`, in load order.
   std::vector<std::string> paths(std::string_view prefix) {
-    std::lock_guard<fork_safe_mutex> lock(loading_);
+    const loading_lock lock(loading_);  // past the deadline without it: in_flight_ still leaves a load out
     snapshot_locked();
     std::vector<std::string> out;
     for (auto& p : loaded_library_paths(prefix)) {
@@ -94,12 +97,25 @@ class application_libraries {
  private:
   application_libraries() = default;
 
-  /// Whether `name` is mapped in this process now (RTLD_NOLOAD: asks, loads nothing).
+  /// The loading lock, waited for until this thread's library deadline (posix/bounded_call.hpp).
+  struct loading_lock {
+    fork_safe_mutex& m;
+    bool held;
+    explicit loading_lock(fork_safe_mutex& mu) : m(mu), held(mu.try_lock_until(this_thread_library_bound().end)) {}
+    ~loading_lock() {
+      if (held) m.unlock();
+    }
+    loading_lock(const loading_lock&) = delete;
+    loading_lock& operator=(const loading_lock&) = delete;
+  };
+
+  /// Whether `name` is mapped in this process now (RTLD_NOLOAD: asks, loads nothing; bounded, as
+  /// the loader's lock may be held by a library's constructor that hangs).
   static bool mapped_now(const std::string& name) {
     if (name.empty()) return false;
-    void* h = ::dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-    if (h) ::dlclose(h);
-    return h != nullptr;
+    const auto h = bounded_dlopen(name, source_kind::none, name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) ::dlclose(*h);
+    return h.has_value();
   }
 
   void snapshot_locked() {

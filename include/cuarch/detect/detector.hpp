@@ -28,6 +28,7 @@
 #include <memory>
 
 #include "../core/config.hpp"
+#include "../sources/posix/bounded_call.hpp"
 #include "../sources/posix/process_lock.hpp"
 #include "result.hpp"
 
@@ -77,6 +78,15 @@ CUARCH_END_NAMESPACE
 #if CUARCH_DEFINITIONS
 #  include "walk.hpp"
 CUARCH_BEGIN_NAMESPACE
-CUARCH_FUNC detection detect(const detect_options& options) { return detail::detector(options).run(); }
+CUARCH_FUNC detection detect(const detect_options& options) {
+  // Every library call (dlopen included) waits min(tool_timeout, time left): posix/bounded_call.hpp.
+  const detail::library_deadline_scope bound(options.deadline, options.tool_timeout);
+  detection d = detail::detector(options).run();
+  const auto passed = [](const error* e) { return e && e->code == errc::deadline_exceeded; };
+  for (const auto& c : d.candidates)
+    if (!c.result && passed(&c.result.error())) d.deadline_passed = true;
+  if (d.driver_devices && !*d.driver_devices && passed(&d.driver_devices->error())) d.deadline_passed = true;
+  return d;
+}
 CUARCH_END_NAMESPACE
 #endif

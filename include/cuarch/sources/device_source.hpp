@@ -36,7 +36,16 @@ class driver_device_source {
   driver_device_source() : driver_(driver_library_source::from_loader()) {}
   explicit driver_device_source(driver_library_source driver) : driver_(std::move(driver)) {}
 
+  /// Bounded by the detection's deadline (posix/bounded_call.hpp), cuInit and the load included.
   expected<std::vector<device_info>, error> devices() const {
+    return detail::bounded_call(source_kind::driver, driver_.library_name(), "cuInit and the device queries",
+                                [self = *this] { return self.devices_now(); });
+  }
+
+  const driver_library_source& driver() const noexcept { return driver_; }
+
+ private:
+  expected<std::vector<device_info>, error> devices_now() const {
     const auto api = driver_.load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
@@ -78,9 +87,6 @@ class driver_device_source {
     return out;
   }
 
-  const driver_library_source& driver() const noexcept { return driver_; }
-
- private:
   /// Says when CUDA_VISIBLE_DEVICES is what hides the GPUs. The driver reads the process's own
   /// variable at cuInit, not a snapshot, so that is the one named.
   static error with_visibility(error e) {

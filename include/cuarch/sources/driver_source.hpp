@@ -13,6 +13,7 @@
 
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
+#include "posix/bounded_call.hpp"
 #include "posix/dynamic_library.hpp"
 #include "posix/posix.hpp"
 #include "../core/error.hpp"
@@ -151,8 +152,21 @@ class driver_library_source {
     return detail::bind_driver(std::move(*lib));
   }
 
-  /// cuDriverGetVersion: the newest CUDA release the driver serves. No cuInit, no context.
+  /// cuDriverGetVersion: the newest CUDA release the driver serves. No cuInit, no context. Bounded
+  /// by the detection's deadline (posix/bounded_call.hpp), the library's load included.
   expected<observation, error> driver_version() const {
+    return detail::bounded_call(source_kind::driver, library_name(), "cuDriverGetVersion",
+                                [self = *this] { return self.driver_version_now(); });
+  }
+
+  /// The file named, or empty for the loader's search.
+  const std::string& path() const noexcept { return locator_.path; }
+  discovery how() const noexcept { return how_; }
+  /// What the library is called in a report: its path, or the SONAME searched for.
+  std::string library_name() const { return locator_.searches() ? std::string(driver_soname) : locator_.path; }
+
+ private:
+  expected<observation, error> driver_version_now() const {
     const auto api = load();
     if (!api) return unexpected(api.error());
     int v = -1;
@@ -176,11 +190,6 @@ class driver_library_source {
     return o;
   }
 
-  /// The file named, or empty for the loader's search.
-  const std::string& path() const noexcept { return locator_.path; }
-  discovery how() const noexcept { return how_; }
-
- private:
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
 };

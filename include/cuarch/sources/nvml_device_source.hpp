@@ -251,7 +251,16 @@ class nvml_device_source {
 
   /// Every GPU NVML reports, in PCI bus order (NVML index order when a bus id is unavailable), before
   /// CUDA_VISIBLE_DEVICES. GPUs NVML may not open (NVML_ERROR_NO_PERMISSION) are left out and noted.
+  /// Bounded by the detection's deadline (posix/bounded_call.hpp), the library's load included.
   expected<nvml_gpu_list, error> gpus() const {
+    return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
+                                [self = *this] { return self.gpus_now(); });
+  }
+  /// What the library is called in a report: its path, or the SONAME searched for.
+  std::string library_name() const { return path_.empty() ? std::string(nvml_soname) : path_; }
+
+ private:
+  expected<nvml_gpu_list, error> gpus_now() const {
     const auto api = load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
@@ -340,6 +349,7 @@ class nvml_device_source {
     return out;
   }
 
+ public:
   /// The devices CUDA would show, read through NVML, with notes. no_device when none is visible
   /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); invalid_environment when
   /// CUDA_VISIBLE_DEVICES names a device twice (the driver's cuInit then fails); library_call_failed
@@ -400,8 +410,14 @@ class nvml_device_source {
   }
 
   /// nvmlSystemGetCudaDriverVersion_v2: the CUDA version the driver serves, as cuDriverGetVersion
-  /// would say, without cuInit (driver-source contract).
+  /// would say, without cuInit (driver-source contract). Bounded like gpus().
   expected<observation, error> driver_version() const {
+    return detail::bounded_call(source_kind::driver, library_name(), "nvmlSystemGetCudaDriverVersion_v2",
+                                [self = *this] { return self.driver_version_now(); });
+  }
+
+ private:
+  expected<observation, error> driver_version_now() const {
     const auto api = load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
@@ -430,6 +446,7 @@ class nvml_device_source {
     return o;
   }
 
+ public:
   const std::string& path() const noexcept { return path_; }
 
  private:

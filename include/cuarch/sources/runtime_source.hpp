@@ -29,8 +29,8 @@ inline std::vector<std::string> cudart_sonames() {
   return names;
 }
 
-/// Asks a loaded libcudart for cudaRuntimeGetVersion.
-inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
+namespace detail {
+inline expected<observation, error> probe_cudart_now(const dynamic_library& lib, const std::string& found_as, discovery how) {
   const auto get = lib.function<int(int*)>("cudaRuntimeGetVersion", source_kind::cuda_runtime);
   if (!get) return unexpected(get.error());
   int v = -1;
@@ -54,6 +54,13 @@ inline expected<observation, error> probe_cudart_library(const dynamic_library& 
   o.raw = "cudaRuntimeGetVersion: " + std::to_string(v);
   lib.retain();  // it answered: loaded once per process
   return o;
+}
+}  // namespace detail
+
+/// Asks a loaded libcudart for cudaRuntimeGetVersion, bounded by the detection's deadline.
+inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
+  return detail::bounded_call(source_kind::cuda_runtime, lib.path(), "cudaRuntimeGetVersion",
+                              [lib, found_as, how] { return detail::probe_cudart_now(lib, found_as, how); });
 }
 
 /// A dynamically loaded CUDA runtime: a named file, or the loader's search (newest major first).

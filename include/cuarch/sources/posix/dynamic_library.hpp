@@ -31,6 +31,7 @@
 
 #include "../../core/environment.hpp"
 #include "../../core/config.hpp"
+#include "bounded_call.hpp"
 #include "posix.hpp"
 #include "process_lock.hpp"
 #include "../../core/error.hpp"
@@ -78,12 +79,20 @@ inline std::string mapped_path(void* handle) {
   return map->l_name;
 }
 
-inline std::string last_dlerror() {
-  const char* e = dlerror();
-  return e ? std::string(e) : std::string("unknown dynamic loader error");
-}
-
 struct library_access;
+
+/// dlopen(), bounded by the detection's deadline (bounded_call.hpp); the error names `asked_as`.
+inline expected<void*, error> bounded_dlopen(const std::string& what, source_kind src, std::string_view asked_as,
+                                             int flags = RTLD_NOW | RTLD_LOCAL) {
+  return bounded_call(src, what, "dlopen", [what, src, asked = std::string(asked_as), flags]() -> expected<void*, error> {
+    void* h = dlopen(what.c_str(), flags);
+    if (!h) {
+      const char* e = dlerror();
+      return unexpected(located_error(errc::library_not_found, src, asked, what, e ? e : "unknown dynamic loader error"));
+    }
+    return h;
+  });
+}
 
 inline error library_error(errc code, source_kind src, std::string_view subject, std::string_view location, std::string_view raw) {
   return located_error(code, src, subject, location, raw);
@@ -301,9 +310,9 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
       if (auto existing = it->second.lock()) return detail::library_access::make(std::move(existing));
   }
   if (auto bad = detail::check_library_file(real, src, path)) return unexpected(std::move(*bad));
-  void* h = dlopen(real.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) return unexpected(detail::library_error(errc::library_not_found, src, path, real, detail::last_dlerror()));
-  return detail::adopt_library_handle(h, real, src, path);
+  const auto h = detail::bounded_dlopen(real, src, path);
+  if (!h) return unexpected(h.error());
+  return detail::adopt_library_handle(*h, real, src, path);
 }
 
 /// Loads a library by SONAME as the dynamic loader's search would find it, without letting the
@@ -333,9 +342,9 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     return std::string();
   };
   const auto load_found = [&](const std::string& path) -> expected<dynamic_library, error> {
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) return unexpected(detail::library_error(errc::library_not_found, src, soname, path, detail::last_dlerror()));
-    return detail::adopt_library_handle(h, path, src, soname);
+    const auto h = detail::bounded_dlopen(path, src, soname);
+    if (!h) return unexpected(h.error());
+    return detail::adopt_library_handle(*h, path, src, soname);
   };
   if (const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH")) {
     for (const auto& entry : detail::split_path_list(llp)) {
@@ -356,13 +365,15 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     auto found = consider(dir + "/" + soname);
     if (!found) return unexpected(std::move(found.error()));
   }
-  void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto h = detail::bounded_dlopen(soname, src, soname);
   if (!h) {
-    std::string why = detail::last_dlerror();
+    error e = h.error();
+    if (e.code != errc::library_not_found) return unexpected(e);
+    std::string why(e.raw.view());
     if (!passed_over.empty()) why.append("; ").append(passed_over);
     return unexpected(detail::library_error(errc::library_not_found, src, soname, "loader search", why));
   }
-  return detail::adopt_library_handle(h, soname, src, soname);
+  return detail::adopt_library_handle(*h, soname, src, soname);
 }
 
 /// `sonames` (newest first) as words that name no library that does not exist: the majors cuarch

@@ -78,7 +78,13 @@ class fork_safe_mutex {
   fork_safe_mutex& operator=(const fork_safe_mutex&) = delete;
 
   void lock() { current().lock(); }
-  bool try_lock_until(std::chrono::steady_clock::time_point t) { return current().try_lock_until(t); }
+  bool try_lock_until(std::chrono::steady_clock::time_point t) {
+    if (t == std::chrono::steady_clock::time_point::max()) {
+      lock();
+      return true;
+    }
+    return current().try_lock_until(t);
+  }
   void unlock() { m_.unlock(); }
 
  private:

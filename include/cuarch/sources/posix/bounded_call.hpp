@@ -1,0 +1,216 @@
+// Calls into libraries bounded by the detection's deadline. A library can hang where no timeout of
+// ours reaches: its constructor inside dlopen(), nvmlInit, cuInit, a call blocked on a driver.
+// Inside detect() (which sets a library_deadline_scope) every such call runs on a worker thread of
+// its own and the caller waits no longer than min(per-call limit, time left); at the deadline the
+// worker is abandoned (detached: it owns copies of what it needs) and the caller gets
+// deadline_exceeded naming the library and the call. What it leaves behind is bounded: one stuck
+// thread per library, because a library with a call still stuck is refused at once afterwards,
+// and so is every library question while a dlopen() is stuck (glibc holds its loader lock across
+// a library's constructors: any dlopen or dlsym would block behind it). Outside a scope (the source
+// classes used on their own) calls are made directly, unbounded. pthreads only: no <thread>.
+#pragma once
+
+#include <pthread.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../core/config.hpp"
+#include "../../core/error.hpp"
+#include "../../core/errors.hpp"
+#include "../../core/expected.hpp"
+#include "../../core/source_kind.hpp"
+#include "process_lock.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+namespace detail {
+
+using library_clock = std::chrono::steady_clock;
+
+/// The bound on this thread's library calls: until when, and at most how long each.
+struct library_bound {
+  library_clock::time_point end = library_clock::time_point::max();
+  std::chrono::milliseconds per_call{0};
+};
+inline library_bound& this_thread_library_bound() {
+  static thread_local library_bound b;
+  return b;
+}
+
+/// Bounds the library calls this thread makes while it lives (detect() sets one).
+class library_deadline_scope {
+ public:
+  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call) : saved_(this_thread_library_bound()) {
+    this_thread_library_bound() = {library_clock::now() + total, per_call};
+  }
+  ~library_deadline_scope() { this_thread_library_bound() = saved_; }
+  library_deadline_scope(const library_deadline_scope&) = delete;
+  library_deadline_scope& operator=(const library_deadline_scope&) = delete;
+
+ private:
+  library_bound saved_;
+};
+
+/// A call abandoned at a deadline that has not returned yet.
+struct stuck_call {
+  std::string library, call;
+  library_clock::time_point since;
+};
+inline std::vector<stuck_call>& stuck_calls() {  // under process_lock; never destroyed
+  static auto* v = new std::vector<stuck_call>;
+  return *v;
+}
+
+struct bounded_job_base {
+  pthread_mutex_t m;
+  pthread_cond_t cv;
+  bool done = false, abandoned = false;
+  std::atomic<int> refs{2};
+  stuck_call what;
+  bounded_job_base() {
+    ::pthread_mutex_init(&m, nullptr);
+    pthread_condattr_t a;
+    ::pthread_condattr_init(&a);
+    ::pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    ::pthread_cond_init(&cv, &a);
+    ::pthread_condattr_destroy(&a);
+  }
+  virtual ~bounded_job_base() {
+    ::pthread_cond_destroy(&cv);
+    ::pthread_mutex_destroy(&m);
+  }
+  virtual void run() = 0;
+  void release() {
+    if (--refs == 0) delete this;
+  }
+  /// The job this thread runs (a worker), whose `what.call` names the call now in progress.
+  static bounded_job_base*& current() {
+    static thread_local bounded_job_base* job = nullptr;
+    return job;
+  }
+  static void* worker(void* p) {
+    auto* job = static_cast<bounded_job_base*>(p);
+    current() = job;
+    job->run();
+    ::pthread_mutex_lock(&job->m);
+    job->done = true;
+    const bool abandoned = job->abandoned;
+    ::pthread_cond_signal(&job->cv);
+    ::pthread_mutex_unlock(&job->m);
+    if (abandoned) {  // it returned after all: no longer stuck
+      process_lock lock;
+      auto& v = stuck_calls();
+      for (auto it = v.begin(); it != v.end(); ++it)
+        if (it->library == job->what.library && it->since == job->what.since) {
+          v.erase(it);
+          break;
+        }
+    }
+    job->release();
+    return nullptr;
+  }
+};
+
+template <class F>
+struct bounded_job final : bounded_job_base {
+  explicit bounded_job(F f) : fn(std::move(f)) {}
+  void run() override { result.emplace(fn()); }
+  F fn;
+  std::optional<decltype(std::declval<F&>()())> result;
+};
+
+inline error stuck_error(source_kind src, const stuck_call& s, std::string_view why) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(library_clock::now() - s.since).count();
+  return errors::deadline_exceeded(src, s.call + " in " + s.library, s.library,
+                                   s.call + " in " + s.library + ": " + std::string(why) + " (" + std::to_string(ms) +
+                                       " ms ago, and it has not returned; its thread is left blocked)");
+}
+
+/// Runs `fn` (returning expected<T, error>; it must own copies of what it uses) bounded by this
+/// thread's library_deadline_scope, or directly without one. `call` names what is called
+/// ("dlopen", "nvmlInit_v2"), `library` the library.
+template <class F>
+auto bounded_call(source_kind src, const std::string& library, std::string call, F fn) -> decltype(fn()) {
+  const library_bound bound = this_thread_library_bound();
+  if (bound.end == library_clock::time_point::max()) {
+    auto* job = bounded_job_base::current();
+    if (!job) return fn();
+    // Inside a worker: run here, naming the call in progress for a report at the deadline (a load
+    // stuck in dlopen() blocks the loader for every later question).
+    ::pthread_mutex_lock(&job->m);
+    std::swap(job->what.call, call);
+    ::pthread_mutex_unlock(&job->m);
+    auto r = fn();
+    ::pthread_mutex_lock(&job->m);
+    std::swap(job->what.call, call);
+    ::pthread_mutex_unlock(&job->m);
+    return r;
+  }
+  {
+    process_lock lock;
+    for (const auto& s : stuck_calls())
+      if (s.library == library || s.call == "dlopen")  // every question here needs dlopen or dlsym
+        return unexpected(stuck_error(src, s, s.library == library ? "not called: an earlier call into this library was abandoned at a deadline"
+                                                                   : "not loaded: the dynamic loader is blocked by an earlier dlopen() abandoned at a deadline"));
+  }
+  auto until = bound.end;
+  if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
+  const auto start = library_clock::now();
+  auto* job = new bounded_job<F>(std::move(fn));
+  job->what = stuck_call{library, std::move(call), start};
+  pthread_attr_t attr;
+  ::pthread_attr_init(&attr);
+  ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t t;
+  const bool started = ::pthread_create(&t, &attr, &bounded_job_base::worker, job) == 0;
+  ::pthread_attr_destroy(&attr);
+  if (!started) {  // no thread to be had: call directly
+    job->run();
+    auto r = std::move(*job->result);
+    delete job;
+    return r;
+  }
+  // The monotonic clock (steady_clock) at `until`, as the condition variable's timespec.
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  const auto left = std::max(until - library_clock::now(), library_clock::duration::zero());
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count() + now.tv_nsec;
+  timespec at{};
+  at.tv_sec = now.tv_sec + static_cast<time_t>(ns / 1000000000);
+  at.tv_nsec = static_cast<long>(ns % 1000000000);
+  ::pthread_mutex_lock(&job->m);
+  while (!job->done)
+    if (::pthread_cond_timedwait(&job->cv, &job->m, &at) != 0 && !job->done) break;
+  const bool done = job->done;
+  stuck_call s;
+  if (!done) {
+    job->abandoned = true;
+    s = job->what;  // the call in progress now
+    process_lock lock;
+    stuck_calls().push_back(s);
+  }
+  ::pthread_mutex_unlock(&job->m);
+  if (!done) {
+    job->release();
+    return unexpected(stuck_error(src, s, "abandoned at the detection's deadline"));
+  }
+  auto r = std::move(*job->result);
+  job->release();
+  return r;
+}
+
+/// Whether a library call abandoned at a deadline has still not returned. A process in that state
+/// should leave with _exit() after flushing: exit() runs the loader's finalisers, which wait for the
+/// loader lock a constructor stuck in dlopen() holds (the CLI does this; docs/reliability.md).
+inline bool library_call_stuck() {
+  process_lock lock;
+  return !stuck_calls().empty();
+}
+
+}  // namespace detail
+CUARCH_END_NAMESPACE

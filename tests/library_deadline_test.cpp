@@ -1,0 +1,143 @@
+// One deadline bounds a detection, calls into libraries that hang included (issue 18, item 2):
+// `cuarch resolve --timeout 2` against a library whose constructor, init function or version call
+// blocks for 30 s returns in under 3 s, names the library and the call (deadline_exceeded), and the
+// detection says its deadline passed. Reality cannot hang on demand: the stubs of tests/fixtures
+// are rebuilt with one entry point (or a constructor) that sleeps.
+#include <cuarch/detect.hpp>
+#include <cuarch/sources/posix/subprocess.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "fixtures/fixture_support.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// tests/fixtures/<source> built as `so`, with `hang` ("constructor" or an entry point) sleeping 30 s.
+std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so, const std::string& hang) {
+  const std::string c = dir + "/hang_" + hang + ".c";
+  const bool ctor = hang == "constructor";
+  cuarch_test::write_file(c, std::string("#include <unistd.h>\n") +
+                                 (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n"
+                                       : "int " + hang + "() { sleep(30); return 0; }\n"));
+  const char* cc_env = std::getenv("CC");
+  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  const std::string rename = ctor ? std::string() : " -D" + hang + "=" + hang + "_not_called";
+  const std::string cmd = cc + " -c -fPIC -O1 -o " + so + ".o " + cuarch_test::source_dir() + "/tests/fixtures/" + source + rename +
+                          " && " + cc + " -shared -fPIC -o " + so + " " + so + ".o " + c + " -Wl,-soname,lib-hang-" + hang + ".so";
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(120);
+  const auto r = cuarch::run_process({"/bin/sh", "-c", cmd}, limits);
+  return r && r->exit_status == 0 ? so : std::string();
+}
+
+struct timed_run {
+  std::string err;
+  int status = -1;
+  double seconds = 0;
+};
+
+timed_run run_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{CUARCH_CLI_PATH, "resolve"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(40);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = cuarch::run_process(argv, limits);
+  timed_run t;
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (r) {
+    t.err = r->err;
+    t.status = r->exit_status;
+  }
+  return t;
+}
+
+}  // namespace
+
+#ifdef CUARCH_CLI_PATH
+TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang returns in under 3 s, named", "[deadline][cli]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("hang");
+  struct scenario {
+    std::string what, source, file, hang;
+    std::vector<std::string> args;  // {} = the built library's path is appended to these
+    std::string expect;             // in stderr
+  };
+  const std::string good_nvrtc = stubs.path + "/nvrtc/libnvrtc.so.12";
+  const std::vector<scenario> cases{
+      {"NVRTC's constructor", "stub_libnvrtc.c", "nvrtc-ctor/libnvrtc.so.12", "constructor",
+       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"}, "dlopen"},
+      {"nvrtcVersion", "stub_libnvrtc.c", "nvrtc-version/libnvrtc.so.12", "nvrtcVersion",
+       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"}, "nvrtcVersion"},
+      {"libcuda's constructor", "stub_libcuda.c", "cuda-ctor/libcuda.so.1", "constructor",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"}, "dlopen"},
+      {"cuDriverGetVersion", "stub_libcuda.c", "cuda-version/libcuda.so.1", "cuDriverGetVersion",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"},
+       "cuDriverGetVersion"},
+      {"nvmlInit_v2", "stub_libnvidia_ml.c", "nvml-init/libnvidia-ml.so.1", "nvmlInit_v2",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvmlInit_v2"},
+      {"nvmlDeviceGetCount_v2", "stub_libnvidia_ml.c", "nvml-count/libnvidia-ml.so.1", "nvmlDeviceGetCount_v2",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvml"},
+      {"NVML's constructor", "stub_libnvidia_ml.c", "nvml-ctor/libnvidia-ml.so.1", "constructor",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvml"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const std::string so = dir + "/" + c.file;
+    fs::create_directories(fs::path(so).parent_path());
+    if (build_hanging(dir, c.source, so, c.hang).empty()) SKIP("no C compiler for the hanging stubs");
+    std::string lib = so;
+    if (c.source == "stub_libnvidia_ml.c") {  // NVML is the one beside the driver: a good stub libcuda there
+      fs::copy_file(stubs.path + "/lib/libcuda.so.1", fs::path(so).parent_path() / "libcuda.so.1");
+      lib = (fs::path(so).parent_path() / "libcuda.so.1").string();
+    }
+    auto args = c.args;
+    args.push_back(lib);
+    const timed_run r = run_cli(args);
+    INFO("exit " << r.status << " after " << r.seconds << " s; stderr: " << r.err);
+    CHECK(r.seconds < 3.0);
+    CHECK(r.status != 0);
+    CHECK(r.err.find("deadline") != std::string::npos);
+    CHECK(r.err.find(c.expect) != std::string::npos);
+  }
+}
+#endif
+
+TEST_CASE("a detection whose library call was abandoned says its deadline passed; the stuck library is then refused at once",
+          "[deadline]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("hang-lib");
+  const std::string so = dir + "/libnvrtc.so.12";
+  if (build_hanging(dir, "stub_libnvrtc.c", so, "nvrtcVersion").empty()) SKIP("no C compiler for the hanging stub");
+  cuarch::detect_options o;
+  o.env = cuarch::environment{};
+  o.nvrtc_path = so;
+  o.already_loaded = o.loader_search = o.path_search = o.default_locations = false;
+  o.query_devices = false;
+  o.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
+  o.deadline = std::chrono::milliseconds(500);
+  o.tool_timeout = std::chrono::milliseconds(500);
+  auto start = std::chrono::steady_clock::now();
+  const auto d = cuarch::detect(o);
+  const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(first < 1.5);
+  CHECK(d.deadline_passed);
+  REQUIRE(d.jit_compiler.failure);
+  CHECK(d.jit_compiler.failure->code == cuarch::errc::deadline_exceeded);
+  CHECK(d.jit_compiler.failure->message().find("nvrtcVersion") != std::string::npos);
+  // Asked again while that call is still stuck: refused at once, saying why.
+  start = std::chrono::steady_clock::now();
+  const auto again = cuarch::detect(o);
+  const double second = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(second < 0.3);
+  REQUIRE(again.jit_compiler.failure);
+  CHECK(again.jit_compiler.failure->message().find("has not returned") != std::string::npos);
+}
