@@ -9,6 +9,7 @@
 #      reports 13.0, its build.ninja runs the 13.0 nvcc for compute_90a, and its rmsnorm kernel runs on
 #      the GPU and agrees with torch; cuarch's note names the 12.8 on PATH as what FlashInfer will not run;
 #  (b) the seed with CUDA_HOME at 13.0 (no option): native through NVML gives 9.0a, the same pointing;
+#  (d) PyTorch accepts every list cuarch writes for this device (native a/baseline, +PTX, a mix);
 #  (c) PyTorch: `eval "$(cuarch env --for torch)"`, then torch.utils.cpp_extension.load_inline builds a
 #      kernel with the 13.0 nvcc for exactly cuarch's targets, and it runs.
 #   bash scripts/gpu/tool-env-on-gpu.sh          (outputs in $OUT/tool-env-on-gpu/ when OUT is set)
@@ -121,5 +122,32 @@ want_flags=$("$cli" resolve --cuda-home "$cuda" --compiler nvcc --format nvcc 2>
 check "torch: TORCH_CUDA_ARCH_LIST=9.0a and CUDA_HOME the 13.0" 'grep -qx "TORCH_CUDA_ARCH_LIST=9.0a CUDA_HOME=$cuda" "$work/torch.env"'
 check "torch: load_inline built with $cuda/bin/nvcc for exactly cuarch's flags ($want_flags) and the kernel ran (exit $torch_rc)" \
   '[[ $torch_rc == 0 ]] && grep -qx "nvcc: $cuda/bin/nvcc" "$work/torch.log" && grep -qx "arch flags: $want_flags" "$work/torch.log" && grep -q "^ran on" "$work/torch.log"'
+# (d) Every list cuarch writes for this device (issue 17): the PyTorch extension recipe accepts each
+# and builds exactly cuarch's targets. The requests: native with each variant this cc has, and the
+# portable spellings with PTX.
+lists_failed=0
+for request in "native" "native --native-variant baseline" "--archs 9.0+PTX" "--archs 9.0a+PTX" "--archs 8.0;9.0a"; do
+  name=$(tr -c 'a-z0-9' '_' <<<"$request")
+  dir="$work/torch-lists/$name" && mkdir -p "$dir"
+  # shellcheck disable=SC2086  # request is words on purpose
+  (
+    unset CUDA_HOME CUDA_PATH TORCH_CUDA_ARCH_LIST
+    eval "$("$cli" env --for torch --cuda-home "$cuda" $([[ $request == native* ]] && echo --archs) $request 2>"$dir/env.err")" || exit 3
+    echo "$TORCH_CUDA_ARCH_LIST" >"$dir/list"
+    sed "s/cuarch_env_add_one/cuarch_list_$name/" "$work/torch_ext.py" >"$dir/ext.py"
+    "$py" "$dir/ext.py" "$dir" >"$dir/log" 2>&1
+  )
+  rc=$?
+  # shellcheck disable=SC2086
+  want=$("$cli" resolve --cuda-home "$cuda" --compiler nvcc --format nvcc $([[ $request == native* ]] && echo --archs) $request 2>/dev/null |
+    tr ' ' '\n' | grep -- '-gencode' | sort -u | tr '\n' ' ' | sed 's/ $//')
+  if [[ $rc == 0 ]] && grep -qx "arch flags: $want" "$dir/log" && grep -q "^ran on" "$dir/log"; then
+    say "PASS: torch accepts TORCH_CUDA_ARCH_LIST=$(cat "$dir/list") (cuarch $request) and builds exactly $want"
+  else
+    say "FAIL: torch with TORCH_CUDA_ARCH_LIST=$(cat "$dir/list" 2>/dev/null) (cuarch $request): exit $rc, want $want; $(tail -3 "$dir/log" "$dir/env.err" 2>/dev/null | tr '\n' ' ')"
+    lists_failed=$((lists_failed + 1))
+  fi
+done
+failures=$((failures + lists_failed))
 say "outputs in $work"
 exit $((failures > 0))
