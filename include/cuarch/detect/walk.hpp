@@ -509,7 +509,7 @@ class detector {
         // Named by flag or by variable, a root that is not there is the same failure (the same
         // code and exit status); the variable's name says where the path came from.
         r.problem = errors::file_unreadable(source_kind::toolkit_files, path, variable.empty() ? path : variable,
-                                            exists(path) ? "not a directory" : "no such directory");
+                                            why_no_directory(path));
       }
     }
     if (!r.problem)
@@ -548,8 +548,9 @@ class detector {
     if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
     if (!p.problem) {
       if (!is_directory(prefix)) {
-        p.problem = variable.empty() ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, "no such directory")
-                                     : errors::invalid_environment(source_kind::python_wheel, variable, prefix, "no such directory");
+        const std::string why = why_no_directory(prefix);
+        p.problem = variable.empty() ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, why)
+                                     : errors::invalid_environment(source_kind::python_wheel, variable, prefix, why);
       } else {
         p.site_packages = site_packages_of(prefix);
         if (p.site_packages.empty() && variable.empty()) {

@@ -49,6 +49,13 @@ inline bool exists(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
 }
+/// Why `p` is no directory: "not a directory", "no such directory", or what stat() says otherwise
+/// ("Too many levels of symbolic links", "File name too long", "Permission denied").
+inline std::string why_no_directory(const std::string& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return errno == ENOENT ? std::string("no such directory") : errno_text(errno);
+  return S_ISDIR(st.st_mode) ? std::string() : std::string("not a directory");
+}
 inline std::string join(const std::string& a, std::string_view b) {
   if (a.empty()) return std::string(b);
   return a.back() == '/' ? a + std::string(b) : a + "/" + std::string(b);
