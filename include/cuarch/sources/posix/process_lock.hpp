@@ -16,6 +16,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <time.h>
 
 #include <chrono>
 #include <mutex>
@@ -78,25 +79,32 @@ class fork_safe_mutex {
   fork_safe_mutex& operator=(const fork_safe_mutex&) = delete;
 
   void lock() { current().lock(); }
+  /// Polls every millisecond (no timed lock: ThreadSanitizer does not see pthread_mutex_clocklock).
   bool try_lock_until(std::chrono::steady_clock::time_point t) {
     if (t == std::chrono::steady_clock::time_point::max()) {
       lock();
       return true;
     }
-    return current().try_lock_until(t);
+    std::mutex& m = current();
+    while (!m.try_lock()) {
+      if (std::chrono::steady_clock::now() >= t) return false;
+      const timespec ms{0, 1000000};
+      ::nanosleep(&ms, nullptr);
+    }
+    return true;
   }
   void unlock() { m_.unlock(); }
 
  private:
-  std::timed_mutex& current() {
+  std::mutex& current() {
     process_lock g;
     if (generation_ != fork_shared.generation) {  // first use in this child: whoever held it is not here
-      new (&m_) std::timed_mutex;
+      new (&m_) std::mutex;
       generation_ = fork_shared.generation;
     }
     return m_;
   }
-  std::timed_mutex m_;
+  std::mutex m_;
   unsigned long generation_ = 0;
 };
 
