@@ -128,8 +128,7 @@ TEST_CASE("the build-id reader refuses what is no ELF file, by name, without blo
   }
 }
 
-TEST_CASE("the key names the NVRTC this process runs, not the file now at its path; a replaced file is said",
-          "[build_id][real]") {
+TEST_CASE("the key names the NVRTC this process runs, not the file now at its path; a replaced file is said", "[build_id][real]") {
   const auto older = cuarch_test::fetch("nvrtc", "12.4.99");
   const auto newer = cuarch_test::fetch("nvrtc", "12.4.127");
   if (!older || !newer)
@@ -164,11 +163,11 @@ TEST_CASE("the build-id of a loaded library is read from its mapped image", "[bu
   const auto build = [&](const std::string& so, const std::string& id) {
     cuarch::process_limits limits;
     limits.timeout = std::chrono::seconds(120);
-    const auto r = cuarch::run_process({"/bin/sh", "-c",
-                                        cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() +
-                                            "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" + id +
-                                            " -Wl,-soname,libnvrtc-stub-mapped.so.12"},
-                                       limits);
+    const auto r = cuarch::run_process(
+        {"/bin/sh", "-c",
+         cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() + "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" +
+             id + " -Wl,-soname,libnvrtc-stub-mapped.so.12"},
+        limits);
     return r && r->exit_status == 0;
   };
   const std::string a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

@@ -49,13 +49,14 @@ TEST_CASE("the seed corpus keeps the reader's invariants and lists code", "[fuzz
 TEST_CASE("60,000 mutants of real CUDA code keep the reader's invariants", "[fuzz][inspect]") {
   const auto all = seeds();
   REQUIRE(!all.empty());
-  static constexpr std::uint64_t hostile[] = {0, 1, 7, 63, 64, 0x7fffffffULL, 0xffffffffULL, 0xffffffffffffffffULL, 0x8000000000000000ULL};
+  static constexpr std::uint64_t hostile[] = {
+      0, 1, 7, 63, 64, 0x7fffffffULL, 0xffffffffULL, 0xffffffffffffffffULL, 0x8000000000000000ULL};
   rng r;
   for (int i = 0; i < 60000; ++i) {
     std::string m = all[r.next() % all.size()];
     switch (r.next() % 4) {
       case 0: m.resize(r.next() % (m.size() + 1)); break;  // cut
-      case 1:                                               // flip bytes
+      case 1:                                              // flip bytes
         for (int k = 0; k < 8; ++k) m[r.next() % m.size()] = static_cast<char>(r.next());
         break;
       default: {  // a hostile value in an 8-byte-aligned field (where the sizes live)

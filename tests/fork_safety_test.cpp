@@ -59,8 +59,13 @@ struct child_check {
     bool ok = jit && jit->real_path == nvrtc && jit->result && nvcc && nvcc->result;
     if (devices) ok = ok && d.driver_devices && *d.driver_devices && (*d.driver_devices)->size() == 1;
     if (!ok) {
-      const std::string why = "child: jit " + (jit ? jit->real_path + (jit->result ? " answered" : " failed: " + jit->result.error().message()) : std::string("none")) +
-                              "; nvcc " + (nvcc ? nvcc->path + (nvcc->result ? " answered" : " failed: " + nvcc->result.error().message()) : std::string("none")) + "\n";
+      const std::string why = "child: jit " +
+                              (jit ? jit->real_path + (jit->result ? " answered" : " failed: " + jit->result.error().message())
+                                   : std::string("none")) +
+                              "; nvcc " +
+                              (nvcc ? nvcc->path + (nvcc->result ? " answered" : " failed: " + nvcc->result.error().message())
+                                    : std::string("none")) +
+                              "\n";
       (void)!::write(2, why.data(), why.size());
     }
     ::_exit(ok ? 0 : 1);
@@ -104,8 +109,7 @@ scene make_scene() {
   s.dir = cuarch_test::make_temp_dir("fork");
   // An nvcc that takes 30 ms to answer: the background thread is often inside its probe.
   s.fake_nvcc_dir = s.dir + "/nvcc-bin";
-  cuarch_test::write_file(s.fake_nvcc_dir + "/nvcc",
-                          "#!/bin/sh\n/bin/sleep 0.03\nexec " + s.stubs + "/bin/nvcc-12.8 \"$@\"\n", true);
+  cuarch_test::write_file(s.fake_nvcc_dir + "/nvcc", "#!/bin/sh\n/bin/sleep 0.03\nexec " + s.stubs + "/bin/nvcc-12.8 \"$@\"\n", true);
   return s;
 }
 

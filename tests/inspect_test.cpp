@@ -68,7 +68,8 @@ void put_le(std::string& b, std::size_t at, std::uint64_t v, unsigned width) {
 }
 
 // A fatbin of n entries, each a 64-byte header with `payload` bytes after it.
-std::string fatbin_of(std::size_t n, std::uint64_t sm = 90, std::uint64_t kind = 2, std::uint64_t flags = 0x11, std::size_t payload = 8) {
+std::string fatbin_of(std::size_t n, std::uint64_t sm = 90, std::uint64_t kind = 2, std::uint64_t flags = 0x11,
+                      std::size_t payload = 8) {
   std::string b(16 + n * (64 + payload), '\0');
   put_le(b, 0, 0xBA55ED50u, 4);
   put_le(b, 4, 1, 2);
@@ -101,11 +102,11 @@ TEST_CASE("every nvcc 13.0 artefact lists the images cuobjdump lists", "[inspect
     REQUIRE(listing.has_value());
     const bool cubin = r.file.size() > 6 && r.file.substr(r.file.size() - 6) == ".cubin";
     CHECK(words(*listing, cubin) == r.images);
-    const container_kind want = r.images == "none" ? container_kind::none
-                                : cubin ? container_kind::cubin
+    const container_kind want = r.images == "none"                            ? container_kind::none
+                                : cubin                                       ? container_kind::cubin
                                 : r.file.find(".fatbin") != std::string::npos ? container_kind::fatbin
-                                : r.file.find(".ptx") != std::string::npos ? container_kind::ptx
-                                : container_kind::elf;
+                                : r.file.find(".ptx") != std::string::npos    ? container_kind::ptx
+                                                                              : container_kind::elf;
     CHECK(listing->kind == want);
   }
 }
@@ -327,7 +328,7 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   put(dir + "/a.o", slurp(data_dir + "sm_80.o"));
   put(dir + "/notes.txt", "not CUDA\n");
   REQUIRE(::symlink((dir + "/a.o").c_str(), (dir + "/link.o").c_str()) == 0);  // read once, not twice
-  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);                        // never opened
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);                       // never opened
   const auto files = code_files_under(dir);
   CHECK(files == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt", dir + "/sub/b.cubin"});
   CHECK(code_files_under(dir, 100000, 1) == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
@@ -335,9 +336,9 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   inspect_report r;
   r.devices.push_back(device_info{0, cc(8, 6), "", source_kind::device_list});
   for (const auto& f : files) r.files.push_back(judge_file(f, read_code_file(f), r.devices, std::nullopt));
-  CHECK(r.files[0].devices.at(0).loads());         // sm_80 loads on 8.6
-  CHECK(r.files[1].devices.empty());               // no CUDA code: nothing to judge, no failure
-  CHECK_FALSE(r.files[2].devices.at(0).loads());   // sm_90a does not
+  CHECK(r.files[0].devices.at(0).loads());        // sm_80 loads on 8.6
+  CHECK(r.files[1].devices.empty());              // no CUDA code: nothing to judge, no failure
+  CHECK_FALSE(r.files[2].devices.at(0).loads());  // sm_90a does not
   CHECK(r.exit_status() == 1);
   for (const char* f : {"/sub/b.cubin", "/a.o", "/notes.txt", "/link.o", "/fifo"}) ::unlink((dir + f).c_str());
   ::rmdir((dir + "/sub").c_str());

@@ -22,9 +22,9 @@ namespace {
 std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so, const std::string& hang) {
   const std::string c = dir + "/hang_" + hang + ".c";
   const bool ctor = hang == "constructor";
-  cuarch_test::write_file(c, std::string("#include <unistd.h>\n") +
-                                 (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n"
-                                       : "int " + hang + "() { sleep(30); return 0; }\n"));
+  cuarch_test::write_file(
+      c, std::string("#include <unistd.h>\n") + (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n"
+                                                      : "int " + hang + "() { sleep(30); return 0; }\n"));
   const char* cc_env = std::getenv("CC");
   const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const std::string rename = ctor ? std::string() : " -D" + hang + "=" + hang + "_not_called";
@@ -72,21 +72,48 @@ TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang retur
   };
   const std::string good_nvrtc = stubs.path + "/nvrtc/libnvrtc.so.12";
   const std::vector<scenario> cases{
-      {"NVRTC's constructor", "stub_libnvrtc.c", "nvrtc-ctor/libnvrtc.so.12", "constructor",
-       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"}, "dlopen"},
-      {"nvrtcVersion", "stub_libnvrtc.c", "nvrtc-version/libnvrtc.so.12", "nvrtcVersion",
-       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"}, "nvrtcVersion"},
-      {"libcuda's constructor", "stub_libcuda.c", "cuda-ctor/libcuda.so.1", "constructor",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"}, "dlopen"},
-      {"cuDriverGetVersion", "stub_libcuda.c", "cuda-version/libcuda.so.1", "cuDriverGetVersion",
+      {"NVRTC's constructor",
+       "stub_libnvrtc.c",
+       "nvrtc-ctor/libnvrtc.so.12",
+       "constructor",
+       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"},
+       "dlopen"},
+      {"nvrtcVersion",
+       "stub_libnvrtc.c",
+       "nvrtc-version/libnvrtc.so.12",
+       "nvrtcVersion",
+       {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "2", "--nvrtc"},
+       "nvrtcVersion"},
+      {"libcuda's constructor",
+       "stub_libcuda.c",
+       "cuda-ctor/libcuda.so.1",
+       "constructor",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"},
+       "dlopen"},
+      {"cuDriverGetVersion",
+       "stub_libcuda.c",
+       "cuda-version/libcuda.so.1",
+       "cuDriverGetVersion",
        {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"},
        "cuDriverGetVersion"},
-      {"nvmlInit_v2", "stub_libnvidia_ml.c", "nvml-init/libnvidia-ml.so.1", "nvmlInit_v2",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvmlInit_v2"},
-      {"nvmlDeviceGetCount_v2", "stub_libnvidia_ml.c", "nvml-count/libnvidia-ml.so.1", "nvmlDeviceGetCount_v2",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvml"},
-      {"NVML's constructor", "stub_libnvidia_ml.c", "nvml-ctor/libnvidia-ml.so.1", "constructor",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"}, "nvml"},
+      {"nvmlInit_v2",
+       "stub_libnvidia_ml.c",
+       "nvml-init/libnvidia-ml.so.1",
+       "nvmlInit_v2",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"},
+       "nvmlInit_v2"},
+      {"nvmlDeviceGetCount_v2",
+       "stub_libnvidia_ml.c",
+       "nvml-count/libnvidia-ml.so.1",
+       "nvmlDeviceGetCount_v2",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"},
+       "nvml"},
+      {"NVML's constructor",
+       "stub_libnvidia_ml.c",
+       "nvml-ctor/libnvidia-ml.so.1",
+       "constructor",
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "native", "--timeout", "2", "--libcuda"},
+       "nvml"},
   };
   for (const auto& c : cases) {
     INFO(c.what);

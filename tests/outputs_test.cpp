@@ -97,12 +97,14 @@ TEST_CASE("CMake: the CMake version decides which suffixes it spells", "[outputs
     const char* version;
     const char* message;
   };
-  for (const auto& r : {refused{"3.25.1", "sm_120f cannot be written in CMake 3.25.1 CUDA_ARCHITECTURES: its "
-                                          "CMAKE_CUDA_ARCHITECTURES takes the 'f' suffix from CMake 4.0.2 on"},
+  for (const auto& r : {refused{"3.25.1",
+                                "sm_120f cannot be written in CMake 3.25.1 CUDA_ARCHITECTURES: its "
+                                "CMAKE_CUDA_ARCHITECTURES takes the 'f' suffix from CMake 4.0.2 on"},
                         refused{"4.0.1", "sm_120f cannot be written in CMake 4.0.1 CUDA_ARCHITECTURES"},
                         refused{"3.31.20241010-g1234", "sm_120f cannot be written in CMake 3.31.20241010-g1234"},
-                        refused{"3.24.3", "sm_90a cannot be written in CMake 3.24.3 CUDA_ARCHITECTURES: its "
-                                          "CMAKE_CUDA_ARCHITECTURES takes the 'a' suffix from CMake 3.25.0 on"}}) {
+                        refused{"3.24.3",
+                                "sm_90a cannot be written in CMake 3.24.3 CUDA_ARCHITECTURES: its "
+                                "CMAKE_CUDA_ARCHITECTURES takes the 'a' suffix from CMake 3.25.0 on"}}) {
     INFO(r.version);
     const auto out = cmake_architectures(f, r.version);
     REQUIRE_FALSE(out);
@@ -136,9 +138,8 @@ TEST_CASE("PyTorch: 9.0a, 9.0+PTX; what it cannot express is an error", "[output
     const char* list;
     const char* target;
   };
-  for (const auto& r : {refused{"compute_90", "compute_90"}, refused{"sm_90;compute_90a", "compute_90a"},
-                        refused{"sm_100f", "sm_100f"}, refused{"sm_88", "sm_88"}, refused{"sm_101", "sm_101"},
-                        refused{"lto_90", "lto_90"}}) {
+  for (const auto& r : {refused{"compute_90", "compute_90"}, refused{"sm_90;compute_90a", "compute_90a"}, refused{"sm_100f", "sm_100f"},
+                        refused{"sm_88", "sm_88"}, refused{"sm_101", "sm_101"}, refused{"lto_90", "lto_90"}}) {
     INFO(r.list);
     const auto out = torch_cuda_arch_list(set_of(r.list));
     REQUIRE_FALSE(out);

@@ -144,8 +144,7 @@ TEST_CASE("any_*_source: one resolver type, the same answers as the sources it e
   CHECK(copy.devices()->at(0).cc == compute_capability{8, 6});
 }
 
-TEST_CASE("caching_source: one answer for every thread, asked once after it is published; an error is cached too",
-          "[contract][cache]") {
+TEST_CASE("caching_source: one answer for every thread, asked once after it is published; an error is cached too", "[contract][cache]") {
   std::atomic<int> calls{0};
   const caching_source<counting_compiler> compiler(counting_compiler{&calls});
   std::vector<std::thread> threads;

@@ -86,9 +86,7 @@ bool gone_within(pid_t pid, std::chrono::milliseconds bound) {
   }
 }
 
-std::string scratch_file(const char* tag) {
-  return "/tmp/cuarch-subprocess-" + std::to_string(::getpid()) + "-" + tag;
-}
+std::string scratch_file(const char* tag) { return "/tmp/cuarch-subprocess-" + std::to_string(::getpid()) + "-" + tag; }
 
 }  // namespace
 

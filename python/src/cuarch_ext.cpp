@@ -60,9 +60,7 @@ cuarch_python::outcome interruptible(Call call) {
     worker = std::thread([&] {
       try {
         result.emplace(call(&cancel));
-      } catch (...) {
-        failure = std::current_exception();
-      }
+      } catch (...) { failure = std::current_exception(); }
       const std::lock_guard<std::mutex> lock(m);
       done = true;
       cv.notify_one();
@@ -131,7 +129,7 @@ NB_MODULE(_cuarch, m) {
         .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
         .def_ro("names", &cuarch_python::outcome::names)
         .def_ro("note", &cuarch_python::outcome::note)
-      .def_ro("text", &cuarch_python::outcome::text);
+        .def_ro("text", &cuarch_python::outcome::text);
     // Once per process, as the module's state (interpreter_exiting) is.
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(on_interpreter_exit));
   }
@@ -147,7 +145,8 @@ NB_MODULE(_cuarch, m) {
   m.def(
       "doctor",
       [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env, bool query_devices) {
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, env, query_devices, cancel); });
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, env, query_devices, cancel); });
       },
       "options"_a, "env"_a, "query_devices"_a);
   std::vector<std::string> variables;

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   int major = 0, minor = 0;
   const auto version = reinterpret_cast<FnVersion>(dlsym(h, "nvrtcVersion"));
   const auto release = version && version(&major, &minor) == 0 ? cuarch::decode_nvrtc_version(major, minor)
-                                                                : cuarch::decode_nvrtc_version(0, 0);
+                                                               : cuarch::decode_nvrtc_version(0, 0);
   if (!release) {
     std::fprintf(stderr, "%s: %s\n", argv[1], release.error().message().c_str());
     return 3;

@@ -146,7 +146,7 @@ class detecting {
 
  private:
   int saved_ = -1;
-  struct sigaction old_[std::size(interrupt_signals)] {};
+  struct sigaction old_[std::size(interrupt_signals)]{};
 };
 
 /// At the end of main(): the output is written; anything later (a library's destructor at exit) goes

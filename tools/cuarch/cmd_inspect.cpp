@@ -74,16 +74,16 @@ std::function<int()> setup_inspect(flag_set& f) {
   flags.paths = f.positionals("paths", "PATH", "files or directories to inspect");
   flags.format = f.value("--format", "text|json", "text (default), or json: one cuarch.inspect/1 document (docs/json.md)", "output");
   const std::string devices = "devices and driver";
-  flags.options.value(f, option_name::devices, "--device-cc", "LIST", "the devices' compute capabilities, e.g. 8.9,9.0 (default: this machine's)",
-                      devices);
-  flags.options.value(f, option_name::driver, "--driver", "VERSION|detected",
-                      "the CUDA version the driver supports (PTX must be JIT-able by it), or\n`detected` (the default without --device-cc)",
-                      devices);
+  flags.options.value(f, option_name::devices, "--device-cc", "LIST",
+                      "the devices' compute capabilities, e.g. 8.9,9.0 (default: this machine's)", devices);
+  flags.options.value(
+      f, option_name::driver, "--driver", "VERSION|detected",
+      "the CUDA version the driver supports (PTX must be JIT-able by it), or\n`detected` (the default without --device-cc)", devices);
   flags.options.value(f, option_name::libcuda, "--libcuda", "PATH", "the driver library to ask (as CUARCH_LIBCUDA)", devices);
   return [flags] { return run_inspect(flags); };
 }
 
-const register_command registration{command_name,
-                                    {"will these built files load? the images in each, judged per device and driver", inspect_footer, setup_inspect}};
+const register_command registration{
+    command_name, {"will these built files load? the images in each, judged per device and driver", inspect_footer, setup_inspect}};
 
 }  // namespace

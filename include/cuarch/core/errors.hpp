@@ -202,7 +202,8 @@ constexpr error file_unreadable(source_kind source, std::string_view subject, st
   return detail::located_error(errc::file_unreadable, source, subject, location, raw);
 }
 /// subject (a file the caller named, at location) cannot be read, or its CUDA code is malformed; raw says why.
-constexpr error unreadable_input(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+constexpr error unreadable_input(source_kind source, std::string_view subject, std::string_view location = {},
+                                 std::string_view raw = {}) {
   return detail::located_error(errc::unreadable_input, source, subject, location, raw);
 }
 /// subject (a tool or file) at location said `raw`, which holds no recognisable version.

@@ -42,10 +42,10 @@ constexpr std::string_view to_string(container_kind k) noexcept { return detail:
 /// One image: SASS in a cubin (form sass), PTX (ptx) or LTO IR (lto), for one target.
 struct code_image {
   arch_target target{};
-  ptx_isa_version version{};   // its code version: the PTX ISA for PTX (9.0), the cubin format for SASS (1.8)
-  bool compressed = false;     // stored compressed in the fatbin
-  std::uint64_t offset = 0;    // where its header (a fatbin entry) or the file itself starts
-  std::uint64_t size = 0;      // its payload as stored, in bytes
+  ptx_isa_version version{};  // its code version: the PTX ISA for PTX (9.0), the cubin format for SASS (1.8)
+  bool compressed = false;    // stored compressed in the fatbin
+  std::uint64_t offset = 0;   // where its header (a fatbin entry) or the file itself starts
+  std::uint64_t size = 0;     // its payload as stored, in bytes
 };
 
 /// One fatbin (a code object: the driver loads one of its images for the kernels it holds), or the
@@ -215,7 +215,8 @@ template <class F>
 std::optional<error> for_each_section(std::string_view b, F&& f) {
   const std::uint64_t shoff = le(b, 0x28, 8), shentsize = le(b, 0x3a, 2), shnum = le(b, 0x3c, 2), shstrndx = le(b, 0x3e, 2);
   if (shoff == 0 || shnum == 0) return std::nullopt;  // no section table: nothing found
-  if (shentsize < 64 || !fits(b, shoff, shentsize * shnum)) return bad_code(shoff, "the ELF section table runs past the end of the file");
+  if (shentsize < 64 || !fits(b, shoff, shentsize * shnum))
+    return bad_code(shoff, "the ELF section table runs past the end of the file");
   if (shstrndx >= shnum) return bad_code(shoff, "the ELF section-name table index is out of range");
   const std::uint64_t names_at = le(b, shoff + shstrndx * shentsize + 24, 8), names_size = le(b, shoff + shstrndx * shentsize + 32, 8);
   if (!fits(b, names_at, names_size)) return bad_code(names_at, "the ELF section-name table runs past the end of the file");
@@ -310,8 +311,11 @@ inline std::optional<error> read_archive(std::string_view b, code_listing& out, 
     // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
     // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
     const bool table = header[0] == '/' && (header[1] == ' ' || header[1] == '/' || header[1] == 'S');
-    if (!table && member.size() >= 64 && member.substr(0, 4) == "\x7f" "ELF" && member[4] == 2 && member[5] == 1 &&
-        le(member, 0x12, 2) != 190)
+    if (!table && member.size() >= 64 &&
+        member.substr(0, 4) ==
+            "\x7f"
+            "ELF" &&
+        member[4] == 2 && member[5] == 1 && le(member, 0x12, 2) != 190)
       if (auto e = read_elf_code(member, data, out, images)) {
         e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
         return e;
@@ -336,7 +340,9 @@ inline expected<code_listing, error> list_code(std::string_view b) {
     if (auto e = detail::read_fatbins(b, 0, b.size(), false, out, images)) return unexpected(*e);
     return out;
   }
-  if (b.size() >= 4 && b.substr(0, 4) == "\x7f" "ELF") {
+  if (b.size() >= 4 && b.substr(0, 4) ==
+                           "\x7f"
+                           "ELF") {
     if (b.size() < 64 || b[4] != 2 || b[5] != 1) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
     if (le(b, 0x12, 2) == 190) {                              // EM_CUDA: a cubin
       if (auto e = detail::read_cubin(b, out)) return unexpected(*e);
@@ -399,7 +405,8 @@ inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, cons
     if (!(driver.release() < row.release)) understood = row.ptx_isa;
   if (newest_known_toolkit() < driver.release()) return {};  // newer than the table: no known limit
   if (understood && isa <= *understood) return {};
-  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, understood.value_or(ptx_isa_version{})));
+  return unexpected(
+      errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, understood.value_or(ptx_isa_version{})));
 }
 
 /// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
@@ -408,7 +415,9 @@ inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, cons
 /// IR never loads (it needs the device linker).
 inline image_choice choose_image(const code_object& obj, const compute_capability& device, const std::optional<cuda_version>& driver) {
   image_choice out;
-  const auto rank = [](const arch_target& t) { return t.cc.sm_number() * 4 + (t.variant == arch_variant::arch_specific ? 2 : t.variant == arch_variant::family_specific ? 1 : 0); };
+  const auto rank = [](const arch_target& t) {
+    return t.cc.sm_number() * 4 + (t.variant == arch_variant::arch_specific ? 2 : t.variant == arch_variant::family_specific ? 1 : 0);
+  };
   for (const arch_form form : {arch_form::sass, arch_form::ptx}) {
     for (std::size_t i = 0; i < obj.images.size(); ++i) {
       const code_image& img = obj.images[i];

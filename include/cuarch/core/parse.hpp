@@ -403,7 +403,7 @@ inline constexpr named_generation torch_named_generations[] = {
     {"Rubin", "10.7+PTX"},
 };
 inline constexpr std::string_view torch_supported_arches[] = {
-    "3.5", "3.7",  "5.0",  "5.2",   "5.3",  "6.0",   "6.1",  "6.2",   "7.0",  "7.2",   "7.5",  "8.0",  "8.6",   "8.7", "8.9",
+    "3.5", "3.7",  "5.0",  "5.2",   "5.3",  "6.0",   "6.1",  "6.2",   "7.0",  "7.2",   "7.5",  "8.0",   "8.6",  "8.7",  "8.9",
     "9.0", "9.0a", "10.0", "10.0a", "11.0", "11.0a", "10.3", "10.3a", "10.7", "10.7a", "12.0", "12.0a", "12.1", "12.1a"};
 
 /// `entry` ("9.0a", "8.6+PTX") is one PyTorch accepts.
@@ -478,9 +478,8 @@ constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, ar
 
 /// Each code of a comma-separated list ("sm_80,sm_86", "[sm_80,compute_80]"), built from `virt`.
 /// `skip_empty`: -code's list tolerates empty entries (a trailing comma), a bracketed one does not.
-constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
-                                               bool skip_empty, bool rdc, std::size_t position, std::string_view flag,
-                                               std::string_view input) {
+constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt, bool skip_empty,
+                                               bool rdc, std::size_t position, std::string_view flag, std::string_view input) {
   while (true) {
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);

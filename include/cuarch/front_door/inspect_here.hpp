@@ -66,7 +66,8 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     }
   }
   for (const auto& p : paths)
-    for (const auto& file : code_files_under(p)) report.files.push_back(judge_file(file, read_code_file(file), report.devices, report.driver));
+    for (const auto& file : code_files_under(p))
+      report.files.push_back(judge_file(file, read_code_file(file), report.devices, report.driver));
   return out;
 }
 

@@ -169,8 +169,9 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
                                                    std::string_view cmake_version) {
   if (!done.result) return unexpected(done.result.error().summary);
   if (done.used != compile_path::nvcc)  // the targets were judged by NVRTC, not by the nvcc the tool would be given
-    return unexpected(errors::not_expressible(source_kind::nvrtc, done.result->targets[0], tool_sources[static_cast<std::size_t>(tool)],
-                                              "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()"));
+    return unexpected(
+        errors::not_expressible(source_kind::nvrtc, done.result->targets[0], tool_sources[static_cast<std::size_t>(tool)],
+                                "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()"));
   const std::string subject_of = std::string(tool_sources[static_cast<std::size_t>(tool)]);
   const detection* d = done.found ? &*done.found : nullptr;
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;

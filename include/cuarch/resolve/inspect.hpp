@@ -39,9 +39,9 @@ struct failing_group {
 /// One device against one file.
 struct device_verdict {
   device_info device{};
-  std::size_t judged = 0;       // code objects a loader sees (judged(): relocatable ones only in an object file)
-  std::size_t by_sass = 0;      // of those, loaded as machine code
-  std::size_t by_ptx_jit = 0;   // loaded by JIT-compiling PTX
+  std::size_t judged = 0;      // code objects a loader sees (judged(): relocatable ones only in an object file)
+  std::size_t by_sass = 0;     // of those, loaded as machine code
+  std::size_t by_ptx_jit = 0;  // loaded by JIT-compiling PTX
   std::vector<failing_group> failing;
   std::vector<std::size_t> choice;  // per code object of the listing: the image index it loads, or image_choice::none
 
@@ -97,8 +97,8 @@ constexpr std::uint32_t target_key(const arch_target& t) noexcept {
 constexpr std::size_t target_keys = 1024u * 16u;
 constexpr arch_target target_of_key(std::uint32_t k) noexcept {
   const std::uint32_t sm = k / 16u;
-  return arch_target{compute_capability{static_cast<int>(sm / 10u), static_cast<int>(sm % 10u)}, static_cast<arch_variant>((k / 4u) % 4u),
-                     static_cast<arch_form>(k % 4u)};
+  return arch_target{compute_capability{static_cast<int>(sm / 10u), static_cast<int>(sm % 10u)},
+                     static_cast<arch_variant>((k / 4u) % 4u), static_cast<arch_form>(k % 4u)};
 }
 
 /// The distinct SASS and PTX targets of a code object (LTO IR never loads), sorted.
@@ -139,9 +139,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     }
     misses.push_back(miss{detail::loadable_target_keys(o), c.why ? c.why->code : errc::cannot_load_on_device, i});
   }
-  std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) {
-    return a.code != b.code ? a.code < b.code : a.keys < b.keys;
-  });
+  std::stable_sort(misses.begin(), misses.end(),
+                   [](const miss& a, const miss& b) { return a.code != b.code ? a.code < b.code : a.keys < b.keys; });
   for (std::size_t at = 0; at < misses.size();) {
     std::size_t end = at + 1;
     while (end < misses.size() && misses[end].code == misses[at].code && misses[end].keys == misses[at].keys) ++end;
@@ -153,7 +152,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     v.failing.push_back(std::move(g));
     at = end;
   }
-  std::stable_sort(v.failing.begin(), v.failing.end(), [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
+  std::stable_sort(v.failing.begin(), v.failing.end(),
+                   [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
   return v;
 }
 
@@ -186,8 +186,8 @@ inline std::string fix_text(const failing_group& g, const compute_capability& cc
     return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" +
            std::to_string(cc.sm_number()) + " machine code";
   const std::string n = std::to_string(cc.sm_number());
-  return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n + "-real; PyTorch: " +
-         std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
+  return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
+         "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
          " or lower (compute_XY) for the driver to JIT";
 }
 
@@ -231,9 +231,9 @@ inline std::string inspect_text(const inspect_report& r) {
     }
     std::vector<std::pair<std::string, std::size_t>> counts;
     for (const std::uint32_t k : order) counts.emplace_back(std::string(to_text(detail::target_of_key(k)).view()), per_key[k]);
-    out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" + (judged_objects == 1 ? "" : "s") +
-           (relocatable ? " (relocatable: for the device linker)" : "") + ", " + std::to_string(f.listing.image_count()) + " image" +
-           (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
+    out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
+           (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") + ", " +
+           std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
     for (const auto& [t, n] : counts) out += " " + t + (n == judged_objects ? "" : "(" + std::to_string(n) + ")");
     out += "\n";
     for (const auto& d : f.devices) {
@@ -260,8 +260,9 @@ inline std::string inspect_text(const inspect_report& r) {
         out += "    ... and " + std::to_string(d.failing.size() - shown) + " more groups (--format json lists them all)\n";
       for (const auto& fix : fixes) out += "    fix: " + fix + "\n";
       if (d.failed() < d.judged)
-        out += "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
-               "architecture holds such code objects on purpose)\n";
+        out +=
+            "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
+            "architecture holds such code objects on purpose)\n";
     }
   }
   if (!r.driver) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
@@ -284,11 +285,19 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
   detail::json_optional_error(w, first);
   w.key("driver");
-  if (r.driver) w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
+  if (r.driver)
+    w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
   else w.null();
   w.key("devices").begin_array();
   for (const auto& d : r.devices)
-    w.begin_object().key("cc").value(std::string(to_text(d.cc).view())).key("name").value(d.name).key("source").value(to_string(d.source)).end_object();
+    w.begin_object()
+        .key("cc")
+        .value(std::string(to_text(d.cc).view()))
+        .key("name")
+        .value(d.name)
+        .key("source")
+        .value(to_string(d.source))
+        .end_object();
   w.end_array().key("files").begin_array();
   for (const auto& f : r.files) {
     w.begin_object().key("path").value(f.path).key("error");
@@ -319,7 +328,12 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         if (k < chosen.size() && chosen[k]++ == 0) order.push_back(k);
       }
       for (const std::uint32_t k : order)
-        w.begin_object().key("target").value(std::string(to_text(detail::target_of_key(k)).view())).key("count").value(chosen[k]).end_object();
+        w.begin_object()
+            .key("target")
+            .value(std::string(to_text(detail::target_of_key(k)).view()))
+            .key("count")
+            .value(chosen[k])
+            .end_object();
       w.end_array().key("failing").begin_array();
       for (const auto& g : d.failing) {
         std::vector<std::string> ts;

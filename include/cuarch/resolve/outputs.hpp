@@ -169,7 +169,8 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
     int* parts[] = {&cmake.major, &cmake.minor, &cmake.patch};
     for (std::size_t i = 0; i < 3; ++i) {
       const std::size_t n = detail::read_uint(s, *parts[i]);
-      if (n == 0 || (i < 2 && (n == s.size() || s[n] != '.'))) return unexpected(errors::invalid_version(source_kind::user_input, cmake_version));
+      if (n == 0 || (i < 2 && (n == s.size() || s[n] != '.')))
+        return unexpected(errors::invalid_version(source_kind::user_input, cmake_version));
       s.remove_prefix(i < 2 ? n + 1 : n);
     }
     format = "CMake ";
@@ -178,7 +179,8 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
   std::string out;
   const auto r = detail::for_each_arch_group(
       targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto) return unexpected(errors::not_expressible(source_kind::none, *lto, format.view(), "CMake has no spelling for LTO IR"));
+        if (lto)
+          return unexpected(errors::not_expressible(source_kind::none, *lto, format.view(), "CMake has no spelling for LTO IR"));
         const arch_target& t = sass ? *sass : *ptx;
         const cuda_version since = detail::cmake_spells_from(t.variant);
         if (cmake < since) {

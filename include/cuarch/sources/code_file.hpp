@@ -44,8 +44,7 @@ inline expected<code_listing, error> read_code_file(const std::string& path) {
     const int e = errno;
     return fail(detail::errno_text(e), e);
   }
-  if (!S_ISREG(st.st_mode))
-    return fail(std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
+  if (!S_ISREG(st.st_mode)) return fail(std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
   if (st.st_size == 0) return code_listing{};
   const auto size = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);

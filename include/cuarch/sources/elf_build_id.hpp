@@ -174,10 +174,10 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
         }
         if (!holds) return 0;
         if (!info->dlpi_name || detail::real_path(info->dlpi_name) != detail::real_path(c->path)) return 1;
-        const auto area = [&](const ElfW(Phdr)& ph) {
+        const auto area = [&](const ElfW(Phdr) & ph) {
           return std::string_view(reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
         };
-        const auto mapped = [&](const ElfW(Phdr)& note) {  // inside a PT_LOAD: readable memory
+        const auto mapped = [&](const ElfW(Phdr) & note) {  // inside a PT_LOAD: readable memory
           for (ElfW(Half) j = 0; j < info->dlpi_phnum; ++j) {
             const ElfW(Phdr)& ph = info->dlpi_phdr[j];
             if (ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&

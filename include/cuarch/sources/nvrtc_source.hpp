@@ -168,13 +168,14 @@ inline std::vector<std::string> nvrtc_sonames() {
 /// Asks a loaded libnvrtc. `found_as` / `how` are the provenance recorded in the observation.
 /// Bounded by the detection's deadline (posix/bounded_call.hpp).
 inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
-  return detail::bounded_call(source_kind::nvrtc, lib.path(), "nvrtcVersion", [lib, found_as, how]() -> expected<probed_compiler, error> {
-    const auto calls = detail::nvrtc_calls_of(lib);
-    if (!calls) return unexpected(calls.error());
-    auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how, lib.raw_symbol("nvrtcVersion"));
-    if (p) lib.retain();  // it answered: loaded once per process
-    return p;
-  });
+  return detail::bounded_call(source_kind::nvrtc, lib.path(), "nvrtcVersion",
+                              [lib, found_as, how]() -> expected<probed_compiler, error> {
+                                const auto calls = detail::nvrtc_calls_of(lib);
+                                if (!calls) return unexpected(calls.error());
+                                auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how, lib.raw_symbol("nvrtcVersion"));
+                                if (p) lib.retain();  // it answered: loaded once per process
+                                return p;
+                              });
 }
 
 namespace detail {

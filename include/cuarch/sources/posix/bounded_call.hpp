@@ -155,8 +155,10 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     process_lock lock;
     for (const auto& s : stuck_calls())
       if (s.library == library || s.call == "dlopen")  // every question here needs dlopen or dlsym
-        return unexpected(stuck_error(src, s, s.library == library ? "not called: an earlier call into this library was abandoned at a deadline"
-                                                                   : "not loaded: the dynamic loader is blocked by an earlier dlopen() abandoned at a deadline"));
+        return unexpected(stuck_error(
+            src, s,
+            s.library == library ? "not called: an earlier call into this library was abandoned at a deadline"
+                                 : "not loaded: the dynamic loader is blocked by an earlier dlopen() abandoned at a deadline"));
   }
   auto until = bound.end;
   if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);

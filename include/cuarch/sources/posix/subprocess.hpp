@@ -240,8 +240,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   if (pid < 0) return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
   if (spawn_errno != 0) {  // exec (or a step before it) failed: the child has exited with 127
     int ignored = 0;
-    while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {}
     return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
   }
 
@@ -311,7 +310,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
     }
     if (cancelled)
-      return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group"));
+      return unexpected(
+          detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group"));
     if (poll_errno != 0)
       return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno,
                                               "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
