@@ -9,7 +9,7 @@
 #      reports 13.0, its build.ninja runs the 13.0 nvcc for compute_90a, and its rmsnorm kernel runs on
 #      the GPU and agrees with torch; cuarch's note names the 12.8 on PATH as what FlashInfer will not run;
 #  (b) the seed with CUDA_HOME at 13.0 (no option): native through NVML gives 9.0a, the same pointing;
-#  (d) PyTorch accepts every list cuarch writes for this device (native a/baseline, +PTX, a mix);
+#  (d) PyTorch accepts every list cuarch writes for this device (native a/baseline, 9.0+PTX, 9.0a+PTX, a mix);
 #  (c) PyTorch: `eval "$(cuarch env --for torch)"`, then torch.utils.cpp_extension.load_inline builds a
 #      kernel with the 13.0 nvcc for exactly cuarch's targets, and it runs.
 #   bash scripts/gpu/tool-env-on-gpu.sh          (outputs in $OUT/tool-env-on-gpu/ when OUT is set)
@@ -126,7 +126,7 @@ check "torch: load_inline built with $cuda/bin/nvcc for exactly cuarch's flags (
 # and builds exactly cuarch's targets. The requests: native with each variant this cc has, and the
 # portable spellings with PTX.
 lists_failed=0
-for request in "native" "native --native-variant baseline" "--archs 9.0+PTX" "--archs 9.0a+PTX" "--archs 8.0;9.0a"; do
+for request in "native" "native --native-variant baseline" "--archs 9.0+PTX" "--archs sm_90a;compute_90a" "--archs 8.0;9.0a"; do
   name=$(tr -c 'a-z0-9' '_' <<<"$request")
   dir="$work/torch-lists/$name" && mkdir -p "$dir"
   # shellcheck disable=SC2086  # request is words on purpose
