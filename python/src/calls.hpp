@@ -74,6 +74,35 @@ inline outcome usage(std::string message) {
   return o;
 }
 
+/// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
+/// are: the same names, grammar, defaults and rules, into `o`, with the environment snapshot Python
+/// took from os.environ while it held the GIL (nothing here calls getenv). A name cuarch does not know
+/// is a usage error (ValueError); text that does not parse as a value (a version, a device list) is
+/// the caller's input (ResolveInputError, the parser's code), its document made by `document(error)`:
+/// each call's own failure document. nullopt when every option was read.
+template <class Document>
+std::optional<outcome> read_options(const option_list& options, const environment_map& env, cuarch::resolve_options& o,
+                                    Document document) {
+  for (const auto& [name, value] : options) {
+    const auto n = cuarch::parse_option_name(name);
+    if (!n) return usage("'" + name + "' is not an option");
+    if (auto bad = cuarch::set_option(o, *n, value)) {
+      if (!bad->cause) return usage(name + ": " + bad->message);
+      outcome failed;
+      failed.kind = outcome::failed;
+      failed.code = code_name(bad->cause->code);
+      failed.input_error = true;
+      failed.message = name + ": " + bad->message;
+      failed.json = document(*bad->cause);
+      return failed;
+    }
+  }
+  cuarch::environment snapshot;
+  for (const auto& [k, v] : env) snapshot.set(k, v);
+  o.env_snapshot = std::move(snapshot);
+  return std::nullopt;
+}
+
 /// `cancel`: set by the binding (Ctrl-C, interpreter exit) to stop detection: a running probe is
 /// killed with its process group (resolve_options::cancel).
 outcome resolve(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel);

@@ -26,31 +26,14 @@ outcome failed(const cuarch::resolution_failure& f, const std::string& prefix = 
   return o;
 }
 
-/// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
-/// are: the same names, grammar, defaults and rules. The environment is the snapshot Python took
-/// from os.environ while it held the GIL: nothing here calls getenv.
-std::optional<outcome> read_options(const option_list& options, const environment_map& env, cuarch::resolve_options& o) {
-  for (const auto& [name, value] : options) {
-    const auto n = cuarch::parse_option_name(name);
-    if (!n) return usage("'" + name + "' is not an option");
-    if (auto bad = cuarch::set_option(o, *n, value)) {
-      // Text that does not parse as a value (a version, a device list) is the caller's input: a
-      // ResolveInputError with the parser's code; a name cuarch does not know is a ValueError.
-      if (bad->cause) return failed(cuarch::resolution_failure{*bad->cause, {}}, name + ": ");
-      return usage(name + ": " + bad->message);
-    }
-  }
-  cuarch::environment snapshot;
-  for (const auto& [k, v] : env) snapshot.set(k, v);
-  o.env_snapshot = std::move(snapshot);
-  return std::nullopt;
-}
+/// The failure document of resolve() and doctor() for an option's value that does not parse.
+std::string failure_document(const cuarch::error& e) { return cuarch::to_json(cuarch::resolution_failure{e, {}}); }
 
 }  // namespace
 
 outcome resolve(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel) {
   cuarch::resolve_options o;
-  if (auto bad = read_options(options, env, o)) return *bad;
+  if (auto bad = read_options(options, env, o, failure_document)) return *bad;
   o.cancel = cancel;
   // The whole resolution is the library's, as for `cuarch resolve` (front_door/resolve_here.hpp).
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
@@ -95,7 +78,7 @@ outcome resolve(const option_list& options, const environment_map& env, const st
 
 outcome doctor(const option_list& options, const environment_map& env, bool query_devices, const std::atomic<bool>* cancel) {
   cuarch::resolve_options where;
-  if (auto bad = read_options(options, env, where)) return *bad;
+  if (auto bad = read_options(options, env, where, failure_document)) return *bad;
   cuarch::detect_options opts = cuarch::detect_options_for(where, *where.env_snapshot);
   opts.probe_ptxas = true;  // as `cuarch doctor`
   opts.query_devices = query_devices;

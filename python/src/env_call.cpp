@@ -19,24 +19,10 @@ outcome env(const std::string& tool, const std::string& format, const std::strin
   if (!f) return usage("format must be " + names_of(cuarch::all_env_formats) + ", not '" + format + "'");
   if (!cmake_version.empty() && *t != cuarch::env_tool::cmake) return usage("cmake_version is for tool='cmake' only");
   cuarch::resolve_options o;
-  for (const auto& [name, value] : options) {
-    const auto n = cuarch::parse_option_name(name);
-    if (!n) return usage("'" + name + "' is not an option");
-    if (auto bad = cuarch::set_option(o, *n, value)) {
-      if (!bad->cause) return usage(name + ": " + bad->message);
-      outcome failed;  // text that does not parse as a value: the caller's input (ResolveInputError)
-      failed.kind = outcome::failed;
-      failed.code = code_name(bad->cause->code);
-      failed.input_error = true;
-      failed.message = name + ": " + bad->message;
-      failed.json = cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(*bad->cause));
-      return failed;
-    }
-  }
+  const auto document = [&](const cuarch::error& e) { return cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(e)); };
+  if (auto bad = read_options(options, env, o, document)) return *bad;
   if (auto bad = cuarch::options_for_tool(*t, o)) return usage(*bad);
-  cuarch::environment snapshot;  // copied from os.environ under the GIL: nothing here calls getenv
-  for (const auto& [k, v] : env) snapshot.set(k, v);
-  o.env_snapshot = snapshot;
+  const cuarch::environment& snapshot = *o.env_snapshot;
   o.cancel = cancel;  // Ctrl-C / interpreter exit (cuarch_ext.cpp)
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return usage(*done.usage);

@@ -16,23 +16,8 @@ outcome inspect(const std::vector<std::string>& paths, const option_list& option
                 const std::atomic<bool>* cancel) {
   if (paths.empty()) return usage("name at least one file or directory to inspect");
   cuarch::resolve_options o;
-  for (const auto& [name, value] : options) {
-    const auto n = cuarch::parse_option_name(name);
-    if (!n) return usage("'" + name + "' is not an option");
-    if (auto bad = cuarch::set_option(o, *n, value)) {
-      if (!bad->cause) return usage(name + ": " + bad->message);
-      outcome failed;  // text that does not parse as a value: the caller's input (ResolveInputError)
-      failed.kind = outcome::failed;
-      failed.code = code_name(bad->cause->code);
-      failed.input_error = true;
-      failed.message = name + ": " + bad->message;
-      failed.json = cuarch::inspect_json({}, *bad->cause);
-      return failed;
-    }
-  }
-  cuarch::environment snapshot;  // copied from os.environ under the GIL: nothing here calls getenv
-  for (const auto& [k, v] : env) snapshot.set(k, v);
-  o.env_snapshot = snapshot;
+  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
+  if (auto bad = read_options(options, env, o, document)) return *bad;
   o.cancel = cancel;  // Ctrl-C stops the device detection (cuarch_ext.cpp, interruptible)
   const cuarch::inspect_outcome done = cuarch::inspect_here(paths, o);
   outcome out;
