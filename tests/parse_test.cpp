@@ -98,6 +98,10 @@ constexpr bad_case bad_cases[] = {
   {"8.0;;9.0", arch_dialect::generic, errc::empty_input, 4},
   {"8.0;9.0;", arch_dialect::cmake, errc::malformed_token, 0},          // cmake has no dotted form
   {"80;90;", arch_dialect::cmake, errc::empty_input, 6},
+  // CMake keeps whitespace in a list's entries: set(CMAKE_CUDA_ARCHITECTURES " 80;90") and "80;90 "
+  // fail enable_language(CUDA) under CMake 3.25.1 (checked by hand, 2026-12-01), as "80; 90" does.
+  {" 80;90", arch_dialect::cmake, errc::malformed_token, 0},
+  {"80;90 ", arch_dialect::cmake, errc::malformed_token, 3},
   {"8.0 sm_12x", arch_dialect::generic, errc::unknown_suffix, 4},
   {"sm_9", arch_dialect::generic, errc::malformed_token, 0},
   {"sm_075", arch_dialect::generic, errc::malformed_token, 0},
@@ -139,6 +143,22 @@ TEST_CASE("invalid spellings are errors naming the token and position, never dro
   CUARCH_CHECK_BOTH(parse_arch_list("8.0a").error().code == errc::variant_not_defined);
   CUARCH_CHECK_BOTH(parse_arch_list("12.0a+PTX").error().code == errc::ptx_of_specific_variant);
   CUARCH_CHECK_BOTH(parse_arch_list("compute_90b").error().code == errc::unknown_suffix);
+}
+
+TEST_CASE("a malformed token's fix suggests only spellings its own dialect reads", "[parse]") {
+  // generic reads every spelling; CMake reads none of sm_90a, 9.0a, 9.0+PTX.
+  CHECK(parse_arch_list("abc").error().message().find("sm_90a") != std::string::npos);
+  const std::string cmake = parse_arch_list("x90", arch_dialect::cmake).error().message();
+  INFO(cmake);
+  CHECK(cmake.find("90a-real") != std::string::npos);
+  for (const char* other_dialect : {"sm_", "9.0", "+PTX", "compute_"}) CHECK(cmake.find(other_dialect) == std::string::npos);
+  const std::string torch = parse_arch_list("x9.0", arch_dialect::torch).error().message();
+  INFO(torch);
+  CHECK(torch.find("Hopper") != std::string::npos);
+  for (const char* other_dialect : {"sm_", "90a", "-real", "compute_"}) CHECK(torch.find(other_dialect) == std::string::npos);
+  const std::string nvcc = parse_arch_list("x9.0", arch_dialect::nvcc).error().message();
+  INFO(nvcc);
+  CHECK(nvcc.find("-gencode") != std::string::npos);
 }
 
 TEST_CASE("the error names the offending token, not the whole list", "[parse]") {

@@ -90,8 +90,8 @@ inline std::string error::message() const {
           where() + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
       break;
     case errc::malformed_token:
-      m = "'" + subj + "'" + at_position() + " is not a CUDA architecture" + where() +
-          "; fix: write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real";
+      m = "'" + subj + "'" + at_position() + " is not a CUDA architecture" + where() + "; fix: " +
+          (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real") : std::string(raw.view()));
       break;
     case errc::unknown_suffix:
       m = "'" + subj + "'" + at_position() + " has an unknown suffix" + where() +

@@ -728,10 +728,11 @@ constexpr expected<void, error> fill_torch_list(parsed_arch_list& list, std::str
 constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
   if (dialect == arch_dialect::nvcc) { return parse_nvcc_flags(list, input); }
   if (dialect == arch_dialect::torch) { return fill_torch_list(list, input); }
-  // Trailing/leading whitespace is tolerated; empty entries between separators are not.
+  // Trailing/leading whitespace is tolerated, but not by CMake, which keeps it in the first and last
+  // entries (" 80;90" fails enable_language(CUDA)); empty entries between separators never are.
   std::size_t begin = 0, end = input.size();
-  while (begin < end && is_space(input[begin])) ++begin;
-  while (end > begin && is_space(input[end - 1])) --end;
+  while (dialect != arch_dialect::cmake && begin < end && is_space(input[begin])) ++begin;
+  while (dialect != arch_dialect::cmake && end > begin && is_space(input[end - 1])) --end;
   if (begin == end) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
 
   // The dialect's separators decided once, not per character.
@@ -778,7 +779,20 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
 constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect) {
   // One named result returned on every path: the list is built in place, never copied.
   expected<parsed_arch_list, error> result(std::in_place);
-  if (const auto filled = detail::fill_arch_list(*result, input, dialect); !filled) result = unexpected(filled.error());
+  if (const auto filled = detail::fill_arch_list(*result, input, dialect); !filled) {
+    error e = filled.error();
+    // A malformed token's fix in the dialect's own grammar: the generic one names spellings (sm_90a,
+    // 9.0+PTX) that CMake, PyTorch or nvcc would refuse.
+    if (e.code == errc::malformed_token && e.raw.empty()) {
+      if (dialect == arch_dialect::cmake)
+        e.raw = "write it as CMake reads it: 90, 90a, 100f, 90a-real or 90-virtual, ';' between entries and no spaces";
+      if (dialect == arch_dialect::torch)
+        e.raw = "write it as PyTorch reads it: 8.6, 9.0a, 9.0+PTX or a name such as Hopper, ';' or one space between entries";
+      if (dialect == arch_dialect::nvcc)
+        e.raw = "write nvcc flags: -arch=sm_90a, -arch=compute_90 or -gencode=arch=compute_90a,code=sm_90a";
+    }
+    result = unexpected(e);
+  }
   return result;
 }
 
