@@ -44,10 +44,7 @@ inline std::string shell_word(const std::string& value) {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
            std::string_view("_/.:-+=@,%").find(ch) != std::string_view::npos;
   });
-  if (plain) return value;
-  std::string out = "'";
-  for (const char ch : value) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
+  return plain ? value : single_quoted(value);
 }
 
 /// The exact fix that makes `target` the compiler cuarch decides with AND the one every tool that

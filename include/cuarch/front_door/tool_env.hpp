@@ -309,9 +309,7 @@ CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
   for (const auto& v : e.variables) {
     switch (format) {
       case env_format::shell: {
-        out += "export " + v.name + "='";
-        for (const char c : v.value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += "'\n";
+        out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n";
         break;
       }
       case env_format::dotenv:

@@ -88,6 +88,13 @@ inline std::string echoed(std::string_view s, std::size_t keep = 120) {
   return std::string(s.substr(0, end)) + "... (" + std::to_string(s.size() - end) + " more bytes)";
 }
 
+/// `value` in single quotes, as a POSIX shell reads it back verbatim (each ' written '\'').
+inline std::string single_quoted(std::string_view value) {
+  std::string out = "'";
+  for (const char ch : value) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 /// How much of a path echoes() keeps in words (an origin, a fix): more than any real path needs (real
 /// toolkit paths are under 200 bytes), short enough that a garbage value of 100 kB is not repeated
 /// in every line that says where something was found.
