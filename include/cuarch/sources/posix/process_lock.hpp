@@ -15,6 +15,7 @@
 // use of either; no lock cuarch owns is taken before that.
 #pragma once
 
+#include <link.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -43,7 +44,17 @@ inline void fork_lock_init() noexcept {
   ::pthread_mutex_init(&fork_shared.lock, &a);
   ::pthread_mutexattr_destroy(&a);
 }
-inline void fork_prepare() noexcept { ::pthread_mutex_lock(&fork_shared.lock); }
+inline void fork_prepare() noexcept {
+  // A fork while another thread's dlopen() is mapping a library leaves the child's loader state
+  // inconsistent, and the child's first dlopen() then aborts in glibc (dl-open.c: r_state ==
+  // RT_CONSISTENT; seen once in fork_safety_test). The mapping takes milliseconds (a constructor
+  // runs after it, with the state consistent): wait for it, at most 50 ms.
+  for (int i = 0; i < 50 && _r_debug.r_state != r_debug::RT_CONSISTENT; ++i) {
+    const timespec ms{0, 1000000};
+    ::nanosleep(&ms, nullptr);
+  }
+  ::pthread_mutex_lock(&fork_shared.lock);
+}
 inline void fork_parent() noexcept { ::pthread_mutex_unlock(&fork_shared.lock); }
 inline void fork_child() noexcept {
   ++fork_shared.generation;
