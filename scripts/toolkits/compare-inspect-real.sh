@@ -47,26 +47,28 @@ def ours(path):
     p = subprocess.run([cuarch, "inspect", "--format", "json", "--device-cc", "9.0", "--driver", "13.0", path], capture_output=True, text=True)
     doc = json.loads(p.stdout)
     f = doc["files"][0]
-    if f["error"]: return None, f["error"]["message"]
+    if f["error"]: return None, f["error"]["message"], 0
     words = []
     for o in f["code_objects"]:
         for i in o["images"]:
             t = i["target"].split("_", 1)[1]
             words.append({"sass": "elf", "ptx": "ptx", "lto": "nvvm"}[i["kind"]] + ":sm_" + t + ":" + i["code_version"] + (":z" if i["compressed"] else ""))
-    return words, None
-same = total = 0
+    return words, None, len(f["code_objects"])
+same = total = with_code = objects = images = 0
 t_ours = t_theirs = 0.0
 for path in files:
-    t0 = time.perf_counter(); b = theirs(path); t1 = time.perf_counter(); a, err = ours(path); t2 = time.perf_counter()
+    t0 = time.perf_counter(); b = theirs(path); t1 = time.perf_counter(); a, err, n = ours(path); t2 = time.perf_counter()
     t_theirs += t1 - t0; t_ours += t2 - t1
     total += 1
     if a == b:
         same += 1
-        print(f"same  {len(a):6d} images  cuobjdump {t1-t0:7.2f}s  cuarch {t2-t1:6.2f}s  {path}")
+        with_code += bool(a); objects += n; images += len(a)
+        print(f"same  {len(a):6d} images {n:5d} code objects  cuobjdump {t1-t0:7.2f}s  cuarch {t2-t1:6.2f}s  {path}")
     else:
         first = next((k for k in range(min(len(a or []), len(b))) if a[k] != b[k]), None)
         print(f"DIFF  {path}: cuarch {len(a) if a else err}, cuobjdump {len(b)}; first difference at {first}: "
               f"{a[first] if a and first is not None else '-'} vs {b[first] if first is not None else '-'}")
-print(f"{same}/{total} files agree; time cuobjdump {t_theirs:.2f}s, cuarch {t_ours:.2f}s")
+print(f"{same}/{total} files agree ({with_code} with CUDA code: {objects} code objects, {images} images); "
+      f"time cuobjdump {t_theirs:.2f}s, cuarch {t_ours:.2f}s")
 sys.exit(0 if same == total else 1)
 PY

@@ -6,8 +6,42 @@
 # Fetched once; CUARCH_OFFLINE=1 only checks the cache.
 # PyTorch's torch/utils/cpp_extension.py comes from scripts/toolkits/record-torch-arch-list.py
 # (--torch 2.15.0 caches it in ~/.cache/cuarch/torch/2.15.0). Prints the cache directory.
+#
+# --inspect [cupy]: instead, the wheels with CUDA code that scripts/toolkits/compare-inspect-real.sh
+# and ctest inspect_real_wheels compare with cuobjdump (docs/inspect.md): CuPy 14.2.0 for CUDA 12 and
+# 13 and NVIDIA's cuBLAS, cuFFT, cuRAND, cuSPARSE, NCCL wheels (the pinned versions below, 2.5 GB), in
+# ~/.cache/cuarch/wheels-inspect, each unpacked (its *.so* and *.a members only) into a directory
+# named after the wheel. `--inspect cupy`: the two CuPy wheels only. Prints the cache directory.
 # Exit 0 all there; 1 a download failed; 77 offline and not cached.
 set -euo pipefail
+if [[ ${1:-} == --inspect ]]; then
+  cache="${CUARCH_CACHE:-$HOME/.cache/cuarch}/wheels-inspect"
+  mkdir -p "$cache"
+  wheels=(cupy-cuda13x==14.2.0 cupy-cuda12x==14.2.0)
+  [[ ${2:-} == cupy ]] || wheels+=(nvidia-cufft==12.5.0.14 nvidia-cufft-cu12==11.4.1.4 nvidia-curand==10.4.5.25
+    nvidia-curand-cu12==10.3.7.77 nvidia-cusparse-cu12==12.5.10.65 nvidia-nccl-cu13==2.27.7 nvidia-nccl-cu12==2.27.7
+    nvidia-cublas==13.10.0.20 nvidia-cublas-cu12==12.9.3.13)
+  for req in "${wheels[@]}"; do
+    stem="$(echo "${req%%==*}" | tr - _)-${req##*==}"  # the wheel's file name starts with it
+    [[ -d $cache/$stem ]] && continue
+    if ! compgen -G "$cache/$stem-*.whl" >/dev/null; then
+      [[ ${CUARCH_OFFLINE:-0} == 1 ]] && { echo "skipped: $req is not cached in $cache (offline)" >&2; exit 77; }
+      # CuPy's wheels are per Python: the cp311 ones (any would do: only their CUDA code is read).
+      pip download -q --no-deps --only-binary=:all: --python-version 3.11 --platform manylinux2014_x86_64 \
+        --platform manylinux_2_27_x86_64 -d "$cache" "$req" >&2
+    fi
+    python3 - "$(compgen -G "$cache/$stem-*.whl" | head -n1)" "$cache/$stem.partial" <<'PY'
+import re, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in z.namelist():
+        if re.search(r"\.so(\.|$)|\.a$", name.rsplit("/", 1)[-1]):
+            z.extract(name, sys.argv[2])
+PY
+    mv "$cache/$stem.partial" "$cache/$stem"
+  done
+  echo "$cache"
+  exit 0
+fi
 cache="${CUARCH_CACHE:-$HOME/.cache/cuarch}/wheels-tools"
 mkdir -p "$cache"
 fetch() {  # fetch <requirement> <file glob>
