@@ -33,6 +33,9 @@ const char* const seeds[] = {
     "cuda-nvcc-12.8.93-0",
     "nvcc: NVIDIA (R) Cuda compiler driver\r\nCuda compilation tools, release 13.0, V13.0.88\r\nBuild cuda_13.0\r\n",
     "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 12.8, V12.8.93\n",
+    R"({"kind":"List","items":[{"metadata":{"name":"g","labels":{"nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0",)"
+    R"("nvidia.com/cuda.runtime-version.major":"13","nvidia.com/cuda.runtime-version.minor":"0"}},"status":{"capacity":{"nvidia.com/gpu":"8"}}}]})",
+    "host, name, compute_cap, driver_version\ng, NVIDIA H200, 9.0, 580.159.04\nc, , , \n",
 };
 }  // namespace
 

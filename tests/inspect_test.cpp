@@ -290,7 +290,8 @@ TEST_CASE("hostile bytes: 200,000 relocatable code objects are judged in linear 
 static inspect_report judged_for_cc_100(const code_listing& l) {
   inspect_report r;
   r.devices.push_back(device_info{0, cc(100, 0), "", source_kind::device_list});
-  r.files.push_back(judge_file("hostile", l, r.devices, cuda_version{13, 0}));
+  r.driver = cuda_version{13, 0};
+  r.files.push_back(judge_file("hostile", l, r));
   const std::string text = inspect_text(r), json = inspect_json(r);
   CHECK_FALSE(text.empty());
   CHECK_FALSE(json.empty());
@@ -362,7 +363,7 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   CHECK(code_files_under(dir + "/a.o") == std::vector<std::string>{dir + "/a.o"});
   inspect_report r;
   r.devices.push_back(device_info{0, cc(8, 6), "", source_kind::device_list});
-  for (const auto& f : files) r.files.push_back(judge_file(f, read_code_file(f), r.devices, std::nullopt));
+  for (const auto& f : files) r.files.push_back(judge_file(f, read_code_file(f), r));
   CHECK(r.files[0].devices.at(0).loads());        // sm_80 loads on 8.6
   CHECK(r.files[1].devices.empty());              // no CUDA code: nothing to judge, no failure
   CHECK_FALSE(r.files[2].devices.at(0).loads());  // sm_90a does not

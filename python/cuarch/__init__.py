@@ -162,6 +162,7 @@ def resolve(
     isolated: bool = False,
     strict: bool = False,
     timeout: Optional[float] = None,
+    inventory: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> Resolution:
     """Resolves CUDA targets, as `cuarch resolve` does, in this process: the same library call
     (cuarch::resolve_here), the same options, rules and warnings.
@@ -196,6 +197,10 @@ def resolve(
                     False: never cuInit; NVML's failure is then the answer.
     strict          a warning that bears on the answer raises ResolveFailure instead.
     timeout         seconds for the whole detection (default 10).
+    inventory       a fleet instead of devices and driver: `kubectl get nodes -o json` or a CSV of
+                    nvidia-smi --query-gpu with a host column (docs/inspect.md, "A fleet"); every GPU
+                    node is a device, and a node whose driver cannot run what the compiler builds
+                    raises ResolveFailure naming it.
 
     Returns a Resolution (never empty). What bears on it - a compiler your tools would run
     (CUDACXX, CUDA_HOME's nvcc, the first nvcc on PATH, an NVRTC already loaded) that gives
@@ -222,6 +227,7 @@ def resolve(
         cuinit_fallback=None if cuinit_fallback else False,
         strict=True if strict else None,
         timeout=_timeout_text(timeout),
+        inventory=_optional_text(inventory, "inventory"),
     )
     outcome = _cuarch.resolve(options=options, env=_environment())
     if outcome.note:  # said before a failure is raised too: it bears on the failure as well
@@ -379,6 +385,7 @@ def inspect(
     devices: Optional[Union[str, Iterable[Any]]] = None,
     driver: Optional[str] = None,
     timeout: Optional[float] = None,
+    inventory: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> Dict[str, Any]:
     """Will these built files load? As `cuarch inspect PATH...`: reads the CUDA code in each file
     (ELF .so/executable/object, .fatbin, .cubin, PTX; a directory: every file under it) and judges
@@ -387,6 +394,8 @@ def inspect(
     devices   compute capabilities ("8.9,9.0" or ["8.9", "9.0"]); None: this machine's (NVML).
     driver    the CUDA version the driver supports ("12.8"), or "detected" (the default when the
               devices are this machine's); PTX must be JIT-able by it.
+    inventory a fleet instead: `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu;
+              every GPU node is judged under its own driver, and "nodes" lists them all.
 
     Returns the cuarch.inspect/1 document as a dict: "ok" (every device loads every file),
     "files" (per file its code objects and images, and per device "loads", the images "chosen",
@@ -403,6 +412,7 @@ def inspect(
         devices=None if devices is None else _joined(devices, "devices", ","),
         driver=_version_text(driver, "driver"),
         timeout=_timeout_text(timeout),
+        inventory=_optional_text(inventory, "inventory"),
     )
     outcome = _cuarch.inspect(paths=names, options=options, env=_environment())
     if outcome.note:

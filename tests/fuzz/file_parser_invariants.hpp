@@ -1,10 +1,11 @@
 // Properties every toolkit-file parser keeps on any bytes (shared by the libFuzzer target
 // tests/fuzz/file_fuzz.cpp and the deterministic replay in tests/file_parsers_fuzz_test.cpp):
 // version.json, version.txt and cuda.h written to a scratch file, dist-info and conda-meta names,
-// nvcc/ptxas --version output. Each gives a value or a typed error naming the file; a value carries a
-// plausible version and the path it came from; nothing crashes, hangs or throws.
+// nvcc/ptxas --version output, inventories (kubectl JSON, nvidia-smi CSV). Each gives a value or a typed error naming the file; a
+// value carries a plausible version and the path it came from; nothing crashes, hangs or throws.
 #pragma once
 
+#include <cuarch/sources/code_file.hpp>
 #include <cuarch/sources/elf_build_id.hpp>
 #include <cuarch/sources/posix/dynamic_library.hpp>
 #include <cuarch/sources/toolkit_files.hpp>
@@ -71,6 +72,18 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
                  "a build id is lowercase hex bytes", input);
   } else {
     require_file(id.error().message().find(scratch) != std::string::npos, "a missing build id names the file", input);
+  }
+
+  // The inventory reader (core/inventory.hpp): nodes that have GPUs or say why not, or
+  // unreadable_input naming the file.
+  if (const auto inv = cuarch::read_inventory_file(scratch)) {
+    for (const auto& n : inv->nodes)
+      require_file(n.gpus.empty() != n.no_gpu.empty(), "a node has GPUs or says why it has none", input);
+    for (const auto& d : inv->devices())
+      require_file(cuarch::decode_sm_number(d.cc.sm_number()).has_value(), "a device's cc is one", input);
+  } else {
+    require_file(inv.error().code == cuarch::errc::unreadable_input && inv.error().message().find(scratch) != std::string::npos,
+                 "an inventory error is unreadable_input naming the file", input);
   }
 
   for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {

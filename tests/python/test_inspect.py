@@ -57,3 +57,27 @@ def test_bad_arguments():
         cuarch.inspect(os.path.join(DATA, "sm_90.o"), devices="9.x")
     with pytest.raises(TypeError):
         cuarch.inspect(os.path.join(DATA, "sm_90.o"), devices="9.0", driver=12.8)  # type: ignore[arg-type]
+
+
+INVENTORY = os.path.join(REPO, "tests", "data", "inventory", "kubectl-nodes.json")
+
+
+def test_inventory_judges_every_node_under_its_driver():
+    with pytest.warns(cuarch.CuarchWarning, match="node cpu-0 has no GPU"):
+        doc = cuarch.inspect(os.path.join(DATA, "mix_80_90a_c90.o"), inventory=INVENTORY)
+    assert [n["name"] for n in doc["nodes"]] == ["gpu-h200-0", "gpu-t4-0", "cpu-0"]
+    assert doc["nodes"][2]["gpus"] == [] and doc["nodes"][2]["no_gpu"]
+    assert [(d["name"], d["driver"]) for d in doc["devices"]] == [("gpu-h200-0", "13.0"), ("gpu-t4-0", "12.2")]
+    assert {d["name"]: d["loads"] for d in doc["files"][0]["devices"]} == {"gpu-h200-0": True, "gpu-t4-0": False}
+    assert doc["exit_status"] == 1
+
+
+def test_inventory_resolves_one_set_for_the_fleet_or_names_the_node():
+    with pytest.warns(cuarch.CuarchWarning):
+        assert cuarch.resolve(toolkit="12.8", inventory=INVENTORY).targets == ["sm_75", "sm_90a"]
+    with pytest.warns(cuarch.CuarchWarning), pytest.raises(cuarch.ResolveFailure) as e:
+        cuarch.resolve(toolkit="13.0", inventory=INVENTORY)
+    assert "node gpu-t4-0" in str(e.value) and "CUDA 12.2" in str(e.value)
+    with pytest.raises(cuarch.ResolveInputError) as bad:
+        cuarch.resolve(toolkit="12.8", inventory=os.path.join(REPO, "tests", "data", "inventory", "h200-noheader.csv"))
+    assert bad.value.code == "unreadable_input"

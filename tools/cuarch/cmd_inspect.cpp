@@ -27,7 +27,8 @@ capability or a compatible one (same major, lower minor; `f` within its family; 
 else PTX the driver can JIT (compute capability <= the device's, PTX ISA <= what the driver reads);
 or why none loads, with the targets to add.
 Devices: --device-cc, else this machine's (NVML, as `cuarch resolve --archs native`). Driver:
---driver VERSION, or `detected` (the default when the devices are this machine's).
+--driver VERSION, or `detected` (the default when the devices are this machine's). A fleet:
+--inventory FILE, each node with its own compute capabilities and driver (docs/inspect.md).
 exit status: 0 every device loads every file; 1 a device cannot load a file (or no device);
 2 bad usage or a file that cannot be read or whose CUDA code is malformed.
 example: cuarch inspect build/libkernels.so --device-cc 8.6,8.9,9.0 --driver 12.8)";
@@ -80,6 +81,11 @@ std::function<int()> setup_inspect(flag_set& f) {
       f, option_name::driver, "--driver", "VERSION|detected",
       "the CUDA version the driver supports (PTX must be JIT-able by it), or\n`detected` (the default without --device-cc)", devices);
   flags.options.value(f, option_name::libcuda, "--libcuda", "PATH", "the driver library to ask (as CUARCH_LIBCUDA)", devices);
+  flags.options.value(f, option_name::inventory, "--inventory", "FILE",
+                      "a fleet: `kubectl get nodes -o json` (GPU feature discovery's labels) or a\n"
+                      "CSV of nvidia-smi --query-gpu with a host column; every GPU node is judged\n"
+                      "under its own driver (instead of --device-cc and --driver)",
+                      devices);
   return [flags] { return run_inspect(flags); };
 }
 

@@ -156,6 +156,12 @@ std::function<int()> setup_resolve(flag_set& f) {
            "it and allows the PTX fallback. Without it PTX is not checked (right for\n"
            "builds: this is not the driver that runs it)",
            devices);
+  lf.value(f, option_name::inventory, "--inventory", "FILE",
+           "a fleet: `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu\n"
+           "with a host column; its GPU nodes are the devices, the oldest driver\n"
+           "checks PTX, and a node whose driver cannot run what the compiler builds\n"
+           "fails (instead of --device-cc and --driver)",
+           devices);
   lf.value(f, option_name::policy, "--policy", "P[,P...]",
            "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
   lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES",

@@ -172,6 +172,15 @@ constexpr const toolkit_row* find_toolkit_row(const cuda_version& v) noexcept {
   return i == not_found ? nullptr : &toolkit_table[i];
 }
 
+/// The newest release whose minimum driver (GA, Linux) `d` meets: the CUDA a driver serves by
+/// NVIDIA's table (580.159.04 -> 13.0, 535.54.03 -> 12.2); {} below the table's oldest row.
+constexpr cuda_version toolkit_served_by(const driver_version& d) noexcept {
+  cuda_version best{};
+  for (const auto& r : toolkit_table)
+    if (r.min_driver.major != 0 && !(d < r.min_driver)) best = r.release;
+  return best;
+}
+
 /// Whether `cc` is an integrated (Tegra) part: Jetson, Thor, the table's "(Tegra" rows. Machine
 /// code built for one loads on discrete GPUs of the same major by NVIDIA's rule, but no one ships it
 /// for them, so it is never a stand-in for another device (compatible-minor, resolver.hpp).

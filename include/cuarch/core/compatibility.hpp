@@ -98,6 +98,14 @@ constexpr expected<void, error> check_loadable(const arch_target& t, const compu
 
 constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
 
+/// Whether a driver serving CUDA `driver` may load code built by CUDA `compiler`: minor-version
+/// compatibility does not cross majors (a 12.x driver runs what CUDA 12.x builds, not what 13.0
+/// builds, unless the forward-compatibility package is installed). The doctor warns by it; a fleet
+/// (`resolve --inventory`) fails a node by it.
+constexpr bool driver_runs_code_of(const cuda_version& driver, const cuda_version& compiler) noexcept {
+  return driver.major >= compiler.major;
+}
+
 /// Whether code built for `built` may use the feature set that `required` names (its variant and
 /// compute capability; the form of either does not matter: compute_90a means what sm_90a means):
 ///   required X.Y  (baseline)  built for compute capability >= X.Y, any variant

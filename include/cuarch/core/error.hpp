@@ -183,8 +183,11 @@ inline std::string error::message() const {
           "; fix: check the path and its permissions";
       break;
     case errc::unreadable_input:
-      m = "cannot inspect " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
-          "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it";
+      m = (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where() +
+          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+          (source == source_kind::device_list
+               ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
+               : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
       break;
     case errc::malformed_output:
       m = subj + " gave no recognisable version" + where() + (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +

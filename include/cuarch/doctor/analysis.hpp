@@ -199,7 +199,7 @@ class analyzer {
     const candidate* drv = d_.chosen(d_.driver);
     if (!answered(drv)) return;
     for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
-      if (!answered(c) || drv->result->version.major >= c->result->version.major) continue;
+      if (!answered(c) || driver_runs_code_of(drv->result->version, c->result->version)) continue;
       add(finding_kind::compiler_newer_than_driver, severity::warning,
           label(*c) + " is a newer major release than the driver, which serves CUDA " + release_text(drv->result->version),
           "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or compile "

@@ -31,8 +31,32 @@ struct inspect_outcome {
 inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const resolve_options& o) {
   inspect_outcome out;
   inspect_report& report = out.report;
-  const bool native = !o.devices;
-  const bool detect_driver = o.driver == driver_from::detected || (native && o.driver == driver_from::none);
+  if (!o.inventory.empty()) {  // a fleet: every GPU node under its own driver (core/inventory.hpp)
+    if (const auto bad = check_options(o)) {
+      out.failure = errors::unreadable_input(source_kind::device_list, o.inventory, o.inventory, *bad);
+      return out;
+    }
+    auto fleet = read_inventory_file(o.inventory);
+    if (!fleet) {
+      out.failure = fleet.error();
+      return out;
+    }
+    report.devices = fleet->devices();
+    for (const auto& d : report.devices)
+      for (const auto& n : fleet->nodes)
+        if (n.name == d.name) {
+          report.device_drivers.push_back(n.driver);
+          break;
+        }
+    out.notes = inventory_notes(*fleet);
+    report.nodes = std::move(fleet->nodes);
+    if (report.devices.empty()) {
+      out.failure = errors::no_device(source_kind::device_list, "none of its nodes has a GPU", o.inventory, o.inventory);
+      return out;
+    }
+  }
+  const bool native = !o.devices && o.inventory.empty();
+  const bool detect_driver = o.driver == driver_from::detected || (native && o.driver == driver_from::none);  // never with a fleet
   if (o.devices)
     for (std::size_t i = 0; i < o.devices->size(); ++i)
       report.devices.push_back(device_info{static_cast<int>(i), (*o.devices)[i], "", source_kind::device_list});
@@ -66,8 +90,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     }
   }
   for (const auto& p : paths)
-    for (const auto& file : code_files_under(p))
-      report.files.push_back(judge_file(file, read_code_file(file), report.devices, report.driver));
+    for (const auto& file : code_files_under(p)) report.files.push_back(judge_file(file, read_code_file(file), report));
   return out;
 }
 

@@ -92,6 +92,8 @@ struct resolve_options {
   driver_from driver = driver_from::none;
   cuda_version driver_version{};  // with driver_from::given
   bool cuinit_fallback = true;    // false: never cuInit, NVML's failure is the answer
+  // A fleet instead (core/inventory.hpp): every GPU node of this file is a device, with its driver.
+  std::string inventory;
 
   // One deadline for the whole detection, any one tool's run included.
   std::chrono::milliseconds timeout = default_detection_deadline;
@@ -124,6 +126,7 @@ enum class option_name : unsigned char {
   driver,
   cuinit_fallback,
   timeout,  // devices, driver, deadline
+  inventory,
 };
 
 /// The library's name of each option, in enumerator order: Python's keyword, the CMake helper's key.
@@ -131,7 +134,7 @@ inline constexpr std::string_view option_names[] = {
     "archs",   "dialect",         "env",           "policy",    "native_variant", "strict", "compiler",
     "toolkit", "supported_archs", "output",        "cuda_home", "nvrtc",          "nvcc",   "cudart",
     "libcuda", "ptxas",           "python_prefix", "isolated",  "devices",        "driver", "cuinit_fallback",
-    "timeout"};
+    "timeout", "inventory"};
 inline constexpr auto all_option_names = detail::enumerators<option_name>(option_names);
 /// The library's name of an option: Python's keyword argument, the CMake helper's key.
 constexpr std::string_view to_string(option_name e) noexcept { return detail::name_of(option_names, e); }
@@ -288,6 +291,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       return std::nullopt;
     }
     case option_name::cuinit_fallback: return flag(o.cuinit_fallback);
+    case option_name::inventory: o.inventory = std::string(value); return std::nullopt;
     case option_name::timeout: {
       // A deadline below a millisecond cannot run one probe; an hour is longer than any probe needs.
       const std::string text(value);
@@ -318,6 +322,9 @@ CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, c
     return n(option_name::toolkit) + " names the compiler by release; " + n(option_name::compiler) + ", " + n(option_name::nvcc) +
            ", " + n(option_name::nvrtc) + ", " + n(option_name::cuda_home) + ", " + n(option_name::python_prefix) + " and " +
            n(option_name::isolated) + " detect one: use one or the other";
+  if (!o.inventory.empty() && (o.devices || o.driver != driver_from::none))
+    return n(option_name::inventory) + " gives the devices and their drivers, node by node; " + n(option_name::devices) + " and " +
+           n(option_name::driver) + " give them too: use one or the other";
   if (o.toolkit_supported_sm && !o.toolkit)
     return n(option_name::supported_archs) + " describes a toolkit named by release: give " + n(option_name::toolkit) + " too";
   return std::nullopt;

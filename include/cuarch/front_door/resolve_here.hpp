@@ -75,6 +75,7 @@ CUARCH_END_NAMESPACE
 #  include "../resolve/fixed_sources.hpp"
 #  include "../resolve/resolver.hpp"
 #  include "../resolve/source_contract.hpp"
+#  include "../sources/code_file.hpp"
 #  include "resolve_warnings.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -158,6 +159,24 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     return out;
   }
 
+  // A fleet (core/inventory.hpp): its GPU nodes are the devices, each named after its node; the
+  // oldest driver among them checks PTX, since any node may have to JIT it.
+  std::optional<inventory> fleet;
+  std::optional<cuda_version> fleet_driver;
+  if (!o.inventory.empty()) {
+    auto read = read_inventory_file(o.inventory);
+    if (!read) {
+      out.malformed = true;
+      out.result = unexpected(resolution_failure{read.error(), {}});
+      return out;
+    }
+    fleet = std::move(*read);
+    for (const auto& n : fleet->nodes)
+      if (!n.gpus.empty() && n.driver.major != 0 && (!fleet_driver || n.driver < *fleet_driver)) fleet_driver = n.driver;
+    const auto notes = inventory_notes(*fleet);
+    out.notes.insert(out.notes.end(), notes.begin(), notes.end());
+  }
+
   // 2. Which compiler decides.
   const bool nvrtc_loaded = !o.toolkit && !o.isolated && !detail::application_libraries::instance().paths("libnvrtc.so.").empty();
   const bool jit = detail::decides_with_nvrtc(o, nvrtc_loaded);
@@ -165,7 +184,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
 
   // 3. Only the roles this request needs, each stopped at its answer, plus what the tools run.
   const bool needs_devices = o.policy.verify_on_devices || parsed->keyword() == arch_keyword::native;
-  const bool ask_driver_for_devices = needs_devices && !o.devices;
+  const bool ask_driver_for_devices = needs_devices && !o.devices && !fleet;
   detect_options asked = detect_options_for(o, env);
   std::optional<detection> found;
   if (!o.toolkit || ask_driver_for_devices || o.driver == driver_from::detected) {
@@ -198,10 +217,12 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   }();
   const any_device_source devices = [&]() -> any_device_source {
     if (o.devices) return fixed_devices(*o.devices);
+    if (fleet) return fixed_devices(fleet->devices());
     if (d && ask_driver_for_devices) return detected_devices{d};
     return no_devices{};
   }();
   const any_driver_source driver = [&]() -> any_driver_source {
+    if (fleet_driver) return fixed_driver(*fleet_driver);
     switch (o.driver) {
       case driver_from::given: return fixed_driver(o.driver_version);
       case driver_from::detected: return detected_driver{d};
@@ -239,6 +260,28 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     }
   }
   if (!out.compiler && info) out.compiler = compiler_provenance{*info, {}, {}, {}};
+  if (fleet && out.result && info) {
+    // Every node must run what this compiler builds (driver_runs_code_of); each one that cannot is said.
+    std::size_t failing = 0;
+    std::string first;
+    for (const auto& n : fleet->nodes) {
+      if (n.gpus.empty() || n.driver.major == 0 || driver_runs_code_of(n.driver, info->version)) continue;
+      const std::string why = "node " + detail::printable(n.name) + ": its driver serves CUDA " +
+                              std::string(to_text(n.driver).view()) + ", older than the CUDA " +
+                              std::string(to_text(info->version.release()).view()) + " that builds";
+      const std::string fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
+      out.notes.push_back(why + " (" + n.driver_said + "): minor-version compatibility does not cross majors; fix: " + fix);
+      if (failing++ == 0) first = why + "; fix: " + fix;
+    }
+    if (failing != 0) {
+      error e = errors::nothing_resolved(source_kind::driver, request.list,
+                                         first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
+      e.partial = true;
+      resolution_failure f{e, out.result->diagnostics};
+      f.compiler = out.compiler;
+      out.result = unexpected(std::move(f));
+    }
+  }
   out.found = std::move(found);
   return out;
 }

@@ -21,6 +21,7 @@
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/fatbin.hpp"
+#include "../core/inventory.hpp"
 #include "../core/observation.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -74,6 +75,15 @@ struct inspect_report {
   std::optional<cuda_version> driver;  // nullopt: PTX was not checked against a driver
   std::string driver_source;           // "given", or how the driver was found
   std::vector<file_verdict> files;
+  // A fleet (inspect --inventory): its nodes, GPU or not, and per device its node's driver (major 0: unknown).
+  std::vector<inventory_node> nodes;
+  std::vector<cuda_version> device_drivers;
+
+  /// The driver device `i` is judged under: its node's in a fleet, else `driver`.
+  std::optional<cuda_version> driver_of(std::size_t i) const {
+    if (i >= device_drivers.size()) return driver;
+    return device_drivers[i].major ? std::optional<cuda_version>(device_drivers[i]) : std::nullopt;
+  }
 
   /// 2 when a file could not be read, else 1 when a device cannot load a file, else 0.
   int exit_status() const noexcept {
@@ -157,9 +167,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
   return v;
 }
 
-/// Judges a file already read (or its read error) on every device.
-inline file_verdict judge_file(std::string path, expected<code_listing, error> listing, const std::vector<device_info>& devices,
-                               const std::optional<cuda_version>& driver) {
+/// Judges a file already read (or its read error) on every device of `r`, each under its driver.
+inline file_verdict judge_file(std::string path, expected<code_listing, error> listing, const inspect_report& r) {
   file_verdict f;
   f.path = std::move(path);
   if (!listing) {
@@ -168,7 +177,7 @@ inline file_verdict judge_file(std::string path, expected<code_listing, error> l
   }
   f.listing = std::move(*listing);
   if (f.has_code())
-    for (const auto& d : devices) f.devices.push_back(judge_device(f.listing, d, driver));
+    for (std::size_t i = 0; i < r.devices.size(); ++i) f.devices.push_back(judge_device(f.listing, r.devices[i], r.driver_of(i)));
   return f;
 }
 
@@ -203,6 +212,19 @@ inline std::string image_target(const code_image& img) { return std::string(to_t
 /// For people: per file, what it holds and per device whether it loads, how, and the fix.
 inline std::string inspect_text(const inspect_report& r) {
   std::string out;
+  for (const auto& n : r.nodes) {
+    out += "node " + detail::printable(n.name) + ": ";
+    if (n.gpus.empty()) out += "no GPU (" + n.no_gpu + ")";
+    for (std::size_t i = 0; i < n.gpus.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(n.gpus[i].count) + " x " +
+             (n.gpus[i].product.empty() ? "GPU" : detail::printable(n.gpus[i].product)) + " (cc " +
+             std::string(to_text(n.gpus[i].cc).view()) + ")";
+    if (!n.gpus.empty())
+      out += n.driver.major ? "; driver serves CUDA " + std::string(to_text(n.driver).view()) + " (" +
+                                  detail::printable(n.driver_said) + (n.driver_by_table ? ", by cuarch's table" : "") + ")"
+                            : std::string("; driver unknown: PTX not checked");
+    out += "\n";
+  }
   for (const auto& f : r.files) {
     out += f.path + ": ";
     if (f.unreadable) {
@@ -265,7 +287,7 @@ inline std::string inspect_text(const inspect_report& r) {
             "architecture holds such code objects on purpose)\n";
     }
   }
-  if (!r.driver) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
+  if (!r.driver && r.nodes.empty()) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
   return out;
 }
 
@@ -288,16 +310,37 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   if (r.driver)
     w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
   else w.null();
+  const auto version_or_null = [&w](const std::optional<cuda_version>& v) {
+    if (v) w.value(std::string(to_text(*v).view()));
+    else w.null();
+  };
   w.key("devices").begin_array();
-  for (const auto& d : r.devices)
-    w.begin_object()
-        .key("cc")
-        .value(std::string(to_text(d.cc).view()))
-        .key("name")
-        .value(d.name)
-        .key("source")
-        .value(to_string(d.source))
-        .end_object();
+  for (std::size_t i = 0; i < r.devices.size(); ++i) {
+    const device_info& d = r.devices[i];
+    w.begin_object().key("cc").value(std::string(to_text(d.cc).view())).key("name").value(d.name);
+    w.key("source").value(to_string(d.source)).key("driver");
+    version_or_null(r.driver_of(i));
+    w.end_object();
+  }
+  w.end_array().key("nodes").begin_array();  // inspect --inventory: every node, GPU or not
+  for (const auto& n : r.nodes) {
+    w.begin_object().key("name").value(n.name).key("gpus").begin_array();
+    for (const auto& g : n.gpus)
+      w.begin_object()
+          .key("cc")
+          .value(std::string(to_text(g.cc).view()))
+          .key("count")
+          .value(g.count)
+          .key("product")
+          .value(g.product)
+          .end_object();
+    w.end_array().key("driver");
+    version_or_null(n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
+    w.key("driver_said").value(n.driver_said).key("driver_by_table").value(n.driver_by_table).key("no_gpu");
+    if (n.gpus.empty()) w.value(n.no_gpu);
+    else w.null();
+    w.end_object();
+  }
   w.end_array().key("files").begin_array();
   for (const auto& f : r.files) {
     w.begin_object().key("path").value(f.path).key("error");
@@ -317,7 +360,8 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     }
     w.end_array().key("devices").begin_array();
     for (const auto& d : f.devices) {
-      w.begin_object().key("cc").value(std::string(to_text(d.device.cc).view())).key("loads").value(d.loads());
+      w.begin_object().key("cc").value(std::string(to_text(d.device.cc).view())).key("name").value(d.device.name);
+      w.key("loads").value(d.loads());
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
       w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit)).key("chosen").begin_array();
       std::vector<long long> chosen(detail::target_keys, 0);  // the images it loads, by target: how many code objects

@@ -20,6 +20,7 @@
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/fatbin.hpp"
+#include "../core/inventory.hpp"
 #include "posix/posix.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -88,6 +89,22 @@ inline std::vector<std::string> code_files_under(const std::string& path, std::s
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// The most of an inventory file cuarch reads: `kubectl get nodes -o json` of 1,000 nodes is 10-50 MB.
+inline constexpr std::size_t max_inventory_bytes = std::size_t{128} << 20;
+
+/// The nodes of the inventory file at `path` (parse_inventory), read as every file cuarch reads
+/// (a FIFO is an error, never a hang; larger than max_inventory_bytes is an error). Errors:
+/// unreadable_input (the caller's input: exit 2) naming the path.
+inline expected<inventory, error> read_inventory_file(const std::string& path) {
+  const auto text = detail::read_regular_file(path, max_inventory_bytes, source_kind::device_list);
+  if (!text) {
+    error e = detail::inventory_error(path, "the file", std::string(text.error().raw.view()));
+    e.native_status = text.error().native_status;
+    return unexpected(e);
+  }
+  return parse_inventory(*text, path);
 }
 
 CUARCH_END_NAMESPACE

@@ -20,6 +20,7 @@
 #include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "../core/detail/chars.hpp"
+#include "../core/detail/json.hpp"
 #include "posix/posix.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
@@ -89,98 +90,6 @@ inline expected<std::string, error> read_small_file(const std::string& path, sou
 inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
   return errors::malformed_output(src, what, path, trim(raw.substr(0, 190)));
 }
-
-/// A minimal JSON reader for version.json: collects the string members of the top-level objects
-/// ("cuda_nvcc.version" -> "12.4.131"). Rejects malformed input instead of guessing.
-class json_strings {
- public:
-  static std::optional<std::map<std::string, std::string>> read(std::string_view text) {
-    json_strings j(text);
-    j.skip_ws();
-    if (!j.value(0, "")) return std::nullopt;
-    j.skip_ws();
-    if (j.pos_ != j.text_.size()) return std::nullopt;
-    return std::move(j.out_);
-  }
-
- private:
-  explicit json_strings(std::string_view t) : text_(t) {}
-  void skip_ws() {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
-  bool eat(char c) {
-    skip_ws();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool string(std::string& s) {
-    if (!eat('"')) return false;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"') return true;
-      if (c == '\\') {
-        if (pos_ >= text_.size()) return false;
-        const char esc = text_[pos_++];
-        if (esc == 'u') {  // keep escapes verbatim: version strings never need them
-          if (pos_ + 4 > text_.size()) return false;
-          s += "\\u";
-          s.append(text_.substr(pos_, 4));
-          pos_ += 4;
-          continue;
-        }
-        s += esc == 'n' ? '\n' : esc == 't' ? '\t' : esc;
-        continue;
-      }
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      s += c;
-    }
-    return false;
-  }
-  bool value(int depth, const std::string& path) {
-    if (depth > 32) return false;
-    skip_ws();
-    if (pos_ >= text_.size()) return false;
-    const char c = text_[pos_];
-    if (c == '{') {
-      ++pos_;
-      if (eat('}')) return true;
-      do {
-        std::string key;
-        if (!string(key) || !eat(':')) return false;
-        if (!value(depth + 1, path.empty() ? key : path + "." + key)) return false;
-      } while (eat(','));
-      return eat('}');
-    }
-    if (c == '[') {
-      ++pos_;
-      if (eat(']')) return true;
-      do {
-        if (!value(depth + 1, path + "[]")) return false;
-      } while (eat(','));
-      return eat(']');
-    }
-    if (c == '"') {
-      std::string s;
-      if (!string(s)) return false;
-      out_[path] = std::move(s);
-      return true;
-    }
-    // number, true, false, null: skip the bare word
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+' || text_[pos_] == '.' || is_digit(text_[pos_]) ||
-                                   (text_[pos_] >= 'a' && text_[pos_] <= 'z') || text_[pos_] == 'E'))
-      ++pos_;
-    const std::string_view word = text_.substr(start, pos_ - start);
-    return !word.empty() && (is_digit(word.front()) || word.front() == '-' || word == "true" || word == "false" || word == "null");
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::map<std::string, std::string> out_;
-};
 
 inline observation file_seen(source_kind src, cuda_version v, const std::string& path, discovery how, std::string raw) {
   observation o;

@@ -1,4 +1,5 @@
-// The one JSON writer of cuarch's reports (doctor --json, resolve --format json). Output only.
+// The one JSON writer of cuarch's reports (doctor --json, resolve --format json), and the one
+// reader (json_strings, at the end: version.json, kubectl's node list).
 //
 // Its documents are always valid UTF-8 and well-formed RFC 8259 JSON, whatever bytes they are
 // given: paths, environment values and tool output are bytes, not text.
@@ -19,12 +20,14 @@
 // a different but valid-looking path. U+FFFD is visibly "not this", and the hex is exact.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../config.hpp"
+#include "chars.hpp"
 #include "utf8.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -201,6 +204,101 @@ class json_writer {
   std::string out_;
   std::vector<frame> stack_;
   bool after_key_ = false;
+};
+
+/// The one JSON reader (version.json, `kubectl get nodes -o json`): every string member by its
+/// path, object keys joined by '.', array elements indexed ("cuda_nvcc.version" -> "12.4.131",
+/// "items[0].metadata.name" -> "gpu-1"); numbers, booleans and null are checked and skipped.
+/// Rejects malformed input (and nesting deeper than 32) instead of guessing.
+class json_strings {
+ public:
+  static std::optional<std::map<std::string, std::string>> read(std::string_view text) {
+    json_strings j(text);
+    j.skip_ws();
+    if (!j.value(0, "")) return std::nullopt;
+    j.skip_ws();
+    if (j.pos_ != j.text_.size()) return std::nullopt;
+    return std::move(j.out_);
+  }
+
+ private:
+  explicit json_strings(std::string_view t) : text_(t) {}
+  void skip_ws() {
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool string(std::string& s) {
+    if (!eat('"')) return false;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_++];
+      if (c == '"') return true;
+      if (c == '\\') {
+        if (pos_ >= text_.size()) return false;
+        const char esc = text_[pos_++];
+        if (esc == 'u') {  // keep escapes verbatim: version strings never need them
+          if (pos_ + 4 > text_.size()) return false;
+          s += "\\u";
+          s.append(text_.substr(pos_, 4));
+          pos_ += 4;
+          continue;
+        }
+        s += esc == 'n' ? '\n' : esc == 't' ? '\t' : esc;
+        continue;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      s += c;
+    }
+    return false;
+  }
+  bool value(int depth, const std::string& path) {
+    if (depth > 32) return false;
+    skip_ws();
+    if (pos_ >= text_.size()) return false;
+    const char c = text_[pos_];
+    if (c == '{') {
+      ++pos_;
+      if (eat('}')) return true;
+      do {
+        std::string key;
+        if (!string(key) || !eat(':')) return false;
+        if (!value(depth + 1, path.empty() ? key : path + "." + key)) return false;
+      } while (eat(','));
+      return eat('}');
+    }
+    if (c == '[') {
+      ++pos_;
+      if (eat(']')) return true;
+      std::size_t index = 0;
+      do {
+        if (!value(depth + 1, path + "[" + std::to_string(index++) + "]")) return false;
+      } while (eat(','));
+      return eat(']');
+    }
+    if (c == '"') {
+      std::string s;
+      if (!string(s)) return false;
+      out_[path] = std::move(s);
+      return true;
+    }
+    // number, true, false, null: skip the bare word
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+' || text_[pos_] == '.' || is_digit(text_[pos_]) ||
+                                   (text_[pos_] >= 'a' && text_[pos_] <= 'z') || text_[pos_] == 'E'))
+      ++pos_;
+    const std::string_view word = text_.substr(start, pos_ - start);
+    return !word.empty() && (is_digit(word.front()) || word.front() == '-' || word == "true" || word == "false" || word == "null");
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::map<std::string, std::string> out_;
 };
 
 }  // namespace detail

@@ -1,0 +1,264 @@
+// A fleet as its cluster already knows it, read into nodes: `kubectl get nodes -o json` (NVIDIA GPU
+// feature discovery's node labels) or a CSV of `nvidia-smi --query-gpu=...` from many hosts. Pure:
+// sources/code_file.hpp reads the file; `resolve --inventory` and `inspect --inventory` judge every
+// node with its compute capabilities and its driver (docs/inspect.md, "A fleet").
+//
+// The labels, as GPU feature discovery writes them (NVIDIA/k8s-device-plugin internal/lm/nvml.go,
+// newVersionLabeler, and internal/lm/resource.go, newArchitectureLabels): nvidia.com/gpu.compute.major
+// and .minor, nvidia.com/gpu.product, nvidia.com/gpu.count; the CUDA the driver serves as
+// nvidia.com/cuda.runtime-version.major/.minor (older: nvidia.com/cuda.runtime.major/.minor), and the
+// driver release as nvidia.com/cuda.driver-version.full (older: nvidia.com/cuda.driver.major/.minor/.rev).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "arch_table.hpp"
+#include "config.hpp"
+#include "decode.hpp"
+#include "detail/json.hpp"
+#include "detail/utf8.hpp"
+#include "device_list.hpp"
+#include "error.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "observation.hpp"
+
+CUARCH_BEGIN_NAMESPACE
+
+/// GPUs of one compute capability and product on a node.
+struct inventory_gpu {
+  compute_capability cc{};
+  int count = 1;
+  std::string product;  // "NVIDIA-H200" (a label), "NVIDIA H200" (nvidia-smi); may be empty
+};
+
+/// One node (kubectl) or host (CSV).
+struct inventory_node {
+  std::string name;
+  std::vector<inventory_gpu> gpus;  // empty: no GPU node, `no_gpu` says why
+  std::string no_gpu;
+  cuda_version driver{};         // the CUDA its driver serves; major 0: unknown (PTX not checked for it)
+  std::string driver_said;       // the file's words for it: "580.159.04", "cuda.runtime-version 13.0"
+  bool driver_by_table = false;  // inferred from the driver release by cuarch's table (toolkit_served_by)
+};
+
+struct inventory {
+  std::string path;
+  std::string format;  // "kubectl" or "csv"
+  std::vector<inventory_node> nodes;
+
+  /// One device per GPU node and compute capability, named after its node, in file order.
+  std::vector<device_info> devices() const {
+    std::vector<device_info> out;
+    for (const auto& n : nodes)
+      for (const auto& g : n.gpus) {
+        bool seen = false;
+        for (std::size_t i = out.size(); i-- > 0 && out[i].name == n.name;) seen = seen || out[i].cc == g.cc;
+        if (!seen) out.push_back(device_info{static_cast<int>(out.size()), g.cc, n.name, source_kind::device_list});
+      }
+    return out;
+  }
+};
+
+namespace detail {
+
+/// A problem at `where` ("node gpu-3", "line 4") of the inventory at `path`: unreadable_input (exit 2).
+inline error inventory_error(const std::string& path, const std::string& where, const std::string& why) {
+  return errors::unreadable_input(source_kind::device_list, printable(where), path, printable(why));
+}
+
+/// The driver from a release ("580.159.04"): the CUDA it serves by cuarch's table.
+inline bool driver_from_release(inventory_node& n, std::string_view release) {
+  const auto d = parse_driver_version(release);
+  if (!d) return false;
+  n.driver = toolkit_served_by(*d);
+  n.driver_said = std::string(trim(release));
+  n.driver_by_table = true;
+  return true;
+}
+
+inline expected<inventory, error> read_kubectl(std::string_view text, inventory inv) {
+  const auto members = json_strings::read(text);
+  if (!members) return unexpected(inventory_error(inv.path, "the file", "it is not valid JSON"));
+  const auto get = [&](const std::string& key) -> const std::string* {
+    const auto it = members->find(key);
+    return it == members->end() ? nullptr : &it->second;
+  };
+  const std::string* kind = get("kind");
+  const bool one = kind && *kind == "Node";
+  if (!one && !(kind && (*kind == "List" || *kind == "NodeList")))
+    return unexpected(inventory_error(inv.path, "the file", "its \"kind\" is '" + (kind ? *kind : "") + "', not List or Node"));
+  for (std::size_t i = 0;; ++i) {
+    const std::string at = one ? std::string() : "items[" + std::to_string(i) + "].";
+    const auto first = members->lower_bound(at);
+    if (!one && (first == members->end() || first->first.compare(0, at.size(), at) != 0)) break;
+    inventory_node n;
+    const std::string* name = get(at + "metadata.name");
+    n.name = name ? *name : "items[" + std::to_string(i) + "]";
+    const std::string where = "node " + n.name;
+    const auto label = [&](const char* key) { return get(at + "metadata.labels.nvidia.com/" + key); };
+    const auto number = [&](const char* key, int& into) {
+      const std::string* v = label(key);
+      return v && parse_uint(*v, into);
+    };
+    const std::string *major = label("gpu.compute.major"), *minor = label("gpu.compute.minor");
+    const std::string* capacity = get(at + "status.capacity.nvidia.com/gpu");
+    if (major || minor) {
+      inventory_gpu g;
+      if (!number("gpu.compute.major", g.cc.major) || !number("gpu.compute.minor", g.cc.minor))
+        return unexpected(inventory_error(inv.path, where,
+                                          "labels nvidia.com/gpu.compute.major and .minor must both be numbers, not '" +
+                                              (major ? *major : "") + "' and '" + (minor ? *minor : "") + "'"));
+      if (const std::string* product = label("gpu.product")) g.product = *product;
+      if (!number("gpu.count", g.count) && !(capacity && parse_uint(*capacity, g.count))) g.count = 1;
+      n.gpus.push_back(std::move(g));
+      cuda_version v{0, 0, -1};
+      if (number("cuda.runtime-version.major", v.major) && number("cuda.runtime-version.minor", v.minor))
+        n.driver_said = "nvidia.com/cuda.runtime-version " + std::to_string(v.major) + "." + std::to_string(v.minor);
+      else if (number("cuda.runtime.major", v.major) && number("cuda.runtime.minor", v.minor))
+        n.driver_said = "nvidia.com/cuda.runtime " + std::to_string(v.major) + "." + std::to_string(v.minor);
+      if (!n.driver_said.empty()) n.driver = v;
+      else if (const std::string* full = label("cuda.driver-version.full")) driver_from_release(n, *full);
+      else if (const std::string* dm = label("cuda.driver.major"), *dn = label("cuda.driver.minor"); dm && dn) {
+        const std::string* rev = label("cuda.driver.rev");
+        driver_from_release(n, *dm + "." + *dn + (rev && !rev->empty() ? "." + *rev : ""));
+      }
+    } else {
+      int gpus = 0;
+      const std::string gpu_labels = at + "metadata.labels.nvidia.com/gpu.";
+      const auto it = members->lower_bound(gpu_labels);
+      const bool labelled = it != members->end() && it->first.compare(0, gpu_labels.size(), gpu_labels) == 0;
+      if (labelled || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
+        return unexpected(
+            inventory_error(inv.path, where,
+                            "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
+                            "label: run GPU feature discovery on it, or list it in an nvidia-smi CSV"));
+      n.no_gpu = "no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity";
+    }
+    inv.nodes.push_back(std::move(n));
+    if (one) break;
+  }
+  return inv;
+}
+
+inline std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = line.find(',', at);
+    out.emplace_back(trim(line.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at)));
+    if (comma == std::string_view::npos) return out;
+    at = comma + 1;
+  }
+}
+
+inline expected<inventory, error> read_csv(std::string_view text, inventory inv) {
+  std::vector<std::string> header;
+  enum { host, cc, driver, cuda, product, columns };
+  std::size_t col[columns];
+  std::map<std::string, std::size_t> node_of;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = trim(text.substr(at, end - at));
+    at = end + 1;
+    const std::string where = "line " + std::to_string(++number);
+    if (line.empty() || line.front() == '#') continue;
+    std::vector<std::string> f = csv_fields(line);
+    if (header.empty()) {
+      for (auto& name : f) {
+        name = std::string(trim(name.substr(0, name.find(" ["))));  // "memory.total [MiB]"
+        for (auto& c : name) c = to_lower(c);
+      }
+      const auto find = [&](std::initializer_list<std::string_view> names) {
+        for (std::size_t i = 0; i < f.size(); ++i)
+          for (const auto n : names)
+            if (f[i] == n) return i;
+        return f.size();
+      };
+      col[host] = find({"host", "hostname", "node"});
+      col[cc] = find({"compute_cap"});
+      col[driver] = find({"driver_version"});
+      col[cuda] = find({"cuda_version"});
+      col[product] = find({"name", "gpu_name"});
+      if (col[cc] == f.size())
+        return unexpected(inventory_error(
+            inv.path, where,
+            "it names no compute_cap column: the first line must be the header nvidia-smi --format=csv writes (not noheader), "
+            "e.g. host, name, compute_cap, driver_version"));
+      header = std::move(f);
+      continue;
+    }
+    if (f.size() != header.size())
+      return unexpected(inventory_error(
+          inv.path, where, "it has " + std::to_string(f.size()) + " fields, the header names " + std::to_string(header.size())));
+    if (f[col[cc]] == "compute_cap") continue;  // the header again: outputs of many hosts concatenated
+    const std::string name = col[host] < f.size() ? f[col[host]] : inv.path;
+    const auto [it, added] = node_of.emplace(name, inv.nodes.size());
+    if (added) inv.nodes.push_back(inventory_node{name, {}, "its rows name no compute_cap", {}, {}, false});
+    inventory_node& n = inv.nodes[it->second];
+    const std::string& capability = f[col[cc]];
+    if (capability.empty() || capability == "[N/A]" || capability == "N/A") continue;
+    const auto c = parse_compute_capability(capability);
+    if (!c) return unexpected(inventory_error(inv.path, where, "compute_cap '" + capability + "' is not a compute capability"));
+    inventory_node was = n;
+    if (col[cuda] < f.size() && !f[col[cuda]].empty()) {
+      const auto v = parse_cuda_version(f[col[cuda]]);
+      if (!v) return unexpected(inventory_error(inv.path, where, "cuda_version '" + f[col[cuda]] + "' is not a CUDA version"));
+      n.driver = v->release();
+      n.driver_said = "cuda_version " + f[col[cuda]];
+      n.driver_by_table = false;
+    } else if (col[driver] < f.size() && !f[col[driver]].empty() && !driver_from_release(n, f[col[driver]])) {
+      return unexpected(inventory_error(inv.path, where, "driver_version '" + f[col[driver]] + "' is not a driver release"));
+    }
+    if (!was.gpus.empty() && was.driver_said != n.driver_said)
+      return unexpected(
+          inventory_error(inv.path, where, "host " + name + " has rows with drivers " + was.driver_said + " and " + n.driver_said));
+    const std::string model = col[product] < f.size() ? f[col[product]] : std::string();
+    n.no_gpu.clear();
+    auto same = std::find_if(n.gpus.begin(), n.gpus.end(), [&](const inventory_gpu& g) { return g.cc == *c && g.product == model; });
+    if (same != n.gpus.end()) ++same->count;
+    else n.gpus.push_back(inventory_gpu{*c, 1, model});
+  }
+  if (header.empty()) return unexpected(inventory_error(inv.path, "the file", "it is empty"));
+  return inv;
+}
+
+}  // namespace detail
+
+/// What to say beside a verdict on the fleet: the nodes without GPUs, the drivers whose CUDA is
+/// unknown (PTX is not checked for them) or was inferred from the driver release by cuarch's table.
+inline std::vector<std::string> inventory_notes(const inventory& inv) {
+  std::vector<std::string> notes;
+  for (const auto& n : inv.nodes) {
+    const std::string node = "node " + detail::printable(n.name);
+    if (n.gpus.empty()) notes.push_back(node + " has no GPU (" + n.no_gpu + "): nothing of it is judged");
+    else if (n.driver.major == 0)
+      notes.push_back(node + ": the CUDA its driver serves is unknown (" +
+                      (n.driver_said.empty() ? std::string("no driver label or column")
+                                             : "driver " + detail::printable(n.driver_said) + " is older than cuarch's table") +
+                      "): PTX is not checked for it");
+    else if (n.driver_by_table)
+      notes.push_back(node + ": driver " + detail::printable(n.driver_said) + " serves CUDA " + std::string(to_text(n.driver).view()) +
+                      " by cuarch's table of minimum drivers (the file names no CUDA version)");
+  }
+  return notes;
+}
+
+/// The nodes of an inventory file's bytes (`path` names it in errors): JSON when it starts with
+/// '{' (kubectl), else CSV. Errors: unreadable_input naming the file, the node or line, and what is
+/// wrong there; a node without GPU labels is no error but a node without GPUs (`no_gpu`).
+inline expected<inventory, error> parse_inventory(std::string_view text, std::string path) {
+  inventory inv;
+  inv.path = std::move(path);
+  const std::string_view t = detail::trim(text);
+  inv.format = !t.empty() && t.front() == '{' ? "kubectl" : "csv";
+  return inv.format == "kubectl" ? detail::read_kubectl(t, std::move(inv)) : detail::read_csv(t, std::move(inv));
+}
+
+CUARCH_END_NAMESPACE

@@ -1,0 +1,314 @@
+// A fleet (`--inventory FILE`, core/inventory.hpp): `kubectl get nodes -o json` with GPU feature
+// discovery's labels, and CSVs of nvidia-smi --query-gpu (real ones captured on an H200), read into
+// nodes; `resolve --inventory` gives one target set every GPU node loads, or says which node cannot
+// and why; `inspect --inventory` judges every node under its own driver (docs/inspect.md, "A fleet").
+#include <cuarch/detect.hpp>
+#include <cuarch/front_door/inspect_here.hpp>
+#include <cuarch/sources/code_file.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cuarch::compute_capability;
+using cuarch::cuda_version;
+using cuarch::errc;
+
+const std::string data = std::string(CUARCH_TEST_DATA_DIR) + "/inventory/";
+const std::string fleet_json = data + "kubectl-nodes.json";
+
+std::string scratch(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/cuarch-inventory-" + std::to_string(::getpid()) + "-" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+cuarch::inventory read(const std::string& path) {
+  auto inv = cuarch::read_inventory_file(path);
+  INFO((inv ? std::string() : inv.error().message()));
+  REQUIRE(inv.has_value());
+  return *inv;
+}
+
+cuarch::error refused(const std::string& path) {
+  auto inv = cuarch::read_inventory_file(path);
+  REQUIRE_FALSE(inv.has_value());
+  INFO(inv.error().message());
+  CHECK(inv.error().code == errc::unreadable_input);  // the caller's input: exit 2
+  CHECK(inv.error().message().find(path) != std::string::npos);
+  CHECK(inv.error().message().find("fix: ") != std::string::npos);
+  return inv.error();
+}
+
+/// A kubectl List of one node with these labels (JSON members, already quoted) and status.
+std::string one_node(const std::string& labels, const std::string& status = "{}") {
+  return R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Node","metadata":{"name":"n1","labels":{)" + labels +
+         R"(}},"status":)" + status + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("a driver release serves the CUDA of cuarch's table of minimum drivers", "[inventory]") {
+  CHECK(cuarch::toolkit_served_by({580, 159, 4}) == cuda_version{13, 0, -1});  // the H200's driver
+  CHECK(cuarch::toolkit_served_by({580, 65, 6}) == cuda_version{13, 0, -1});   // 13.0's own minimum
+  CHECK(cuarch::toolkit_served_by({580, 65, 5}) == cuda_version{12, 9, -1});
+  CHECK(cuarch::toolkit_served_by({535, 183, 1}) == cuda_version{12, 2, -1});
+  cuda_version newest_published{};  // rows whose minimum driver NVIDIA has not published answer for no driver
+  for (const auto& row : cuarch::toolkit_table)
+    if (row.min_driver.major != 0) newest_published = row.release;
+  CHECK(cuarch::toolkit_served_by({999, 0, -1}) == newest_published);
+  CHECK(cuarch::toolkit_served_by({400, 0, -1}).major == 0);  // older than the table: unknown
+  CHECK(cuarch::driver_runs_code_of({12, 2, -1}, {12, 8, -1}));
+  CHECK_FALSE(cuarch::driver_runs_code_of({12, 2, -1}, {13, 0, -1}));
+}
+
+TEST_CASE("kubectl get nodes -o json: an H200 node, a T4 node on an older driver, a CPU-only node", "[inventory]") {
+  const auto inv = read(fleet_json);
+  CHECK(inv.format == "kubectl");
+  REQUIRE(inv.nodes.size() == 3);
+  const auto& h200 = inv.nodes[0];
+  CHECK(h200.name == "gpu-h200-0");
+  REQUIRE(h200.gpus.size() == 1);
+  CHECK(h200.gpus[0].cc == compute_capability{9, 0});
+  CHECK(h200.gpus[0].count == 8);
+  CHECK(h200.gpus[0].product == "NVIDIA-H200");
+  CHECK(h200.driver == cuda_version{13, 0, -1});  // nvidia.com/cuda.runtime-version.*: the label, not the table
+  CHECK_FALSE(h200.driver_by_table);
+  const auto& t4 = inv.nodes[1];  // an older GFD: only nvidia.com/cuda.runtime.* and cuda.driver.*
+  CHECK(t4.gpus.at(0).cc == compute_capability{7, 5});
+  CHECK(t4.driver == cuda_version{12, 2, -1});
+  CHECK(t4.driver_said == "nvidia.com/cuda.runtime 12.2");
+  CHECK(inv.nodes[2].name == "cpu-0");
+  CHECK(inv.nodes[2].gpus.empty());
+  CHECK_FALSE(inv.nodes[2].no_gpu.empty());
+  const auto devices = inv.devices();
+  REQUIRE(devices.size() == 2);  // one per GPU node and cc, named after the node
+  CHECK(devices[0].name == "gpu-h200-0");
+  CHECK(devices[1].cc == compute_capability{7, 5});
+  const auto notes = cuarch::inventory_notes(inv);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("node cpu-0 has no GPU") == 0);
+}
+
+TEST_CASE("kubectl: the driver from the release when no CUDA label, one Node, missing and bad labels", "[inventory]") {
+  // Only the release (the newer full label, or the older major/minor/rev): the table infers the CUDA.
+  auto inv = read(scratch("full.json", one_node(R"("nvidia.com/gpu.compute.major":"12","nvidia.com/gpu.compute.minor":"0",)"
+                                                R"("nvidia.com/cuda.driver-version.full":"575.57.08")")));
+  CHECK(inv.nodes.at(0).gpus.at(0).cc == compute_capability{12, 0});
+  CHECK(inv.nodes[0].driver == cuda_version{12, 9, -1});
+  CHECK(inv.nodes[0].driver_by_table);
+  CHECK(cuarch::inventory_notes(inv).at(0).find("by cuarch's table") != std::string::npos);
+  inv = read(scratch("old.json", one_node(R"("nvidia.com/gpu.compute.major":"8","nvidia.com/gpu.compute.minor":"0",)"
+                                          R"("nvidia.com/cuda.driver.major":"535","nvidia.com/cuda.driver.minor":"54",)"
+                                          R"("nvidia.com/cuda.driver.rev":"03")")));
+  CHECK(inv.nodes.at(0).driver == cuda_version{12, 2, -1});
+  // No driver label at all: the node is judged, its PTX is not checked, and that is said.
+  inv = read(scratch("nodriver.json", one_node(R"("nvidia.com/gpu.compute.major":"8","nvidia.com/gpu.compute.minor":"6")")));
+  CHECK(inv.nodes.at(0).driver.major == 0);
+  CHECK(cuarch::inventory_notes(inv).at(0).find("PTX is not checked") != std::string::npos);
+  // `kubectl get node NAME -o json`: one Node, not a List.
+  inv = read(scratch("one.json", R"({"kind":"Node","metadata":{"name":"solo","labels":{"nvidia.com/gpu.compute.major":"9",)"
+                                 R"("nvidia.com/gpu.compute.minor":"0"}}})"));
+  CHECK(inv.nodes.at(0).name == "solo");
+  // GPUs without the compute labels (no GFD): an error naming the node, never a CPU-only node.
+  auto e = refused(scratch("nocc.json", one_node(R"("nvidia.com/gpu.product":"NVIDIA-H200")")));
+  CHECK(e.message().find("node n1") != std::string::npos);
+  CHECK(e.message().find("GPU feature discovery") != std::string::npos);
+  e = refused(scratch("capacity.json", one_node("", R"({"capacity":{"nvidia.com/gpu":"4"}})")));
+  CHECK(e.message().find("node n1") != std::string::npos);
+  CHECK(read(scratch("zero.json", one_node("", R"({"capacity":{"nvidia.com/gpu":"0"}})"))).nodes.at(0).gpus.empty());
+  e = refused(scratch("half.json", one_node(R"("nvidia.com/gpu.compute.major":"9")")));
+  CHECK(e.message().find("must both be numbers") != std::string::npos);
+  refused(scratch("nan.json", one_node(R"("nvidia.com/gpu.compute.major":"nine","nvidia.com/gpu.compute.minor":"0")")));
+}
+
+TEST_CASE("kubectl: malformed JSON, another kind, and control characters are refused naming the file", "[inventory]") {
+  CHECK(refused(scratch("cut.json", one_node(R"("a":"b")").substr(0, 50))).message().find("not valid JSON") != std::string::npos);
+  CHECK(refused(scratch("pods.json", R"({"kind":"PodList","items":[]})")).message().find("PodList") != std::string::npos);
+  refused(scratch("ctl.json", one_node("\"nvidia.com/gpu.product\":\"a\x01z\"")));  // a raw control character is not JSON
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += "{\"a\":";
+  refused(scratch("deep.json", deep));  // nesting is bounded
+}
+
+TEST_CASE("nvidia-smi CSVs: the real H200 captures, a gathered fleet, and what is refused", "[inventory]") {
+  // nvidia-smi --query-gpu=name,compute_cap,driver_version,uuid,pci.bus_id,memory.total --format=csv on an H200.
+  auto inv = read(data + "h200-query.csv");
+  CHECK(inv.format == "csv");
+  REQUIRE(inv.nodes.size() == 1);
+  CHECK(inv.nodes[0].name == data + "h200-query.csv");  // no host column: the file is one host
+  CHECK(inv.nodes[0].gpus.at(0).cc == compute_capability{9, 0});
+  CHECK(inv.nodes[0].gpus[0].product == "NVIDIA H200");
+  CHECK(inv.nodes[0].driver == cuda_version{13, 0, -1});  // 580.159.04, by the table (nvidia-smi said 13.0 too)
+  CHECK(inv.nodes[0].driver_said == "580.159.04");
+  CHECK(inv.nodes[0].driver_by_table);
+  CHECK(read(data + "h200-nounits.csv").nodes.at(0).gpus.at(0).cc == compute_capability{9, 0});
+  // noheader: the columns cannot be known; the fix says what to write.
+  const auto e = refused(data + "h200-noheader.csv");
+  CHECK(e.message().find("line 1") != std::string::npos);
+  CHECK(e.message().find("not noheader") != std::string::npos);
+
+  inv = read(data + "fleet.csv");
+  REQUIRE(inv.nodes.size() == 3);
+  CHECK(inv.nodes[0].gpus.at(0).count == 2);
+  CHECK(inv.nodes[1].driver == cuda_version{12, 2, -1});
+  CHECK(inv.nodes[2].gpus.empty());
+  // Hosts' outputs concatenated, each with its header; a cuda_version column beats the table; a
+  // mixed host has one device per compute capability.
+  inv = read(scratch("cat.csv",
+                     "host, name, compute_cap, driver_version, cuda_version\n"
+                     "a, NVIDIA H200, 9.0, 580.159.04, 13.0\n"
+                     "host, name, compute_cap, driver_version, cuda_version\n"
+                     "b, NVIDIA L4, 8.9, 550.54.15, 12.4\r\n"
+                     "b, NVIDIA RTX PRO 6000 Blackwell, 12.0, 550.54.15, 12.4\n"));
+  REQUIRE(inv.nodes.size() == 2);
+  CHECK_FALSE(inv.nodes[1].driver_by_table);
+  CHECK(inv.nodes[1].driver == cuda_version{12, 4, -1});
+  CHECK(inv.devices().size() == 3);
+  refused(scratch("fields.csv", "host, compute_cap\na, 9.0, extra\n"));
+  refused(scratch("badcc.csv", "host, compute_cap\na, nine\n"));
+  refused(scratch("baddrv.csv", "host, compute_cap, driver_version\na, 9.0, new\n"));
+  CHECK(refused(scratch("twodrv.csv", "host, compute_cap, driver_version\na, 9.0, 580.159.04\na, 9.0, 535.54.03\n"))
+            .message()
+            .find("host a") != std::string::npos);
+  refused(scratch("empty.csv", "\n# nothing\n"));
+  // Control characters in a host name are escaped wherever it is said.
+  inv = read(scratch("ctl.csv", "host, compute_cap\nevil\x1b[31m, \n"));
+  const auto notes = cuarch::inventory_notes(inv);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("an inventory file is read bounded: a FIFO, a huge file, a directory, a missing file", "[inventory][hostile]") {
+  const std::string fifo = "/tmp/cuarch-inventory-fifo-" + std::to_string(::getpid());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(refused(fifo).message().find("FIFO") != std::string::npos);  // never opened for a blocking read
+  ::unlink(fifo.c_str());
+  const std::string huge = scratch("huge.json", "{");
+  REQUIRE(::truncate(huge.c_str(), static_cast<off_t>(cuarch::max_inventory_bytes + 1)) == 0);  // sparse: no disk
+  CHECK(refused(huge).message().find("larger than") != std::string::npos);
+  refused("/tmp");
+  refused("/nonexistent/nodes.json");
+}
+
+TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node that cannot and why", "[inventory][front_door]") {
+  cuarch::resolve_options o;
+  o.inventory = fleet_json;
+  o.toolkit = cuda_version{12, 8, -1};
+  auto done = cuarch::resolve_here(o);
+  INFO((done.result ? std::string() : done.result.error().message()));
+  REQUIRE(done.result);
+  // The done criterion: every GPU node loads one of the targets; one per node's cc, no more.
+  const auto inv = read(fleet_json);
+  for (const auto& node : inv.nodes)
+    for (const auto& gpu : node.gpus) {
+      bool loads = false;
+      for (const auto& t : done.result->targets) loads = loads || cuarch::can_load(t, gpu.cc);
+      CHECK(loads);
+    }
+  CHECK(done.result->targets.size() == 2);
+  CHECK(done.result->diagnostics.at(1).device->name.view() == "gpu-t4-0");  // the diagnostics name the node
+  CHECK(done.notes.at(0).find("cpu-0") != std::string::npos);               // a CPU-only node is said, not an error
+
+  // CUDA 13.0 builds what the T4 node's driver (CUDA 12.2) cannot run: the node is named, exit 1.
+  o.toolkit = cuda_version{13, 0, -1};
+  done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  CHECK(done.exit_status() == 1);
+  const std::string why = done.result.error().message();
+  INFO(why);
+  CHECK(why.find("node gpu-t4-0") != std::string::npos);
+  CHECK(why.find("CUDA 12.2") != std::string::npos);
+  CHECK(why.find("fix: update its driver, or build with CUDA 12.x") != std::string::npos);
+
+  // A cc the compiler cannot build: the resolver's own diagnostic names the node.
+  o.toolkit = cuda_version{12, 8, -1};
+  o.inventory = scratch("old.csv", "host, compute_cap, driver_version\nk80, 3.7, 470.57.02\nh, 9.0, 580.159.04\n");
+  done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  CHECK(done.result.error().message().find("k80, cc 3.7") != std::string::npos);
+
+  // Devices and a driver beside an inventory: one or the other; a bad file: exit 2 before anything runs.
+  o.devices = std::vector<compute_capability>{{9, 0}};
+  CHECK(cuarch::resolve_here(o).usage);
+  o.devices.reset();
+  o.inventory = data + "h200-noheader.csv";
+  done = cuarch::resolve_here(o);
+  CHECK(done.exit_status() == 2);
+}
+
+TEST_CASE("inspect --inventory: every GPU node judged under its own driver, every node listed", "[inventory][inspect]") {
+  cuarch::resolve_options o;
+  o.inventory = fleet_json;
+  const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/mix_80_90a_c90.o"},
+                                         o);  // sm_80 sm_90a compute_90
+  REQUIRE_FALSE(done.failure);
+  const auto& r = done.report;
+  REQUIRE(r.devices.size() == 2);
+  CHECK(r.driver_of(0) == cuda_version{13, 0, -1});
+  CHECK(r.driver_of(1) == cuda_version{12, 2, -1});
+  const auto& f = r.files.at(0);
+  CHECK(f.devices.at(0).loads());        // the H200 node: sm_90a
+  CHECK_FALSE(f.devices.at(1).loads());  // the T4 node: nothing for 7.5
+  CHECK(r.exit_status() == 1);
+  const std::string text = cuarch::inspect_text(r);
+  INFO(text);
+  CHECK(text.find("node cpu-0: no GPU") != std::string::npos);
+  CHECK(text.find("cc 7.5 (gpu-t4-0): CANNOT LOAD") != std::string::npos);
+  const std::string json = cuarch::inspect_json(r);
+  CHECK(json.find(R"("nodes":[{"name":"gpu-h200-0","gpus":[{"cc":"9.0","count":8,"product":"NVIDIA-H200"}],"driver":"13.0")") !=
+        std::string::npos);
+  CHECK(json.find(R"({"cc":"7.5","name":"gpu-t4-0","loads":false)") != std::string::npos);
+
+  // A node's own driver decides PTX: compute_90 (PTX ISA 9.0) JITs on a CUDA 13.0 node, not on 12.8.
+  o.inventory = scratch("ptx.csv", "host, compute_cap, cuda_version\nnew, 10.0, 13.0\nold, 10.0, 12.8\n");
+  const auto ptx = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/compute_90.o"}, o);
+  REQUIRE(ptx.report.files.at(0).devices.size() == 2);
+  CHECK(ptx.report.files[0].devices[0].loads());
+  CHECK(ptx.report.files[0].devices[1].failing.at(0).why.code == errc::ptx_too_new_for_driver);
+}
+
+#ifdef CUARCH_CLI_PATH
+TEST_CASE("the command line: resolve and inspect --inventory, text and json", "[inventory][cli]") {
+  const auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), CUARCH_CLI_PATH);
+    auto r = cuarch::run_process(args, cuarch::process_limits{});
+    REQUIRE(r);
+    return *r;
+  };
+  auto r = run({"resolve", "--toolkit", "12.8", "--inventory", fleet_json});
+  INFO(r.out << r.err);
+  CHECK(r.exit_status == 0);
+  CHECK(r.out == "-gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_90a,code=sm_90a\n");
+  CHECK(r.err.find("note: node cpu-0 has no GPU") != std::string::npos);
+  r = run({"resolve", "--toolkit", "12.8", "--inventory", fleet_json, "--format", "json"});
+  CHECK(r.out.find(R"("device":{"ordinal":1,"cc":"7.5","name":"gpu-t4-0"})") != std::string::npos);
+  r = run({"resolve", "--toolkit", "13.0", "--inventory", fleet_json, "--format", "json"});
+  CHECK(r.exit_status == 1);
+  CHECK(r.out.find(R"("ok":false)") != std::string::npos);
+  CHECK(r.err.find("node gpu-t4-0: its driver serves CUDA 12.2") != std::string::npos);
+  r = run({"resolve", "--toolkit", "12.8", "--inventory", fleet_json, "--device-cc", "9.0"});
+  CHECK(r.exit_status == 2);
+  CHECK(r.err.find("--inventory gives the devices") != std::string::npos);
+
+  const std::string built = std::string(CUARCH_TEST_DATA_DIR) + "/inspect/";
+  r = run({"inspect", built + "sm_90a.o", built + "sm_75.o", "--inventory", data + "fleet.csv"});
+  CHECK(r.exit_status == 1);
+  CHECK(r.out.find("node gpu-t4-0: 2 x Tesla T4 (cc 7.5); driver serves CUDA 12.2 (535.183.01, by cuarch's table)") !=
+        std::string::npos);
+  CHECK(r.out.find("cc 7.5 (gpu-t4-0): CANNOT LOAD") != std::string::npos);
+  r = run({"inspect", built + "all_major.o", "--inventory", fleet_json, "--format", "json"});
+  CHECK(r.exit_status == 0);
+  CHECK(r.out.find(R"("no_gpu":"no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity")") != std::string::npos);
+  r = run({"inspect", built + "sm_90a.o", "--inventory", data + "h200-noheader.csv", "--format", "json"});
+  CHECK(r.exit_status == 2);
+  CHECK(r.out.find(R"("code":"unreadable_input")") != std::string::npos);
+}
+#endif
