@@ -214,6 +214,14 @@ def main():
         ("inspect unreadable", ["inspect", "/nonexistent/libk.so", "--device-cc", "9.0", "--format", "json"], 2, "cuarch.inspect/1"),
         ("inspect bad device list", ["inspect", inspect_data, "--device-cc", "9.x", "--format", "json"], 2, "cuarch.error/1"),
     ]
+    # A fleet (--inventory): tests/data/inventory.
+    fleet = os.path.join(inspect_data, "..", "inventory", "kubectl-nodes.json")
+    scenarios += [
+        ("inspect a fleet", ["inspect", os.path.join(inspect_data, "mix_80_90a_c90.o"), "--inventory", fleet, "--format", "json"], 1, "cuarch.inspect/1"),
+        ("inspect a fleet, bad inventory", ["inspect", inspect_data, "--inventory", os.path.join(inspect_data, "corpus.tsv"), "--format", "json"], 2, "cuarch.inspect/1"),
+        ("resolve a fleet", ["resolve", "--toolkit", "12.8", "--inventory", fleet, "--format", "json"], 0, "cuarch.resolve/1"),
+        ("resolve a fleet, a driver too old", ["resolve", "--toolkit", "13.0", "--inventory", fleet, "--format", "json"], 1, "cuarch.resolve/1"),
+    ]
     if local_cuda:
         scenarios += [
             ("resolve with a real NVRTC", ["resolve", "--cuda-home", local_cuda, "--compiler", "nvrtc", "--archs", "9.0a", "--format", "json"], 0, "cuarch.resolve/1"),

@@ -160,7 +160,7 @@ inline std::vector<std::string> csv_fields(std::string_view line) {
 inline expected<inventory, error> read_csv(std::string_view text, inventory inv) {
   std::vector<std::string> header;
   enum { host, cc, driver, cuda, product, columns };
-  std::size_t col[columns];
+  std::size_t col[columns] = {};  // set from the header, before any row is read
   std::map<std::string, std::size_t> node_of;
   std::size_t number = 0;
   for (std::size_t at = 0; at < text.size();) {
