@@ -233,19 +233,31 @@ inline expected<inventory, error> read_csv(std::string_view text, inventory inv)
 
 /// What to say beside a verdict on the fleet: the nodes without GPUs, the drivers whose CUDA is
 /// unknown (PTX is not checked for them) or was inferred from the driver release by cuarch's table.
+/// One note per thing said, naming the first node and counting the others (a fleet of 2,000 nodes).
 inline std::vector<std::string> inventory_notes(const inventory& inv) {
-  std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::vector<std::string>>> said;  // words, the nodes they are said of
   for (const auto& n : inv.nodes) {
-    const std::string node = "node " + detail::printable(n.name);
-    if (n.gpus.empty()) notes.push_back(node + " has no GPU (" + n.no_gpu + "): nothing of it is judged");
+    std::string words;
+    if (n.gpus.empty()) words = " has no GPU (" + n.no_gpu + "): nothing of it is judged";
     else if (n.driver.major == 0)
-      notes.push_back(node + ": the CUDA its driver serves is unknown (" +
-                      (n.driver_said.empty() ? std::string("no driver label or column")
-                                             : "driver " + detail::printable(n.driver_said) + " is older than cuarch's table") +
-                      "): PTX is not checked for it");
+      words = ": the CUDA its driver serves is unknown (" +
+              (n.driver_said.empty() ? std::string("no driver label or column")
+                                     : "driver " + n.driver_said + " is older than cuarch's table") +
+              "): PTX is not checked for it";
     else if (n.driver_by_table)
-      notes.push_back(node + ": driver " + detail::printable(n.driver_said) + " serves CUDA " + std::string(to_text(n.driver).view()) +
-                      " by cuarch's table of minimum drivers (the file names no CUDA version)");
+      words = ": driver " + n.driver_said + " serves CUDA " + std::string(to_text(n.driver).view()) +
+              " by cuarch's table of minimum drivers (the file names no CUDA version)";
+    else continue;
+    auto at = std::find_if(said.begin(), said.end(), [&](const auto& s) { return s.first == words; });
+    if (at == said.end()) at = said.insert(said.end(), {words, {}});
+    at->second.push_back(n.name);
+  }
+  std::vector<std::string> notes;
+  for (const auto& [words, nodes] : said) {
+    std::string note = "node " + nodes[0] + words;
+    if (nodes.size() > 1) note += "; so for " + std::to_string(nodes.size() - 1) + " more node" + (nodes.size() > 2 ? "s" : "") + ":";
+    for (std::size_t i = 1; i < nodes.size() && i <= 5; ++i) note += " " + nodes[i];
+    notes.push_back(detail::printable(note + (nodes.size() > 6 ? " ..." : "")));
   }
   return notes;
 }

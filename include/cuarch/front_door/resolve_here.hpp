@@ -270,9 +270,12 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
                               std::string(to_text(n.driver).view()) + ", older than the CUDA " +
                               std::string(to_text(info->version.release()).view()) + " that builds";
       const std::string fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
-      out.notes.push_back(why + " (" + n.driver_said + "): minor-version compatibility does not cross majors; fix: " + fix);
+      if (failing < 10)  // each said, up to ten: a fleet of thousands gives a few lines
+        out.notes.push_back(why + " (" + detail::printable(n.driver_said) +
+                            "): minor-version compatibility does not cross majors; fix: " + fix);
       if (failing++ == 0) first = why + "; fix: " + fix;
     }
+    if (failing > 10) out.notes.push_back(std::to_string(failing - 10) + " more nodes cannot run it either, for the same reason");
     if (failing != 0) {
       error e = errors::nothing_resolved(source_kind::driver, request.list,
                                          first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
