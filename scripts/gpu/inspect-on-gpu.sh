@@ -8,6 +8,9 @@
 #  (b) the installed torch's libtorch_cuda.so: cuarch reads it (time, code objects, images), says it
 #      loads on this GPU, and the targets most code objects hold (every one: printed) equal
 #      torch.cuda.get_arch_list();
+#  (d) the same verdicts through `--inventory`: this machine described as a fleet would describe it
+#      (`nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv`, written here) must give
+#      every binary the verdict cuModuleLoadData gave;
 #  (c) with CUOBJDUMP set (e.g. a copy of ~/.cache/cuarch/cuobjdump/13.2.51/nvidia/cu13/bin/cuobjdump
 #      carried in the tree), the images equal cuobjdump's and the time ratio (issue 19 item 6).
 # Prints one PASS/FAIL line per check; exit 1 if any failed, 77 ("skipped: no GPU") without NVML.
@@ -67,6 +70,13 @@ for path in files:
     via = ",".join(c["target"] for c in dev["chosen"]) or "-"
     actual = subprocess.run([sys.executable, load, path], capture_output=True, text=True).stdout.strip()
     ok = predicted == (actual == "loaded")
+    inventory = os.path.join(work, "inventory.csv")
+    if os.path.exists(inventory):  # (d): the node's verdict from the fleet's own description of it
+        q = subprocess.run([cli, "inspect", "--format", "json", "--inventory", inventory, path], capture_output=True, text=True)
+        node = (json.loads(q.stdout).get("files") or [{}])[0].get("devices", [{}])[0] if q.stdout.strip() else {}
+        if node.get("loads") != (actual == "loaded"):
+            print("FAIL: " + os.path.basename(path) + ": --inventory says loads=" + str(node.get("loads")) + ": " + q.stderr.strip())
+            ok = False
     fails += 0 if ok else 1
     images = " ".join(i["target"] for o in f["code_objects"] for i in o["images"])
     print(("PASS" if ok else "FAIL") + ": " + os.path.basename(path) + " [" + images + "] on cc " + dev["cc"] + " driver " +
@@ -74,9 +84,12 @@ for path in files:
           ", cuModuleLoadData " + actual)
 sys.exit(1 if fails else 0)
 PY
+smi_rc=0
+nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv >"$work/inventory.csv" ||
+  { say "FAIL: nvidia-smi --query-gpu"; rm -f "$work/inventory.csv"; smi_rc=1; }
 python3 "$work/compare.py" "$cli" "$work/load.py" "$root"/tests/data/inspect-gpu/* "$work" | tee -a "$work/summary.txt"
 binaries_rc=${PIPESTATUS[0]}
-failures=$((binaries_rc != 0))
+failures=$((binaries_rc != 0 || smi_rc != 0))
 
 # (b) and (c): the installed torch.
 torch_dir=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)
