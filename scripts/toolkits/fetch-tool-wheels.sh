@@ -8,7 +8,7 @@
 # (--torch 2.15.0 caches it in ~/.cache/cuarch/torch/2.15.0). Prints the cache directory.
 #
 # --inspect [cupy]: instead, the wheels with CUDA code that scripts/toolkits/compare-inspect-real.sh
-# and ctest inspect_real_wheels compare with cuobjdump (docs/inspect.md): CuPy 14.2.0 for CUDA 12 and
+# and ctest inspect_real_wheels_test compare with cuobjdump (docs/inspect.md): CuPy 14.2.0 for CUDA 12 and
 # 13 and NVIDIA's cuBLAS, cuFFT, cuRAND, cuSPARSE, NCCL wheels (the pinned versions below, 2.5 GB), in
 # ~/.cache/cuarch/wheels-inspect, each unpacked (its *.so* and *.a members only) into a directory
 # named after the wheel. `--inspect cupy`: the two CuPy wheels only. Prints the cache directory.
