@@ -1,15 +1,12 @@
-// A small expected<T, E> for C++17, with the member names of std::expected and only the subset
-// cuarch documents (has_value, bool, *, ->, value, error, value_or, and_then, transform, or_else,
-// transform_error). constexpr when T and E are trivially destructible, as cuarch's value types are.
-// value() on an error throws bad_expected_access<E>, as std::expected does; built with
-// -fno-exceptions it calls std::abort() instead (as libstdc++'s std::expected does then). cuarch's
-// own headers never call value(): they test the result and use * (tests/no_exceptions/ checks
-// that every public header compiles without exceptions).
+// A small expected<T, E> for C++17: std::expected's member names, only the subset cuarch documents
+// (has_value, bool, *, ->, value, error, value_or, and_then, transform, or_else, transform_error).
+// constexpr when T and E are trivially destructible. value() on an error throws
+// bad_expected_access<E>, or with -fno-exceptions calls std::abort() (as libstdc++ does); cuarch's
+// own headers never call it (tests/no_exceptions/).
 #pragma once
 
 #include <cstdlib>
 #include <exception>
-#include <initializer_list>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -17,23 +14,6 @@
 #include "../config.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-namespace detail {
-// std::invoke without <functional> (which costs every includer about 0.1 s of compile time, see
-// docs/performance.md): callables, and pointers to members applied to the stored value itself.
-template <class F, class... A>
-constexpr decltype(auto) invoke(F&& f, A&&... a) {
-  if constexpr (std::is_member_function_pointer_v<std::decay_t<F>>) {
-    return [](auto pm, auto&& obj, auto&&... rest) -> decltype(auto) {
-      return (std::forward<decltype(obj)>(obj).*pm)(std::forward<decltype(rest)>(rest)...);
-    }(f, std::forward<A>(a)...);
-  } else if constexpr (std::is_member_object_pointer_v<std::decay_t<F>>) {
-    return [](auto pm, auto&& obj) -> decltype(auto) { return (std::forward<decltype(obj)>(obj).*pm); }(f, std::forward<A>(a)...);
-  } else {
-    return std::forward<F>(f)(std::forward<A>(a)...);
-  }
-}
-}  // namespace detail
 
 template <class E>
 class unexpected {
@@ -106,52 +86,38 @@ struct expected_storage<T, E, false> {
   explicit expected_storage(std::in_place_t, A&&... a) : value_(std::forward<A>(a)...), has_(true) {}
   template <class... A>
   explicit expected_storage(unexpect_t, A&&... a) : error_(std::forward<A>(a)...), has_(false) {}
-  expected_storage(const expected_storage& o) : has_(o.has_) {
-    if (has_) ::new (&value_) T(o.value_);
-    else ::new (&error_) E(o.error_);
-  }
+  expected_storage(const expected_storage& o) : has_(o.has_) { construct(o); }
   expected_storage(expected_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
       : has_(o.has_) {
-    if (has_) ::new (&value_) T(std::move(o.value_));
-    else ::new (&error_) E(std::move(o.error_));
+    construct(std::move(o));
   }
-  expected_storage& operator=(const expected_storage& o) {
-    if (this != &o) {
-      destroy();
-      has_ = o.has_;
-      if (has_) ::new (&value_) T(o.value_);
-      else ::new (&error_) E(o.error_);
-    }
-    return *this;
-  }
+  expected_storage& operator=(const expected_storage& o) { return assign(o); }
   expected_storage& operator=(expected_storage&& o) noexcept(
       std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>) {
-    if (this != &o) {
-      destroy();
-      has_ = o.has_;
-      if (has_) ::new (&value_) T(std::move(o.value_));
-      else ::new (&error_) E(std::move(o.error_));
-    }
-    return *this;
+    return assign(std::move(o));
   }
   ~expected_storage() { destroy(); }
   void destroy() {
     if (has_) value_.~T();
     else error_.~E();
   }
+  /// Copies or moves o's member into this one, whose has_ is already o's.
+  template <class S>
+  void construct(S&& o) {
+    if (has_) ::new (&value_) T(std::forward<S>(o).value_);
+    else ::new (&error_) E(std::forward<S>(o).error_);
+  }
+  template <class S>
+  expected_storage& assign(S&& o) {
+    if (this != &o) {
+      destroy();
+      has_ = o.has_;
+      construct(std::forward<S>(o));
+    }
+    return *this;
+  }
 };
 
-template <class X>
-struct is_expected : std::false_type {};
-
-}  // namespace detail
-
-template <class T, class E>
-class expected;
-
-namespace detail {
-template <class T, class E>
-struct is_expected<expected<T, E>> : std::true_type {};
 }  // namespace detail
 
 template <class T, class E>
@@ -188,18 +154,9 @@ class expected {
   constexpr const T* operator->() const noexcept { return &s_.value_; }
   constexpr T* operator->() noexcept { return &s_.value_; }
 
-  constexpr const T& value() const& {
-    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
-    return s_.value_;
-  }
-  constexpr T& value() & {
-    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
-    return s_.value_;
-  }
-  constexpr T&& value() && {
-    if (!s_.has_) detail::bad_expected_access_of(s_.error_);
-    return std::move(s_.value_);
-  }
+  constexpr const T& value() const& { return checked(s_).value_; }
+  constexpr T& value() & { return checked(s_).value_; }
+  constexpr T&& value() && { return std::move(checked(s_).value_); }
   constexpr const E& error() const& noexcept { return s_.error_; }
   constexpr E& error() & noexcept { return s_.error_; }
   constexpr E&& error() && noexcept { return std::move(s_.error_); }
@@ -216,30 +173,34 @@ class expected {
   template <class F>
   constexpr auto and_then(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const T&>>>;
-    static_assert(detail::is_expected<R>::value, "and_then: F must return an expected");
-    if (s_.has_) return detail::invoke(std::forward<F>(f), s_.value_);
+    if (s_.has_) return std::forward<F>(f)(s_.value_);
     return R(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto transform(F&& f) const& {
     using U = std::remove_cv_t<std::invoke_result_t<F, const T&>>;
-    if (s_.has_) return expected<U, E>(std::in_place, detail::invoke(std::forward<F>(f), s_.value_));
+    if (s_.has_) return expected<U, E>(std::in_place, std::forward<F>(f)(s_.value_));
     return expected<U, E>(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto or_else(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F, const E&>>>;
     if (s_.has_) return R(std::in_place, s_.value_);
-    return detail::invoke(std::forward<F>(f), s_.error_);
+    return std::forward<F>(f)(s_.error_);
   }
   template <class F>
   constexpr auto transform_error(F&& f) const& {
     using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
     if (s_.has_) return expected<T, G>(std::in_place, s_.value_);
-    return expected<T, G>(unexpect, detail::invoke(std::forward<F>(f), s_.error_));
+    return expected<T, G>(unexpect, std::forward<F>(f)(s_.error_));
   }
 
  private:
+  template <class S>
+  static constexpr S& checked(S& s) {
+    if (!s.has_) detail::bad_expected_access_of(s.error_);
+    return s;
+  }
   detail::expected_storage<T, E> s_;
 };
 
@@ -275,14 +236,14 @@ class expected<void, E> {
   template <class F>
   constexpr auto and_then(F&& f) const& {
     using R = std::remove_cv_t<std::remove_reference_t<std::invoke_result_t<F>>>;
-    if (s_.has_) return detail::invoke(std::forward<F>(f));
+    if (s_.has_) return std::forward<F>(f)();
     return R(unexpect, s_.error_);
   }
   template <class F>
   constexpr auto transform_error(F&& f) const& {
     using G = std::remove_cv_t<std::invoke_result_t<F, const E&>>;
     if (s_.has_) return expected<void, G>();
-    return expected<void, G>(unexpect, detail::invoke(std::forward<F>(f), s_.error_));
+    return expected<void, G>(unexpect, std::forward<F>(f)(s_.error_));
   }
 
  private:
