@@ -43,16 +43,10 @@ constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) 
 
 /// native / all / all-major: requests resolved later against devices or the compile toolkit.
 enum class arch_keyword : unsigned char { none, native, all, all_major };
+inline constexpr std::string_view arch_keyword_names[] = {"", "native", "all", "all-major"};
+inline constexpr auto all_arch_keywords = detail::enumerators<arch_keyword>(arch_keyword_names);
 
-constexpr std::string_view to_string(arch_keyword k) noexcept {
-  switch (k) {
-    case arch_keyword::native: return "native";
-    case arch_keyword::all: return "all";
-    case arch_keyword::all_major: return "all-major";
-    case arch_keyword::none: break;
-  }
-  return "";
-}
+constexpr std::string_view to_string(arch_keyword k) noexcept { return detail::name_of(arch_keyword_names, k); }
 
 /// One target and where in the input it was written.
 struct parsed_target {
@@ -103,10 +97,10 @@ class parsed_arch_list {
   // would bring the 3 KB memset back.
   constexpr parsed_arch_list() noexcept {}
 
-  /// Iterates the targets (a class, not a pointer: the slots are not an array of parsed_target).
+  /// Iterates the targets in input order (a class, not a pointer: the slots are not an array of parsed_target).
   class const_iterator {
    public:
-    using iterator_category = std::random_access_iterator_tag;
+    using iterator_category = std::forward_iterator_tag;
     using value_type = parsed_target;
     using difference_type = std::ptrdiff_t;
     using pointer = const parsed_target*;
@@ -115,43 +109,13 @@ class parsed_arch_list {
     constexpr const_iterator() noexcept = default;
     constexpr reference operator*() const noexcept { return p_->value; }
     constexpr pointer operator->() const noexcept { return &p_->value; }
-    constexpr reference operator[](difference_type n) const noexcept { return p_[n].value; }
     constexpr const_iterator& operator++() noexcept {
       ++p_;
       return *this;
     }
-    constexpr const_iterator operator++(int) noexcept {
-      const_iterator r = *this;
-      ++p_;
-      return r;
-    }
-    constexpr const_iterator& operator--() noexcept {
-      --p_;
-      return *this;
-    }
-    constexpr const_iterator operator--(int) noexcept {
-      const_iterator r = *this;
-      --p_;
-      return r;
-    }
-    constexpr const_iterator& operator+=(difference_type n) noexcept {
-      p_ += n;
-      return *this;
-    }
-    constexpr const_iterator& operator-=(difference_type n) noexcept {
-      p_ -= n;
-      return *this;
-    }
-    friend constexpr const_iterator operator+(const_iterator i, difference_type n) noexcept { return i += n; }
-    friend constexpr const_iterator operator+(difference_type n, const_iterator i) noexcept { return i += n; }
-    friend constexpr const_iterator operator-(const_iterator i, difference_type n) noexcept { return i -= n; }
-    friend constexpr difference_type operator-(const_iterator a, const_iterator b) noexcept { return a.p_ - b.p_; }
+    constexpr const_iterator operator++(int) noexcept { return const_iterator(p_++); }
     friend constexpr bool operator==(const_iterator a, const_iterator b) noexcept { return a.p_ == b.p_; }
     friend constexpr bool operator!=(const_iterator a, const_iterator b) noexcept { return a.p_ != b.p_; }
-    friend constexpr bool operator<(const_iterator a, const_iterator b) noexcept { return a.p_ < b.p_; }
-    friend constexpr bool operator>(const_iterator a, const_iterator b) noexcept { return a.p_ > b.p_; }
-    friend constexpr bool operator<=(const_iterator a, const_iterator b) noexcept { return a.p_ <= b.p_; }
-    friend constexpr bool operator>=(const_iterator a, const_iterator b) noexcept { return a.p_ >= b.p_; }
 
    private:
     friend class parsed_arch_list;
@@ -204,41 +168,24 @@ class parsed_arch_list {
 
 namespace detail {
 
-/// What follows a target in its token, when it should not: a letter is an unknown suffix
-/// ("compute_90b"), anything else a malformed token ("sm_90a1", "sm_9.0").
-constexpr error trailing_error(char c, std::string_view token, std::size_t position) {
+/// "<digits>[a|f]" at rest[n] after compute capability cc has been read: the variant, which must
+/// exist for cc, and then nothing more. A letter left over is an unknown suffix ("compute_90b"),
+/// anything else a malformed token ("sm_90a1", "sm_9.0").
+constexpr expected<arch_target, error> read_variant(std::string_view rest, compute_capability cc, std::size_t n,
+                                                    std::string_view token, std::size_t position) {
+  arch_target t{cc, arch_variant::baseline, arch_form::sass};
+  if (n < rest.size() && (rest[n] == 'a' || rest[n] == 'f'))
+    t.variant = rest[n++] == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
+  if (!variant_exists(cc, t.variant)) return unexpected(errors::variant_not_defined(source_kind::user_input, t, token, position));
+  if (n == rest.size()) return t;
+  const char c = rest[n];
   const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  return letter ? errors::unknown_suffix(source_kind::user_input, token, position)
-                : errors::malformed_token(source_kind::user_input, token, position);
+  return unexpected(letter ? errors::unknown_suffix(source_kind::user_input, token, position)
+                           : errors::malformed_token(source_kind::user_input, token, position));
 }
 
-/// The part after the prefix: "<sm number>[a|f]". Used for sm_/compute_/lto_ and CMake integers.
-struct number_and_suffix {
-  compute_capability cc{};
-  arch_variant variant = arch_variant::baseline;
-  std::size_t consumed = 0;
-};
-
-constexpr expected<number_and_suffix, error> read_variant(std::string_view rest, compute_capability cc, std::size_t n,
-                                                          std::string_view token, std::size_t position) {
-  number_and_suffix r{cc, arch_variant::baseline, n};
-  if (n < rest.size()) {
-    const char c = rest[n];
-    if (c == 'a' || c == 'f') {
-      r.variant = c == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
-      ++r.consumed;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      return unexpected(errors::unknown_suffix(source_kind::user_input, token, position));
-    }
-  }
-  if (!variant_exists(r.cc, r.variant)) {
-    return unexpected(
-        errors::variant_not_defined(source_kind::user_input, arch_target{r.cc, r.variant, arch_form::sass}, token, position));
-  }
-  return r;
-}
-
-constexpr expected<number_and_suffix, error> read_sm_number(std::string_view rest, std::string_view token, std::size_t position) {
+/// "<sm number>[a|f]", all of rest: sm_/compute_/lto_ after the prefix, and CMake integers.
+constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std::string_view token, std::size_t position) {
   int number = 0;
   const std::size_t n = read_uint(rest, number);
   // Two or three digits, no leading zero: 75, 90, 120. One digit or "075" is not a target.
@@ -247,7 +194,7 @@ constexpr expected<number_and_suffix, error> read_sm_number(std::string_view res
 }
 
 /// "12.0a" -> 12.0 + a; major one or two digits, minor exactly one digit.
-constexpr expected<number_and_suffix, error> read_dotted(std::string_view s, std::string_view token, std::size_t position) {
+constexpr expected<arch_target, error> read_dotted(std::string_view s, std::string_view token, std::size_t position) {
   int major = 0, minor = 0;
   std::size_t n = read_uint(s, major);
   if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.')
@@ -259,20 +206,6 @@ constexpr expected<number_and_suffix, error> read_dotted(std::string_view s, std
 
 constexpr bool has_ptx_suffix(std::string_view s) noexcept { return s.size() >= 4 && iequals(s.substr(s.size() - 4), "+ptx"); }
 
-constexpr token_targets one(arch_target t) noexcept {
-  token_targets r;
-  r.items[0] = t;
-  r.count = 1;
-  return r;
-}
-constexpr token_targets two(arch_target a, arch_target b) noexcept {
-  token_targets r;
-  r.items[0] = a;
-  r.items[1] = b;
-  r.count = 2;
-  return r;
-}
-
 struct prefix_form {
   std::string_view text;
   arch_form form;
@@ -282,51 +215,37 @@ struct prefix_form {
 inline constexpr prefix_form target_prefixes[] = {
     {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
 
-/// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it).
-constexpr expected<token_targets, error> parse_prefixed(std::string_view token, std::size_t position, bool& matched) {
+/// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it);
+/// a token with none of them is malformed.
+constexpr expected<arch_target, error> parse_prefixed(std::string_view token, std::size_t position) {
   for (const auto& p : target_prefixes) {
     if (!starts_with(token, p.text)) continue;
-    matched = true;
-    const std::string_view rest = token.substr(p.text.size());
-    const auto r = read_sm_number(rest, token, position);
-    if (!r) return unexpected(r.error());
-    if (r->consumed != rest.size()) {
-      // "compute_90b" is a wrong suffix; "sm_90a1", "sm_9.0" are malformed.
-      return unexpected(detail::trailing_error(rest[r->consumed], token, position));
-    }
-    return one(arch_target{r->cc, r->variant, p.form});
+    const auto r = read_sm_number(token.substr(p.text.size()), token, position);
+    if (!r) return r;
+    return with_form(*r, p.form);
   }
-  return token_targets{};
+  return unexpected(errors::malformed_token(source_kind::user_input, token, position));
 }
 
 /// `+PTX` asks for PTX that later GPUs can JIT; a/f code never runs on later GPUs.
 constexpr expected<token_targets, error> with_ptx(arch_target sass, bool ptx, std::string_view token, std::size_t position) {
-  if (!ptx) return one(sass);
+  if (!ptx) return token_targets{{sass}, 1};
   if (sass.variant != arch_variant::baseline) {
     return unexpected(errors::ptx_of_specific_variant(source_kind::user_input, sass, token, position));
   }
-  return two(sass, with_form(sass, arch_form::ptx));
+  return token_targets{{sass, with_form(sass, arch_form::ptx)}, 2};
 }
 
-/// Integer forms: "90a", "90-real", "90-virtual". `bare_means_both` is CMake's rule: a bare
-/// number means SASS and PTX.
-constexpr expected<token_targets, error> parse_integer(std::string_view token, std::size_t position, bool bare_means_both) {
-  std::string_view body = token;
-  enum { bare, real, virt } kind = bare;
-  if (ends_with(body, "-real")) {
-    kind = real;
-    body.remove_suffix(5);
-  } else if (ends_with(body, "-virtual")) {
-    kind = virt;
-    body.remove_suffix(8);
-  }
-  const auto r = read_sm_number(body, token, position);
-  if (!r) return unexpected(r.error());
-  if (r->consumed != body.size()) { return unexpected(detail::trailing_error(body[r->consumed], token, position)); }
-  const arch_target sass{r->cc, r->variant, arch_form::sass};
-  if (kind == real) return one(sass);
-  if (kind == virt) return one(with_form(sass, arch_form::ptx));
-  return bare_means_both ? two(sass, with_form(sass, arch_form::ptx)) : one(sass);
+/// Integer forms of `token`: "90a", "90-real", "90-virtual" (body: the token without "+PTX").
+/// `bare_means_both` is CMake's rule: a bare number means SASS and PTX.
+constexpr expected<token_targets, error> parse_integer(std::string_view body, std::string_view token, std::size_t position,
+                                                       bool bare_means_both) {
+  const bool real = ends_with(body, "-real"), virt = ends_with(body, "-virtual");
+  body.remove_suffix(real ? 5 : virt ? 8 : 0);
+  const auto sass = read_sm_number(body, token, position);
+  if (!sass) return unexpected(sass.error());
+  if (real || virt) return token_targets{{with_form(*sass, real ? arch_form::sass : arch_form::ptx)}, 1};
+  return bare_means_both ? token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2} : token_targets{{*sass}, 1};
 }
 
 }  // namespace detail
@@ -338,8 +257,9 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
                         detail::starts_with(token, "lto_");
   if (prefixed && (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc)) {
-    bool matched = false;                                     // true here: the prefix is known to match
-    return detail::parse_prefixed(token, position, matched);  // returned directly, not copied
+    const auto t = detail::parse_prefixed(token, position);
+    if (!t) return unexpected(t.error());
+    return token_targets{{*t}, 1};
   }
   if (dialect == arch_dialect::nvcc) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
 
@@ -347,26 +267,19 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   const bool ptx = dialect != arch_dialect::cmake && detail::has_ptx_suffix(body);
   if (ptx) body.remove_suffix(4);
   if (body.find('.') != std::string_view::npos && dialect != arch_dialect::cmake) {
-    const auto r = detail::read_dotted(body, token, position);
-    if (!r) return unexpected(r.error());
-    if (r->consumed != body.size()) { return unexpected(detail::trailing_error(body[r->consumed], token, position)); }
-    const arch_target sass{r->cc, r->variant, arch_form::sass};
+    const auto sass = detail::read_dotted(body, token, position);
+    if (!sass) return unexpected(sass.error());
     // PyTorch's "9.0a+PTX" adds compute_90a beside sm_90a; elsewhere +PTX is portable PTX only.
-    if (ptx && dialect == arch_dialect::torch) return detail::two(sass, with_form(sass, arch_form::ptx));
-    return detail::with_ptx(sass, ptx, token, position);
+    if (ptx && dialect == arch_dialect::torch) return token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2};
+    return detail::with_ptx(*sass, ptx, token, position);
   }
   if (dialect == arch_dialect::torch) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
-  if (ptx) {  // generic "90+PTX"
-    const auto r = detail::parse_integer(body, position, false);
-    if (!r) {  // the error of "90" stands for the whole token "90+PTX"
-      error e = r.error();
-      e.subject = token;
-      return unexpected(e);
-    }
-    if (body.find('-') != std::string_view::npos) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
-    return detail::with_ptx(r->items[0], true, token, position);
-  }
-  return detail::parse_integer(token, position, dialect == arch_dialect::cmake);
+  if (!ptx) return detail::parse_integer(token, token, position, dialect == arch_dialect::cmake);
+  // Generic "90+PTX": "90-real+PTX" is malformed.
+  const auto r = detail::parse_integer(body, token, position, false);
+  if (!r) return r;
+  if (body.find('-') != std::string_view::npos) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  return detail::with_ptx(r->items[0], true, token, position);
 }
 
 /// Exactly one target: `sm_120a`, `compute_90`, `lto_90`, `12.0a`, `120a`, `90-virtual`.
@@ -415,10 +328,7 @@ constexpr bool torch_supports(std::string_view entry) noexcept {
 }
 
 constexpr arch_keyword keyword_of(std::string_view token) noexcept {
-  if (token == "native") return arch_keyword::native;
-  if (token == "all") return arch_keyword::all;
-  if (token == "all-major") return arch_keyword::all_major;
-  return arch_keyword::none;
+  return find_by_name(all_arch_keywords, token).value_or(arch_keyword::none);
 }
 
 constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
@@ -445,10 +355,7 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
 constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
   if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_"))
     return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
-  bool matched = false;
-  const auto t = parse_prefixed(v, position, matched);
-  if (!t) return unexpected(t.error());
-  return t->items[0];
+  return parse_prefixed(v, position);
 }
 
 /// The image nvcc builds for code `c` from the virtual architecture `virt` (compute_V), or nullopt
@@ -537,12 +444,13 @@ constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, const arch
                                               std::string_view flag, std::string_view input) {
   const arch_form virtual_form = a.form == arch_form::lto ? arch_form::lto : arch_form::ptx;
   if (a.form == arch_form::sass) {
-    const auto r = add_targets(list, one(a), position, flag.size(), input);
+    const auto r = add_targets(list, token_targets{{a}, 1}, position, flag.size(), input);
     if (!r) return r;
   }
   const arch_target v = with_form(a, virtual_form);
   const arch_target base{a.cc, arch_variant::baseline, virtual_form};
-  return add_targets(list, a.variant == arch_variant::baseline ? one(v) : two(base, v), position, flag.size(), input);
+  return add_targets(list, a.variant == arch_variant::baseline ? token_targets{{v}, 1} : token_targets{{base, v}, 2}, position,
+                     flag.size(), input);
 }
 
 enum class nvcc_flag : unsigned char { arch, code, gencode, rdc };
