@@ -56,181 +56,151 @@ struct error {
   std::string message() const;
 };
 
-namespace detail {
-
-inline void append_found_where(std::string& out, const error& e) {
-  if ((e.source == source_kind::none || e.source == source_kind::user_input) && e.location.empty()) return;
-  out += " (";
-  out += to_string(e.source);
-  if (!e.location.empty()) {
-    out += " at ";
-    out += e.location.view();
-  }
-  out += ')';
-}
-
-}  // namespace detail
-
 inline std::string error::message() const {
   std::string m;
-  const std::string subj(subject.view());
-  const std::string tgt(to_text(target).view());
-  const std::string req(to_text(required).view());
-  const std::string fnd(to_text(found).view());
-  auto where = [&] {
-    std::string w;
-    detail::append_found_where(w, *this);
-    return w;
+  const auto str = [](const auto& value) { return std::string(to_text(value).view()); };
+  const std::string subj(subject.view()), tgt = str(target), req = str(required), fnd = str(found);
+  std::string where;  // " (nvrtc at /path)": where the deciding fact was found
+  if ((source != source_kind::none && source != source_kind::user_input) || !location.empty()) {
+    where.append(" (").append(to_string(source));
+    if (!location.empty()) where.append(" at ").append(location.view());
+    where += ')';
+  }
+  const std::string at = position == no_position ? std::string() : " at position " + std::to_string(position);
+  const std::string quoted = "'" + subj + "'" + at;
+  // The source's own words after `open`, when there are any.
+  const auto said = [&](const char* open, const char* close = "") {
+    return raw.empty() ? std::string() : open + std::string(raw.view()) + close;
   };
-  auto at_position = [&] { return position == no_position ? std::string() : " at position " + std::to_string(position); };
   switch (code) {
     case errc::empty_input:
-      m = (position != no_position && !subject.empty() ? "empty entry" + at_position() + " of '" + subj + "'"
+      m = (position != no_position && !subject.empty() ? "empty entry" + at + " of '" + subj + "'"
                                                        : std::string("no architecture given")) +
-          where() + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
+          where + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
       break;
     case errc::malformed_token:
-      m = "'" + subj + "'" + at_position() + " is not a CUDA architecture" + where() + "; fix: " +
+      m = quoted + " is not a CUDA architecture" + where + "; fix: " +
           (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real") : std::string(raw.view()));
       break;
     case errc::unknown_suffix:
-      m = "'" + subj + "'" + at_position() + " has an unknown suffix" + where() +
-          "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
+      m = quoted + " has an unknown suffix" + where + "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
       break;
     case errc::variant_not_defined:
-      m = "'" + subj + "'" + at_position() + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " +
-          std::string(to_text(target.cc).view()) + where() +
+      m = quoted + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " + str(target.cc) + where +
           "; fix: " + (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
-          ", use the plain target " + std::string(to_text(target.cc).view());
+          ", use the plain target " + str(target.cc);
       break;
     case errc::ptx_of_specific_variant:
-      m = "'" + subj + "'" + at_position() + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" +
-          where() + "; fix: write compute_" + std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) +
-          " for arch-specific PTX, or " + std::string(to_text(target.cc).view()) + "+PTX for portable PTX";
+      m = quoted + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where + "; fix: write compute_" +
+          std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) + " for arch-specific PTX, or " +
+          str(target.cc) + "+PTX for portable PTX";
       break;
     case errc::keyword_not_alone:
-      m = "'" + subj + "'" + at_position() + ": native, all and all-major must be the only entry of a list" + where() +
+      m = quoted + ": native, all and all-major must be the only entry of a list" + where +
           "; fix: use the keyword alone, or list targets explicitly";
       break;
     case errc::too_many_targets:
-      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where() + "; fix: split the list";
+      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where + "; fix: split the list";
       break;
     case errc::invalid_version:
       m = has_target || source == source_kind::knowledge_table
               ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
-              : "'" + subj + "' is not a valid version" + where() + "; fix: pass a version like 12.8 or 12.8.93";
+              : "'" + subj + "' is not a valid version" + where + "; fix: pass a version like 12.8 or 12.8.93";
       break;
     case errc::unknown_arch:
-      m = tgt + ": compute capability " + std::string(to_text(target.cc).view()) +
-          " is not known to any CUDA release in cuarch's table" + where() +
-          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
+      m = tgt + ": compute capability " + str(target.cc) + " is not known to any CUDA release in cuarch's table" + where +
+          said(" (", ")") +
           "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
           "that will build it (nvrtcGetSupportedArchs, nvcc --list-gpu-arch) or update cuarch";
       break;
     case errc::needs_newer_toolkit:
-      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where() + "; fix: compile with CUDA " + req + " or newer, or drop " +
+      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where + "; fix: compile with CUDA " + req + " or newer, or drop " +
           tgt;
       break;
     case errc::removed_in_toolkit:
-      m = tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where() +
+      m = tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where +
           "; fix: compile it with an older CUDA, or target a newer GPU";
       break;
     case errc::renamed_in_toolkit:
       // The device itself is renamed too: the same GPU reports the new compute capability under a
       // driver of that release, and a driver that still reports the old one cannot load its code.
-      m = tgt + " was renamed " + std::string(to_text(replacement).view()) + " in CUDA " + req + " (have " + fnd + ")" + where() +
-          "; fix: for a device that reports compute capability " + std::string(to_text(replacement.cc).view()) + " (a CUDA " + req +
-          " driver) use " + std::string(to_text(replacement).view()) + "; one that still reports " +
-          std::string(to_text(target.cc).view()) + " runs an older driver, which cannot load CUDA " + req + "'s code: build " + tgt +
-          " with an older CUDA";
+      m = tgt + " was renamed " + str(replacement) + " in CUDA " + req + " (have " + fnd + ")" + where +
+          "; fix: for a device that reports compute capability " + str(replacement.cc) + " (a CUDA " + req + " driver) use " +
+          str(replacement) + "; one that still reports " + str(target.cc) + " runs an older driver, which cannot load CUDA " + req +
+          "'s code: build " + tgt + " with an older CUDA";
       break;
     case errc::rejected_by_compiler:
-      m = tgt + " is not supported by the compiler, CUDA " + fnd + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+      m = tgt + " is not supported by the compiler, CUDA " + fnd + where + said(": ") +
           "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
       break;
     case errc::cannot_load_on_device:
-      m = tgt + " cannot run on a device of compute capability " + std::string(to_text(device).view()) + where() +
+      m = tgt + " cannot run on a device of compute capability " + str(device) + where +
           "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
       break;
     case errc::ptx_too_new_for_driver:
-      m = tgt + " is PTX ISA " + std::string(to_text(ptx_required).view()) + ", but the driver (CUDA " + fnd +
-          ") JITs PTX ISA up to " + std::string(to_text(ptx_supported).view()) + where() +
-          "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
+      m = tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ") JITs PTX ISA up to " + str(ptx_supported) +
+          where + "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
       break;
     case errc::library_not_found:
-      m = "could not load " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
-          "; fix: install it, or pass its absolute path explicitly";
+      m = "could not load " + subj + where + said(": ") + "; fix: install it, or pass its absolute path explicitly";
       break;
     case errc::symbol_not_found:
-      m = "symbol " + subj + " is missing" + where() + "; fix: the library is too old or not the one expected; pass another library";
+      m = "symbol " + subj + " is missing" + where + "; fix: the library is too old or not the one expected; pass another library";
       break;
     case errc::library_call_failed:
-      m = subj + " failed with status " + std::to_string(native_status) + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+      m = subj + " failed with status " + std::to_string(native_status) + where + said(": ") +
           "; fix: check the installation (driver loaded, library intact)";
       break;
     case errc::process_failed:
-      m = "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: run it by hand to see why";
+      m = "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where + said(": ") +
+          "; fix: run it by hand to see why";
       break;
     case errc::process_timed_out:
-      m = "'" + subj + "' did not finish in time and was killed" + where() +
+      m = "'" + subj + "' did not finish in time and was killed" + where +
           "; fix: check that the program is a working compiler, or raise the timeout";
       break;
-    case errc::file_unreadable:
-      m = "cannot read " + subj + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
-          "; fix: check the path and its permissions";
-      break;
+    case errc::file_unreadable: m = "cannot read " + subj + where + said(": ") + "; fix: check the path and its permissions"; break;
     case errc::unreadable_input:
-      m = (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+      m = (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where + said(": ") +
           (source == source_kind::device_list
                ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
                : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
       break;
     case errc::malformed_output:
-      m = subj + " gave no recognisable version" + where() + (raw.empty() ? std::string() : ": '" + std::string(raw.view()) + "'") +
-          "; fix: point cuarch at a genuine CUDA installation";
+      m = subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
       break;
     case errc::no_device:
-      m = "no CUDA device is visible" + where() + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+      m = "no CUDA device is visible" + where + said(": ") +
           "; fix: pass the devices explicitly (e.g. --device-cc 9.0) or request explicit targets";
       break;
     case errc::invalid_environment:
-      m = "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view())) + "; fix: correct or unset it";
+      m = "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
+          "; fix: correct or unset it";
       break;
     case errc::nothing_resolved:
-      m = (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where() +
-          (raw.empty() ? std::string() : ": " + std::string(raw.view()));
+      m = (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where + said(": ");
       break;
     case errc::not_expressible:
-      m = tgt + " cannot be written in " + subj + (raw.empty() ? std::string() : ": " + std::string(raw.view())) +
+      m = tgt + " cannot be written in " + subj + said(": ") +
           "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
       break;
     case errc::deadline_exceeded:
-      m = subj + " was not asked: the detection's deadline had passed" + where() +
-          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") +
+      m = subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
           "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
       break;
     case errc::no_compiler: {
       const bool program = source == source_kind::nvcc;
       m = "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
           "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
-          (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") +
-          (raw.empty() ? std::string() : "; " + std::string(raw.view()));
+          (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") + said("; ");
       break;
     }
-    case errc::targets_conflict: {
+    case errc::targets_conflict:
       // target: the baseline sm_XY; replacement: the family-specific sm_XYf it collides with.
-      const std::string other(to_text(replacement).view());
-      m = tgt + " and " + other + " cannot be built in one nvcc compilation" +
-          (raw.empty() ? std::string() : " (" + std::string(raw.view()) + ")") + "; fix: keep " + other +
-          " alone (it loads on every device " + tgt + " loads on, and provides " + tgt + "'s features), or build " + tgt +
-          " in a separate nvcc invocation";
+      m = tgt + " and " + str(replacement) + " cannot be built in one nvcc compilation" + said(" (", ")") + "; fix: keep " +
+          str(replacement) + " alone (it loads on every device " + tgt + " loads on, and provides " + tgt + "'s features), or build " +
+          tgt + " in a separate nvcc invocation";
       break;
-    }
   }
   if (m.empty()) m = std::string(to_string(code));
   return m;

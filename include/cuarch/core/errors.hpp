@@ -1,15 +1,7 @@
 // errors: one factory per errc, the documented way to make a cuarch::error. Each factory's
-// parameters are named after the error fields they fill (see struct error in core/error.hpp), so
-// a call says what it records; fields a code does not use keep their defaults. All are constexpr
-// and never allocate, so pure code may fail in constant expressions.
-//
-//   source    where the deciding fact came from (user_input, nvrtc, driver, toolkit_files, ...)
-//   subject   what was asked, verbatim: a token, a list, a command line, a symbol, a variable's value
-//   position  the offset of the token in the input (input errors)
-//   target    the architecture asked about (its spelling becomes the subject when none is given)
-//   location  where: a path, a library, an environment variable's name
-//   raw       the source's own words (dlerror(), NVRTC's log, a tool's output)
-//   required / found   the version needed and the version found
+// parameters are named after the fields of struct error (core/error.hpp) they fill, so a call says
+// what it records; fields a code does not use keep their defaults. All are constexpr and never
+// allocate, so pure code may fail in constant expressions.
 #pragma once
 
 #include <cstddef>
@@ -19,40 +11,39 @@
 
 CUARCH_BEGIN_NAMESPACE
 namespace detail {
-// The builders under the factories. Only this file should call them; make_error and
-// make_target_error are still called by sources/ and detect/ until those are converted too.
-constexpr error make_error(errc code, source_kind source) {
+// The builders under the factories; located_error also serves the edges' helpers whose code is
+// decided at run time (a tool's, a library's, a file's failure).
+constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw,
+                              int native_status = 0) {
   error e;
   e.code = code;
   e.source = source;
-  return e;
-}
-constexpr error make_target_error(errc code, source_kind source, const arch_target& target, const cuda_version& required = {},
-                                  const cuda_version& found = {}, std::string_view raw = {}) {
-  error e = make_error(code, source);
-  e.has_target = true;
-  e.target = target;
-  e.subject = to_text(target).view();
-  e.required = required;
-  e.found = found;
-  e.raw = raw;
-  return e;
-}
-constexpr error input_error(errc code, source_kind source, std::string_view subject, std::size_t position) {
-  error e = make_error(code, source);
-  e.subject = subject;
-  e.position = position;
-  return e;
-}
-/// The builder every located error goes through, the factories below and the edges' helpers whose
-/// code is decided at run time (a tool's, a library's, a file's failure).
-constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw,
-                              int native_status = 0) {
-  error e = make_error(code, source);
   e.subject = subject;
   e.location = location;
   e.raw = raw;
   e.native_status = native_status;
+  return e;
+}
+constexpr error make_target_error(errc code, source_kind source, const arch_target& target, const cuda_version& required = {},
+                                  const cuda_version& found = {}, std::string_view raw = {}) {
+  error e = located_error(code, source, to_text(target).view(), {}, raw);
+  e.has_target = true;
+  e.target = target;
+  e.required = required;
+  e.found = found;
+  return e;
+}
+constexpr error input_error(errc code, source_kind source, std::string_view subject, std::size_t position, std::string_view raw = {}) {
+  error e = located_error(code, source, subject, {}, raw);
+  e.position = position;
+  return e;
+}
+/// A token that asked for `target`: subject is the token as written (default: target's spelling).
+constexpr error target_input_error(errc code, source_kind source, const arch_target& target, std::string_view subject,
+                                   std::size_t position) {
+  error e = make_target_error(code, source, target);
+  if (!subject.empty()) e.subject = subject;
+  e.position = position;
   return e;
 }
 }  // namespace detail
@@ -66,9 +57,7 @@ inline constexpr std::size_t no_position = error::no_position;
 /// "" or an empty entry of a list: subject is the whole list (empty when nothing was given).
 constexpr error empty_input(source_kind source, std::string_view subject = {}, std::size_t position = no_position,
                             std::string_view raw = {}) {
-  error e = detail::input_error(errc::empty_input, source, subject, position);
-  e.raw = raw;
-  return e;
+  return detail::input_error(errc::empty_input, source, subject, position, raw);
 }
 /// "sm_", "abc": subject is the token.
 constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position) {
@@ -81,19 +70,14 @@ constexpr error unknown_suffix(source_kind source, std::string_view subject, std
 /// "8.0a": target is what the token asked for; subject the token as written (default: target's spelling).
 constexpr error variant_not_defined(source_kind source, const arch_target& target, std::string_view subject = {},
                                     std::size_t position = no_position) {
-  error e = detail::make_target_error(errc::variant_not_defined, source, target);
-  if (!subject.empty()) e.subject = subject;
-  e.position = position;
+  error e = detail::target_input_error(errc::variant_not_defined, source, target, subject, position);
   e.device = target.cc;
   return e;
 }
 /// "12.0a+PTX": target is the a/f target the +PTX was attached to.
 constexpr error ptx_of_specific_variant(source_kind source, const arch_target& target, std::string_view subject = {},
                                         std::size_t position = no_position) {
-  error e = detail::make_target_error(errc::ptx_of_specific_variant, source, target);
-  if (!subject.empty()) e.subject = subject;
-  e.position = position;
-  return e;
+  return detail::target_input_error(errc::ptx_of_specific_variant, source, target, subject, position);
 }
 /// "native;90": subject is the keyword's entry.
 constexpr error keyword_not_alone(source_kind source, std::string_view subject, std::size_t position = no_position) {
@@ -180,16 +164,12 @@ constexpr error symbol_not_found(source_kind source, std::string_view subject, s
 /// The call `subject` (e.g. "nvrtcVersion") returned native_status.
 constexpr error library_call_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
                                     std::string_view raw = {}) {
-  error e = detail::located_error(errc::library_call_failed, source, subject, location, raw);
-  e.native_status = native_status;
-  return e;
+  return detail::located_error(errc::library_call_failed, source, subject, location, raw, native_status);
 }
 /// The command line `subject` (program at location) failed with native_status; raw is its output.
 constexpr error process_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
                                std::string_view raw = {}) {
-  error e = detail::located_error(errc::process_failed, source, subject, location, raw);
-  e.native_status = native_status;
-  return e;
+  return detail::located_error(errc::process_failed, source, subject, location, raw, native_status);
 }
 /// The command line `subject` (program at location) did not finish in time.
 constexpr error process_timed_out(source_kind source, std::string_view subject, std::string_view location = {},
