@@ -29,8 +29,10 @@
 #include "compatibility.hpp"
 #include "config.hpp"
 #include "cuda_version.hpp"
+#include "decode.hpp"
 #include "error.hpp"
 #include "expected.hpp"
+#include "parse.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -171,39 +173,8 @@ inline std::string_view ptx_directive(std::string_view text, std::string_view ke
   return {};
 }
 
-/// "sm_90a" -> 9.0a; nullopt for anything else.
-inline std::optional<arch_target> ptx_target(std::string_view t) noexcept {
-  if (t.substr(0, 3) != "sm_") return std::nullopt;
-  t.remove_prefix(3);
-  arch_target out;
-  out.form = arch_form::ptx;
-  if (!t.empty() && (t.back() == 'a' || t.back() == 'f')) {
-    out.variant = t.back() == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
-    t.remove_suffix(1);
-  }
-  if (t.size() < 2 || t.size() > 3) return std::nullopt;
-  int sm = 0;
-  for (const char c : t) {
-    if (c < '0' || c > '9') return std::nullopt;
-    sm = sm * 10 + (c - '0');
-  }
-  if (sm < 10) return std::nullopt;  // sm_00 .. sm_09 name no GPU
-  out.cc = cc_of_sm(static_cast<std::uint64_t>(sm));
-  return out;
-}
-
-inline std::optional<ptx_isa_version> ptx_version(std::string_view v) noexcept {
-  const std::size_t dot = v.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= v.size() || v.size() > 6) return std::nullopt;
-  ptx_isa_version out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i == dot) continue;
-    if (v[i] < '0' || v[i] > '9') return std::nullopt;
-    int& part = i < dot ? out.major : out.minor;
-    part = part * 10 + (v[i] - '0');
-  }
-  return out;
-}
+/// A 64-bit little-endian ELF file, with room for its header.
+constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
 
 struct elf_section {
   std::string_view name;
@@ -311,11 +282,7 @@ inline std::optional<error> read_archive(std::string_view b, code_listing& out, 
     // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
     // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
     const bool table = header[0] == '/' && (header[1] == ' ' || header[1] == '/' || header[1] == 'S');
-    if (!table && member.size() >= 64 &&
-        member.substr(0, 4) ==
-            "\x7f"
-            "ELF" &&
-        member[4] == 2 && member[5] == 1 && le(member, 0x12, 2) != 190)
+    if (!table && is_elf64(member) && le(member, 0x12, 2) != 190)
       if (auto e = read_elf_code(member, data, out, images)) {
         e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
         return e;
@@ -340,11 +307,9 @@ inline expected<code_listing, error> list_code(std::string_view b) {
     if (auto e = detail::read_fatbins(b, 0, b.size(), false, out, images)) return unexpected(*e);
     return out;
   }
-  if (b.size() >= 4 && b.substr(0, 4) ==
-                           "\x7f"
-                           "ELF") {
-    if (b.size() < 64 || b[4] != 2 || b[5] != 1) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
-    if (le(b, 0x12, 2) == 190) {                              // EM_CUDA: a cubin
+  if (detail::starts_with(b, "\177ELF")) {
+    if (!detail::is_elf64(b)) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
+    if (le(b, 0x12, 2) == 190) {           // EM_CUDA: a cubin
       if (auto e = detail::read_cubin(b, out)) return unexpected(*e);
       return out;
     }
@@ -359,12 +324,13 @@ inline expected<code_listing, error> list_code(std::string_view b) {
   }
   const std::string_view target = detail::ptx_directive(b, ".target"), version = detail::ptx_directive(b, ".version");
   if (!target.empty() && !version.empty()) {
-    const auto t = detail::ptx_target(target);
-    const auto v = detail::ptx_version(version);
-    if (!t) return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
+    const auto t = detail::parse_prefixed(target, 0);
+    const auto v = parse_ptx_isa_version(version);
+    if (!t || !detail::starts_with(target, "sm_"))
+      return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
     if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
     code_image img;
-    img.target = *t;
+    img.target = with_form(*t, arch_form::ptx);
     img.version = *v;
     img.size = b.size();
     out.kind = container_kind::ptx;
