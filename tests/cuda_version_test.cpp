@@ -69,7 +69,7 @@ TEST_CASE("ordering of versions derives from one compare and treats patch as fin
   CUARCH_CHECK_BOTH(compute_capability{9, 0} <= compute_capability{9, 0});  // caw had <= as <
   CUARCH_CHECK_BOTH(compute_capability{12, 0} > compute_capability{9, 0});  // numeric, not lexicographic
   CUARCH_CHECK_BOTH(compute_capability{10, 0}.sm_number() == 100);
-  CUARCH_CHECK_BOTH(cuda_version{12, 8}.cudart_int() == 12080);
+  CUARCH_CHECK_BOTH(*decode_cudart_version(12080) == cuda_version{12, 8});
 }
 
 TEST_CASE("to_text spellings", "[version]") {

@@ -16,12 +16,10 @@ CUARCH_BEGIN_NAMESPACE
 /// compute capability (`a`, arch-specific, cc >= 9.0), or the family (`f`, family-specific, cc >= 10.0).
 enum class arch_variant : unsigned char { baseline, arch_specific, family_specific };
 
-inline constexpr arch_variant all_arch_variants[] = {arch_variant::baseline, arch_variant::arch_specific,
-                                                     arch_variant::family_specific};
-
 /// The variant's name: "baseline", "arch_specific" or "family_specific" (suffix() is its spelling
 /// in a target: "", "a", "f").
 inline constexpr std::string_view arch_variant_names[] = {"baseline", "arch_specific", "family_specific"};
+inline constexpr auto all_arch_variants = detail::enumerators<arch_variant>(arch_variant_names);
 constexpr std::string_view to_string(arch_variant v) noexcept { return detail::name_of(arch_variant_names, v); }
 
 /// What the compiler emits: SASS in a cubin (`sm_`), PTX (`compute_`), or NVVM IR for LTO (`lto_`).
@@ -40,14 +38,8 @@ constexpr bool operator==(const arch_target& a, const arch_target& b) noexcept {
 constexpr bool operator!=(const arch_target& a, const arch_target& b) noexcept { return !(a == b); }
 
 /// "", "a" or "f"
-constexpr std::string_view suffix(arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return "a";
-    case arch_variant::family_specific: return "f";
-    case arch_variant::baseline: break;
-  }
-  return "";
-}
+inline constexpr std::string_view arch_variant_suffixes[] = {"", "a", "f"};
+constexpr std::string_view suffix(arch_variant v) noexcept { return detail::name_of(arch_variant_suffixes, v); }
 /// The variant named by to_string ("arch_specific") or by its suffix ("a", "f"); nullopt otherwise.
 constexpr std::optional<arch_variant> parse_arch_variant(std::string_view name) noexcept {
   for (const arch_variant v : all_arch_variants)
@@ -56,14 +48,8 @@ constexpr std::optional<arch_variant> parse_arch_variant(std::string_view name) 
 }
 
 /// "sm_", "compute_" or "lto_"
-constexpr std::string_view prefix(arch_form f) noexcept {
-  switch (f) {
-    case arch_form::ptx: return "compute_";
-    case arch_form::lto: return "lto_";
-    case arch_form::sass: break;
-  }
-  return "sm_";
-}
+inline constexpr std::string_view arch_form_prefixes[] = {"sm_", "compute_", "lto_"};
+constexpr std::string_view prefix(arch_form f) noexcept { return detail::name_of(arch_form_prefixes, f); }
 
 /// The compiler spelling: "sm_120a", "compute_90", "lto_100f".
 constexpr detail::text<16> to_text(const arch_target& t) {
@@ -83,12 +69,7 @@ constexpr arch_target with_form(arch_target t, arch_form f) noexcept {
 /// introduced family targets, the first being sm_100f). NVRTC 12.4 and 13.0 reject compute_80a,
 /// compute_88a and compute_90f (no recorded release accepts them: tests/data/nvrtc_releases.tsv).
 constexpr bool variant_exists(const compute_capability& cc, arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return cc >= compute_capability{9, 0};
-    case arch_variant::family_specific: return cc >= compute_capability{10, 0};
-    case arch_variant::baseline: break;
-  }
-  return true;
+  return v == arch_variant::baseline || cc >= compute_capability{v == arch_variant::arch_specific ? 9 : 10, 0};
 }
 
 CUARCH_END_NAMESPACE

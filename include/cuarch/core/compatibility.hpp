@@ -17,12 +17,12 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noexcept {
-  switch (v) {
-    case arch_variant::arch_specific: return row.first_a;
-    case arch_variant::family_specific: return row.first_f;
-    case arch_variant::baseline: break;
-  }
-  return row.first;
+  return v == arch_variant::arch_specific ? row.first_a : v == arch_variant::family_specific ? row.first_f : row.first;
+}
+constexpr text<200> older_than_table(const cuda_version& release) {
+  text<200> why("CUDA ");
+  why.append(to_text(release).view()).append(" is older than the oldest release cuarch knows (");
+  return why.append(to_text(oldest_known_toolkit()).view()).append(")");
 }
 }  // namespace detail
 
@@ -31,10 +31,7 @@ constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noe
 constexpr std::optional<error> unknown_old_toolkit(const cuda_version& toolkit) {
   const cuda_version tk = toolkit.release();
   if (!(tk < oldest_known_toolkit())) return std::nullopt;
-  detail::text<200> why("CUDA ");
-  why.append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (");
-  why.append(to_text(oldest_known_toolkit()).view()).append(")");
-  return errors::invalid_version(source_kind::knowledge_table, to_text(tk).view(), why.view());
+  return errors::invalid_version(source_kind::knowledge_table, to_text(tk).view(), detail::older_than_table(tk).view());
 }
 
 /// Whether CUDA `toolkit` (nvcc or NVRTC of that release) can build target t, by the table.
@@ -44,12 +41,8 @@ constexpr std::optional<error> unknown_old_toolkit(const cuda_version& toolkit) 
 /// renamed_in_toolkit, invalid_version (toolkit older than the table).
 constexpr expected<void, error> check_buildable(const arch_target& t, const cuda_version& toolkit) {
   const cuda_version tk = toolkit.release();
-  if (tk < oldest_known_toolkit()) {
-    detail::text<200> why("CUDA ");
-    why.append(to_text(tk).view()).append(" is older than the oldest release cuarch knows (");
-    why.append(to_text(oldest_known_toolkit()).view()).append(")");
-    return unexpected(errors::invalid_version(source_kind::knowledge_table, t, tk, why.view()));
-  }
+  if (tk < oldest_known_toolkit())
+    return unexpected(errors::invalid_version(source_kind::knowledge_table, t, tk, detail::older_than_table(tk).view()));
   const std::size_t index = arch_index(t.cc);
   if (index == not_found) {
     detail::text<200> why;
@@ -149,8 +142,6 @@ constexpr expected<void, error> check_same_compilation(const arch_target& a, con
   return unexpected(errors::targets_conflict(source_kind::nvcc, base, family, said.view()));
 }
 
-constexpr bool can_share_compilation(const arch_target& a, const arch_target& b) { return check_same_compilation(a, b).has_value(); }
-
 /// The PTX ISA version a release's compilers emit, if the table knows the release.
 constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release) noexcept {
   const std::size_t i = toolkit_index(release);
@@ -199,11 +190,9 @@ constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const
 /// by compute capability, then form (sm_ first), then variant.
 template <class F>
 constexpr void for_each_buildable(const cuda_version& toolkit, F&& f) {
-  constexpr arch_variant variants[] = {arch_variant::baseline, arch_variant::arch_specific, arch_variant::family_specific};
-  constexpr arch_form forms[] = {arch_form::sass, arch_form::ptx};
   for (const auto& row : arch_table)
-    for (const arch_form form : forms)
-      for (const arch_variant v : variants) {
+    for (const arch_form form : {arch_form::sass, arch_form::ptx})
+      for (const arch_variant v : all_arch_variants) {
         const arch_target t{row.cc, v, form};
         if (is_buildable(t, toolkit)) f(t);
       }

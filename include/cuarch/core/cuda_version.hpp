@@ -17,8 +17,6 @@ struct cuda_version {
   constexpr bool has_patch() const noexcept { return patch >= 0; }
   /// The same release without its patch level: what the knowledge table is keyed on.
   constexpr cuda_version release() const noexcept { return {major, minor, -1}; }
-  /// cudaRuntimeGetVersion / CUDA_VERSION encoding: 1000 * major + 10 * minor.
-  constexpr int cudart_int() const noexcept { return major * 1000 + minor * 10; }
 };
 
 /// A PTX ISA version, as in the `.version 9.0` line of a PTX file.

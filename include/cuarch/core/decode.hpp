@@ -49,25 +49,26 @@ constexpr expected<compute_capability, error> decode_cuda_arch_macro(int n) {
   return compute_capability{n / 100, (n % 100) / 10};
 }
 
+namespace detail {
+/// "A.B" or "A.B.C", digits only; false for anything else.
+constexpr bool read_version_parts(std::string_view s, int& a, int& b, int& c) noexcept {
+  std::size_t n = read_uint(s, a);
+  if (n == 0 || n >= s.size() || s[n] != '.') return false;
+  s.remove_prefix(n + 1);
+  n = read_uint(s, b);
+  if (n == 0) return false;
+  s.remove_prefix(n);
+  return s.empty() || (s.front() == '.' && parse_uint(s.substr(1), c));
+}
+}  // namespace detail
+
 /// "12.4", "12.4.127", "V13.0.88" (nvcc's spelling). Nothing else may follow.
 constexpr expected<cuda_version, error> parse_cuda_version(std::string_view s, source_kind src = source_kind::user_input) {
-  const std::string_view original = s;
-  s = detail::trim(s);
-  if (!s.empty() && (s.front() == 'V' || s.front() == 'v')) s.remove_prefix(1);
+  std::string_view t = detail::trim(s);
+  if (!t.empty() && (t.front() == 'V' || t.front() == 'v')) t.remove_prefix(1);
   cuda_version v;
-  std::size_t n = detail::read_uint(s, v.major);
-  if (n == 0 || n >= s.size() || s[n] != '.') return unexpected(errors::invalid_version(src, original));
-  s.remove_prefix(n + 1);
-  n = detail::read_uint(s, v.minor);
-  if (n == 0) return unexpected(errors::invalid_version(src, original));
-  s.remove_prefix(n);
-  if (!s.empty()) {
-    if (s.front() != '.') return unexpected(errors::invalid_version(src, original));
-    s.remove_prefix(1);
-    n = detail::read_uint(s, v.patch);
-    if (n == 0 || n != s.size()) return unexpected(errors::invalid_version(src, original));
-  }
-  if (v.major < 1 || v.major > 99 || v.minor > 99) return unexpected(errors::invalid_version(src, original));
+  if (!detail::read_version_parts(t, v.major, v.minor, v.patch) || v.major < 1 || v.major > 99 || v.minor > 99)
+    return unexpected(errors::invalid_version(src, s));
   return v;
 }
 
@@ -80,17 +81,8 @@ constexpr expected<ptx_isa_version, error> parse_ptx_isa_version(std::string_vie
 
 /// "580.65.06", "570.26".
 constexpr expected<driver_version, error> parse_driver_version(std::string_view s, source_kind src = source_kind::driver) {
-  const std::string_view t = detail::trim(s);
   driver_version v;
-  std::size_t n = detail::read_uint(t, v.major);
-  if (n == 0 || n >= t.size() || t[n] != '.') return unexpected(errors::invalid_version(src, s));
-  std::string_view rest = t.substr(n + 1);
-  n = detail::read_uint(rest, v.minor);
-  if (n == 0) return unexpected(errors::invalid_version(src, s));
-  rest.remove_prefix(n);
-  if (!rest.empty()) {
-    if (rest.front() != '.' || !detail::parse_uint(rest.substr(1), v.patch)) return unexpected(errors::invalid_version(src, s));
-  }
+  if (!detail::read_version_parts(detail::trim(s), v.major, v.minor, v.patch)) return unexpected(errors::invalid_version(src, s));
   return v;
 }
 

@@ -33,20 +33,17 @@ inline constexpr std::string_view discovery_names[] = {"explicit argument",    "
 constexpr std::string_view to_string(discovery d) noexcept { return detail::name_of(discovery_names, d); }
 
 /// How a component was found, in the words reports use ("the default install location").
-constexpr std::string_view describe_how(discovery how) noexcept {
-  switch (how) {
-    case discovery::explicit_argument: return "given explicitly";
-    case discovery::environment: return "named by the environment";
-    case discovery::path_search: return "on PATH";  // detection::how_found says whether it is the first
-    case discovery::already_loaded: return "already loaded in this process: what its code calls";
-    case discovery::loader_search: return "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)";
-    case discovery::default_location: return "the default install location";
-    case discovery::python_site_packages: return "a pip wheel in the Python environment";
-    case discovery::linked: return "linked into this program";
-    case discovery::compile_time: return "compile time";
-  }
-  return "";
-}
+/// (path_search: detection::how_found says whether it is the first on PATH.)
+inline constexpr std::string_view discovery_descriptions[] = {"given explicitly",
+                                                              "named by the environment",
+                                                              "on PATH",
+                                                              "already loaded in this process: what its code calls",
+                                                              "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)",
+                                                              "the default install location",
+                                                              "a pip wheel in the Python environment",
+                                                              "linked into this program",
+                                                              "compile time"};
+constexpr std::string_view describe_how(discovery how) noexcept { return detail::name_of(discovery_descriptions, how); }
 
 /// One version, with its provenance: what said it, where, how that place was found, and the raw
 /// words it used ("13.0" from nvrtcVersion, "Cuda compilation tools, release 12.8, V12.8.93").

@@ -1,17 +1,7 @@
-// Parsing every spelling of a CUDA target that users type (docs/design.md, "Input grammar and dialects"), constexpr.
-//
-//   generic  the lenient door: sm_90a, compute_90a, lto_90, 9.0a, 90a, 9.0+PTX, 90-real, 90-virtual;
-//            lists separated by spaces, commas or semicolons
-//   torch    TORCH_CUDA_ARCH_LIST exactly as PyTorch 2.15.0 reads it: 8.6, 9.0a, 8.6+PTX, 9.0a+PTX,
-//            named generations (Ampere, Ampere+Tegra+PTX), one ' ' or ';' between entries, only
-//            the archs PyTorch lists (no 8.8, no f), or native alone
-//   cmake    CUDA_ARCHITECTURES / CUDAARCHS: 90 (SASS + PTX), 90a-real, 90-virtual, native, all,
-//            all-major; separated by semicolons
-//   nvcc     flags: -arch=sm_90a, --gpu-architecture=compute_90, -gencode=arch=compute_90a,code=sm_90a,
-//            --generate-code arch=...,code=[sm_90a,compute_90a]
-//
-// Nothing is dropped: an unknown suffix, a suffix that does not exist for that compute capability,
-// an empty entry or list, or anything unrecognised is an error naming the token and its offset.
+// Parsing every spelling of a CUDA target that users type, constexpr, in four dialects: generic
+// (the lenient door), torch (TORCH_CUDA_ARCH_LIST as PyTorch 2.15.0 reads it), cmake
+// (CUDA_ARCHITECTURES) and nvcc (its target flags); docs/design.md, "Input grammar and dialects",
+// has the grammar. Nothing is dropped: anything unrecognised is an error naming the token and its offset.
 #pragma once
 
 #include <cstddef>
@@ -476,32 +466,27 @@ struct nvcc_value {
 };
 
 constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
+  if (trim(input).empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
   std::size_t i = 0;
-  auto next_word = [&](std::size_t& start) {
+  const auto next_word = [&] {
     while (i < input.size() && is_space(input[i])) ++i;
-    start = i;
+    const std::size_t start = i;
     while (i < input.size() && !is_space(input[i])) ++i;
     return input.substr(start, i - start);
   };
-  bool any = false;
   nvcc_value arch{}, codes[4]{};  // -code words: four are plenty (each takes a list)
-  bool have_arch = false;
   std::size_t code_count = 0;
   arch_target virt{};
   arch_keyword keyword = arch_keyword::none;
   bool rdc = false;  // -rdc=true: code=lto_ is allowed (nvcc_lto_flag)
-  while (true) {
-    std::size_t pos = 0;
-    const std::string_view word = next_word(pos);
-    if (word.empty()) break;
-    any = true;
+  for (std::string_view word = next_word(); !word.empty(); word = next_word()) {
+    const auto pos = static_cast<std::size_t>(word.data() - input.data());
     const nvcc_flag_kind* flag = nullptr;
     std::string_view value;
     for (const auto& f : nvcc_arch_flags) {
       if (!starts_with(word, f.name)) continue;
       if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
-        std::size_t vpos = 0;
-        value = next_word(vpos);
+        value = next_word();
         if (value.empty()) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
       } else if (word[f.name.size()] == '=') {
         value = word.substr(f.name.size() + 1);
@@ -530,16 +515,14 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
         virt = *t;
       }
       arch = nvcc_value{word, value, pos};
-      have_arch = true;
     }
   }
-  if (!any) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
   if (!rdc) {  // nvcc: "Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or implied"
     for (const auto& t : list)
       if (t.target.form == arch_form::lto)
         return unexpected(errors::malformed_token(source_kind::user_input, input.substr(t.position, t.length), t.position));
   }
-  if (!have_arch) {  // nvcc: "-arch option not specified"
+  if (arch.word.empty()) {  // nvcc: "-arch option not specified"
     if (code_count > 0) return unexpected(errors::malformed_token(source_kind::user_input, codes[0].word, codes[0].position));
     if (list.empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));  // "-rdc=true" alone
     return {};

@@ -76,28 +76,22 @@ inline std::string hex_bytes(std::string_view raw) {
 
 /// The text for a terminal: valid printable UTF-8 as is; control characters as \n, \t, \r, \e
 /// or \xNN; bytes that are not UTF-8 as \xNN (so the raw bytes stay readable). Backslashes are
-/// kept as they are: this is for people; the JSON report is the exact form.
-inline std::string printable(std::string_view s) {
+/// kept as they are: this is for people; the JSON report is the exact form. `keep_line_breaks`:
+/// '\n' stays a line break (a message of several lines).
+inline std::string printable(std::string_view s, bool keep_line_breaks = false) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const utf8_step step = decode_utf8(s, i);
-    if (step.valid && !is_control(step.code_point)) {
-      out.append(s.substr(i, step.length));
-    } else if (step.valid && step.code_point == '\n') {
-      out += "\\n";
-    } else if (step.valid && step.code_point == '\t') {
-      out += "\\t";
-    } else if (step.valid && step.code_point == '\r') {
-      out += "\\r";
-    } else if (step.valid && step.code_point == 0x1B) {
-      out += "\\e";
-    } else {
+    const char32_t c = step.valid ? step.code_point : 0;
+    if (step.valid && (!is_control(c) || (c == '\n' && keep_line_breaks))) out.append(s.substr(i, step.length));
+    else if (c == '\n' || c == '\t' || c == '\r' || c == 0x1B)
+      out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : "\\e";
+    else
       for (std::size_t k = 0; k < step.length; ++k) {
         out += "\\x";
         append_hex_byte(out, static_cast<unsigned char>(s[i + k]));
       }
-    }
     i += step.length;
   }
   return out;
@@ -106,17 +100,7 @@ inline std::string printable(std::string_view s) {
 /// printable() for a message of several lines: each line's control characters made visible, the
 /// line breaks kept. What every command line prints on stderr goes through it, so a control
 /// character from any input (an argument, a variable, a tool's output) reaches the terminal escaped.
-inline std::string printable_lines(std::string_view text) {
-  std::string out;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t nl = text.find('\n', from);
-    out += printable(text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from));
-    if (nl == std::string_view::npos) return out;
-    out += '\n';
-    from = nl + 1;
-  }
-}
+inline std::string printable_lines(std::string_view text) { return printable(text, true); }
 
 }  // namespace detail
 CUARCH_END_NAMESPACE
