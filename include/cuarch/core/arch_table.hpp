@@ -73,11 +73,8 @@ inline constexpr toolkit_row toolkit_table[] = {
   {detail::v(13, 0), {9, 0}, {580, 65, 6},  "[NVRTC 13.0]; RN131 table 3"},
   {detail::v(13, 1), {9, 1}, {590, 44, 1},  "[NVRTC 13.1]; RN131 table 3"},
   {detail::v(13, 2), {9, 2}, {595, 45, 4},  "[NVRTC 13.2]; RN132 table 3"},
-  // Minimum drivers of 13.3+ are not recorded here; the 13.x family floor is 580 (COMPAT). 13.3:
-  // NVIDIA's "CUDA Toolkit 13.3 - Release Notes" (docs.nvidia.com/cuda/cuda-toolkit-release-notes)
-  // exist, but the copy searched ended before its driver table ("CUDA Toolkit and Corresponding
-  // Driver Versions"); the only figure found, 610.43.02, is a third party's (vmafx ADR-0738), not
-  // NVIDIA's, so the row stays unpublished ({}) until NVIDIA's table is read.
+  // Minimum drivers of 13.3+ are unpublished ({}) until NVIDIA's own release-notes driver table is
+  // read (the one figure found, 610.43.02, is a third party's); the 13.x family floor is 580 (COMPAT).
   {detail::v(13, 3), {9, 3}, {},            "[NVRTC 13.3]"},
   {detail::v(13, 4), {9, 4}, {},            "[NVRTC 13.4]"},
   {detail::v(13, 5), {9, 5}, {},            "[NVRTC 13.5]"},

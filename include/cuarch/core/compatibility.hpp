@@ -78,14 +78,9 @@ constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) {
 /// refuses sm_80/sm_89/sm_100*/compute_100*: docs/design.md, "Vocabulary"; the cases are in tests/compatibility_test.cpp.) LTO IR
 /// follows the PTX rules.
 constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
-  bool ok = false;
-  const bool same_major = t.cc.major == device.major;
-  switch (t.variant) {
-    case arch_variant::arch_specific: ok = t.cc == device; break;
-    case arch_variant::family_specific: ok = same_major && device.minor >= t.cc.minor; break;
-    case arch_variant::baseline: ok = t.form == arch_form::sass ? (same_major && device.minor >= t.cc.minor) : device >= t.cc; break;
-  }
-  if (ok) return {};
+  const bool later_minor = t.cc.major == device.major && device.minor >= t.cc.minor;
+  const bool jit_forward = t.variant == arch_variant::baseline && t.form != arch_form::sass;
+  if (t.variant == arch_variant::arch_specific ? t.cc == device : jit_forward ? device >= t.cc : later_minor) return {};
   return unexpected(errors::cannot_load_on_device(source_kind::none, t, device));
 }
 
@@ -117,26 +112,18 @@ constexpr bool provides_features(const arch_target& built, const arch_target& re
   return built.cc >= required.cc;
 }
 
-/// Whether targets a and b can be built by one nvcc compilation (one command line with a
-/// -gencode for each). The one rule: machine code of a baseline arch and of its own
-/// family-specific variant (sm_100 with sm_100f, for 100 103 110 120 121) cannot; nvcc 13.0
-/// refuses the pair, in either order, before compiling anything:
-///   nvcc -c k.cu -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_100f,code=sm_100f
-///   nvcc fatal   : The same GPU code (`sm_100f`) generated for non family-specific and family-specific GPU arch
-/// (sm_100f and sm_100 are the same cubin: NVIDIA's family-specific blog calls code=sm_100 and
-/// code=sm_100f from compute_100f aliases.) Every other pair of the 46 targets nvcc 13.0 builds
-/// compiles together (tests/data/nvcc_pairs_13.0.tsv, recorded from the real nvcc by
-/// scripts/toolkits/record-nvcc-pairs.sh: 1030 of 1035 pairs accepted; sm_XY with sm_XYa, sm_XYa with
-/// sm_XYf, sm_XY with compute_XYf, compute_XY with sm_XYf, compute_XY with compute_XYf all build).
-/// NVRTC does not care: it compiles one target per program.
+/// Whether targets a and b can be built by one nvcc compilation (a -gencode for each). The one
+/// rule: machine code of a baseline arch and of its own family-specific variant (sm_100 with
+/// sm_100f) cannot, in either order; nvcc 13.0 says "The same GPU code (`sm_100f`) generated for
+/// non family-specific and family-specific GPU arch" (they are the same cubin). Every other pair of
+/// the 46 targets nvcc 13.0 builds compiles together (tests/data/nvcc_pairs_13.0.tsv, recorded by
+/// scripts/toolkits/record-nvcc-pairs.sh: 1030 of 1035 pairs). NVRTC compiles one target per program.
 /// Error (targets_conflict): target = the baseline sm_XY, replacement = sm_XYf, raw = nvcc's words.
 constexpr expected<void, error> check_same_compilation(const arch_target& a, const arch_target& b) {
   if (a.form != arch_form::sass || b.form != arch_form::sass || a.cc != b.cc) return {};
-  const bool a_base = a.variant == arch_variant::baseline, b_base = b.variant == arch_variant::baseline;
-  const bool a_fam = a.variant == arch_variant::family_specific, b_fam = b.variant == arch_variant::family_specific;
-  if (!((a_base && b_fam) || (a_fam && b_base))) return {};
-  const arch_target& base = a_base ? a : b;
-  const arch_target& family = a_base ? b : a;
+  const arch_target& base = a.variant == arch_variant::baseline ? a : b;
+  const arch_target& family = a.variant == arch_variant::baseline ? b : a;
+  if (base.variant != arch_variant::baseline || family.variant != arch_variant::family_specific) return {};
   detail::text<200> said("nvcc 13.0 says: The same GPU code (`");
   said.append(to_text(family).view()).append("`) generated for non family-specific and family-specific GPU arch");
   return unexpected(errors::targets_conflict(source_kind::nvcc, base, family, said.view()));

@@ -25,25 +25,21 @@
 #endif
 
 // The expected implementation is folded into the inline ABI namespace: translation units that
-// disagree on it fail to link instead of silently violating the one-definition rule.
+// disagree on it fail to link instead of silently violating the one-definition rule. GCC and Clang
+// also tag the namespace: a function whose only cuarch type is its *return* type (not part of a
+// plain function's mangled name) then still carries the tag, so even
+// `cuarch::expected<int, cuarch::error> f();` cannot link across a disagreement.
 #if CUARCH_USE_STD_EXPECTED
 #  define CUARCH_ABI_NAMESPACE v0_std_expected
+#  define CUARCH_ABI_TAG_NAME "cuarch_std_expected"
 #else
 #  define CUARCH_ABI_NAMESPACE v0_lite_expected
+#  define CUARCH_ABI_TAG_NAME "cuarch_lite_expected"
 #endif
-
-// GCC and Clang also tag the namespace: a function whose only cuarch type is its *return* type
-// (return types are not part of a plain function's mangled name) then still carries the tag, so
-// even `cuarch::expected<int, cuarch::error> f();` cannot link across a disagreement.
 #if defined(__GNUC__) || defined(__clang__)
 #  define CUARCH_ABI_TAG __attribute__((abi_tag(CUARCH_ABI_TAG_NAME)))
 #else
 #  define CUARCH_ABI_TAG
-#endif
-#if CUARCH_USE_STD_EXPECTED
-#  define CUARCH_ABI_TAG_NAME "cuarch_std_expected"
-#else
-#  define CUARCH_ABI_TAG_NAME "cuarch_lite_expected"
 #endif
 
 #define CUARCH_BEGIN_NAMESPACE \
@@ -59,13 +55,8 @@
 #  define CUARCH_HAS_CONSTEVAL() 0
 #endif
 
-// CUARCH_COMPILED: the opt-in compiled mode (CMake target cuarch::compiled, one source file:
-// src/cuarch.cpp). The heavy non-template functions — detection, the doctor, the output writers,
-// the failure messages — are then declared by the headers and defined once, in that file, and the
-// common resolutions are instantiated there (resolve/resolver.hpp), so a translation unit parses
-// declarations instead of their bodies and generates no code for them (docs/performance.md has the
-// compile cost of each mode). Without it (the default) everything is header-only. Every
-// translation unit of a program must agree; the target sets it for all of them.
+// CUARCH_COMPILED: the opt-in compiled mode (target cuarch::compiled, src/cuarch.cpp; docs/library.md,
+// "Compiled mode"): the heavy non-template functions are declared here and defined once there.
 //   CUARCH_FUNC         what such a function is declared with: inline, or nothing when compiled
 //   CUARCH_DEFINITIONS  1 where their definitions are compiled: every TU in header-only mode,
 //                       only src/cuarch.cpp in compiled mode

@@ -1,12 +1,8 @@
-// error: the one structured error of cuarch. A literal type, so constexpr parsing and table
-// queries can return it under C++17; its text (what was asked, what was found where, what would
-// fix it) is rendered on demand by message(). std::error_code users get a bridge.
-//
-// Make one with its factory in namespace cuarch::errors (core/errors.hpp, included below), the one
-// way to make an error: one per errc, whose parameters name the fields it fills, e.g.
+// error: the one structured error of cuarch, a literal type (constexpr parsing returns it under
+// C++17) whose text is rendered on demand by message(). Make one with its factory in
+// cuarch::errors (core/errors.hpp, included below), e.g.
 //   errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64", dlerror())
-// What each code means outside cuarch (std::errc condition, exit status, JSON name) is decided
-// once, by classify() in core/errc.hpp.
+// What each code means outside cuarch is decided once, by classify() (core/errc.hpp).
 #pragma once
 
 #include <cstddef>
@@ -26,12 +22,9 @@ CUARCH_BEGIN_NAMESPACE
 
 /// Everything known about one failure. Fields that do not apply keep their defaults.
 ///
-/// Its size is pinned by tests/error_test.cpp: 760 bytes on LP64 targets (x86-64, aarch64). It is
-/// fixed-capacity (no heap) so that it stays a literal type that constexpr parsing can return under
-/// C++17; the three text fields are most of it (subject 96, location 320, raw 200 characters: a
-/// token or command line, a full path, and enough of a tool's words to act on; longer text is cut
-/// with a visible "..."). It is returned by value inside expected<>, so growth costs every fallible
-/// call: change it on purpose, and update the figure here and in the test.
+/// Its size, 760 bytes on LP64, is pinned by tests/error_test.cpp: fixed-capacity text (subject 96,
+/// location 320, raw 200 characters; longer text is cut with a visible "...") keeps it a literal
+/// type, and it is returned inside expected<> by every fallible call: grow it only on purpose.
 struct error {
   static constexpr std::size_t no_position = static_cast<std::size_t>(-1);
 

@@ -158,15 +158,12 @@ inline std::uint64_t cubin_sm(std::string_view b) noexcept {
 inline std::string_view ptx_directive(std::string_view text, std::string_view key) noexcept {
   text = text.substr(0, 65536);
   for (std::size_t at = 0; at < text.size();) {
-    std::size_t eol = text.find('\n', at);
-    if (eol == std::string_view::npos) eol = text.size();
+    const std::size_t eol = std::min(text.find('\n', at), text.size());
     std::string_view line = text.substr(at, eol - at);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.substr(0, key.size()) == key && line.size() > key.size() && (line[key.size()] == ' ' || line[key.size()] == '\t')) {
-      line.remove_prefix(key.size());
-      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-      const std::size_t stop = line.find_first_of(" \t,\r/");
-      return line.substr(0, stop);
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (starts_with(line, key) && line.size() > key.size() && (line[key.size()] == ' ' || line[key.size()] == '\t')) {
+      line.remove_prefix(std::min(line.find_first_not_of(" \t", key.size()), line.size()));
+      return line.substr(0, line.find_first_of(" \t,\r/"));
     }
     at = eol + 1;
   }
@@ -341,9 +338,7 @@ inline expected<code_listing, error> list_code(std::string_view b) {
 
 /// Whether a listing holds loadable fatbins (.nv_fatbin), not only relocatable ones.
 inline bool has_loadable(const code_listing& l) noexcept {
-  for (const auto& o : l.objects)
-    if (!o.relocatable) return true;
-  return false;
+  return std::any_of(l.objects.begin(), l.objects.end(), [](const code_object& o) { return !o.relocatable; });
 }
 
 /// Whether a loader sees code object o: the loadable fatbins when the listing has any (ask

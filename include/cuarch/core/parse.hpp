@@ -546,12 +546,6 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   return {};
 }
 
-}  // namespace detail
-
-constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic);
-
-namespace detail {
-
 /// One token of TORCH_CUDA_ARCH_LIST (between single ' ' or ';'), read as PyTorch reads it.
 constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::string_view token, std::size_t position,
                                                 std::string_view input) {
@@ -629,7 +623,6 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   // The dialect's separators decided once, not per character.
   const bool comma_separates = dialect == arch_dialect::generic, space_separates = dialect != arch_dialect::cmake;
   const auto separator = [&](char c) { return c == ';' || (comma_separates && c == ',') || (space_separates && is_space(c)); };
-  std::size_t count = 0;
   std::size_t i = begin;
   while (i <= end) {
     std::size_t j = i;
@@ -643,18 +636,16 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
       if (!after_space) return unexpected(errors::empty_input(source_kind::user_input, input, i));
     }
     if (!token.empty()) {
-      ++count;
       const arch_keyword k = keyword_of(token);
+      if (list.keyword() != arch_keyword::none || (k != arch_keyword::none && !list.empty()))
+        return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
       if (k != arch_keyword::none) {
-        if (count > 1 || list.keyword() != arch_keyword::none)
-          return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         list.set_keyword(k);
       } else {
-        if (list.keyword() != arch_keyword::none) return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));
         const auto t = parse_arch_token(token, dialect, i);
         if (!t) return unexpected(t.error());
         const auto r = add_targets(list, *t, i, token.size(), input);
-        if (!r) return unexpected(r.error());
+        if (!r) return r;
       }
     }
     if (j >= end) break;
@@ -663,25 +654,23 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   return {};
 }
 
+/// A malformed token's fix in each dialect's own grammar (the generic one, in error::message(), names
+/// spellings such as sm_90a and 9.0+PTX that CMake, PyTorch or nvcc would refuse).
+inline constexpr std::string_view arch_dialect_fixes[] = {
+    "", "write it as PyTorch reads it: 8.6, 9.0a, 9.0+PTX or a name such as Hopper, ';' or one space between entries",
+    "write it as CMake reads it: 90, 90a, 100f, 90a-real or 90-virtual, ';' between entries and no spaces",
+    "write nvcc flags: -arch=sm_90a, -arch=compute_90 or -gencode=arch=compute_90a,code=sm_90a"};
+
 }  // namespace detail
 
 /// A whole list in the given dialect. An empty list, an empty entry ("8.0;;9.0"), a keyword mixed
 /// with targets, or any bad token is an error naming the token and its offset.
-constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect) {
+constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic) {
   // One named result returned on every path: the list is built in place, never copied.
   expected<parsed_arch_list, error> result(std::in_place);
   if (const auto filled = detail::fill_arch_list(*result, input, dialect); !filled) {
     error e = filled.error();
-    // A malformed token's fix in the dialect's own grammar: the generic one names spellings (sm_90a,
-    // 9.0+PTX) that CMake, PyTorch or nvcc would refuse.
-    if (e.code == errc::malformed_token && e.raw.empty()) {
-      if (dialect == arch_dialect::cmake)
-        e.raw = "write it as CMake reads it: 90, 90a, 100f, 90a-real or 90-virtual, ';' between entries and no spaces";
-      if (dialect == arch_dialect::torch)
-        e.raw = "write it as PyTorch reads it: 8.6, 9.0a, 9.0+PTX or a name such as Hopper, ';' or one space between entries";
-      if (dialect == arch_dialect::nvcc)
-        e.raw = "write nvcc flags: -arch=sm_90a, -arch=compute_90 or -gencode=arch=compute_90a,code=sm_90a";
-    }
+    if (e.code == errc::malformed_token && e.raw.empty()) e.raw = detail::name_of(detail::arch_dialect_fixes, dialect);
     result = unexpected(e);
   }
   return result;

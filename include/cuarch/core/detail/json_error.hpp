@@ -1,12 +1,5 @@
-// One JSON shape for a cuarch::error, shared by every report (doctor --json, resolve --format json):
-//   "code"           the code's stable snake_case identifier ("process_failed"): match on this one
-//   "kind"           the same identifier (a finding's identifier is also its "kind")
-//   "title"          short human words for the code ("process failed"); may be reworded
-//   "errc"           the code's number (may change when codes are added: match on "code")
-//   "exit_status"    what the command line exits with for it: 1 failed, 2 bad usage or input
-//   "source", "subject", "location", "raw", "native_status", "message"   the error's fields, as text
-// Keys name the same things as in the rest of cuarch's JSON ("kind" is also a finding's identifier).
-// Everything comes from classify() (core/errc.hpp); text that is not UTF-8 gets "<key>_bytes".
+// One JSON shape for a cuarch::error, shared by every report: the members and their meaning are in
+// docs/json.md, "The error object"; everything comes from classify() (core/errc.hpp).
 #pragma once
 
 #include <optional>
