@@ -3,6 +3,7 @@
 // compiler's PTX. Each check answers *why not* with a typed error. All constexpr: usable in static_assert.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 
 #include "arch.hpp"

@@ -50,7 +50,6 @@ struct error {
 };
 
 inline std::string error::message() const {
-  std::string m;
   const auto str = [](const auto& value) { return std::string(to_text(value).view()); };
   const std::string subj(subject.view()), tgt = str(target), req = str(required), fnd = str(found);
   std::string where;  // " (nvrtc at /path)": where the deciding fact was found
@@ -67,136 +66,107 @@ inline std::string error::message() const {
   };
   switch (code) {
     case errc::empty_input:
-      m = (position != no_position && !subject.empty() ? "empty entry" + at + " of '" + subj + "'"
-                                                       : std::string("no architecture given")) +
-          where + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
-      break;
+      return (position != no_position && !subject.empty() ? "empty entry" + at + " of '" + subj + "'"
+                                                          : std::string("no architecture given")) +
+             where + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
     case errc::malformed_token:
-      m = quoted + " is not a CUDA architecture" + where + "; fix: " +
-          (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real") : std::string(raw.view()));
-      break;
+      return quoted + " is not a CUDA architecture" + where + "; fix: " +
+             (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real") : std::string(raw.view()));
     case errc::unknown_suffix:
-      m = quoted + " has an unknown suffix" + where + "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
-      break;
+      return quoted + " has an unknown suffix" + where + "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
     case errc::variant_not_defined:
-      m = quoted + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " + str(target.cc) + where +
-          "; fix: " + (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
-          ", use the plain target " + str(target.cc);
-      break;
+      return quoted + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " + str(target.cc) + where +
+             "; fix: " + (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
+             ", use the plain target " + str(target.cc);
     case errc::ptx_of_specific_variant:
-      m = quoted + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where + "; fix: write compute_" +
-          std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) + " for arch-specific PTX, or " +
-          str(target.cc) + "+PTX for portable PTX";
-      break;
+      return quoted + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where +
+             "; fix: write compute_" + std::to_string(target.cc.sm_number()) + std::string(suffix(target.variant)) +
+             " for arch-specific PTX, or " + str(target.cc) + "+PTX for portable PTX";
     case errc::keyword_not_alone:
-      m = quoted + ": native, all and all-major must be the only entry of a list" + where +
-          "; fix: use the keyword alone, or list targets explicitly";
-      break;
+      return quoted + ": native, all and all-major must be the only entry of a list" + where +
+             "; fix: use the keyword alone, or list targets explicitly";
     case errc::too_many_targets:
-      m = "the list '" + subj + "' names more targets than cuarch holds in one set" + where + "; fix: split the list";
-      break;
+      return "the list '" + subj + "' names more targets than cuarch holds in one set" + where + "; fix: split the list";
     case errc::invalid_version:
-      m = has_target || source == source_kind::knowledge_table
-              ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
-              : "'" + subj + "' is not a valid version" + where + "; fix: pass a version like 12.8 or 12.8.93";
-      break;
+      return has_target || source == source_kind::knowledge_table
+                 ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
+                 : "'" + subj + "' is not a valid version" + where + "; fix: pass a version like 12.8 or 12.8.93";
     case errc::unknown_arch:
-      m = tgt + ": compute capability " + str(target.cc) + " is not known to any CUDA release in cuarch's table" + where +
-          said(" (", ")") +
-          "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
-          "that will build it (nvrtcGetSupportedArchs, nvcc --list-gpu-arch) or update cuarch";
-      break;
+      return tgt + ": compute capability " + str(target.cc) + " is not known to any CUDA release in cuarch's table" + where +
+             said(" (", ")") +
+             "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
+             "that will build it (nvrtcGetSupportedArchs, nvcc --list-gpu-arch) or update cuarch";
     case errc::needs_newer_toolkit:
-      m = tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where + "; fix: compile with CUDA " + req + " or newer, or drop " +
-          tgt;
-      break;
+      return tgt + " needs CUDA >= " + req + " (have " + fnd + ")" + where + "; fix: compile with CUDA " + req +
+             " or newer, or drop " + tgt;
     case errc::removed_in_toolkit:
-      m = tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where +
-          "; fix: compile it with an older CUDA, or target a newer GPU";
-      break;
+      return tgt + " was removed in CUDA " + req + " (have " + fnd + ")" + where +
+             "; fix: compile it with an older CUDA, or target a newer GPU";
     case errc::renamed_in_toolkit:
       // The device itself is renamed too: the same GPU reports the new compute capability under a
       // driver of that release, and a driver that still reports the old one cannot load its code.
-      m = tgt + " was renamed " + str(replacement) + " in CUDA " + req + " (have " + fnd + ")" + where +
-          "; fix: for a device that reports compute capability " + str(replacement.cc) + " (a CUDA " + req + " driver) use " +
-          str(replacement) + "; one that still reports " + str(target.cc) + " runs an older driver, which cannot load CUDA " + req +
-          "'s code: build " + tgt + " with an older CUDA";
-      break;
+      return tgt + " was renamed " + str(replacement) + " in CUDA " + req + " (have " + fnd + ")" + where +
+             "; fix: for a device that reports compute capability " + str(replacement.cc) + " (a CUDA " + req + " driver) use " +
+             str(replacement) + "; one that still reports " + str(target.cc) + " runs an older driver, which cannot load CUDA " + req +
+             "'s code: build " + tgt + " with an older CUDA";
     case errc::rejected_by_compiler:
-      m = tgt + " is not supported by the compiler, CUDA " + fnd + where + said(": ") +
-          "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
-      break;
+      return tgt + " is not supported by the compiler, CUDA " + fnd + where + said(": ") +
+             "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
     case errc::cannot_load_on_device:
-      m = tgt + " cannot run on a device of compute capability " + str(device) + where +
-          "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
-      break;
+      return tgt + " cannot run on a device of compute capability " + str(device) + where +
+             "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
     case errc::ptx_too_new_for_driver:
-      m = tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ") JITs PTX ISA up to " + str(ptx_supported) +
-          where + "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
-      break;
+      return tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ") JITs PTX ISA up to " +
+             str(ptx_supported) + where + "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
     case errc::library_not_found:
-      m = "could not load " + subj + where + said(": ") + "; fix: install it, or pass its absolute path explicitly";
-      break;
+      return "could not load " + subj + where + said(": ") + "; fix: install it, or pass its absolute path explicitly";
     case errc::symbol_not_found:
-      m = "symbol " + subj + " is missing" + where + "; fix: the library is too old or not the one expected; pass another library";
-      break;
+      return "symbol " + subj + " is missing" + where + "; fix: the library is too old or not the one expected; pass another library";
     case errc::library_call_failed:
-      m = subj + " failed with status " + std::to_string(native_status) + where + said(": ") +
-          "; fix: check the installation (driver loaded, library intact)";
-      break;
+      return subj + " failed with status " + std::to_string(native_status) + where + said(": ") +
+             "; fix: check the installation (driver loaded, library intact)";
     case errc::process_failed:
-      m = "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where + said(": ") +
-          "; fix: run it by hand to see why";
-      break;
+      return "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where + said(": ") +
+             "; fix: run it by hand to see why";
     case errc::process_timed_out:
-      m = "'" + subj + "' did not finish in time and was killed" + where +
-          "; fix: check that the program is a working compiler, or raise the timeout";
-      break;
-    case errc::file_unreadable: m = "cannot read " + subj + where + said(": ") + "; fix: check the path and its permissions"; break;
+      return "'" + subj + "' did not finish in time and was killed" + where +
+             "; fix: check that the program is a working compiler, or raise the timeout";
+    case errc::file_unreadable: return "cannot read " + subj + where + said(": ") + "; fix: check the path and its permissions";
     case errc::unreadable_input:
-      m = (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where + said(": ") +
-          (source == source_kind::device_list
-               ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
-               : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
-      break;
+      return (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where + said(": ") +
+             (source == source_kind::device_list
+                  ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
+                  : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
     case errc::malformed_output:
-      m = subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
-      break;
+      return subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
     case errc::no_device:
-      m = "no CUDA device is visible" + where + said(": ") +
-          "; fix: pass the devices explicitly (e.g. --device-cc 9.0) or request explicit targets";
-      break;
+      return "no CUDA device is visible" + where + said(": ") +
+             "; fix: pass the devices explicitly (e.g. --device-cc 9.0) or request explicit targets";
     case errc::invalid_environment:
-      m = "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
-          "; fix: correct or unset it";
-      break;
+      return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
+             "; fix: correct or unset it";
     case errc::nothing_resolved:
-      m = (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where + said(": ");
-      break;
+      return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where +
+             said(": ");
     case errc::not_expressible:
-      m = tgt + " cannot be written in " + subj + said(": ") +
-          "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
-      break;
+      return tgt + " cannot be written in " + subj + said(": ") +
+             "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
     case errc::deadline_exceeded:
-      m = subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
-          "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
-      break;
+      return subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
+             "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
     case errc::no_compiler: {
       const bool program = source == source_kind::nvcc;
-      m = "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
-          "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
-          (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") + said("; ");
-      break;
+      return "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
+             "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
+             (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") + said("; ");
     }
     case errc::targets_conflict:
       // target: the baseline sm_XY; replacement: the family-specific sm_XYf it collides with.
-      m = tgt + " and " + str(replacement) + " cannot be built in one nvcc compilation" + said(" (", ")") + "; fix: keep " +
-          str(replacement) + " alone (it loads on every device " + tgt + " loads on, and provides " + tgt + "'s features), or build " +
-          tgt + " in a separate nvcc invocation";
-      break;
+      return tgt + " and " + str(replacement) + " cannot be built in one nvcc compilation" + said(" (", ")") + "; fix: keep " +
+             str(replacement) + " alone (it loads on every device " + tgt + " loads on, and provides " + tgt +
+             "'s features), or build " + tgt + " in a separate nvcc invocation";
   }
-  if (m.empty()) m = std::string(to_string(code));
-  return m;
+  return std::string(to_string(code));
 }
 
 /// The std::error_code category of cuarch::errc. Note: categories are compared by address; across

@@ -225,16 +225,14 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
       }
     } else if (s.name == ".note.nv.tkinfo" && img.target.variant == arch_variant::baseline) {
       // The producer's command line ends the note: "-arch sm_100f -m 64". Its -arch names f.
-      std::string spelled = "-arch sm_" + std::to_string(sm) + "f ";
-      if (bytes.find(spelled) != std::string_view::npos) img.target.variant = arch_variant::family_specific;
+      if (bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
+        img.target.variant = arch_variant::family_specific;
     }
     return std::nullopt;
   });
   if (e) return e;
   out.kind = container_kind::cubin;
-  code_object obj;
-  obj.images.push_back(img);
-  out.objects.push_back(std::move(obj));
+  out.objects.push_back(code_object{0, false, {img}});
   return std::nullopt;
 }
 
@@ -314,7 +312,7 @@ inline expected<code_listing, error> list_code(std::string_view b) {
     if (!out.objects.empty()) out.kind = container_kind::elf;
     return out;
   }
-  if (b.size() >= 8 && b.substr(0, 8) == "!<arch>\n") {
+  if (detail::starts_with(b, "!<arch>\n")) {
     if (auto e = detail::read_archive(b, out, images)) return unexpected(*e);
     if (!out.objects.empty()) out.kind = container_kind::archive;
     return out;
@@ -326,12 +324,8 @@ inline expected<code_listing, error> list_code(std::string_view b) {
     if (!t || !detail::starts_with(target, "sm_"))
       return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
     if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
-    code_image img;
-    img.target = with_form(*t, arch_form::ptx);
-    img.version = *v;
-    img.size = b.size();
     out.kind = container_kind::ptx;
-    out.objects.push_back(code_object{0, false, {img}});
+    out.objects.push_back(code_object{0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size()}}});
   }
   return out;
 }
@@ -355,11 +349,9 @@ struct image_choice {
   bool loads() const noexcept { return image != none; }
 };
 
-/// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` for target t: the floor of the target
-/// (min_ptx_isa) and the ISA that driver release understands (ptx_isa_of), both from the table.
-/// A release the table does not list is read as the newest listed release not after it (a driver
-/// newer than the table reads what the newest listed one reads, at least); one older than the table
-/// reads nothing cuarch can vouch for.
+/// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` (target t): the ISA its release
+/// understands, by the table. A release the table does not list reads what the newest listed one
+/// before it reads; one newer than the table has no known limit; one older, nothing cuarch can vouch for.
 inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
   std::optional<ptx_isa_version> understood;
   for (const auto& row : toolkit_table)
@@ -398,10 +390,8 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
       return out;
     }
   }
-  if (!out.why) {  // no SASS or PTX image at all (LTO IR only, or empty)
-    arch_target want{device, arch_variant::baseline, arch_form::sass};
-    out.why = errors::cannot_load_on_device(source_kind::none, want, device);
-  }
+  if (!out.why)  // no SASS or PTX image at all (LTO IR only, or empty)
+    out.why = errors::cannot_load_on_device(source_kind::none, arch_target{device, arch_variant::baseline, arch_form::sass}, device);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <iterator>
 #include <optional>
 #include <string_view>
@@ -20,7 +21,6 @@
 CUARCH_BEGIN_NAMESPACE
 
 enum class arch_dialect : unsigned char { generic, torch, cmake, nvcc };
-/// The names of the dialects, in enumerator order.
 inline constexpr std::string_view arch_dialect_names[] = {"generic", "torch", "cmake", "nvcc"};
 inline constexpr auto all_arch_dialects = detail::enumerators<arch_dialect>(arch_dialect_names);
 
@@ -429,18 +429,16 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   return add_nvcc_codes(list, code_value, *virt, false, true, position, flag, input);  // lto_: -rdc checked at the end
 }
 
-/// -arch=X without -code: the images nvcc embeds for it (see above).
+/// -arch=X without -code: the images nvcc embeds for it (see above), in nvcc's order: the SASS of
+/// sm_X, then the baseline PTX or LTO IR, then X's own (the same one for a baseline X).
 constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, const arch_target& a, std::size_t position,
                                               std::string_view flag, std::string_view input) {
-  const arch_form virtual_form = a.form == arch_form::lto ? arch_form::lto : arch_form::ptx;
-  if (a.form == arch_form::sass) {
-    const auto r = add_targets(list, token_targets{{a}, 1}, position, flag.size(), input);
-    if (!r) return r;
-  }
-  const arch_target v = with_form(a, virtual_form);
-  const arch_target base{a.cc, arch_variant::baseline, virtual_form};
-  return add_targets(list, a.variant == arch_variant::baseline ? token_targets{{v}, 1} : token_targets{{base, v}, 2}, position,
-                     flag.size(), input);
+  const arch_target v = with_form(a, a.form == arch_form::lto ? arch_form::lto : arch_form::ptx);
+  const arch_target base{a.cc, arch_variant::baseline, v.form};
+  for (const arch_target& t : {a.form == arch_form::sass ? a : base, base, v})  // add() keeps one of each
+    if (!list.add(parsed_target{t, position, flag.size()}))
+      return unexpected(errors::too_many_targets(source_kind::user_input, input));
+  return {};
 }
 
 enum class nvcc_flag : unsigned char { arch, code, gencode, rdc };
