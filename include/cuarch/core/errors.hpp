@@ -199,6 +199,16 @@ constexpr error no_device(source_kind source, std::string_view raw = {}, std::st
 constexpr error invalid_environment(source_kind source, std::string_view location, std::string_view subject, std::string_view raw = {}) {
   return detail::located_error(errc::invalid_environment, source, subject, location, raw);
 }
+/// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
+constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {},
+                                  std::string_view raw = {}) {
+  return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
+}
+/// No compiler of kind `source` (nvrtc, nvcc) anywhere detection looked: subject names it
+/// ("libnvrtc", "nvcc"), location lists the directories actually searched, raw adds a hint.
+constexpr error no_compiler(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
+  return detail::located_error(errc::no_compiler, source, subject, location, raw);
+}
 
 // --- resolution and outputs ------------------------------------------------------------------
 
@@ -213,22 +223,6 @@ constexpr error not_expressible(source_kind source, const arch_target& target, s
   error e = detail::make_target_error(errc::not_expressible, source, target, {}, {}, raw);
   e.subject = subject;
   return e;
-}
-
-// --- bounds ----------------------------------------------------------------------------------
-
-/// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
-constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {},
-                                  std::string_view raw = {}) {
-  return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
-}
-
-// --- discovery -------------------------------------------------------------------------------
-
-/// No compiler of kind `source` (nvrtc, nvcc) anywhere detection looked: subject names it
-/// ("libnvrtc", "nvcc"), location lists the directories actually searched, raw adds a hint.
-constexpr error no_compiler(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
-  return detail::located_error(errc::no_compiler, source, subject, location, raw);
 }
 
 /// target (a baseline sm_XY) and other (its family-specific sm_XYf) cannot share one nvcc

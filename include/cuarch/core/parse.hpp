@@ -24,7 +24,6 @@ enum class arch_dialect : unsigned char { generic, torch, cmake, nvcc };
 inline constexpr std::string_view arch_dialect_names[] = {"generic", "torch", "cmake", "nvcc"};
 inline constexpr auto all_arch_dialects = detail::enumerators<arch_dialect>(arch_dialect_names);
 
-/// "generic", "torch", "cmake" or "nvcc".
 constexpr std::string_view to_string(arch_dialect e) noexcept { return detail::name_of(arch_dialect_names, e); }
 /// The dialect spelled `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) noexcept {

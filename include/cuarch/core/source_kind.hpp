@@ -1,11 +1,9 @@
 // source_kind: where a fact came from. Every version and every error names one.
 #pragma once
 
-#include <optional>
 #include <string_view>
 
 #include "config.hpp"
-#include "detail/chars.hpp"
 #include "detail/name_map.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -43,12 +41,5 @@ inline constexpr std::string_view source_kind_names[] = {"none",
 inline constexpr auto all_source_kinds = detail::enumerators<source_kind>(source_kind_names);
 
 constexpr std::string_view to_string(source_kind e) noexcept { return detail::name_of(source_kind_names, e); }
-
-/// The kind named as to_string writes it, in any case ("nvrtc", "NVRTC", "pip wheel"); nullopt otherwise.
-constexpr std::optional<source_kind> parse_source_kind(std::string_view name) noexcept {
-  for (const source_kind kind : all_source_kinds)
-    if (detail::iequals(to_string(kind), name)) return kind;
-  return std::nullopt;
-}
 
 CUARCH_END_NAMESPACE

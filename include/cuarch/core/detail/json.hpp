@@ -104,22 +104,10 @@ class json_writer {
   }
   json_writer& value(const std::string& s) { return value(std::string_view(s)); }
   json_writer& value(const char* s) { return value(std::string_view(s)); }
-  json_writer& value(long long n) {
-    comma();
-    out_ += std::to_string(n);
-    return element_done();
-  }
+  json_writer& value(long long n) { return literal(std::to_string(n)); }
   json_writer& value(int n) { return value(static_cast<long long>(n)); }
-  json_writer& value(bool b) {
-    comma();
-    out_ += b ? "true" : "false";
-    return element_done();
-  }
-  json_writer& null() {
-    comma();
-    out_ += "null";
-    return element_done();
-  }
+  json_writer& value(bool b) { return literal(b ? "true" : "false"); }
+  json_writer& null() { return literal("null"); }
   /// [n, ...]; or null when there is no list (e.g. "supported_sm_numbers" of a compiler without one).
   json_writer& value(const std::optional<std::vector<int>>& numbers) {
     if (!numbers) return null();
@@ -146,6 +134,12 @@ class json_writer {
   };
 
   frame* top() { return stack_.empty() ? nullptr : &stack_.back(); }
+  /// A number, true, false or null.
+  json_writer& literal(std::string_view text) {
+    comma();
+    out_ += text;
+    return element_done();
+  }
   void sibling(frame& f, std::string_view suffix, const std::string& json_value) {
     f.pending += ",\"" + f.key;  // the key as written is already valid, escaped JSON string content
     f.pending += suffix;

@@ -34,17 +34,10 @@ class text {
   }
   constexpr text& append(char c) { return append(std::string_view(&c, 1)); }
   constexpr text& append_int(long long v) {
-    char digits[24]{};
-    std::size_t n = 0;
-    const bool negative = v < 0;
-    unsigned long long u = negative ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-    do {
-      digits[n++] = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u != 0);
-    if (negative) append('-');
-    while (n > 0) append(digits[--n]);
-    return *this;
+    const unsigned long long u = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    if (v < 0) append('-');
+    if (u >= 10) append_int(static_cast<long long>(u / 10));
+    return append(static_cast<char>('0' + u % 10));
   }
 
   constexpr std::string_view view() const noexcept { return {data_, size_}; }
