@@ -41,15 +41,12 @@ enum class errc : int {
   malformed_output,  // a tool or file said something that is not a version
   no_device,
   invalid_environment,
-  // --- resolution ---
-  nothing_resolved,  // every requested target was rejected
-  // --- outputs ---
-  not_expressible,  // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
-  // --- bounds ---
+  // --- resolution, outputs, bounds ---
+  nothing_resolved,   // every requested target was rejected
+  not_expressible,    // a format has no spelling for the target (compute_90 alone in TORCH_CUDA_ARCH_LIST)
   deadline_exceeded,  // found but not asked: the detection's overall deadline had passed
-  // --- discovery (added last: the values above are stable) ---
-  no_compiler,  // no NVRTC / nvcc anywhere detection looked (location lists the places)
-  // --- added after no_compiler (the values above are stable) ---
+  // --- added later, in this order (the values above are stable) ---
+  no_compiler,       // no NVRTC / nvcc anywhere detection looked (location lists the places)
   targets_conflict,  // sm_100 with sm_100f: nvcc refuses to build both in one compilation
   unreadable_input,  // a file the caller named to be read (cuarch inspect) cannot be read, or its CUDA code is malformed
 };

@@ -115,9 +115,7 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
     const std::uint64_t stop = e + size;
     while (e < stop) {
       if (stop - e < 64) {
-        bool zeros = true;  // a short zero tail is padding
-        for (std::uint64_t i = e; i < stop; ++i) zeros = zeros && b[static_cast<std::size_t>(i)] == 0;
-        if (zeros) break;
+        if (b.find_first_not_of('\0', static_cast<std::size_t>(e)) >= stop) break;  // a short zero tail is padding
         return bad_code(e, "a fatbin entry header is cut off by the end of its fatbin");
       }
       const std::uint64_t kind = le(b, e, 2), entry_header = le(b, e + 4, 4), payload = le(b, e + 8, 8);
