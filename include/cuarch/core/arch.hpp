@@ -53,9 +53,7 @@ constexpr std::string_view prefix(arch_form f) noexcept { return detail::name_of
 
 /// The compiler spelling: "sm_120a", "compute_90", "lto_100f".
 constexpr detail::text<16> to_text(const arch_target& t) {
-  detail::text<16> s(prefix(t.form));
-  s.append_int(t.cc.sm_number()).append(suffix(t.variant));
-  return s;
+  return detail::text<16>(prefix(t.form)).append_int(t.cc.sm_number()).append(suffix(t.variant));
 }
 
 /// Same cc and variant, another form (the PTX that goes with `sm_90a` is `compute_90a`).

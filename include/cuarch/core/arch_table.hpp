@@ -1,16 +1,8 @@
 // The knowledge table: which CUDA release first (and last) builds each architecture and its `a`/`f`
 // variants, and each release's PTX ISA version and minimum Linux driver. One constexpr table; every
-// row cites its source; invariants are static_asserted below. tests/ground_truth_test.cpp checks it
-// against outputs recorded from real NVRTC libraries (tests/data/nvrtc_releases.tsv).
-//
-// Source tags (what each means: docs/design.md, "The knowledge table"):
-//   [NVRTC x.y]  recorded from that real NVRTC library (scripts/toolkits/record-nvrtc.sh)
-//   RN131/RN132  CUDA 13.1 / 13.2 release notes (driver tables; "Deprecated Architectures")
-//   FEAT         CUDA features archive (13.0: "SM101 has been renumbered as SM110")
-//   CLANG        llvm clang/lib/Basic/Cuda.cpp Min/MaxVersionForOffloadArch
-//   CMAKE        CMake Modules/Internal/CMakeCUDAArchitecturesAll.cmake
-//   PTXU         cuda-python _ptx_utils.py (PTX ISA <-> CUDA release table)
-//   PTXAS13      ptxas 13.0 minimum `.version` per `.target`
+// row cites its source (the tags, [NVRTC x.y] RN131 RN132 FEAT CLANG CMAKE PTXU PTXAS13, are
+// explained in docs/design.md, "The knowledge table"); invariants are static_asserted below.
+// tests/ground_truth_test.cpp checks it against outputs recorded from real NVRTC libraries.
 #pragma once
 
 #include <cstddef>

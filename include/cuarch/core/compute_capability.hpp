@@ -37,9 +37,7 @@ constexpr bool operator>=(const compute_capability& a, const compute_capability&
 
 /// "12.0"
 constexpr detail::text<8> to_text(const compute_capability& cc) {
-  detail::text<8> t;
-  t.append_int(cc.major).append('.').append_int(cc.minor);
-  return t;
+  return detail::text<8>().append_int(cc.major).append('.').append_int(cc.minor);
 }
 
 CUARCH_END_NAMESPACE

@@ -72,9 +72,7 @@ constexpr detail::text<24> to_text(const cuda_version& v) {
 }
 /// "9.0"
 constexpr detail::text<16> to_text(const ptx_isa_version& v) {
-  detail::text<16> t;
-  t.append_int(v.major).append('.').append_int(v.minor);
-  return t;
+  return detail::text<16>().append_int(v.major).append('.').append_int(v.minor);
 }
 /// "580.65.06" (the third part is zero-padded to two digits, as NVIDIA writes it)
 constexpr detail::text<24> to_text(const driver_version& v) {

@@ -1,20 +1,10 @@
 // Reading built CUDA code (issue 19): which images a file holds, and which one a device will load.
 // Pure: bytes in (a mapped file, see sources/code_file.hpp), values out; nothing read past the bytes
 // given, every length checked before use, nothing thrown. The judging reuses compatibility.hpp.
-//
-// What the bytes mean was learnt from nvcc 13.0's own output, checked against cuobjdump
-// (scripts/toolkits/record-inspect-corpus.sh, tests/data/inspect/corpus.tsv; docs/inspect.md):
-//   ELF64 (.so, executable, .o): sections .nv_fatbin (the code the driver loads) and __nv_relfatbin
-//     (relocatable code for the device linker), each one or more fatbins back to back.
-//   fatbin: header {u32 magic 0xBA55ED50, u16 version 1, u16 header size 16, u64 size of the entries},
-//     then entries, each {u16 kind 1 PTX / 2 ELF / 8 NVVM (LTO IR), u16, u32 header size, u64 payload
-//     size, ...; @24 u16 minor, @26 u16 major of its code version (PTX: the PTX ISA), @28 u32 sm number,
-//     @40 u64 flags: 0x8000 (zstd, nvcc 13.0) or 0x2000 (LZ4 by public notes) compressed, 0x100000 arch-specific (a),
-//     0x200000 family-specific (f)}, the next entry at header size + payload size.
-//   cubin (ELF, e_machine 190): sm number in e_flags bits 8-15 (ELF ABI version >= 8) or 0-7 (older),
-//     `a` as attribute 9 = 1 of .nv.compat; an sm_XYf cubin's bytes equal sm_XY's (ptxas writes the
-//     same code), so a bare cubin says `f` only in its producer's command line (.note.nv.tkinfo).
-//   PTX text: `.version M.m` and `.target sm_XY[a|f]`.
+// What the bytes mean (docs/inspect.md has the table) was learnt from nvcc 13.0's own output, checked
+// against cuobjdump (scripts/toolkits/record-inspect-corpus.sh, tests/data/inspect/corpus.tsv). A
+// fatbin entry: {u16 kind, u16, u32 header size, u64 payload size, ...; @24 u16 minor, @26 u16 major
+// of its code version, @28 u32 sm number, @40 u64 flags}, the next entry at header size + payload size.
 #pragma once
 
 #include <algorithm>
