@@ -2,6 +2,7 @@
 // machine without a GPU can name its targets' devices without loading anything.
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -36,8 +37,7 @@ inline expected<std::vector<compute_capability>, error> parse_device_list(std::s
   std::vector<compute_capability> out;
   std::size_t start = 0;
   while (start <= list.size()) {
-    std::size_t end = list.find_first_of(",; ", start);
-    if (end == std::string_view::npos) end = list.size();
+    const std::size_t end = std::min(list.find_first_of(",; ", start), list.size());
     const std::string_view entry = list.substr(start, end - start);
     if (!entry.empty()) {
       auto cc = parse_compute_capability(entry);

@@ -68,9 +68,8 @@ class environment {
   }
   /// The value, or nullopt when unset or empty (for path variables, where empty means nothing).
   std::optional<std::string> get_nonempty(std::string_view name) const {
-    auto v = get(name);
-    if (v && v->empty()) return std::nullopt;
-    return v;
+    if (const char* v = find(name); v && *v) return std::string(v);
+    return std::nullopt;
   }
   environment& set(std::string name, std::string value) {
     const auto it = at(name);
