@@ -33,7 +33,6 @@ constexpr std::optional<arch_dialect> parse_arch_dialect(std::string_view name) 
 /// native / all / all-major: requests resolved later against devices or the compile toolkit.
 enum class arch_keyword : unsigned char { none, native, all, all_major };
 inline constexpr std::string_view arch_keyword_names[] = {"", "native", "all", "all-major"};
-inline constexpr auto all_arch_keywords = detail::enumerators<arch_keyword>(arch_keyword_names);
 
 constexpr std::string_view to_string(arch_keyword k) noexcept { return detail::name_of(arch_keyword_names, k); }
 
@@ -229,7 +228,7 @@ constexpr expected<token_targets, error> with_ptx(arch_target sass, bool ptx, st
 /// `bare_means_both` is CMake's rule: a bare number means SASS and PTX.
 constexpr expected<token_targets, error> parse_integer(std::string_view body, std::string_view token, std::size_t position,
                                                        bool bare_means_both) {
-  const bool real = ends_with(body, "-real"), virt = ends_with(body, "-virtual");
+  const bool real = ends_with(body, "-real"), virt = !real && ends_with(body, "-virtual");
   body.remove_suffix(real ? 5 : virt ? 8 : 0);
   const auto sass = read_sm_number(body, token, position);
   if (!sass) return unexpected(sass.error());
@@ -317,7 +316,10 @@ constexpr bool torch_supports(std::string_view entry) noexcept {
 }
 
 constexpr arch_keyword keyword_of(std::string_view token) noexcept {
-  return find_by_name(all_arch_keywords, token).value_or(arch_keyword::none);
+  if (token.empty() || (token[0] != 'n' && token[0] != 'a')) return arch_keyword::none;  // most tokens: a digit or "sm_"
+  for (std::size_t i = 1; i < std::size(arch_keyword_names); ++i)
+    if (token == arch_keyword_names[i]) return static_cast<arch_keyword>(i);
+  return arch_keyword::none;
 }
 
 constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
