@@ -1,11 +1,10 @@
 // fork() at any moment: a child forked while another thread is inside cuarch can call cuarch at
 // once (issue 18). A background thread keeps cuarch busy (the first load of an NVRTC whose
-// constructor sleeps, NVML's load, an nvcc probe, warm detections, a caching_source and a
-// detection_cache in mid-question); the main thread forks at many moments; each child detects
+// constructor sleeps, NVML's load, an nvcc probe, warm detections); the main thread forks at many
+// moments; each child detects
 // (NVRTC, nvcc, devices) under alarm(): a child stuck on a lock the parent's thread held is
 // killed by SIGALRM and fails the test instead of hanging it.
 #include <cuarch/detect.hpp>
-#include <cuarch/resolve/source_contract.hpp>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -185,43 +184,6 @@ TEST_CASE("a child forked at any moment of another thread's detect() can detect 
     }
     stop = true;
     busy.join();
-  }
-
-  SECTION("during a caching_source's first question and a detection_cache's first detection") {
-    struct slow_compiler {
-      cuarch::expected<cuarch::compiler_info, cuarch::error> compiler() const {
-        std::this_thread::sleep_for(40ms);
-        cuarch::compiler_info c;
-        c.version = cuarch::cuda_version{12, 8};
-        return c;
-      }
-    };
-    for (int round = 0; round < 12; ++round) {
-      const cuarch::caching_source<slow_compiler> cached{slow_compiler{}};
-      const std::string home = s.dir + "/cache-cuda-" + std::to_string(round);
-      fs::create_directories(home + "/lib64");
-      fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
-      cuarch::detection_cache cache(options_for(s, home));
-      std::thread busy([&] {
-        (void)cached.compiler();
-        (void)cache.get();
-      });
-      std::this_thread::sleep_for(std::chrono::milliseconds(5 + round * 7));
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        ::alarm(10);
-        const bool ok = cached.compiler().has_value() && cache.get()->chosen(cache.get()->jit_compiler) != nullptr;
-        ::_exit(ok ? 0 : 1);
-      }
-      REQUIRE(pid > 0);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      ++timings;
-      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-        failures.push_back("fork " + std::to_string(5 + round * 7) + " ms into a cached question: " +
-                           (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) : "wrong answer"));
-      busy.join();
-    }
   }
 
   INFO(timings << " fork timings");

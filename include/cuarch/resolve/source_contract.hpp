@@ -1,5 +1,5 @@
 // The source contract of resolution, in one place: what a compiler, device and driver source must
-// provide, and adaptors that erase a source's type or cache its answers. Every source in cuarch meets it (fixed_sources.hpp, the
+// provide, and adaptors that erase a source's type. Every source in cuarch meets it (fixed_sources.hpp, the
 // NVRTC/nvcc/driver/NVML sources), and so can one of yours:
 //
 //   role             member (const, never throws, callable from several threads at once)
@@ -10,11 +10,10 @@
 // The result may be any type convertible to the one named (a const reference to a cached value is
 // fine). Resolution asks the compiler once per resolve, the devices only when it needs them
 // (`native`, or explicit targets under verify_on_devices), and the driver only for PTX, and then
-// only when checks_ptx_against_driver<Driver> holds. Sources are asked on every resolve: wrap one
-// that queries a library or a process in caching_source to ask it once per process.
+// only when checks_ptx_against_driver<Driver> holds. Sources are asked on every resolve: one that
+// queries a library or a process keeps its first answer itself (nvrtc_library_source).
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -65,22 +64,13 @@ struct answers<Ask, S, std::void_t<std::invoke_result_t<Ask, const S&>>>
     : std::is_convertible<std::invoke_result_t<Ask, const S&>, typename Ask::result> {};
 }  // namespace detail
 
-/// Whether S is a compiler source: `compiler() const` returning expected<compiler_info, error>.
+/// Whether S is a compiler, device or driver source (the table above).
 template <class S>
-struct is_compiler_source : detail::answers<detail::ask_compiler, S> {};
-/// Whether S is a device source: `devices() const` returning expected<std::vector<device_info>, error>.
+inline constexpr bool is_compiler_source_v = detail::answers<detail::ask_compiler, S>::value;
 template <class S>
-struct is_device_source : detail::answers<detail::ask_devices, S> {};
-/// Whether S is a driver source: `driver_version() const` returning expected<observation, error>.
+inline constexpr bool is_device_source_v = detail::answers<detail::ask_devices, S>::value;
 template <class S>
-struct is_driver_source : detail::answers<detail::ask_driver, S> {};
-
-template <class S>
-inline constexpr bool is_compiler_source_v = is_compiler_source<S>::value;
-template <class S>
-inline constexpr bool is_device_source_v = is_device_source<S>::value;
-template <class S>
-inline constexpr bool is_driver_source_v = is_driver_source<S>::value;
+inline constexpr bool is_driver_source_v = detail::answers<detail::ask_driver, S>::value;
 
 #if defined(__cpp_concepts) && __cpp_concepts >= 201907L
 /// The same rules as concepts, for constraining your own templates in C++20.
@@ -99,8 +89,6 @@ concept driver_source = is_driver_source_v<S>;
 /// refused, so its error should explain why it does not check.
 template <class Driver>
 struct checks_ptx_against_driver : std::true_type {};
-template <class Driver>
-inline constexpr bool checks_ptx_against_driver_v = checks_ptx_against_driver<Driver>::value;
 
 namespace detail {
 template <class D, class = void>
@@ -110,14 +98,14 @@ struct has_runtime_ptx_check<D, std::void_t<decltype(static_cast<bool>(std::decl
 }  // namespace detail
 
 /// Whether resolution checks PTX against this very driver source: the trait, and for an adaptor
-/// that learns it only at run time (any_driver_source, caching_source), its `checks_ptx()` member.
+/// that learns it only at run time (any_driver_source), its `checks_ptx()` member.
 template <class Driver>
 constexpr bool checks_ptx_against(const Driver& driver) noexcept {
   if constexpr (detail::has_runtime_ptx_check<Driver>::value) {
-    return checks_ptx_against_driver_v<Driver> && driver.checks_ptx();
+    return checks_ptx_against_driver<Driver>::value && driver.checks_ptx();
   } else {
     static_cast<void>(driver);
-    return checks_ptx_against_driver_v<Driver>;
+    return checks_ptx_against_driver<Driver>::value;
   }
 }
 
@@ -206,76 +194,6 @@ class any_driver_source {
  private:
   bool checks_ptx_;
   detail::erased_question<detail::ask_driver> ask_;
-};
-
-// ---- the caching adaptor ----------------------------------------------------------------------
-
-namespace detail {
-/// The first answer published; every caller, on any thread, gets that same value. No lock is held
-/// while asking (so a process fork()ed at any moment can ask in the child: an answer that was in
-/// flight in another thread is simply asked again there); callers that arrive while the first
-/// question is in flight ask too, and keep the answer published first.
-template <class T>
-class asked_once {
- public:
-  asked_once() = default;
-  asked_once(const asked_once&) = delete;
-  asked_once& operator=(const asked_once&) = delete;
-  ~asked_once() { delete value_.load(); }
-
-  template <class Ask>
-  const T& get(Ask&& ask) const {
-    if (const T* v = value_.load(std::memory_order_acquire)) return *v;
-    const T* mine = new T(ask());
-    const T* expected_null = nullptr;
-    if (value_.compare_exchange_strong(expected_null, mine, std::memory_order_acq_rel)) return *mine;
-    delete mine;
-    return *expected_null;
-  }
-
- private:
-  mutable std::atomic<const T*> value_{nullptr};
-};
-}  // namespace detail
-
-/// A source that asks the one it wraps once per role, then answers from the cache: every thread
-/// gets the same answer, an error included (build a new caching_source to ask again). Threads that
-/// call while the first question is still in flight ask too and get the first answer published;
-/// no lock is held while asking, so a child fork()ed at any moment can use it. It plays every role
-/// the wrapped source plays. Copies share one cache.
-template <class S>
-class caching_source {
- public:
-  explicit caching_source(S source) : state_(std::make_shared<state>(std::move(source))) {}
-
-  template <class T = S, std::enable_if_t<is_compiler_source_v<T>, int> = 0>
-  const expected<compiler_info, error>& compiler() const {
-    return state_->compiler.get([this] { return detail::ask_compiler{}(state_->source); });
-  }
-  template <class T = S, std::enable_if_t<is_device_source_v<T>, int> = 0>
-  const expected<std::vector<device_info>, error>& devices() const {
-    return state_->devices.get([this] { return detail::ask_devices{}(state_->source); });
-  }
-  template <class T = S, std::enable_if_t<is_driver_source_v<T>, int> = 0>
-  const expected<observation, error>& driver_version() const {
-    return state_->driver.get([this] { return detail::ask_driver{}(state_->source); });
-  }
-  template <class T = S, std::enable_if_t<is_driver_source_v<T>, int> = 0>
-  bool checks_ptx() const noexcept {
-    return checks_ptx_against(state_->source);
-  }
-
-  const S& source() const noexcept { return state_->source; }
-
- private:
-  struct state {
-    explicit state(S s) : source(std::move(s)) {}
-    S source;
-    detail::asked_once<expected<compiler_info, error>> compiler;
-    detail::asked_once<expected<std::vector<device_info>, error>> devices;
-    detail::asked_once<expected<observation, error>> driver;
-  };
-  std::shared_ptr<state> state_;
 };
 
 CUARCH_END_NAMESPACE
