@@ -82,13 +82,13 @@ TEST_CASE("parse_device_list: separators, positions of bad entries, empty lists"
 }
 
 TEST_CASE("explicit devices: the list as given, mixed devices kept; an empty list is no_device", "[devices]") {
-  const auto d = cuarch::explicit_device_source({{12, 0}, {9, 0}}).devices();
+  const auto d = cuarch::fixed_devices({{12, 0}, {9, 0}}).devices();
   REQUIRE(d);
   REQUIRE(d->size() == 2);
   CHECK((*d)[0].cc == compute_capability{12, 0});
   CHECK((*d)[1].ordinal == 1);
   CHECK((*d)[1].source == cuarch::source_kind::device_list);
-  const auto none = cuarch::explicit_device_source({}).devices();
+  const auto none = cuarch::fixed_devices(std::vector<cuarch::compute_capability>{}).devices();
   REQUIRE_FALSE(none);
   CHECK(none.error().code == errc::no_device);
   CHECK(none.error().message().find("pass the devices explicitly") != std::string::npos);

@@ -18,12 +18,7 @@
 //   default locations                    /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda (never the driver:
 //                                        a toolkit's lib64/stubs/libcuda.so fails every call with CUDA_ERROR_STUB_LIBRARY)
 //
-// "Sticky": when an explicit argument or a sticky variable names a file and asking it fails, that
-// failure is the role's answer (selection::given_and_failed) — cuarch never falls back past what
-// the caller demanded. A relative path in a variable is refused as invalid_environment; libraries
-// and programs are never taken from the current directory unless the caller passed that path.
-// Deterministic: the plan depends only on detect_options, the environment snapshot, the file
-// system and what the application had loaded (already_loaded.hpp).
+// "Sticky": a failure there is the role's answer, no fallback (docs/design.md, "Discovery order").
 #pragma once
 
 #include <optional>
@@ -106,21 +101,12 @@ struct component_info {
 };
 
 inline constexpr component_info nvrtc_component{
-    source_kind::nvrtc, nvrtc_bit, "libnvrtc", "explicit NVRTC library", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}, {"", false}}};
-inline constexpr component_info runtime_component{source_kind::cuda_runtime,
-                                                  runtime_bit,
-                                                  "libcudart",
-                                                  "explicit CUDA runtime library",
-                                                  "libcudart.so.",
-                                                  false,
-                                                  {{"CUARCH_CUDART", true}, {"", false}}};
-inline constexpr component_info driver_component{source_kind::driver,
-                                                 driver_bit,
-                                                 "libcuda.so.1",
-                                                 "explicit driver library",
-                                                 "libcuda.so.",
-                                                 false,
-                                                 {{"CUARCH_LIBCUDA", true}, {"", false}}};
+    source_kind::nvrtc, nvrtc_bit, "libnvrtc", "explicit NVRTC library", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}}};
+inline constexpr component_info runtime_component{source_kind::cuda_runtime,       runtime_bit,     "libcudart",
+                                                  "explicit CUDA runtime library", "libcudart.so.", false,
+                                                  {{"CUARCH_CUDART", true}}};
+inline constexpr component_info driver_component{
+    source_kind::driver, driver_bit, "libcuda.so.1", "explicit driver library", "libcuda.so.", false, {{"CUARCH_LIBCUDA", true}}};
 inline constexpr component_info nvcc_component{
     source_kind::nvcc, nvcc_bit, "nvcc", "explicit nvcc", "nvcc", true, {{"CUARCH_NVCC", true}, {"CUDACXX", true}}};
 inline constexpr component_info ptxas_component{

@@ -54,12 +54,9 @@ constexpr role_set operator|(detect_role a, detect_role b) noexcept { return rol
 /// How far each role's walk goes.
 enum class detect_mode : unsigned char {
   enumerate_all,  // ask every candidate of every role (the doctor: disagreements need them all)
-  first_answer,   // stop a role at the candidate that governs it: lower tiers are not walked (the places of the
-                  // tier that answered are listed, a stat each, but not asked)
-  // first_answer, and past the answer only the compilers the user's own tools would run: CUDACXX
-  // (CMake), $CUDA_HOME/$CUDA_PATH (PyTorch extensions, FlashInfer), the first nvcc on PATH (a shell,
-  // setup.py), an NVRTC already loaded in this process (its JIT code). The front door compares
-  // their verdicts with the answer's (front_door/resolve_warnings.hpp).
+  first_answer,   // stop a role at the candidate that governs it: lower tiers are not walked
+  // first_answer, and past the answer the compilers the user's own tools would run (CUDACXX,
+  // $CUDA_HOME/$CUDA_PATH, the first nvcc on PATH, an NVRTC already loaded), to compare verdicts.
   answer_and_tools,
 };
 
@@ -93,9 +90,7 @@ struct detect_options {
   bool probe_ptxas = false;                                       // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
 
-  // What the request needs, how far to look, and how long in all. The defaults (every role, every
-  // candidate, 10 s) are what `cuarch doctor` reports; a resolve asks only for its roles and
-  // first_answer, so a hanging tool below the one that governs is never started.
+  // What the request needs, how far to look, and how long in all (defaults: what `cuarch doctor` asks).
   role_set roles = role_set::all();
   detect_mode mode = detect_mode::enumerate_all;
   std::chrono::milliseconds deadline = default_detection_deadline;  // from detect()'s start, for everything
@@ -128,9 +123,8 @@ struct selection {
   // An explicit argument or a sticky variable (CUARCH_*, CUDACXX) named this role's component and
   // asking it failed: `failure` is that failure, and cuarch did not fall back to another candidate.
   bool given_and_failed = false;
-  // A toolkit root the caller named (detect_options::cuda_home, $CUDA_HOME, $CUDA_PATH) does not
-  // exist or lacks this component, and cuarch did not fall back past it: given_and_failed is
-  // set too, and `failure` names the variable (or option) and the path.
+  // The same for a toolkit root the caller named (cuda_home, $CUDA_HOME, $CUDA_PATH) that does not
+  // exist or lacks this component; given_and_failed is set too.
   bool named_root_failed = false;
   bool asked = true;  // false: the role was not in detect_options::roles (no index, no failure)
   // When no candidate was found at all: every place looked in, in discovery order, as words

@@ -1,15 +1,9 @@
-// The walk: for each role the request needs, go down discovery_plan (plan.hpp), turn each tier
-// into the places it names, ask each place (load the library, run the program) and let the role's
-// choice (selection.hpp) decide. Then, if asked, the toolkit files and wheels of every toolkit met,
-// and the devices. One detector per detect() call: nothing here is shared between threads except
-// through application_libraries (already_loaded.hpp) and the library registry.
-//
-// Bounded: one clock per detection (detect_options::deadline). A program gets
-// min(tool_timeout, time left); a library load cannot be interrupted, so the clock is read before
-// each one. Once the deadline has passed, every remaining place is still recorded, as a candidate
-// with probed == false and errc::deadline_exceeded: never skipped silently.
-// Lazy: a role not in detect_options::roles is not walked; with detect_mode::first_answer a role's
-// walk stops at its answer, so lower tiers are not even listed.
+// The walk: for each role the request needs, go down discovery_plan (plan.hpp), turn each tier into
+// the places it names, ask each place and let the role's choice (selection.hpp) decide; then, if
+// asked, the toolkit files and wheels of every toolkit met, and the devices.
+// Bounded by one clock (detect_options::deadline): a program gets min(tool_timeout, time left); a
+// library load cannot be interrupted, so the clock is read before each one. Past the deadline every
+// remaining place is still recorded, probed == false with errc::deadline_exceeded: never skipped.
 #pragma once
 
 #include <unistd.h>
@@ -636,7 +630,7 @@ class detector {
 
   void detect_devices(bool asked) {
     if (opts_.device_ccs) {
-      const auto given = explicit_device_source(*opts_.device_ccs).devices();
+      const auto given = fixed_devices(*opts_.device_ccs).devices();
       if (given) d_.given_devices = *given;
     }
     if (!asked || !opts_.query_devices) return;

@@ -73,9 +73,6 @@ class fixed_devices {
   std::vector<device_info> devices_;
 };
 
-/// The name detection and older code use for a list the caller gives.
-using explicit_device_source = fixed_devices;
-
 /// No device source: `native` fails with errc::no_device, saying that no devices were given.
 struct no_devices {
   expected<std::vector<device_info>, error> devices() const {

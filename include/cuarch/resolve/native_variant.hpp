@@ -34,8 +34,6 @@ CUARCH_BEGIN_NAMESPACE
 /// Variants to try for one device, best first; baseline is implied last (see the file comment).
 class variant_chain {
  public:
-  static constexpr std::size_t capacity = 3;
-
   constexpr variant_chain() = default;
   constexpr variant_chain(std::initializer_list<arch_variant> vs) noexcept {
     for (const arch_variant v : vs) add(v);
@@ -48,8 +46,6 @@ class variant_chain {
     items_[size_++] = v;  // three variants, no duplicates: never full
     return true;
   }
-  constexpr std::size_t size() const noexcept { return size_; }
-  constexpr bool empty() const noexcept { return size_ == 0; }
   constexpr const arch_variant* begin() const noexcept { return items_; }
   constexpr const arch_variant* end() const noexcept { return items_ + size_; }
 
@@ -70,16 +66,8 @@ class variant_chain {
     return s;
   }
 
-  friend constexpr bool operator==(const variant_chain& a, const variant_chain& b) noexcept {
-    if (a.size_ != b.size_) return false;
-    for (std::size_t i = 0; i < a.size_; ++i)
-      if (a.items_[i] != b.items_[i]) return false;
-    return true;
-  }
-  friend constexpr bool operator!=(const variant_chain& a, const variant_chain& b) noexcept { return !(a == b); }
-
  private:
-  arch_variant items_[capacity]{};
+  arch_variant items_[3]{};
   std::size_t size_ = 0;
 };
 
@@ -133,9 +121,6 @@ class native_variant_preferences {
   static constexpr std::size_t capacity = 8;
 
   constexpr std::size_t size() const noexcept { return size_; }
-  constexpr bool empty() const noexcept { return size_ == 0; }
-  constexpr const native_variant_rule* begin() const noexcept { return rules_; }
-  constexpr const native_variant_rule* end() const noexcept { return rules_ + size_; }
 
   /// Adds a rule, or replaces the rule for the same devices; false when full.
   constexpr bool set(const native_variant_rule& r) noexcept {

@@ -139,10 +139,6 @@ expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
   return {};
 }
 
-}  // namespace detail
-
-namespace detail {
-
 /// The first CMake release whose CMAKE_CUDA_ARCHITECTURES takes the suffix of v: the validation
 /// regex, Modules/CMakeDetermineCUDACompiler.cmake until 3.27, then Modules/Internal/
 /// CMakeCUDAArchitecturesValidate.cmake, gained `a?` in 3.25.0 (Kitware/CMake 234aa7e0aa, "CUDA:
@@ -258,14 +254,7 @@ CUARCH_FUNC std::string jit_cache_digest(std::string_view key) {
 
 namespace detail {
 
-constexpr std::string_view form_name(arch_form f) noexcept {
-  switch (f) {
-    case arch_form::ptx: return "ptx";
-    case arch_form::lto: return "lto";
-    case arch_form::sass: break;
-  }
-  return "sass";
-}
+inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arch_form's order
 
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object()
@@ -276,7 +265,7 @@ inline void json_target(json_writer& w, const arch_target& t) {
       .key("variant")
       .value(to_string(t.variant))
       .key("form")
-      .value(form_name(t.form))
+      .value(name_of(form_names, t.form))
       .end_object();
 }
 
@@ -325,10 +314,6 @@ inline void json_spelling(json_writer& w, std::string_view name, const expected<
   json_optional_error(w, s ? std::optional<error>() : std::optional<error>(s.error()));
 }
 
-}  // namespace detail
-
-namespace detail {
-
 /// A compiler object with the keys of a success's "compiler" (kind, version, location,
 /// supported_sm_numbers, table_older_than_compiler), plus where it was found ("path" as found,
 /// "found" in words: null when the caller passed a value) and, for an alternative, its "fix".
@@ -360,10 +345,6 @@ inline void json_failure_provenance(json_writer& w, const resolution_failure& f)
   w.end_array().key("searched").value(f.searched);
   json_warnings(w, f.warnings);
 }
-
-}  // namespace detail
-
-namespace detail {
 
 /// The success document; `compiler` null: only what the resolution knows of its compiler.
 inline std::string resolution_json(const resolution& r, const compiler_provenance* compiler,

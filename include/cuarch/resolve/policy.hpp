@@ -1,22 +1,9 @@
 // Resolution policies: what happens to a target the compiler cannot build, to a device newer than
-// the compiler, and which variant `native` picks for each device.
-//
-// Native variant (the default rule "default=a": arch-specific `a` where it exists, i.e. cc >= 9.0):
-//   `native` asks for code for *these* devices, resolved per device. An `a` target gives that code
-//   the whole feature set of the device (wgmma/setmaxnreg on 9.0a, tcgen05 on 10.0a: features a
-//   family or baseline target cannot use) and loads on exactly that compute capability, which is
-//   the device it was resolved for (verified on an H200: sm_90a loads, docs/design.md, "Vocabulary"). Nothing
-//   is lost in portability, because native results are never meant for other devices. Triton,
-//   numba-cuda and FlashInfer make the same choice for cc >= 9.0. When the compiler cannot build
-//   the `a` variant (sm_90a with CUDA 11.8), resolution falls back to the baseline target and reports
-//   it. The one way to choose otherwise is native_preferences, rules and fallback chains in the
-//   spelling of --native-variant (native_variant.hpp): "baseline" for a cache shared by several
-//   GPUs of one major, "f" for family code (cc >= 10.0), "12.0=f,9=a,default=a", "f,a,baseline".
-//
-// Substitution is opt-in: by default `native` gives each device its own architecture (one variant
-// of the chain, or baseline) or an error. Machine code of a lower minor (sm_120 for a 12.1 device)
-// loads, but lacks the device's own features, so it is used only under compatible_minor, which
-// takes the HIGHEST buildable minor at or below the device's and says so in the diagnostic.
+// the compiler, and which variant `native` picks for each device (docs/design.md, "Resolution").
+// Why `a` by default: native code is for these devices only, and an `a` target gives it the whole
+// feature set of the device (wgmma on 9.0a, tcgen05 on 10.0a) and loads on exactly that compute
+// capability (sm_90a on an H200); Triton, numba-cuda and FlashInfer choose the same for cc >= 9.0.
+// Substitution (a lower minor's machine code) is opt-in: compatible_minor.
 #pragma once
 
 #include <optional>

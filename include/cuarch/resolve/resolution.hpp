@@ -56,35 +56,22 @@ struct resolved_device {
   detail::text<64> name;  // "NVIDIA H200"; empty for given devices
 };
 
-/// An error or none, as std::optional<error> reads (bool, *, ->, = error, reset), but held on the
-/// heap: an error is 760 bytes and most diagnostics (every kept one) have none, so a diagnostic
-/// carries a pointer instead. Copies copy the error.
+/// An error or none, read as std::optional<error> reads (bool, *, ->), but held on the heap: an
+/// error is 760 bytes and most diagnostics (every kept one) have none. Copies copy the error.
 class boxed_error {
  public:
   boxed_error() noexcept = default;
-  boxed_error(std::nullopt_t) noexcept {}                          // NOLINT: implicit, as optional
-  boxed_error(const error& e) : p_(std::make_unique<error>(e)) {}  // NOLINT
+  boxed_error(const error& e) : p_(std::make_unique<error>(e)) {}  // NOLINT: implicit, as optional
   boxed_error(const boxed_error& o) : p_(o.p_ ? std::make_unique<error>(*o.p_) : nullptr) {}
   boxed_error(boxed_error&&) noexcept = default;
-  boxed_error& operator=(const boxed_error& o) { return o.p_ ? *this = *o.p_ : *this = std::nullopt; }
-  boxed_error& operator=(boxed_error&&) noexcept = default;
-  boxed_error& operator=(const error& e) {
-    if (p_) *p_ = e;
-    else p_ = std::make_unique<error>(e);
+  boxed_error& operator=(boxed_error o) noexcept {
+    p_ = std::move(o.p_);
     return *this;
   }
-  boxed_error& operator=(std::nullopt_t) noexcept {
-    p_.reset();
-    return *this;
-  }
-  ~boxed_error() = default;
 
-  bool has_value() const noexcept { return p_ != nullptr; }
-  explicit operator bool() const noexcept { return has_value(); }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
   const error& operator*() const noexcept { return *p_; }
-  error& operator*() noexcept { return *p_; }
   const error* operator->() const noexcept { return p_.get(); }
-  error* operator->() noexcept { return p_.get(); }
   void reset() noexcept { p_.reset(); }
 
  private:
@@ -211,24 +198,17 @@ using resolve_result = expected<resolution, resolution_failure>;
 // src/cuarch.cpp in compiled mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 
-namespace detail {
-
-inline std::string describe_device(const resolved_device& d) {
-  std::string s = "device " + std::to_string(d.ordinal) + " (";
-  if (!d.name.empty()) s.append(d.name.view()).append(", ");
-  s.append("cc ").append(to_text(d.cc).view()).append(")");
-  return s;
-}
-
-}  // namespace detail
-
 CUARCH_FUNC std::string diagnostic::message() const {
   std::string m;
   if (!input.empty()) {
     m = position == error::no_position ? std::string(input.view())
                                        : "'" + std::string(input.view()) + "' at position " + std::to_string(position);
   }
-  if (device) m += (m.empty() ? "" : ", ") + detail::describe_device(*device);
+  if (device) {
+    m.append(m.empty() ? "device " : ", device ").append(std::to_string(device->ordinal)).append(" (");
+    if (!device->name.empty()) m.append(device->name.view()).append(", ");
+    m.append("cc ").append(to_text(device->cc).view()).append(")");
+  }
   m += ": ";
   m += to_text(requested).view();
   switch (outcome) {

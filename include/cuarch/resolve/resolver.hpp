@@ -1,29 +1,7 @@
 // resolve_target_archs(): from a request (explicit list, native, all, all-major) to a non-empty
 // target set, validated against the compiler that will build it, the devices that will load it
-// and, for PTX, the driver that will JIT it.
-//
-// Order of work (each step only when needed):
-//   1. environment overrides (CUARCH_ARCHS, ...) replace the request      env_request.hpp
-//   2. the request is parsed (a malformed one is an error naming the token and its origin)
-//   3. the compiler source is asked once                                    compiler_rules.hpp
-//   4. devices are asked only for `native` (or explicit lists under verify_on_devices)
-//   5. the driver is asked only for PTX targets, and only when it checks PTX (checks_ptx_against_driver)
-// What sources and policies must provide: source_contract.hpp.
-//
-// What each request becomes:
-//   explicit target  kept if the compiler builds it (and, for PTX with a driver source, the driver
-//                    JITs it); renamed archs follow their new name under follow_renames; otherwise
-//                    rejected. Suffixes are never changed: 10.0 and 10.0a both stay, 12.0 stays plain.
-//   native           per device: the chain of its variant rule (default `a`; native_variant.hpp),
-//                    then baseline; else, under compatible_minor, machine code of the highest buildable
-//                    lower minor of its major (12.1 with CUDA 12.8 gets sm_120), else, under ptx_fallback
-//                    and only if the driver can JIT it, PTX of the newest buildable arch below the
-//                    device (12.0 with CUDA 12.6 gets compute_90). Nothing that cannot load on the device
-//                    is ever emitted (no `a` target of another minor, no SASS of another major).
-//   all, all-major   machine code of every baseline arch the compiler builds (all-major: the lowest
-//                    minor of each major, as CMake does), plus PTX of the newest of them.
-// The policy then decides: strict fails on any rejected target; best effort drops them; both
-// fail when nothing remains or a native device is left with nothing it can load.
+// and, for PTX, the driver that will JIT it. The order of work and what each request becomes are in
+// docs/design.md, "Resolution"; what sources and policies must provide, in source_contract.hpp.
 #pragma once
 
 #include <cstddef>
@@ -90,14 +68,6 @@ inline error no_device_loads(const arch_target& t, const std::vector<device_info
   return errors::cannot_load_on_device(source_kind::none, t, devices.front().cc, why.view());
 }
 
-inline resolved_device describe(const device_info& d) {
-  resolved_device r;
-  r.ordinal = d.ordinal;
-  r.cc = d.cc;
-  r.name = std::string_view(d.name);
-  return r;
-}
-
 inline void set_outcome(diagnostic& d) {
   if (!d.result) d.outcome = resolution_outcome::rejected;
   else d.outcome = *d.result == d.requested ? resolution_outcome::kept : resolution_outcome::transformed;
@@ -160,9 +130,8 @@ class resolution_run {
 
     bool rejected_any = false, device_left_without = false;
     for (const auto& d : diags_) {
-      if (d.outcome != resolution_outcome::rejected) continue;
-      rejected_any = true;
-      device_left_without = device_left_without || d.device.has_value();
+      rejected_any = rejected_any || d.outcome == resolution_outcome::rejected;
+      device_left_without = device_left_without || (d.outcome == resolution_outcome::rejected && d.device);
     }
     const bool refuse = builder_.empty() || device_left_without || (rejected_any && policy_.unbuildable == on_unbuildable::error);
     if (refuse) return failure(refusal_summary(req_, policy_, diags_, !builder_.empty()));
@@ -232,6 +201,17 @@ class resolution_run {
 
   /// A new diagnostic, built in place (no copies on the warm path).
   diagnostic& next() { return diags_.emplace_back(); }
+  /// t as d's result when it can be built, else d's reason (the first one kept); whether it can.
+  bool judge(diagnostic& d, const arch_target& t) {
+    auto verdict = check(t);
+    if (!verdict) {
+      if (!d.reason) d.reason = verdict.error();
+      return false;
+    }
+    d.result = t;
+    d.decided_by = verdict->decided_by;
+    return true;
+  }
   /// Settles a diagnostic's outcome and adds its result to the set; false when the set is full.
   bool finish(diagnostic& d) {
     set_outcome(d);
@@ -251,19 +231,9 @@ class resolution_run {
       d.input = req_.list.substr(p.position, p.length);
       d.position = p.position;
       d.requested = p.target;
-      auto verdict = check(p.target);
-      if (verdict) {
-        d.result = p.target;
-        d.decided_by = verdict->decided_by;
-      } else {
-        d.reason = verdict.error();
-        if (verdict.error().code == errc::renamed_in_toolkit && policy_.follow_renames) {
-          const arch_target renamed = verdict.error().replacement;
-          if (auto again = check(renamed)) {
-            d.result = renamed;
-            d.decided_by = again->decided_by;
-          }
-        }
+      if (!judge(d, p.target) && d.reason->code == errc::renamed_in_toolkit && policy_.follow_renames) {
+        const arch_target renamed = d.reason->replacement;
+        judge(d, renamed);
       }
       if (d.result && !devs.empty()) {
         bool loads = false;
@@ -281,24 +251,12 @@ class resolution_run {
       for (const auto& dev : devs) {
         if (builder_.can_load_on(dev.cc)) continue;
         diagnostic& d = next();
-        d.device = describe(dev);
+        d.device = resolved_device{dev.ordinal, dev.cc, dev.name};
         d.requested = parsed[0].target;
         d.reason = no_device_loads(parsed[0].target, std::vector<device_info>{dev});
         finish(d);
       }
     return std::nullopt;
-  }
-
-  /// Tries t for a native device: buildable and loadable there; keeps the first reason it is not.
-  bool try_target(diagnostic& d, const compute_capability& device, const arch_target& t) {
-    auto verdict = check(t);
-    if (verdict && can_load(t, device)) {
-      d.result = t;
-      d.decided_by = verdict->decided_by;
-      return true;
-    }
-    if (!verdict && !d.reason) d.reason = verdict.error();
-    return false;
   }
 
   struct candidate {
@@ -347,7 +305,7 @@ class resolution_run {
     for (const device_info& dev : *devs) {
       diagnostic& d = next();
       d.input = "native";
-      d.device = describe(dev);
+      d.device = resolved_device{dev.ordinal, dev.cc, dev.name};
       const native_variant_rule rule = policy_.native_rule_for(dev.cc);
       d.preference = rule.spelling().view();
       const variant_chain chain = rule.chain.as_tried();
@@ -362,7 +320,7 @@ class resolution_run {
         const arch_target t{dev.cc, v, arch_form::sass};
         if (first) d.requested = t;
         first = false;
-        if ((found = try_target(d, dev.cc, t))) break;
+        if ((found = judge(d, t))) break;  // the device's own architecture: it loads
       }
       // Machine code of a lower minor of the same major loads on the device, but is another
       // architecture: only under compatible_minor, and then the highest the compiler builds.
@@ -404,20 +362,15 @@ class resolution_run {
       d.fallback_error = unchecked_driver_reason();
       return;
     }
-    auto verdict = check(ptx);
-    if (verdict && can_load(ptx, dev.cc)) {
-      d.result = ptx;
-      d.decided_by = verdict->decided_by;
-      d.fallback = ptx_fallback_status::used;
+    auto verdict = check(ptx);  // PTX of a cc at or below the device's JITs there
+    if (!verdict) {
+      d.fallback = ptx_fallback_status::refused;
+      d.fallback_error = verdict.error();
       return;
     }
-    d.fallback = ptx_fallback_status::refused;
-    if (verdict) {
-      const auto loadable = check_loadable(ptx, dev.cc);
-      if (!loadable) d.fallback_error = loadable.error();
-    } else {
-      d.fallback_error = verdict.error();
-    }
+    d.result = ptx;
+    d.decided_by = verdict->decided_by;
+    d.fallback = ptx_fallback_status::used;
   }
 
   /// Why PTX cannot be checked: the error of a driver source that does not check (no_driver says
@@ -446,13 +399,7 @@ class resolution_run {
       diagnostic& d = next();
       d.input = to_string(keyword);
       d.requested = t;
-      auto verdict = check(t);
-      if (verdict) {
-        d.result = t;
-        d.decided_by = verdict->decided_by;
-      } else {
-        d.reason = verdict.error();
-      }
+      judge(d, t);
       finish(d);
     };
     for (std::size_t i = 0; i < n; ++i) one(arch_target{chosen[i], arch_variant::baseline, arch_form::sass});
@@ -517,9 +464,7 @@ class resolver {
   }
 
   const CompilerSource& compiler_source() const noexcept { return compiler_; }
-  const DeviceSource& device_source() const noexcept { return devices_; }
   const Policy& policy() const noexcept { return policy_; }
-  const DriverSource& driver_source() const noexcept { return driver_; }
 
  private:
   CompilerSource compiler_;

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <initializer_list>
-#include <type_traits>
 
 #include "../core/arch.hpp"
 #include "../core/compatibility.hpp"
@@ -21,7 +20,6 @@ namespace detail {
 /// Rank in the canonical order: the enums are declared in it (baseline, a, f; sm_, compute_, lto_).
 template <class Enum>
 constexpr int order_of(Enum e) noexcept {
-  static_assert(std::is_same_v<Enum, arch_variant> || std::is_same_v<Enum, arch_form>);
   return static_cast<int>(e);
 }
 
@@ -56,8 +54,7 @@ class target_set {
   static constexpr expected<target_set, error> from(const Range& targets);
   static constexpr expected<target_set, error> from(std::initializer_list<arch_target> targets);
 
-  /// At least 1.
-  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr std::size_t size() const noexcept { return size_; }  // at least 1
   constexpr const arch_target& operator[](std::size_t i) const noexcept { return items_[i]; }
   constexpr const_iterator begin() const noexcept { return items_; }
   constexpr const_iterator end() const noexcept { return items_ + size_; }
@@ -73,42 +70,6 @@ class target_set {
   constexpr bool can_load_on(const compute_capability& device) const {
     for (std::size_t i = 0; i < size_; ++i)
       if (can_load(items_[i], device)) return true;
-    return false;
-  }
-
-  // ---- the questions adopters ask of a set (all constexpr) ----------------------------------
-
-  /// Whether the set holds machine code (sm_) a device of compute capability `device` loads, i.e.
-  /// the device runs without a driver JIT (check_loadable's rules: sm_90 and sm_90a on 9.0, sm_120f
-  /// on 12.1, never sm_100 on 12.0).
-  constexpr bool has_machine_code_for(const compute_capability& device) const {
-    for (std::size_t i = 0; i < size_; ++i)
-      if (items_[i].form == arch_form::sass && can_load(items_[i], device)) return true;
-    return false;
-  }
-  /// Whether the set holds a target of variant `v` (any form) whose major is `major`:
-  /// has_variant_for_major(arch_variant::arch_specific, 9) for "any sm_90a/compute_90a?".
-  constexpr bool has_variant_for_major(arch_variant v, int major) const noexcept {
-    for (std::size_t i = 0; i < size_; ++i)
-      if (items_[i].variant == v && items_[i].cc.major == major) return true;
-    return false;
-  }
-  /// An arch-specific (`a`) target of major `major`.
-  constexpr bool has_arch_specific(int major) const noexcept { return has_variant_for_major(arch_variant::arch_specific, major); }
-  /// A family-specific (`f`) target of major `major`.
-  constexpr bool has_family_specific(int major) const noexcept { return has_variant_for_major(arch_variant::family_specific, major); }
-  /// Whether some target provides the feature set `required` names (provides_features: "needs the
-  /// `a` features of 12.0" is {12.0, arch_specific}; 12.0+PTX does not satisfy it, nor does 12.0f).
-  constexpr bool provides(const arch_target& required) const noexcept {
-    for (std::size_t i = 0; i < size_; ++i)
-      if (provides_features(items_[i], required)) return true;
-    return false;
-  }
-  /// Whether a device of compute capability `device` gets code that provides `required`: some
-  /// target both loads on it (machine code, or PTX the driver JITs) and provides the feature set.
-  constexpr bool provides_on(const arch_target& required, const compute_capability& device) const {
-    for (std::size_t i = 0; i < size_; ++i)
-      if (can_load(items_[i], device) && provides_features(items_[i], required)) return true;
     return false;
   }
 
@@ -130,13 +91,11 @@ class target_set {
 
 namespace detail {
 
-/// Collects targets (sorted on insertion, duplicates merged) and hands out a target_set only when
-/// at least one was added. The only code that sees a target_set's private constructor.
+/// Collects targets (sorted on insertion, duplicates merged); hands out a target_set only when one
+/// was added. The only code that sees a target_set's private constructor.
 class target_set_builder {
  public:
-  constexpr std::size_t size() const noexcept { return set_.size_; }
   constexpr bool empty() const noexcept { return set_.size_ == 0; }
-  constexpr bool contains(const arch_target& t) const noexcept { return set_.contains(t); }
   constexpr bool can_load_on(const compute_capability& device) const { return set_.can_load_on(device); }
 
   /// Inserts t in canonical position; false (and nothing changes) when the set is full.
@@ -153,20 +112,17 @@ class target_set_builder {
     return true;
   }
 
-  /// Removes t (every copy: there is at most one); nothing happens when it is absent.
+  /// Removes t, if present.
   constexpr void remove(const arch_target& t) noexcept {
     std::size_t out = 0;
     for (std::size_t i = 0; i < set_.size_; ++i)
       if (set_.items_[i] != t) set_.items_[out++] = set_.items_[i];
-    for (std::size_t i = out; i < set_.size_; ++i) set_.items_[i] = arch_target{};
     set_.size_ = out;
   }
 
-  /// The set, or empty_input when nothing was added.
   constexpr expected<target_set, error> build() const {
-    if (set_.size_ == 0) {
+    if (set_.size_ == 0)
       return unexpected(errors::empty_input(source_kind::none, {}, errors::no_position, "a target set needs at least one target"));
-    }
     return set_;
   }
 
@@ -174,37 +130,24 @@ class target_set_builder {
   target_set set_;
 };
 
-/// The first pair of targets in [first, last) that cannot share one nvcc compilation
-/// (check_same_compilation), as its error; nothing when every pair can.
-constexpr expected<void, error> check_one_compilation(const arch_target* first, const arch_target* last) {
-  for (const arch_target* a = first; a != last; ++a)
-    for (const arch_target* b = a + 1; b != last; ++b) {
-      auto r = check_same_compilation(*a, *b);
-      if (!r) return r;
-    }
-  return {};
-}
-
-/// A compute capability that names a CUDA architecture at all: major 1..99, minor 0..9.
-constexpr bool is_well_formed(const compute_capability& cc) noexcept {
-  return cc.major >= 1 && cc.major <= 99 && cc.minor >= 0 && cc.minor <= 9;
-}
-
 }  // namespace detail
 
 template <class Range>
 constexpr expected<target_set, error> target_set::from(const Range& targets) {
   detail::target_set_builder b;
   for (const arch_target& t : targets) {
-    if (!detail::is_well_formed(t.cc)) return unexpected(errors::malformed_token(source_kind::user_input, to_text(t).view()));
+    // A compute capability that names no CUDA architecture at all: major 1..99, minor 0..9.
+    if (t.cc.major < 1 || t.cc.major > 99 || t.cc.minor < 0 || t.cc.minor > 9)
+      return unexpected(errors::malformed_token(source_kind::user_input, to_text(t).view()));
     if (!variant_exists(t.cc, t.variant)) return unexpected(errors::variant_not_defined(source_kind::user_input, t));
     if (!b.add(t)) return unexpected(errors::too_many_targets(source_kind::user_input, "target_set::from"));
   }
   auto set = b.build();
   if (!set) return set;
   // One set feeds every writer, nvcc's among them: a pair nvcc refuses in one compilation is refused here.
-  const auto one = detail::check_one_compilation(set->begin(), set->end());
-  if (!one) return unexpected(one.error());
+  for (const arch_target& x : *set)
+    for (const arch_target& y : *set)
+      if (auto one = check_same_compilation(x, y); !one) return unexpected(one.error());
   return set;
 }
 

@@ -26,7 +26,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-// A list the caller gives: fixed_devices (alias explicit_device_source), resolve/fixed_sources.hpp.
+// A list the caller gives: fixed_devices, resolve/fixed_sources.hpp.
 
 /// The GPUs the driver shows this process. cuInit(0) is called (it creates no context); the
 /// driver is then pinned in memory, because libcuda cannot be unloaded safely after cuInit.
