@@ -41,34 +41,12 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-/// The one clock of a detection.
-class detection_clock {
- public:
-  detection_clock(std::chrono::milliseconds budget, const std::atomic<bool>* cancel)
-      : budget_(budget), end_(std::chrono::steady_clock::now() + std::max(budget, std::chrono::milliseconds(0))), cancel_(cancel) {}
-  bool passed() const { return left().count() <= 0; }  // less than a millisecond left is none: no probe fits
-  std::chrono::milliseconds left() const {
-    if (cancel_ && cancel_->load()) return std::chrono::milliseconds(0);  // cancelled: as if the deadline had passed
-    const auto l = std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
-    return std::max(l, std::chrono::milliseconds(0));
-  }
-  std::chrono::milliseconds budget() const { return budget_; }
-
- private:
-  std::chrono::milliseconds budget_;
-  std::chrono::steady_clock::time_point end_;
-  const std::atomic<bool>* cancel_;
-};
-
-/// The error of a place found after the deadline: what would have been asked, and where.
-inline error not_probed_error(source_kind kind, std::string_view what, std::string_view where, std::chrono::milliseconds budget) {
-  return errors::deadline_exceeded(kind, what, where, "deadline " + std::to_string(budget.count()) + " ms from the start of detection");
-}
-
 class detector {
  public:
   explicit detector(const detect_options& o)
-      : opts_(o), env_(o.env ? *o.env : environment::from_process()), clock_(o.deadline, o.cancel) {}
+      : opts_(o),
+        env_(o.env ? *o.env : environment::from_process()),
+        end_(std::chrono::steady_clock::now() + std::max(o.deadline, std::chrono::milliseconds(0))) {}
 
   detection run() {
     const auto start = std::chrono::steady_clock::now();
@@ -87,14 +65,9 @@ class detector {
       observe_roots();
       observe_wheels();
     }
-    if (opts_.compile_time) {
-      candidate c;
-      c.source = source_kind::compile_time;
-      c.how = discovery::compile_time;
-      c.origin = "CUARCH_COMPILE_TIME_OBSERVATION()";
-      c.result = *opts_.compile_time;
-      if (c.result) c.path = c.result->location;
-      d_.candidates.push_back(std::move(c));
+    if (const auto& seen = opts_.compile_time) {
+      const std::string path = *seen ? (*seen)->location : std::string();
+      add(source_kind::compile_time, discovery::compile_time, "CUARCH_COMPILE_TIME_OBSERVATION()", path).result = *seen;
     }
     detect_devices(roles.has(detect_role::devices));
     d_.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
@@ -102,6 +75,29 @@ class detector {
   }
 
  private:
+  // ---- the one clock: less than a millisecond left is none (no probe fits); cancelled is passed -----
+  std::chrono::milliseconds left() const {
+    if (opts_.cancel && opts_.cancel->load()) return std::chrono::milliseconds(0);
+    const auto l = std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
+    return std::max(l, std::chrono::milliseconds(0));
+  }
+  bool passed() const { return left().count() <= 0; }
+  /// A place met after the deadline: what would have been asked, and where.
+  error not_probed(source_kind kind, std::string_view what, std::string_view where) {
+    d_.deadline_passed = true;
+    const std::string why = "deadline " + std::to_string(opts_.deadline.count()) + " ms from the start of detection";
+    return errors::deadline_exceeded(kind, what, where, why);
+  }
+
+  candidate& add(source_kind source, discovery how, const std::string& origin, const std::string& path) {
+    candidate& c = d_.candidates.emplace_back();
+    c.source = source;
+    c.how = how;
+    c.origin = origin;
+    c.path = path;
+    return c;
+  }
+
   // ---- roles: down the plan ------------------------------------------------------------------
   void role(const component_info& comp, selection& sel, bool asked) {
     if (asked) return walk(comp, &sel);
@@ -265,7 +261,7 @@ class detector {
     c.path = s.path.empty() ? s.soname : s.path;
     if (s.problem) {
       c.result = unexpected(*s.problem);
-    } else if (clock_.passed()) {
+    } else if (passed()) {
       if (!record_not_probed(comp, s, c)) return;
     } else if (!(comp.program ? ask_program(comp, s, c) : ask_library(comp, s, c, choice))) {
       return;
@@ -299,9 +295,8 @@ class detector {
       if (merge_duplicate(comp.kind, c.real_path, s.origin)) return false;
     }
     c.probed = false;
-    c.result = unexpected(not_probed_error(comp.kind, s.path.empty() ? "loader search for " + s.soname : std::string(comp.role_words),
-                                           c.path, clock_.budget()));
-    d_.deadline_passed = true;
+    c.result = unexpected(
+        not_probed(comp.kind, s.path.empty() ? "loader search for " + s.soname : std::string(comp.role_words), c.path));
     return true;
   }
 
@@ -348,8 +343,7 @@ class detector {
   /// candidate by another route.
   bool ask_program(const component_info& comp, const search_spec& s, candidate& c) {
     const source_kind kind = comp.kind;
-    std::string abs = s.path;
-    if (s.allow_relative) abs = absolute_path(abs);
+    const std::string abs = s.allow_relative ? absolute_path(s.path) : s.path;
     c.real_path = real_path(abs);
     if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
       c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
@@ -360,7 +354,7 @@ class detector {
       return false;
     }
     c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
-    const auto timeout = std::min(opts_.tool_timeout, clock_.left());
+    const auto timeout = std::min(opts_.tool_timeout, left());
     auto p = probe_tool_version(abs, kind, s.how, timeout,
                                 s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
                                 opts_.cancel);
@@ -518,8 +512,7 @@ class detector {
 
   void collect_roots() {
     if (!opts_.cuda_home.empty()) {
-      std::string p = opts_.cuda_home;
-      p = absolute_path(p);  // the caller passed it: relative is allowed
+      const std::string p = absolute_path(opts_.cuda_home);  // the caller passed it: relative is allowed
       add_root(p, discovery::explicit_argument, "explicit toolkit root " + echoed(p, path_words), tier::explicit_root);
     }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
@@ -559,8 +552,7 @@ class detector {
 
   void collect_python() {
     for (const auto& prefix : opts_.python_prefixes) {
-      std::string p = prefix;
-      p = absolute_path(p);
+      const std::string p = absolute_path(prefix);
       add_python(p, discovery::explicit_argument, "python prefix " + echoed(p, path_words), tier::explicit_python, {});
     }
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
@@ -570,31 +562,23 @@ class detector {
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------
   void add_roots_of_candidates() {
-    const std::size_t n = d_.candidates.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      const candidate& c = d_.candidates[i];
-      if (c.toolkit_root.empty()) continue;
-      add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
-    }
+    for (const candidate& c : d_.candidates)
+      if (!c.toolkit_root.empty())
+        add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
   }
 
   void observe_roots() {
     for (const auto& r : d_.toolkit_roots) {
       if (r.problem) continue;
       const auto of_root = [&]() -> candidate& {
-        candidate& c = d_.candidates.emplace_back();
-        c.source = source_kind::toolkit_files;
-        c.how = r.how;
-        c.origin = r.origin;
+        candidate& c = add(source_kind::toolkit_files, r.how, r.origin, r.path);
         c.toolkit_root = r.real_path;
-        c.path = r.path;
         return c;
       };
-      if (clock_.passed()) {
+      if (passed()) {
         candidate& c = of_root();
         c.probed = false;
-        c.result = unexpected(not_probed_error(source_kind::toolkit_files, "the toolkit's version files", r.path, clock_.budget()));
-        d_.deadline_passed = true;
+        c.result = unexpected(not_probed(source_kind::toolkit_files, "the toolkit's version files", r.path));
         continue;
       }
       for (auto& o : observe_toolkit_root(r.path, r.how)) {
@@ -616,15 +600,10 @@ class detector {
     for (const auto& env : d_.python_environments)
       for (const auto& sp : env.site_packages)
         for (auto& o : scan_site_packages(sp).dist_infos) {
-          candidate c;
-          c.source = source_kind::python_wheel;
+          candidate& c = add(source_kind::python_wheel, discovery::python_site_packages, env.origin, o.seen.location);
           c.describes = o.describes;
-          c.how = discovery::python_site_packages;
-          c.origin = env.origin;
-          c.path = o.seen.location;
           c.real_path = real_path(c.path);
           c.result = std::move(o.seen);
-          d_.candidates.push_back(std::move(c));
         }
   }
 
@@ -635,9 +614,8 @@ class detector {
     }
     if (!asked || !opts_.query_devices) return;
     if (const candidate* c = d_.chosen(d_.driver)) {
-      if (clock_.passed()) {
-        d_.deadline_passed = true;
-        d_.driver_devices = unexpected(not_probed_error(source_kind::driver, "the driver's devices", c->real_path, clock_.budget()));
+      if (passed()) {
+        d_.driver_devices = unexpected(not_probed(source_kind::driver, "the driver's devices", c->real_path));
         return;
       }
       // NVML first: reading devices must not initialise CUDA here (a child forked later could not
@@ -665,7 +643,7 @@ class detector {
 
   const detect_options& opts_;
   environment env_;
-  detection_clock clock_;
+  const std::chrono::steady_clock::time_point end_;  // the deadline
   detection d_;
   std::vector<tier> root_tiers_;    // the tier each of d_.toolkit_roots was met in
   std::vector<tier> python_tiers_;  // the tier each of d_.python_environments was met in
