@@ -77,7 +77,7 @@ inline std::vector<std::string> default_toolkit_roots() {
 /// line (Debian's /usr/bin/nvcc, /usr/local/bin/nvcc shims). Empty for anything else.
 inline std::string exec_wrapper_target(const std::string& path) {
   if (path.empty()) return {};
-  const auto text = read_small_file(path, source_kind::none, 4096);
+  const auto text = read_regular_file(path, 4096, source_kind::none);
   if (!text || text->compare(0, 2, "#!") != 0) return {};
   std::string_view rest(*text), last;
   while (!rest.empty()) {

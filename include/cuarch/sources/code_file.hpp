@@ -4,10 +4,8 @@
 // libtorch_cuda.so costs the pages of its section table and fatbin entry headers, not its size.
 #pragma once
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,9 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "../core/config.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/fatbin.hpp"
 #include "../core/inventory.hpp"
 #include "posix/posix.hpp"
@@ -29,29 +24,19 @@ CUARCH_BEGIN_NAMESPACE
 /// caller's input: exit 2) naming the path: it cannot be opened or mapped, is no regular file, or
 /// its CUDA code is malformed (the byte offset and what is wrong there).
 inline expected<code_listing, error> read_code_file(const std::string& path) {
-  const source_kind src = source_kind::user_input;
-  const auto fail = [&](std::string_view why, int status = 0) {
-    error e = errors::unreadable_input(src, path, path, why);
-    e.native_status = status;
-    return unexpected(e);
+  const auto as_input = [](error e) {  // the caller's input (exit 2), not a toolkit's file
+    e.code = errc::unreadable_input;
+    return unexpected(std::move(e));
   };
-  detail::fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.fd < 0) {
-    const int e = errno;
-    return fail(detail::errno_text(e), e);
-  }
+  detail::fd_guard fd;
   struct stat st {};
-  if (::fstat(fd.fd, &st) != 0) {
-    const int e = errno;
-    return fail(detail::errno_text(e), e);
-  }
-  if (!S_ISREG(st.st_mode)) return fail(std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
+  if (auto e = detail::open_regular_file(path, source_kind::user_input, fd, st)) return as_input(std::move(*e));
   if (st.st_size == 0) return code_listing{};
   const auto size = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
   if (map == MAP_FAILED) {
     const int e = errno;
-    return fail("cannot map it: " + detail::errno_text(e), e);
+    return as_input(detail::file_read_error(source_kind::user_input, path, "cannot map it: " + detail::errno_text(e), e));
   }
   // Access is scattered (headers), not sequential: do not read ahead the whole file.
   (void)::madvise(map, size, MADV_RANDOM);

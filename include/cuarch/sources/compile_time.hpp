@@ -13,10 +13,7 @@
 
 #include <string>
 
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
 
 CUARCH_BEGIN_NAMESPACE

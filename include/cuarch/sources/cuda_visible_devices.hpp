@@ -33,13 +33,11 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "../core/config.hpp"
 #include "../core/detail/chars.hpp"
 
 CUARCH_BEGIN_NAMESPACE

@@ -7,26 +7,14 @@
 // pass a list: there is never a default architecture.
 #pragma once
 
-#include <cstdlib>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "../core/compute_capability.hpp"
-#include "../core/config.hpp"
-#include "../core/environment.hpp"
-#include "../core/detail/chars.hpp"
 #include "driver_source.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
-#include "../core/observation.hpp"
-#include "../core/device_list.hpp"
 #include "nvml_device_source.hpp"
 #include "../resolve/fixed_sources.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-// A list the caller gives: fixed_devices, resolve/fixed_sources.hpp.
 
 /// The GPUs the driver shows this process. cuInit(0) is called (it creates no context); the
 /// driver is then pinned in memory, because libcuda cannot be unloaded safely after cuInit.
@@ -41,8 +29,6 @@ class driver_device_source {
     return detail::bounded_call(source_kind::driver, driver_.library_name(), "cuInit and the device queries",
                                 [self = *this] { return self.devices_now(); });
   }
-
-  const driver_library_source& driver() const noexcept { return driver_; }
 
  private:
   expected<std::vector<device_info>, error> devices_now() const {
@@ -77,12 +63,7 @@ class driver_device_source {
       char name[256] = {};
       if (const int rc = api->device_get_name(name, static_cast<int>(sizeof name - 1), dev); rc != 0)
         return unexpected(detail::driver_call_failed("cuDeviceGetName", rc, where));
-      device_info d;
-      d.ordinal = ordinal;
-      d.cc = compute_capability{major, minor};
-      d.name = name;
-      d.source = source_kind::driver;
-      out.push_back(std::move(d));
+      out.push_back(device_info{ordinal, compute_capability{major, minor}, name, source_kind::driver});
     }
     return out;
   }
@@ -132,8 +113,7 @@ class system_device_source {
     device_reading out;
     out.devices = std::move(*d);
     out.uuids.assign(out.devices.size(), std::string());
-    const std::string lib = driver_.path().empty() ? std::string(driver_soname) : driver_.path();
-    out.via = "cuInit (" + lib + ")";
+    out.via = "cuInit (" + driver_.library_name() + ")";
     out.notes.push_back("devices read through cuInit because " + why.message() + "; a process forked after this cannot use CUDA");
     return out;
   }
@@ -143,9 +123,6 @@ class system_device_source {
     if (!r) return unexpected(r.error());
     return std::move(r->devices);
   }
-
-  const nvml_device_source& nvml() const noexcept { return nvml_; }
-  const driver_library_source& driver() const noexcept { return driver_; }
 
  private:
   /// NVML is unavailable or cannot say what CUDA would show. Not: no device (an answer), a refused

@@ -6,20 +6,13 @@
 #pragma once
 
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
+#include <iterator>
 
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
-#include "posix/bounded_call.hpp"
 #include "posix/dynamic_library.hpp"
-#include "posix/posix.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -28,40 +21,30 @@ inline constexpr std::string_view driver_soname = "libcuda.so.1";
 
 namespace detail {
 
-/// CUresult names for the codes detection can meet (cuGetErrorName is absent from the stub).
-constexpr std::string_view cu_result_name(int rc) noexcept {
-  switch (rc) {
-    case 0: return "CUDA_SUCCESS";
-    case 1: return "CUDA_ERROR_INVALID_VALUE";
-    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4: return "CUDA_ERROR_DEINITIALIZED";
-    case 34: return "CUDA_ERROR_STUB_LIBRARY";
-    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100: return "CUDA_ERROR_NO_DEVICE";
-    case 101: return "CUDA_ERROR_INVALID_DEVICE";
-    case 102: return "CUDA_ERROR_DEVICE_NOT_LICENSED";
-    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 801: return "CUDA_ERROR_NOT_SUPPORTED";
-    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999: return "CUDA_ERROR_UNKNOWN";
-    default: return "CUresult";
-  }
-}
-
-/// What a CUresult means for the user, where that is not obvious from the name.
-constexpr std::string_view cu_result_hint(int rc) noexcept {
-  switch (rc) {
-    case 34:
-      return "this is the CUDA toolkit's stub libcuda (lib64/stubs), not the NVIDIA driver: install the driver, or take the stubs directory out of LD_LIBRARY_PATH";
-    case 100: return "the driver sees no GPU";
-    case 803: return "the user-mode driver (libcuda) and the kernel module are different versions";
-    case 804: return "the forward-compatibility libcuda does not support this GPU";
-    default: return "";
-  }
-}
+/// CUresult names for the codes detection can meet (cuGetErrorName is absent from the stub), with
+/// what a code means for the user where that is not obvious from the name.
+struct cu_result_text {
+  int code;
+  std::string_view name, hint;
+};
+inline constexpr cu_result_text cu_results[] = {
+    {1, "CUDA_ERROR_INVALID_VALUE", ""},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY", ""},
+    {3, "CUDA_ERROR_NOT_INITIALIZED", ""},
+    {4, "CUDA_ERROR_DEINITIALIZED", ""},
+    {34, "CUDA_ERROR_STUB_LIBRARY",
+     "this is the CUDA toolkit's stub libcuda (lib64/stubs), not the NVIDIA driver: install the driver, or take the stubs directory out of LD_LIBRARY_PATH"},
+    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE", ""},
+    {100, "CUDA_ERROR_NO_DEVICE", "the driver sees no GPU"},
+    {101, "CUDA_ERROR_INVALID_DEVICE", ""},
+    {102, "CUDA_ERROR_DEVICE_NOT_LICENSED", ""},
+    {304, "CUDA_ERROR_OPERATING_SYSTEM", ""},
+    {801, "CUDA_ERROR_NOT_SUPPORTED", ""},
+    {802, "CUDA_ERROR_SYSTEM_NOT_READY", ""},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "the user-mode driver (libcuda) and the kernel module are different versions"},
+    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "the forward-compatibility libcuda does not support this GPU"},
+    {999, "CUDA_ERROR_UNKNOWN", ""},
+};
 
 /// The driver entry points cuarch calls (CUresult is an int-sized C enum; CUdevice is int).
 struct driver_api {
@@ -76,30 +59,24 @@ struct driver_api {
 
 inline error driver_call_failed(std::string_view call, int rc, const std::string& where) {
   error e = located_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver, call, where, {}, rc);
-  e.raw.append(call).append(": ").append(cu_result_name(rc));
-  if (cu_result_name(rc) == "CUresult") e.raw.append(' ').append_int(rc);
-  if (!cu_result_hint(rc).empty()) e.raw.append("; ").append(cu_result_hint(rc));
+  const auto* t = std::find_if(std::begin(cu_results), std::end(cu_results), [rc](const cu_result_text& r) { return r.code == rc; });
+  e.raw.append(call).append(": ");
+  if (t == std::end(cu_results)) e.raw.append("CUresult ").append_int(rc);
+  else e.raw.append(t->name);
+  if (t != std::end(cu_results) && !t->hint.empty()) e.raw.append("; ").append(t->hint);
   return e;
 }
 
-/// Resolves every entry point; symbol_not_found for the first one missing. The handle is released
-/// on that error path (driver_api owns it).
+/// Resolves every entry point; symbol_not_found for the first one missing (the handle is released).
 inline expected<driver_api, error> bind_driver(dynamic_library lib) {
   driver_api api;
   api.lib = std::move(lib);
-  auto bind = [&api](auto& slot, const char* name) -> std::optional<error> {
-    using fn = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
-    const auto f = api.lib.function<fn>(name, source_kind::driver);
-    if (!f) return f.error();
-    slot = *f;
-    return std::nullopt;
-  };
-  if (auto e = bind(api.driver_get_version, "cuDriverGetVersion")) return unexpected(*e);
-  if (auto e = bind(api.init, "cuInit")) return unexpected(*e);
-  if (auto e = bind(api.device_get_count, "cuDeviceGetCount")) return unexpected(*e);
-  if (auto e = bind(api.device_get, "cuDeviceGet")) return unexpected(*e);
-  if (auto e = bind(api.device_get_attribute, "cuDeviceGetAttribute")) return unexpected(*e);
-  if (auto e = bind(api.device_get_name, "cuDeviceGetName")) return unexpected(*e);
+  const source_kind k = source_kind::driver;
+  for (auto e :
+       {api.lib.bind(api.driver_get_version, "cuDriverGetVersion", k), api.lib.bind(api.init, "cuInit", k),
+        api.lib.bind(api.device_get_count, "cuDeviceGetCount", k), api.lib.bind(api.device_get, "cuDeviceGet", k),
+        api.lib.bind(api.device_get_attribute, "cuDeviceGetAttribute", k), api.lib.bind(api.device_get_name, "cuDeviceGetName", k)})
+    if (e) return unexpected(std::move(*e));
   return api;
 }
 
@@ -159,9 +136,6 @@ class driver_library_source {
                                 [self = *this] { return self.driver_version_now(); });
   }
 
-  /// The file named, or empty for the loader's search.
-  const std::string& path() const noexcept { return locator_.path; }
-  discovery how() const noexcept { return how_; }
   /// What the library is called in a report: its path, or the SONAME searched for.
   std::string library_name() const { return locator_.searches() ? std::string(driver_soname) : locator_.path; }
 
@@ -179,12 +153,8 @@ class driver_library_source {
       e.raw.append("cuDriverGetVersion returned ").append_int(v);
       return unexpected(e);
     }
-    observation o;
-    o.source = source_kind::driver;
-    o.version = *version;
-    o.location = locator_.searches() ? api->lib.path() : locator_.path;
-    o.how = how_;
-    o.raw = "cuDriverGetVersion: " + std::to_string(v);
+    observation o{source_kind::driver, *version, locator_.searches() ? api->lib.path() : locator_.path, how_,
+                  "cuDriverGetVersion: " + std::to_string(v)};
     if (const std::string km = detail::kernel_module_version(); !km.empty()) o.raw += "; kernel module " + km;
     api->lib.retain();  // it answered: loaded once per process
     return o;

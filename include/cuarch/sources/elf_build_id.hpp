@@ -1,22 +1,13 @@
 // The GNU build-id of an ELF library or executable: what tells two builds of one release apart
-// (NVRTC wheels 12.4.99 and 12.4.127 are both libnvrtc.so.12 and both answer nvrtcVersion 12.4).
-// The JIT cache key carries it (resolve/outputs.hpp, jit_cache_key).
-//
-// Read like every file cuarch reads (posix/posix.hpp): opened O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-// regular files only, nothing loaded or run. A library is tens of megabytes, so instead of one
-// prefix it takes a few bounded pread()s: the ELF header, the program headers' PT_NOTE segments,
-// and, when those hold no build-id, the section headers' SHT_NOTE sections. The second route is
-// needed for real: the NVRTC wheels on PyPI are rewritten after linking, which leaves their
-// PT_NOTE pointing at other bytes while .note.gnu.build-id (found through the section headers)
-// keeps the id that NVIDIA's own and Debian's copy of the same release carry.
-//
-// A library this process has loaded is keyed by the code that runs: its mapped image
-// (loaded_build_id), not whatever file is at its path now. A file replaced in place after the
-// load (pip upgrading a venv under a running server) has another build-id; the key keeps the
-// loaded one and the caller says the file was replaced.
+// (NVRTC wheels 12.4.99 and 12.4.127 both answer nvrtcVersion 12.4); the JIT cache key carries it
+// (docs/design.md, "JIT cache key"). A file is read with a few bounded pread()s, nothing loaded or
+// run: the ELF header, the PT_NOTE segments and, when those hold no build-id, the SHT_NOTE sections
+// (the NVRTC wheels on PyPI are rewritten after linking: their PT_NOTE points at other bytes while
+// .note.gnu.build-id keeps the id NVIDIA's own and Debian's copy carry). A library this process has
+// loaded is keyed by its mapped image (loaded_build_id), the code that runs, not by the file at its
+// path now, which may have been replaced since.
 #pragma once
 
-#include <fcntl.h>
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,10 +18,6 @@
 #include <string>
 #include <string_view>
 
-#include "../core/config.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
-#include "../core/source_kind.hpp"
 #include "posix/posix.hpp"
 #include "posix/process_lock.hpp"
 
@@ -105,19 +92,9 @@ inline error no_build_id(source_kind src, const std::string& path, std::string_v
 /// ("ee7f0ed564a5c3b4289920424eeda2b1a168fee6"). Errors: file_unreadable (cannot open, not a regular
 /// file), malformed_output (not such an ELF file, or it carries no build-id), naming the path.
 inline expected<std::string, error> read_elf_build_id(const std::string& path, source_kind src = source_kind::nvrtc) {
-  detail::fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.fd < 0) {
-    const int e = errno;
-    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
-  }
+  detail::fd_guard fd;
   struct stat st {};
-  if (::fstat(fd.fd, &st) != 0) {
-    const int e = errno;
-    return unexpected(detail::file_read_error(src, path, detail::errno_text(e), e));
-  }
-  if (!S_ISREG(st.st_mode))
-    return unexpected(
-        detail::file_read_error(src, path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
+  if (auto e = detail::open_regular_file(path, src, fd, st)) return unexpected(std::move(*e));
 
   std::string header;
   if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, 4,
@@ -127,26 +104,24 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
   if (header[4] != 2 || header[5] != 1) return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
   using detail::elf_le;
   std::string table, area;
-  // Program headers: PT_NOTE (4) segments.
-  const std::uint64_t phoff = elf_le(header, 0x20, 8), phentsize = elf_le(header, 0x36, 2), phnum = elf_le(header, 0x38, 2);
-  if (phentsize >= 56 && detail::pread_exactly(fd.fd, phoff, phentsize * phnum, table))
-    for (std::uint64_t i = 0; i < phnum; ++i) {
-      const std::size_t p = static_cast<std::size_t>(i * phentsize);
-      if (elf_le(table, p, 4) != 4) continue;
-      if (!detail::pread_exactly(fd.fd, elf_le(table, p + 8, 8), elf_le(table, p + 32, 8), area)) continue;
+  // The program headers' PT_NOTE (4) segments, then the section headers' SHT_NOTE (7) sections. Per
+  // table: where the ELF header holds its offset, entry size and count; where an entry holds its type
+  // and its notes' offset (their size is at 32 in both); the least entry size.
+  struct note_table {
+    std::size_t off_at, entsize_at, num_at, type_at, notes_at;
+    std::uint64_t type, min_entsize;
+  };
+  for (const note_table& t : {note_table{0x20, 0x36, 0x38, 0, 8, 4, 56}, note_table{0x28, 0x3a, 0x3c, 4, 24, 7, 64}}) {
+    const std::uint64_t off = elf_le(header, t.off_at, 8), entsize = elf_le(header, t.entsize_at, 2), num = elf_le(header, t.num_at, 2);
+    if (off == 0 || entsize < t.min_entsize || !detail::pread_exactly(fd.fd, off, entsize * num, table)) continue;
+    for (std::uint64_t i = 0; i < num; ++i) {
+      const std::size_t e = static_cast<std::size_t>(i * entsize);
+      if (elf_le(table, e + t.type_at, 4) != t.type) continue;
+      if (!detail::pread_exactly(fd.fd, elf_le(table, e + t.notes_at, 8), elf_le(table, e + 32, 8), area)) continue;
       std::string id = detail::find_gnu_build_id(area);
       if (!id.empty()) return id;
     }
-  // Section headers: SHT_NOTE (7) sections.
-  const std::uint64_t shoff = elf_le(header, 0x28, 8), shentsize = elf_le(header, 0x3a, 2), shnum = elf_le(header, 0x3c, 2);
-  if (shoff != 0 && shentsize >= 64 && detail::pread_exactly(fd.fd, shoff, shentsize * shnum, table))
-    for (std::uint64_t i = 0; i < shnum; ++i) {
-      const std::size_t s = static_cast<std::size_t>(i * shentsize);
-      if (elf_le(table, s + 4, 4) != 7) continue;
-      if (!detail::pread_exactly(fd.fd, elf_le(table, s + 24, 8), elf_le(table, s + 32, 8), area)) continue;
-      std::string id = detail::find_gnu_build_id(area);
-      if (!id.empty()) return id;
-    }
+  }
   return unexpected(detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
 }
 

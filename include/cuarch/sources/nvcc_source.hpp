@@ -13,15 +13,8 @@
 #include <string_view>
 #include <utility>
 
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
-#include "posix/posix.hpp"
-#include "posix/dynamic_library.hpp"  // library_path_policy
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "nvrtc_source.hpp"  // probed_compiler
-#include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 #include "posix/subprocess.hpp"
 #include "tool_timeout.hpp"
 
@@ -134,7 +127,6 @@ class tool_source : public probed_source<tool_source<Kind>> {
       : path_(std::move(path)), how_(how), timeout_(timeout) {}
 
   expected<probed_compiler, error> probe() const { return probe_tool_version(path_, Kind, how_, timeout_); }
-  const std::string& path() const noexcept { return path_; }
 
  private:
   std::string path_;

@@ -3,46 +3,32 @@
 // call in the child then returns CUDA_ERROR_NOT_INITIALIZED); NVML talks to the kernel driver directly
 // and is shut down again after the query. CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER are applied as
 // the driver applies them (cuda_visible_devices.hpp). Also a driver-version source: the CUDA version
-// the driver serves (nvmlSystemGetCudaDriverVersion_v2), still without cuInit.
+// the driver serves (nvmlSystemGetCudaDriverVersion_v2, what cuDriverGetVersion returns), still
+// without cuInit.
 //
 // NVML API facts, from nvml.h (NVIDIA's header, as shipped in github.com/NVIDIA/go-nvml pkg/nvml/nvml.h,
-// NVML_API_VERSION 13; the NVML API reference at docs.nvidia.com/deploy/nvml-api/):
-//   typedef struct nvmlDevice_st* nvmlDevice_t;   nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0
-//   nvmlReturn_t nvmlInit_v2(void);  nvmlReturn_t nvmlShutdown(void);   (reference counted)
-//   nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount);
-//   nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device);
-//     "The NVML index may not correlate with other APIs, such as the CUDA device index": the GPUs are
-//     therefore put in PCI bus order here (nvmlDeviceGetPciInfo_v3) before the CUDA rules apply; a GPU
-//     whose handle is NVML_ERROR_NO_PERMISSION (counted by _v2 all the same) is one CUDA cannot use.
-//   nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t, int* major, int* minor);
-//   nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t, char* name, unsigned int length);   NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
-//   nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t, char* uuid, unsigned int length);   NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
-//   nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t, nvmlPciInfo_t* pci);   (nvml.h maps nvmlDeviceGetPciInfo to _v3)
-//     nvmlPciInfo_t = { char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId; char busId[32]; }
-//   nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t, unsigned* currentMode, unsigned* pendingMode);   NVML_DEVICE_MIG_ENABLE 1
-//   nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t, unsigned* count);
-//   nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t, unsigned index, nvmlDevice_t* mig);  (NOT_FOUND: no device there)
-//   nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion);   (what cuDriverGetVersion returns)
+// NVML_API_VERSION 13; the NVML API reference at docs.nvidia.com/deploy/nvml-api/): the entry points
+// and their C types are those of nvml_api below; nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0;
+// nvmlInit_v2 / nvmlShutdown are reference counted. "The NVML index may not correlate with other APIs,
+// such as the CUDA device index": the GPUs are therefore put in PCI bus order (nvmlDeviceGetPciInfo_v3)
+// before the CUDA rules apply; a GPU whose handle is NVML_ERROR_NO_PERMISSION (counted by _v2 all the
+// same) is one CUDA cannot use. NVML_DEVICE_NAME_V2_BUFFER_SIZE and NVML_DEVICE_UUID_V2_BUFFER_SIZE are
+// 96; NVML_DEVICE_MIG_ENABLE is 1; nvmlDeviceGetMigDeviceHandleByIndex says NOT_FOUND where no MIG
+// device sits at an index.
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
+#include <array>
 #include <utility>
 #include <vector>
 
 #include "../core/compute_capability.hpp"
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
-#include "../core/environment.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 #include "cuda_visible_devices.hpp"
 #include "posix/dynamic_library.hpp"
 
@@ -58,12 +44,7 @@ struct device_visibility_env {
   /// The values in `env` (detection passes its snapshot).
   static device_visibility_env from(const environment& env) { return {env.get("CUDA_VISIBLE_DEVICES"), env.get("CUDA_DEVICE_ORDER")}; }
   /// This process's values (getenv: do not call while another thread may call setenv).
-  static device_visibility_env from_process() {
-    device_visibility_env e;
-    if (const char* v = environment::process_value("CUDA_VISIBLE_DEVICES")) e.visible_devices = v;
-    if (const char* v = environment::process_value("CUDA_DEVICE_ORDER")) e.device_order = v;
-    return e;
-  }
+  static device_visibility_env from_process() { return from(environment::from_process()); }
 };
 
 /// What a device source read, and how: the devices in CUDA ordinal order, and the notes a report must
@@ -77,57 +58,45 @@ struct device_reading {
 
 namespace detail {
 
-/// nvmlReturn_t names (nvml.h, enum nvmlReturn_enum).
-constexpr std::string_view nvml_return_name(int rc) noexcept {
-  switch (rc) {
-    case 0: return "NVML_SUCCESS";
-    case 1: return "NVML_ERROR_UNINITIALIZED";
-    case 2: return "NVML_ERROR_INVALID_ARGUMENT";
-    case 3: return "NVML_ERROR_NOT_SUPPORTED";
-    case 4: return "NVML_ERROR_NO_PERMISSION";
-    case 5: return "NVML_ERROR_ALREADY_INITIALIZED";
-    case 6: return "NVML_ERROR_NOT_FOUND";
-    case 7: return "NVML_ERROR_INSUFFICIENT_SIZE";
-    case 8: return "NVML_ERROR_INSUFFICIENT_POWER";
-    case 9: return "NVML_ERROR_DRIVER_NOT_LOADED";
-    case 10: return "NVML_ERROR_TIMEOUT";
-    case 11: return "NVML_ERROR_IRQ_ISSUE";
-    case 12: return "NVML_ERROR_LIBRARY_NOT_FOUND";
-    case 13: return "NVML_ERROR_FUNCTION_NOT_FOUND";
-    case 14: return "NVML_ERROR_CORRUPTED_INFOROM";
-    case 15: return "NVML_ERROR_GPU_IS_LOST";
-    case 16: return "NVML_ERROR_RESET_REQUIRED";
-    case 17: return "NVML_ERROR_OPERATING_SYSTEM";
-    case 18: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
-    case 19: return "NVML_ERROR_IN_USE";
-    case 20: return "NVML_ERROR_MEMORY";
-    case 21: return "NVML_ERROR_NO_DATA";
-    case 22: return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
-    case 23: return "NVML_ERROR_INSUFFICIENT_RESOURCES";
-    case 24: return "NVML_ERROR_FREQ_NOT_SUPPORTED";
-    case 25: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
-    case 26: return "NVML_ERROR_DEPRECATED";
-    case 27: return "NVML_ERROR_NOT_READY";
-    case 28: return "NVML_ERROR_GPU_NOT_FOUND";
-    case 29: return "NVML_ERROR_INVALID_STATE";
-    case 999: return "NVML_ERROR_UNKNOWN";
-    default: return "nvmlReturn_t";
-  }
-}
-
-constexpr std::string_view nvml_return_hint(int rc) noexcept {
-  switch (rc) {
-    case 9: return "the NVIDIA kernel driver is not loaded";
-    case 4: return "no permission to talk to the driver (/dev/nvidia*)";
-    case 18: return "libnvidia-ml and the kernel module are different driver versions";
-    default: return "";
-  }
-}
-
 inline error nvml_call_failed(std::string_view call, int rc, const std::string& where) {
+  // nvmlReturn_t names (nvml.h, enum nvmlReturn_enum) less their NVML_ERROR_ prefix: 1 to 29, then 999.
+  constexpr std::string_view names[] = {"UNINITIALIZED",
+                                        "INVALID_ARGUMENT",
+                                        "NOT_SUPPORTED",
+                                        "NO_PERMISSION",
+                                        "ALREADY_INITIALIZED",
+                                        "NOT_FOUND",
+                                        "INSUFFICIENT_SIZE",
+                                        "INSUFFICIENT_POWER",
+                                        "DRIVER_NOT_LOADED",
+                                        "TIMEOUT",
+                                        "IRQ_ISSUE",
+                                        "LIBRARY_NOT_FOUND",
+                                        "FUNCTION_NOT_FOUND",
+                                        "CORRUPTED_INFOROM",
+                                        "GPU_IS_LOST",
+                                        "RESET_REQUIRED",
+                                        "OPERATING_SYSTEM",
+                                        "LIB_RM_VERSION_MISMATCH",
+                                        "IN_USE",
+                                        "MEMORY",
+                                        "NO_DATA",
+                                        "VGPU_ECC_NOT_SUPPORTED",
+                                        "INSUFFICIENT_RESOURCES",
+                                        "FREQ_NOT_SUPPORTED",
+                                        "ARGUMENT_VERSION_MISMATCH",
+                                        "DEPRECATED",
+                                        "NOT_READY",
+                                        "GPU_NOT_FOUND",
+                                        "INVALID_STATE"};
+  const std::string_view name = rc >= 1 && rc <= 29 ? names[rc - 1] : rc == 999 ? "UNKNOWN" : "";
+  const std::string_view hint = rc == 9    ? "the NVIDIA kernel driver is not loaded"
+                                : rc == 4  ? "no permission to talk to the driver (/dev/nvidia*)"
+                                : rc == 18 ? "libnvidia-ml and the kernel module are different driver versions"
+                                           : "";
   error e = errors::library_call_failed(source_kind::driver, call, rc, where);
-  e.raw.append(call).append(": ").append(nvml_return_name(rc)).append(" (").append_int(rc).append(')');
-  if (!nvml_return_hint(rc).empty()) e.raw.append("; ").append(nvml_return_hint(rc));
+  e.raw.append(call).append(": ").append(name.empty() ? "nvmlReturn_t" : "NVML_ERROR_").append(name).append(" (").append_int(rc).append(')');
+  if (!hint.empty()) e.raw.append("; ").append(hint);
   return e;
 }
 
@@ -162,26 +131,19 @@ struct nvml_api {
 inline expected<nvml_api, error> bind_nvml(dynamic_library lib) {
   nvml_api api;
   api.lib = std::move(lib);
-  auto bind = [&api](auto& slot, const char* name, bool required) -> std::optional<error> {
-    using fn = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
-    if (!required && !api.lib.raw_symbol(name)) return std::nullopt;
-    const auto f = api.lib.function<fn>(name, source_kind::driver);
-    if (!f) return f.error();
-    slot = *f;
-    return std::nullopt;
-  };
-  if (auto e = bind(api.init, "nvmlInit_v2", true)) return unexpected(*e);
-  if (auto e = bind(api.shutdown, "nvmlShutdown", true)) return unexpected(*e);
-  if (auto e = bind(api.device_get_count, "nvmlDeviceGetCount_v2", true)) return unexpected(*e);
-  if (auto e = bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", true)) return unexpected(*e);
-  if (auto e = bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", true)) return unexpected(*e);
-  if (auto e = bind(api.device_get_name, "nvmlDeviceGetName", true)) return unexpected(*e);
-  if (auto e = bind(api.device_get_uuid, "nvmlDeviceGetUUID", true)) return unexpected(*e);
-  bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", false);
-  bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", false);
-  bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", false);
-  bind(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", false);
-  bind(api.system_get_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", false);
+  const source_kind k = source_kind::driver;
+  for (auto e : {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),
+                 api.lib.bind(api.device_get_count, "nvmlDeviceGetCount_v2", k),
+                 api.lib.bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", k),
+                 api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
+                 api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k), api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
+    if (e) return unexpected(std::move(*e));
+  // Optional: absent from older libraries (left null).
+  api.lib.bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", k);
+  api.lib.bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", k);
+  api.lib.bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", k);
+  api.lib.bind(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", k);
+  api.lib.bind(api.system_get_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", k);
   return api;
 }
 
@@ -205,15 +167,13 @@ class nvml_session {
   bool started_ = false;
 };
 
-inline std::string nvml_string(const char* buf, std::size_t size) { return std::string(buf, ::strnlen(buf, size)); }
-
-/// One GPU as NVML reports it, with its PCI position for ordering.
-struct nvml_gpu {
-  enumerated_gpu gpu;
-  unsigned domain = 0, bus = 0, device = 0;
-};
-
-}  // namespace detail
+/// A name or UUID from NVML (buffer size 96: NVML_DEVICE_*_V2_BUFFER_SIZE); "" when the call fails.
+template <class Get>
+std::string nvml_text(Get get, int& rc) {
+  char buf[96] = {};
+  rc = get(buf, static_cast<unsigned>(sizeof buf));
+  return rc == 0 ? std::string(buf, ::strnlen(buf, sizeof buf)) : std::string();
+}
 
 /// Every GPU NVML reports (before CUDA_VISIBLE_DEVICES), what to note about the list, and the library.
 struct nvml_gpu_list {
@@ -221,6 +181,8 @@ struct nvml_gpu_list {
   std::vector<std::string> notes;
   std::string library;  // real path of the libnvidia-ml that answered
 };
+
+}  // namespace detail
 
 /// The GPUs NVML reports, as CUDA would show them. Satisfies the device-source contract (`devices()`)
 /// and the driver-source contract (`driver_version()`). Never initialises CUDA.
@@ -238,118 +200,7 @@ class nvml_device_source {
     env_ = std::move(env);
     return *this;
   }
-  /// The variables this source applies (given, or the process's now).
-  device_visibility_env visibility() const { return env_ ? *env_ : device_visibility_env::from_process(); }
 
-  /// Loads the library and binds its entry points.
-  expected<detail::nvml_api, error> load() const {
-    auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
-                             : load_library_file(path_, source_kind::driver, policy_);
-    if (!lib) return unexpected(lib.error());
-    return detail::bind_nvml(std::move(*lib));
-  }
-
-  /// Every GPU NVML reports, in PCI bus order (NVML index order when a bus id is unavailable), before
-  /// CUDA_VISIBLE_DEVICES. GPUs NVML may not open (NVML_ERROR_NO_PERMISSION) are left out and noted.
-  /// Bounded by the detection's deadline (posix/bounded_call.hpp), the library's load included.
-  expected<nvml_gpu_list, error> gpus() const {
-    return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
-                                [self = *this] { return self.gpus_now(); });
-  }
-  /// What the library is called in a report: its path, or the SONAME searched for.
-  std::string library_name() const { return path_.empty() ? std::string(nvml_soname) : path_; }
-
- private:
-  expected<nvml_gpu_list, error> gpus_now() const {
-    const auto api = load();
-    if (!api) return unexpected(api.error());
-    const std::string& where = api->lib.path();
-    detail::nvml_session session(*api);
-    if (auto e = session.start()) return unexpected(*e);
-    api->lib.retain();  // it answered: loaded once per process
-    unsigned count = 0;
-    if (const int rc = api->device_get_count(&count); rc != 0)
-      return unexpected(detail::nvml_call_failed("nvmlDeviceGetCount_v2", rc, where));
-    std::vector<detail::nvml_gpu> found;
-    std::vector<std::string> notes;
-    bool all_pci = api->device_get_pci_info != nullptr;
-    for (unsigned i = 0; i < count; ++i) {
-      detail::nvml_device h = nullptr;
-      if (const int rc = api->device_get_handle_by_index(i, &h); rc != 0) {
-        if (rc == 4) {  // NVML_ERROR_NO_PERMISSION: counted, but not usable by this process (nor by CUDA)
-          notes.push_back("NVML GPU " + std::to_string(i) + " left out: NVML_ERROR_NO_PERMISSION");
-          continue;
-        }
-        return unexpected(detail::nvml_call_failed("nvmlDeviceGetHandleByIndex_v2", rc, where));
-      }
-      detail::nvml_gpu g;
-      if (const int rc = api->device_get_cuda_compute_capability(h, &g.gpu.cc_major, &g.gpu.cc_minor); rc != 0)
-        return unexpected(detail::nvml_call_failed("nvmlDeviceGetCudaComputeCapability", rc, where));
-      if (g.gpu.cc_major < 1 || g.gpu.cc_major > 99 || g.gpu.cc_minor < 0 || g.gpu.cc_minor > 9) {
-        error e = errors::malformed_output(source_kind::driver, "nvmlDeviceGetCudaComputeCapability", where);
-        e.raw.append("NVML GPU ")
-            .append_int(i)
-            .append(" reports compute capability ")
-            .append_int(g.gpu.cc_major)
-            .append('.')
-            .append_int(g.gpu.cc_minor);
-        return unexpected(e);
-      }
-      char buf[96] = {};  // NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE
-      if (const int rc = api->device_get_uuid(h, buf, sizeof buf); rc != 0)
-        return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", rc, where));
-      g.gpu.uuid = detail::nvml_string(buf, sizeof buf);
-      std::memset(buf, 0, sizeof buf);
-      if (api->device_get_name(h, buf, sizeof buf) == 0) g.gpu.name = detail::nvml_string(buf, sizeof buf);
-      if (api->device_get_pci_info) {
-        detail::nvml_pci_info pci{};
-        if (api->device_get_pci_info(h, &pci) == 0) {
-          g.domain = pci.domain;
-          g.bus = pci.bus;
-          g.device = pci.device;
-        } else {
-          all_pci = false;
-        }
-      }
-      unsigned current = 0, pending = 0;
-      if (api->device_get_mig_mode && api->device_get_mig_mode(h, &current, &pending) == 0 && current == 1) {  // NVML_DEVICE_MIG_ENABLE
-        g.gpu.mig_enabled = true;
-        unsigned max_migs = 0;
-        if (!api->device_get_max_mig_device_count || !api->device_get_mig_device_handle_by_index) {
-          notes.push_back("NVML GPU " + std::to_string(i) + " is in MIG mode, but this NVML cannot list MIG devices");
-        } else if (const int rc = api->device_get_max_mig_device_count(h, &max_migs); rc != 0) {
-          return unexpected(detail::nvml_call_failed("nvmlDeviceGetMaxMigDeviceCount", rc, where));
-        }
-        for (unsigned m = 0; m < max_migs; ++m) {
-          detail::nvml_device mh = nullptr;
-          const int rc = api->device_get_mig_device_handle_by_index(h, m, &mh);
-          if (rc == 6) continue;  // NVML_ERROR_NOT_FOUND: no MIG device at this index
-          if (rc != 0) return unexpected(detail::nvml_call_failed("nvmlDeviceGetMigDeviceHandleByIndex", rc, where));
-          char mig_uuid[96] = {};
-          if (const int urc = api->device_get_uuid(mh, mig_uuid, sizeof mig_uuid); urc != 0)
-            return unexpected(detail::nvml_call_failed("nvmlDeviceGetUUID", urc, where));
-          g.gpu.mig_uuids.push_back(detail::nvml_string(mig_uuid, sizeof mig_uuid));
-        }
-      }
-      found.push_back(std::move(g));
-    }
-    if (all_pci) {
-      std::stable_sort(found.begin(), found.end(), [](const detail::nvml_gpu& a, const detail::nvml_gpu& b) {
-        if (a.domain != b.domain) return a.domain < b.domain;
-        if (a.bus != b.bus) return a.bus < b.bus;
-        return a.device < b.device;
-      });
-    } else if (found.size() > 1) {
-      notes.push_back("NVML gave no PCI bus id for every GPU: NVML's index order is taken as PCI bus order");
-    }
-    nvml_gpu_list out;
-    for (auto& g : found) out.gpus.push_back(std::move(g.gpu));
-    out.notes = std::move(notes);
-    out.library = where;
-    return out;
-  }
-
- public:
   /// The devices CUDA would show, read through NVML, with notes. no_device when none is visible
   /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); invalid_environment when
   /// CUDA_VISIBLE_DEVICES names a device twice (the driver's cuInit then fails); library_call_failed
@@ -358,7 +209,7 @@ class nvml_device_source {
     const auto listed = gpus();
     if (!listed) return unexpected(listed.error());
     const std::vector<enumerated_gpu>& all = listed->gpus;
-    const device_visibility_env env = visibility();
+    const device_visibility_env env = env_ ? *env_ : device_visibility_env::from_process();
     const cuda_device_order order = parse_cuda_device_order(env.device_order);
     const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
     const std::string& where = listed->library;
@@ -376,12 +227,7 @@ class nvml_device_source {
     for (std::size_t i = 0; i < vis.devices.size(); ++i) {
       const visible_device& v = vis.devices[i];
       const enumerated_gpu& g = all[v.gpu];
-      device_info d;
-      d.ordinal = static_cast<int>(i);
-      d.cc = compute_capability{g.cc_major, g.cc_minor};
-      d.name = g.name;
-      d.source = source_kind::driver;
-      r.devices.push_back(std::move(d));
+      r.devices.push_back(device_info{static_cast<int>(i), compute_capability{g.cc_major, g.cc_minor}, g.name, source_kind::driver});
       r.uuids.push_back(v.mig < 0 ? g.uuid : g.mig_uuids[static_cast<std::size_t>(v.mig)]);
     }
     if (!vis.ended.empty()) r.notes.push_back("CUDA_VISIBLE_DEVICES=\"" + *env.visible_devices + "\": " + vis.ended);
@@ -417,13 +263,96 @@ class nvml_device_source {
   }
 
  private:
+  /// Loads the library and binds its entry points.
+  expected<detail::nvml_api, error> load() const {
+    auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
+                             : load_library_file(path_, source_kind::driver, policy_);
+    if (!lib) return unexpected(lib.error());
+    return detail::bind_nvml(std::move(*lib));
+  }
+
+  /// Every GPU NVML reports, in PCI bus order (NVML index order when a bus id is unavailable), before
+  /// CUDA_VISIBLE_DEVICES. GPUs NVML may not open (NVML_ERROR_NO_PERMISSION) are left out and noted.
+  /// Bounded by the detection's deadline (posix/bounded_call.hpp), the library's load included.
+  expected<detail::nvml_gpu_list, error> gpus() const {
+    return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
+                                [self = *this] { return self.gpus_now(); });
+  }
+  /// What the library is called in a report: its path, or the SONAME searched for.
+  std::string library_name() const { return path_.empty() ? std::string(nvml_soname) : path_; }
+
+  expected<detail::nvml_gpu_list, error> gpus_now() const {
+    const auto api = load();
+    if (!api) return unexpected(api.error());
+    const std::string& where = api->lib.path();
+    const auto failed = [&](std::string_view call, int rc) { return unexpected(detail::nvml_call_failed(call, rc, where)); };
+    detail::nvml_session session(*api);
+    if (auto e = session.start()) return unexpected(*e);
+    api->lib.retain();  // it answered: loaded once per process
+    unsigned count = 0;
+    if (const int rc = api->device_get_count(&count); rc != 0) return failed("nvmlDeviceGetCount_v2", rc);
+    detail::nvml_gpu_list out;
+    out.library = where;
+    std::vector<std::pair<std::array<unsigned, 3>, enumerated_gpu>> found;  // PCI domain, bus, device; the GPU
+    bool all_pci = api->device_get_pci_info != nullptr;
+    for (unsigned i = 0; i < count; ++i) {
+      detail::nvml_device h = nullptr;
+      if (const int rc = api->device_get_handle_by_index(i, &h); rc == 4) {  // NVML_ERROR_NO_PERMISSION: not usable (nor by CUDA)
+        out.notes.push_back("NVML GPU " + std::to_string(i) + " left out: NVML_ERROR_NO_PERMISSION");
+        continue;
+      } else if (rc != 0) {
+        return failed("nvmlDeviceGetHandleByIndex_v2", rc);
+      }
+      enumerated_gpu g;
+      if (const int rc = api->device_get_cuda_compute_capability(h, &g.cc_major, &g.cc_minor); rc != 0)
+        return failed("nvmlDeviceGetCudaComputeCapability", rc);
+      if (g.cc_major < 1 || g.cc_major > 99 || g.cc_minor < 0 || g.cc_minor > 9) {
+        error e = errors::malformed_output(source_kind::driver, "nvmlDeviceGetCudaComputeCapability", where);
+        e.raw.append("NVML GPU ")
+            .append_int(i)
+            .append(" reports compute capability ")
+            .append_int(g.cc_major)
+            .append('.')
+            .append_int(g.cc_minor);
+        return unexpected(e);
+      }
+      int rc = 0;
+      g.uuid = detail::nvml_text([&](char* b, unsigned n) { return api->device_get_uuid(h, b, n); }, rc);
+      if (rc != 0) return failed("nvmlDeviceGetUUID", rc);
+      g.name = detail::nvml_text([&](char* b, unsigned n) { return api->device_get_name(h, b, n); }, rc);
+      detail::nvml_pci_info p{};
+      all_pci = all_pci && api->device_get_pci_info(h, &p) == 0;
+      unsigned current = 0, pending = 0, max_migs = 0;
+      if (api->device_get_mig_mode && api->device_get_mig_mode(h, &current, &pending) == 0 && current == 1) {  // NVML_DEVICE_MIG_ENABLE
+        g.mig_enabled = true;
+        if (!api->device_get_max_mig_device_count || !api->device_get_mig_device_handle_by_index)
+          out.notes.push_back("NVML GPU " + std::to_string(i) + " is in MIG mode, but this NVML cannot list MIG devices");
+        else if (const int mrc = api->device_get_max_mig_device_count(h, &max_migs); mrc != 0)
+          return failed("nvmlDeviceGetMaxMigDeviceCount", mrc);
+      }
+      for (unsigned m = 0; m < max_migs; ++m) {
+        detail::nvml_device mh = nullptr;
+        rc = api->device_get_mig_device_handle_by_index(h, m, &mh);
+        if (rc == 6) continue;  // NVML_ERROR_NOT_FOUND: no MIG device at this index
+        if (rc != 0) return failed("nvmlDeviceGetMigDeviceHandleByIndex", rc);
+        g.mig_uuids.push_back(detail::nvml_text([&](char* b, unsigned n) { return api->device_get_uuid(mh, b, n); }, rc));
+        if (rc != 0) return failed("nvmlDeviceGetUUID", rc);
+      }
+      found.push_back({{p.domain, p.bus, p.device}, std::move(g)});
+    }
+    if (all_pci) std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    else if (found.size() > 1)
+      out.notes.push_back("NVML gave no PCI bus id for every GPU: NVML's index order is taken as PCI bus order");
+    for (auto& f : found) out.gpus.push_back(std::move(f.second));
+    return out;
+  }
+
   expected<observation, error> driver_version_now() const {
     const auto api = load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
     if (!api->system_get_cuda_driver_version)
-      return unexpected(
-          detail::library_error(errc::symbol_not_found, source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where, ""));
+      return unexpected(errors::symbol_not_found(source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where));
     detail::nvml_session session(*api);
     if (auto e = session.start()) return unexpected(*e);
     int v = -1;
@@ -436,20 +365,11 @@ class nvml_device_source {
       e.raw.append("nvmlSystemGetCudaDriverVersion_v2 returned ").append_int(v);
       return unexpected(e);
     }
-    observation o;
-    o.source = source_kind::driver;
-    o.version = *version;
-    o.location = where;
-    o.how = path_.empty() ? discovery::loader_search : how_;
-    o.raw = "nvmlSystemGetCudaDriverVersion_v2: " + std::to_string(v);
     api->lib.retain();
-    return o;
+    return observation{source_kind::driver, *version, where, path_.empty() ? discovery::loader_search : how_,
+                       "nvmlSystemGetCudaDriverVersion_v2: " + std::to_string(v)};
   }
 
- public:
-  const std::string& path() const noexcept { return path_; }
-
- private:
   std::string path_;  // empty: the loader's search for libnvidia-ml.so.1
   discovery how_ = discovery::loader_search;
   library_path_policy policy_ = library_path_policy::absolute_only;

@@ -7,7 +7,6 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -16,17 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "../core/environment.hpp"
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "elf_build_id.hpp"
-#include "posix/posix.hpp"
 #include "posix/dynamic_library.hpp"
-#include "posix/process_lock.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -55,13 +47,8 @@ class probed_source {
 
 namespace detail {
 
-// nvrtcResult is a C enum: int-sized, returned in the same register as int on every ABI CUDA supports.
-using nvrtc_version_fn = int(int*, int*);
-using nvrtc_count_fn = int(int*);
-using nvrtc_archs_fn = int(int*);
-using nvrtc_error_string_fn = const char*(int);
-
-/// The NVRTC entry points cuarch calls. count/archs are empty for NVRTC before 11.2.
+/// The NVRTC entry points cuarch calls. count/archs are empty for NVRTC before 11.2. nvrtcResult is
+/// a C enum: int-sized, returned in the same register as int on every ABI CUDA supports.
 struct nvrtc_calls {
   std::function<int(int*, int*)> version;
   std::function<int(int*)> count_archs;
@@ -109,11 +96,8 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   // cache key carries it). A library without one is keyed by version and path alone.
   std::string replaced;
   p.info.build_id = running_build_id(image, location, source_kind::nvrtc, replaced);
-  p.seen.source = source_kind::nvrtc;
-  p.seen.version = *version;
-  p.seen.location = found_as.empty() ? location : found_as;
-  p.seen.how = how;
-  p.seen.raw = "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor);
+  p.seen = {source_kind::nvrtc, *version, found_as.empty() ? location : found_as, how,
+            "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor)};
   if (!replaced.empty()) p.seen.raw += "; " + replaced;
   if (!c.count_archs || !c.archs) {
     p.seen.raw += "; nvrtcGetSupportedArchs: not in this library (NVRTC before 11.2)";
@@ -143,14 +127,14 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
 
 /// The entry points of a loaded libnvrtc; symbol_not_found if nvrtcVersion is missing.
 inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
-  const auto version = lib.function<nvrtc_version_fn>("nvrtcVersion", source_kind::nvrtc);
+  const auto version = lib.function<int(int*, int*)>("nvrtcVersion", source_kind::nvrtc);
   if (!version) return unexpected(version.error());
   nvrtc_calls c;
   c.version = *version;
   // Optional: absent before NVRTC 11.2. dlsym failures here are expected, not errors.
-  if (const auto f = lib.function<nvrtc_count_fn>("nvrtcGetNumSupportedArchs", source_kind::nvrtc)) c.count_archs = *f;
-  if (const auto f = lib.function<nvrtc_archs_fn>("nvrtcGetSupportedArchs", source_kind::nvrtc)) c.archs = *f;
-  if (const auto f = lib.function<nvrtc_error_string_fn>("nvrtcGetErrorString", source_kind::nvrtc)) c.error_string = *f;
+  if (const auto f = lib.function<int(int*)>("nvrtcGetNumSupportedArchs", source_kind::nvrtc)) c.count_archs = *f;
+  if (const auto f = lib.function<int(int*)>("nvrtcGetSupportedArchs", source_kind::nvrtc)) c.archs = *f;
+  if (const auto f = lib.function<const char*(int)>("nvrtcGetErrorString", source_kind::nvrtc)) c.error_string = *f;
   return c;
 }
 
@@ -179,18 +163,6 @@ inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_librar
 }
 
 namespace detail {
-
-/// What one nvrtc_library_source (and its copies) learnt: a loaded NVRTC's version and list cannot
-/// change while it is mapped, and one that answered stays mapped for the process (retain). Only
-/// what can change is checked again on each call: which file the named path points at now (one
-/// stat: a replaced file or retargeted symlink is a new library, asked afresh). Failures are never
-/// kept: the next call asks again. Guarded by the process lock (fork-safe; posix/process_lock.hpp).
-struct nvrtc_answer_memo {
-  bool known = false;
-  dev_t device = 0;
-  ino_t inode = 0;
-  probed_compiler answer;
-};
 
 /// Per process: the library the loader's search found and that answered, per list of names and
 /// LD_LIBRARY_PATH value, so a repeated from_loader() does not try the absent newer sonames again
@@ -252,7 +224,8 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
   static nvrtc_library_source from_loader(std::string soname = {}) {
     if (!soname.empty()) return {library_locator::search({std::move(soname)}), discovery::loader_search};
     static const auto* const names = new std::vector<std::string>(nvrtc_sonames());
-    static const auto* const shared = new std::shared_ptr<detail::nvrtc_answer_memo>(std::make_shared<detail::nvrtc_answer_memo>());
+    static const auto* const shared = new std::shared_ptr<detail::file_answer_memo<probed_compiler>>(
+        std::make_shared<detail::file_answer_memo<probed_compiler>>());
     nvrtc_library_source s{library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};
     s.memo_ = *shared;
     return s;
@@ -262,20 +235,12 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     if (locator_.searches()) return probe_search();
     struct stat st {};
     const bool named = ::stat(locator_.path.c_str(), &st) == 0;
-    if (named) {
-      detail::process_lock lock;
-      if (memo_->known && memo_->device == st.st_dev && memo_->inode == st.st_ino) return memo_->answer;
-    }
+    if (named)
+      if (auto known = memo_->find(st)) return std::move(*known);
     const auto lib = locator_.load(source_kind::nvrtc);
     if (!lib) return unexpected(lib.error());
     auto p = probe_nvrtc_library(*lib, locator_.path, how_);
-    if (p && named) {
-      detail::process_lock lock;
-      memo_->known = true;
-      memo_->device = st.st_dev;
-      memo_->inode = st.st_ino;
-      memo_->answer = *p;
-    }
+    if (p && named) memo_->keep(st, *p);
     return p;
   }
 
@@ -284,8 +249,8 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     auto& searches = detail::loader_search_memo::instance();
     auto lib = searches.find(locator_.sonames);
     if (lib) {
-      detail::process_lock lock;
-      if (memo_->known && memo_->answer.info.location == lib->path()) return memo_->answer;
+      detail::process_lock lock;  // the search's memo: keyed by the library found, not by a file's identity
+      if (memo_->answer && memo_->answer->info.location == lib->path()) return *memo_->answer;
     } else {
       auto loaded = locator_.load(source_kind::nvrtc);
       if (!loaded) return unexpected(loaded.error());
@@ -295,7 +260,6 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
     if (p) {
       searches.keep(locator_.sonames, *lib);
       detail::process_lock lock;
-      memo_->known = true;
       memo_->answer = *p;
     }
     return p;
@@ -303,7 +267,7 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
 
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  std::shared_ptr<detail::nvrtc_answer_memo> memo_ = std::make_shared<detail::nvrtc_answer_memo>();
+  std::shared_ptr<detail::file_answer_memo<probed_compiler>> memo_ = std::make_shared<detail::file_answer_memo<probed_compiler>>();
 };
 
 /// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.

@@ -6,18 +6,12 @@
 #include <sys/stat.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "posix/dynamic_library.hpp"
-#include "posix/process_lock.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -46,14 +40,9 @@ inline expected<observation, error> probe_cudart_now(const dynamic_library& lib,
     e.location = lib.path();
     return unexpected(e);
   }
-  observation o;
-  o.source = source_kind::cuda_runtime;
-  o.version = *version;
-  o.location = found_as.empty() ? lib.path() : found_as;
-  o.how = how;
-  o.raw = "cudaRuntimeGetVersion: " + std::to_string(v);
   lib.retain();  // it answered: loaded once per process
-  return o;
+  return observation{source_kind::cuda_runtime, *version, found_as.empty() ? lib.path() : found_as, how,
+                     "cudaRuntimeGetVersion: " + std::to_string(v)};
 }
 }  // namespace detail
 
@@ -78,36 +67,23 @@ class cuda_runtime_source {
             discovery::loader_search};
   }
 
-  /// A named file's answer is kept for this source and its copies while the path names the same
-  /// file (one stat per call): a loaded runtime's version cannot change. Failures are not kept.
+  /// A named file's answer is kept for this source and its copies (detail::file_answer_memo).
   expected<observation, error> observe() const {
     struct stat st {};
     const bool named = !locator_.searches() && ::stat(locator_.path.c_str(), &st) == 0;
-    if (named) {
-      detail::process_lock lock;
-      if (memo_->answer && memo_->device == st.st_dev && memo_->inode == st.st_ino) return *memo_->answer;
-    }
+    if (named)
+      if (auto known = memo_->find(st)) return std::move(*known);
     const auto lib = locator_.load(source_kind::cuda_runtime);
     if (!lib) return unexpected(lib.error());
     auto o = probe_cudart_library(*lib, locator_.searches() ? lib->path() : locator_.path, how_);
-    if (o && named) {
-      detail::process_lock lock;
-      memo_->device = st.st_dev;
-      memo_->inode = st.st_ino;
-      memo_->answer = *o;
-    }
+    if (o && named) memo_->keep(st, *o);
     return o;
   }
 
  private:
-  struct memo {  // guarded by the process lock (fork-safe)
-    dev_t device = 0;
-    ino_t inode = 0;
-    std::optional<observation> answer;
-  };
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  std::shared_ptr<memo> memo_ = std::make_shared<memo>();
+  std::shared_ptr<detail::file_answer_memo<observation>> memo_ = std::make_shared<detail::file_answer_memo<observation>>();
 };
 
 CUARCH_END_NAMESPACE

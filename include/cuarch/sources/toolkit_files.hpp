@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstddef>
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -17,15 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../core/config.hpp"
 #include "../core/decode.hpp"
 #include "../core/detail/chars.hpp"
 #include "../core/detail/json.hpp"
 #include "posix/posix.hpp"
-#include "../core/error.hpp"
-#include "../core/expected.hpp"
 #include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -38,18 +33,14 @@ struct file_observation {
 
 namespace detail {
 
-inline bool is_directory(const std::string& p) {
+/// stat()'s st_mode for `p`; 0 when stat() fails.
+inline mode_t stat_mode(const std::string& p) {
   struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::stat(p.c_str(), &st) == 0 ? st.st_mode : 0;
 }
-inline bool is_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-inline bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
+inline bool is_directory(const std::string& p) { return S_ISDIR(stat_mode(p)); }
+inline bool is_file(const std::string& p) { return S_ISREG(stat_mode(p)); }
+inline bool exists(const std::string& p) { return stat_mode(p) != 0; }
 /// Why `p` is no directory: "not a directory", "no such directory", or what stat() says otherwise
 /// ("Too many levels of symbolic links", "File name too long", "Permission denied").
 inline std::string why_no_directory(const std::string& p) {
@@ -80,25 +71,8 @@ struct read_caps {
   static constexpr std::size_t cuda_h = 64 * 1024;      // only this prefix is searched
 };
 
-/// A whole small file; file_unreadable (naming the path and why) when it cannot be opened, is no
-/// regular file, or is larger than `limit`. See read_regular_file.
-inline expected<std::string, error> read_small_file(const std::string& path, source_kind src,
-                                                    std::size_t limit = read_caps::version_json) {
-  return read_regular_file(path, limit, src, read_extent::whole_file);
-}
-
 inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
   return errors::malformed_output(src, what, path, trim(raw.substr(0, 190)));
-}
-
-inline observation file_seen(source_kind src, cuda_version v, const std::string& path, discovery how, std::string raw) {
-  observation o;
-  o.source = src;
-  o.version = v;
-  o.location = path;
-  o.how = how;
-  o.raw = std::move(raw);
-  return o;
 }
 
 /// Which component a pip/conda package name describes: nvidia_cuda_nvrtc_cu12 -> nvrtc.
@@ -142,7 +116,7 @@ inline std::string toolkit_root_of(const std::string& file) {
 
 /// version.json: the "cuda" release, with the nvcc / nvrtc / cudart component releases in raw.
 inline expected<file_observation, error> read_version_json(const std::string& path, discovery how = discovery::explicit_argument) {
-  const auto text = detail::read_small_file(path, source_kind::toolkit_files);
+  const auto text = detail::read_regular_file(path, detail::read_caps::version_json, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   const auto members = detail::json_strings::read(*text);
   if (!members)
@@ -160,12 +134,12 @@ inline expected<file_observation, error> read_version_json(const std::string& pa
     const auto c = members->find(std::string(component) + ".version");
     if (c != members->end()) raw += std::string("; ") + component + " " + c->second;
   }
-  return file_observation{detail::file_seen(source_kind::toolkit_files, *v, path, how, std::move(raw)), source_kind::none};
+  return file_observation{{source_kind::toolkit_files, *v, path, how, std::move(raw)}, source_kind::none};
 }
 
 /// version.txt (CUDA 11.0 and older): "CUDA Version 11.0.228".
 inline expected<file_observation, error> read_version_txt(const std::string& path, discovery how = discovery::explicit_argument) {
-  const auto text = detail::read_small_file(path, source_kind::toolkit_files, detail::read_caps::version_txt);
+  const auto text = detail::read_regular_file(path, detail::read_caps::version_txt, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   constexpr std::string_view key = "CUDA Version ";
   const std::size_t at = text->find(key);
@@ -174,9 +148,8 @@ inline expected<file_observation, error> read_version_txt(const std::string& pat
   rest = rest.substr(0, rest.find_first_of(" \t\r\n"));
   const auto v = parse_cuda_version(rest, source_kind::toolkit_files);
   if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
-  return file_observation{
-      detail::file_seen(source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)),
-      source_kind::none};
+  return file_observation{{source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)},
+                          source_kind::none};
 }
 
 /// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against. Only the first
@@ -194,9 +167,8 @@ inline expected<file_observation, error> read_cuda_h(const std::string& path, di
     if (!detail::parse_uint(rest, n)) break;
     const auto v = decode_cudart_version(n, source_kind::toolkit_files);
     if (!v) break;
-    return file_observation{
-        detail::file_seen(source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)),
-        source_kind::none};
+    return file_observation{{source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)},
+                            source_kind::none};
   }
   return unexpected(
       detail::malformed_file(path, source_kind::toolkit_files, "cuda.h",
@@ -216,7 +188,7 @@ inline std::optional<file_observation> parse_dist_info_name(const std::string& d
   if (component == source_kind::none || component == source_kind::toolkit_files) return std::nullopt;
   const auto v = parse_cuda_version(std::string_view(name).substr(dash + 1), src);
   if (!v) return std::nullopt;
-  return file_observation{detail::file_seen(src, *v, dir_path, how, detail::file_name(dir_path)), component};
+  return file_observation{{src, *v, dir_path, how, detail::file_name(dir_path)}, component};
 }
 
 /// conda-meta/<name>-<version>-<build>.json records of CUDA packages (cuda-nvrtc, cuda-nvcc,
@@ -233,9 +205,8 @@ inline std::optional<file_observation> parse_conda_meta_name(const std::string& 
   if (component == source_kind::none) return std::nullopt;
   const auto v = parse_cuda_version(std::string_view(name).substr(ver + 1, build - ver - 1), source_kind::toolkit_files);
   if (!v) return std::nullopt;
-  return file_observation{
-      detail::file_seen(source_kind::toolkit_files, *v, file_path, how, "conda-meta/" + detail::file_name(file_path)),
-      component == source_kind::toolkit_files ? source_kind::none : component};
+  return file_observation{{source_kind::toolkit_files, *v, file_path, how, "conda-meta/" + detail::file_name(file_path)},
+                          component == source_kind::toolkit_files ? source_kind::none : component};
 }
 
 /// Everything a toolkit root says about itself: version.json, version.txt, include/cuda.h (or

@@ -5,15 +5,11 @@
 // version sources' job.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "../core/config.hpp"
-#include "../core/detail/chars.hpp"
-#include "posix/posix.hpp"
-#include "../core/observation.hpp"
-#include "../core/source_kind.hpp"
 #include "toolkit_files.hpp"
 
 CUARCH_BEGIN_NAMESPACE

@@ -1,13 +1,11 @@
 // Calls into libraries bounded by the detection's deadline. A library can hang where no timeout of
 // ours reaches: its constructor inside dlopen(), nvmlInit, cuInit, a call blocked on a driver.
-// Inside detect() (which sets a library_deadline_scope) every such call runs on a worker thread of
-// its own and the caller waits no longer than min(per-call limit, time left); at the deadline the
-// worker is abandoned (detached: it owns copies of what it needs) and the caller gets
-// deadline_exceeded naming the library and the call. What it leaves behind is bounded: one stuck
-// thread per library, because a library with a call still stuck is refused at once afterwards,
-// and so is every library question while a dlopen() is stuck (glibc holds its loader lock across
-// a library's constructors: any dlopen or dlsym would block behind it). Outside a scope (the source
-// classes used on their own) calls are made directly, unbounded. pthreads only: no <thread>.
+// Inside detect() (a library_deadline_scope) each such call runs on a worker thread of its own; at
+// the deadline the worker is abandoned (detached: it owns copies of what it needs) and the caller
+// gets deadline_exceeded naming the library and the call. A library with a call still stuck is
+// refused at once afterwards, and so is every library question while a dlopen() is stuck (glibc
+// holds its loader lock across constructors). Outside a scope calls are direct. docs/reliability.md
+// ("Never hangs"). pthreads only: no <thread>.
 #pragma once
 
 #include <pthread.h>
@@ -20,8 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "../../core/config.hpp"
-#include "../../core/error.hpp"
 #include "../../core/errors.hpp"
 #include "../../core/expected.hpp"
 #include "../../core/source_kind.hpp"
@@ -177,14 +173,9 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     delete job;
     return r;
   }
-  // The monotonic clock (steady_clock) at `until`, as the condition variable's timespec.
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  const auto left = std::max(until - library_clock::now(), library_clock::duration::zero());
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count() + now.tv_nsec;
-  timespec at{};
-  at.tv_sec = now.tv_sec + static_cast<time_t>(ns / 1000000000);
-  at.tv_nsec = static_cast<long>(ns % 1000000000);
+  // steady_clock is CLOCK_MONOTONIC (libstdc++ and libc++ on Linux): the condition variable's clock.
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch()).count();
+  const timespec at{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   ::pthread_mutex_lock(&job->m);
   while (!job->done)
     if (::pthread_cond_timedwait(&job->cv, &job->m, &at) != 0 && !job->done) break;

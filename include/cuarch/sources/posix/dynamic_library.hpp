@@ -1,13 +1,10 @@
-// dynamic_library: loading a shared library (libnvrtc, libcudart, libcuda) safely, at the edge.
-// Rules: RTLD_NOW | RTLD_LOCAL; never from the current directory or a relative path unless the
-// caller passed that path; one mapping per file per process (handles are shared per real path);
-// a library that answered is kept loaded until exit (retain(): NVRTC's static initialisers
-// allocate on every load, which no dlclose gives back, so reloading per question would leak);
-// nothing leaks on error paths (a failed load or lookup releases its handle); and nothing is
-// handed to dlopen() that could hurt: a candidate must be a regular file (a FIFO would block the
-// loader's open() forever) whose ELF header, read with the bounded reader, says "shared object of
-// this process's class, byte order and machine". The check and the dlopen() are two opens of the
-// same path: a file swapped in between is not caught (only its owner can do that). POSIX (glibc).
+// dynamic_library: loading a shared library (libnvrtc, libcudart, libcuda) safely. RTLD_NOW |
+// RTLD_LOCAL; never from the current directory unless the caller passed that path; one handle per
+// real path; a library that answered is kept loaded until exit (retain(): NVRTC's static
+// initialisers allocate on every load, which no dlclose gives back). Nothing is handed to dlopen()
+// that could hurt: a candidate must be a regular file (a FIFO would block the loader's open()
+// forever) whose ELF header says "shared object of this process's class, byte order and machine".
+// A file swapped in between that check and dlopen() is not caught (only its owner can do that).
 #pragma once
 
 #include <dlfcn.h>
@@ -19,24 +16,18 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "../../core/environment.hpp"
-#include "../../core/config.hpp"
 #include "bounded_call.hpp"
 #include "posix.hpp"
-#include "process_lock.hpp"
-#include "../../core/error.hpp"
-#include "../../core/expected.hpp"
-#include "../../core/source_kind.hpp"
+#include "../../core/errors.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -79,8 +70,6 @@ inline std::string mapped_path(void* handle) {
   return map->l_name;
 }
 
-struct library_access;
-
 /// dlopen(), bounded by the detection's deadline (bounded_call.hpp); the error names `asked_as`.
 inline expected<void*, error> bounded_dlopen(const std::string& what, source_kind src, std::string_view asked_as,
                                              int flags = RTLD_NOW | RTLD_LOCAL) {
@@ -88,14 +77,10 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
     void* h = dlopen(what.c_str(), flags);
     if (!h) {
       const char* e = dlerror();
-      return unexpected(located_error(errc::library_not_found, src, asked, what, e ? e : "unknown dynamic loader error"));
+      return unexpected(errors::library_not_found(src, asked, what, e ? e : "unknown dynamic loader error"));
     }
     return h;
   });
-}
-
-inline error library_error(errc code, source_kind src, std::string_view subject, std::string_view location, std::string_view raw) {
-  return located_error(code, src, subject, location, raw);
 }
 
 /// This process's ELF machine (e_machine); 0 where cuarch does not know it (then not checked).
@@ -131,7 +116,7 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
     e.subject = asked_as;
     return e;
   }
-  const auto refuse = [&](std::string why) { return library_error(errc::library_not_found, src, asked_as, path, why); };
+  const auto refuse = [&](const std::string& why) { return errors::library_not_found(src, asked_as, path, why); };
   const std::string& h = *head;
   if (h.size() < EI_NIDENT || std::memcmp(h.data(), ELFMAG, SELFMAG) != 0)
     return refuse(h.empty() ? "not an ELF library: the file is empty"
@@ -208,23 +193,29 @@ class dynamic_library {
     void* p = raw_symbol(name);
     if (!p) {
       const char* why = dlerror();
-      return unexpected(detail::library_error(errc::symbol_not_found, src, name, path(), why ? why : ""));
+      return unexpected(errors::symbol_not_found(src, name, path(), why ? why : ""));
     }
     F* f = nullptr;
     static_assert(sizeof(f) == sizeof(p), "function and object pointers differ in size");
     std::memcpy(&f, &p, sizeof f);  // the POSIX-sanctioned object-to-function pointer conversion
     return f;
   }
+  /// Sets `slot` to function(name); the symbol_not_found error when it is missing (slot untouched).
+  template <class F>
+  std::optional<error> bind(F*& slot, const char* name, source_kind src) const {
+    const auto f = function<F>(name, src);
+    if (!f) return f.error();
+    slot = *f;
+    return std::nullopt;
+  }
 
   /// Keeps this library loaded until the process exits: later loads of the same file share it.
   /// Called for libraries that answered; failed ones are released.
   void retain() const {
     if (!lib_) return;
-    auto& reg = detail::registry();
+    auto& kept = detail::registry().kept;
     detail::process_lock lock;
-    for (const auto& k : reg.kept)
-      if (k == lib_) return;
-    reg.kept.push_back(lib_);
+    if (std::find(kept.begin(), kept.end(), lib_) == kept.end()) kept.push_back(lib_);
   }
 
   /// Keeps the library mapped until the process exits (RTLD_NODELETE). For libcuda after cuInit:
@@ -237,18 +228,14 @@ class dynamic_library {
     return true;
   }
 
- private:
+  /// Holds a registered handle (detail::adopt_library_handle makes them).
   explicit dynamic_library(std::shared_ptr<detail::loaded_library> l) : lib_(std::move(l)) {}
-  friend struct detail::library_access;
 
+ private:
   std::shared_ptr<detail::loaded_library> lib_;
 };
 
 namespace detail {
-struct library_access {
-  static dynamic_library make(std::shared_ptr<loaded_library> l) { return dynamic_library(std::move(l)); }
-};
-
 /// Registers a fresh dlopen handle under its real path, or folds it into the entry already there.
 /// Takes ownership of `handle` in every outcome.
 inline expected<dynamic_library, error> adopt_library_handle(void* handle, const std::string& asked, source_kind src,
@@ -260,9 +247,9 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
     // The loader resolved it relative to the current directory (e.g. LD_LIBRARY_PATH=":..." or "."):
     // refuse, whatever the library is.
     dlclose(handle);
-    return unexpected(library_error(errc::library_not_found, src, asked_as, mapped.empty() ? real : mapped,
-                                    "the loader found it through a relative path (current directory); "
-                                    "cuarch does not load libraries from there"));
+    return unexpected(errors::library_not_found(src, asked_as, mapped.empty() ? real : mapped,
+                                                "the loader found it through a relative path (current directory); "
+                                                "cuarch does not load libraries from there"));
   }
   auto& reg = registry();
   std::shared_ptr<loaded_library> existing;
@@ -273,11 +260,11 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
     if (!existing) {
       auto lib = std::make_shared<loaded_library>(handle, real);
       slot = lib;
-      return library_access::make(std::move(lib));
+      return dynamic_library(std::move(lib));
     }
   }
   dlclose(handle);  // the loader returned the same mapping with one more reference; give it back
-  return library_access::make(std::move(existing));
+  return dynamic_library(std::move(existing));
 }
 }  // namespace detail
 
@@ -288,26 +275,24 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
 /// class and machine (raw says which), or one the loader refuses (raw: dlerror).
 inline expected<dynamic_library, error> load_library_file(const std::string& path, source_kind src,
                                                           library_path_policy policy = library_path_policy::absolute_only) {
-  if (path.empty())
-    return unexpected(detail::library_error(errc::library_not_found, src, "(empty path)", "", "no library path given"));
+  if (path.empty()) return unexpected(errors::library_not_found(src, "(empty path)", "", "no library path given"));
   std::string abs = path;
   if (path.front() != '/') {
     if (policy != library_path_policy::allow_relative)
-      return unexpected(
-          detail::library_error(errc::library_not_found, src, path, path, "relative library path refused; pass an absolute path"));
+      return unexpected(errors::library_not_found(src, path, path, "relative library path refused; pass an absolute path"));
     abs = detail::absolute_path(path);  // empty (refused below) when the current directory is unreadable
   }
   const std::string real = detail::real_path(abs);
   if (real.empty()) {
     const int e = errno;
-    return unexpected(detail::library_error(errc::library_not_found, src, path, abs, detail::errno_text(e)));
+    return unexpected(errors::library_not_found(src, path, abs, detail::errno_text(e)));
   }
   {  // already held by cuarch: share it, no second dlopen
     auto& reg = detail::registry();
     detail::process_lock lock;
     const auto it = reg.by_path.find(real);
     if (it != reg.by_path.end())
-      if (auto existing = it->second.lock()) return detail::library_access::make(std::move(existing));
+      if (auto existing = it->second.lock()) return dynamic_library(std::move(existing));
   }
   if (auto bad = detail::check_library_file(real, src, path)) return unexpected(std::move(*bad));
   const auto h = detail::bounded_dlopen(real, src, path);
@@ -328,8 +313,7 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src,
                                                              const environment* env = nullptr) {
   if (soname.empty() || soname.find('/') != std::string::npos)
-    return unexpected(
-        detail::library_error(errc::library_not_found, src, soname, "", "not a library name (use load_library_file for paths)"));
+    return unexpected(errors::library_not_found(src, soname, "", "not a library name (use load_library_file for paths)"));
   std::string passed_over;
   // Returns the error that ends the search, or the path to load; empty path = keep looking.
   const auto consider = [&](const std::string& candidate) -> expected<std::string, error> {
@@ -341,24 +325,22 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     passed_over.append(passed_over.empty() ? "" : "; ").append("passed over ").append(candidate).append(": ").append(bad->raw.view());
     return std::string();
   };
-  const auto load_found = [&](const std::string& path) -> expected<dynamic_library, error> {
-    const auto h = detail::bounded_dlopen(path, src, soname);
-    if (!h) return unexpected(h.error());
-    return detail::adopt_library_handle(*h, path, src, soname);
-  };
   if (const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH")) {
     for (const auto& entry : detail::split_path_list(llp)) {
       const std::string candidate = (entry.empty() ? std::string(".") : entry) + "/" + soname;
       if (entry.empty() || entry.front() != '/') {
         if (::access(candidate.c_str(), F_OK) == 0)
-          return unexpected(detail::library_error(errc::invalid_environment, src, llp, "LD_LIBRARY_PATH",
-                                                  "entry '" + entry + "' is relative and holds " + soname +
-                                                      "; cuarch does not load libraries from the current directory"));
+          return unexpected(errors::invalid_environment(src, "LD_LIBRARY_PATH", llp,
+                                                        "entry '" + entry + "' is relative and holds " + soname +
+                                                            "; cuarch does not load libraries from the current directory"));
         continue;
       }
       auto found = consider(candidate);
       if (!found) return unexpected(std::move(found.error()));
-      if (!found->empty()) return load_found(*found);
+      if (found->empty()) continue;
+      const auto h = detail::bounded_dlopen(*found, src, soname);
+      if (!h) return unexpected(h.error());
+      return detail::adopt_library_handle(*h, *found, src, soname);
     }
   }
   for (const auto& dir : detail::system_library_dirs()) {
@@ -371,7 +353,7 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     if (e.code != errc::library_not_found) return unexpected(e);
     std::string why(e.raw.view());
     if (!passed_over.empty()) why.append("; ").append(passed_over);
-    return unexpected(detail::library_error(errc::library_not_found, src, soname, "loader search", why));
+    return unexpected(errors::library_not_found(src, soname, "loader search", why));
   }
   return detail::adopt_library_handle(*h, soname, src, soname);
 }
@@ -380,31 +362,18 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
 /// asks for ahead of any release ("libnvrtc.so.20" ... "libnvrtc.so.12") are one "libnvrtc.so.12 or
 /// a newer major", the others as they are.
 inline std::string soname_words(const std::vector<std::string>& sonames) {
-  std::string words, run_prefix, run_lowest;
-  const auto flush = [&] {
-    if (run_prefix.empty()) return;
-    words.append(words.empty() ? "" : ", ").append(run_prefix).append(run_lowest).append(" or a newer major");
-    run_prefix.clear();
-  };
-  for (const auto& name : sonames) {
+  const auto major_prefix = [](const std::string& name) {  // "libnvrtc.so." for "libnvrtc.so.12", else ""
     const std::size_t dot = name.rfind('.');
-    const std::string prefix = name.substr(0, dot + 1), suffix = name.substr(dot + 1);
-    const bool major_only = dot != std::string::npos && prefix.size() > 3 && prefix.compare(prefix.size() - 4, 4, ".so.") == 0 &&
-                            !suffix.empty() && suffix.find_first_not_of("0123456789") == std::string::npos;
-    if (major_only && (run_prefix.empty() || run_prefix == prefix)) {
-      run_prefix = prefix;
-      run_lowest = suffix;
-      continue;
-    }
-    flush();
-    if (major_only) {
-      run_prefix = prefix;
-      run_lowest = suffix;
-    } else {
-      words.append(words.empty() ? "" : ", ").append(name);
-    }
+    const bool major_only = dot != std::string::npos && dot >= 3 && name.compare(dot - 3, 4, ".so.") == 0 && dot + 1 < name.size() &&
+                            name.find_first_not_of("0123456789", dot + 1) == std::string::npos;
+    return major_only ? name.substr(0, dot + 1) : std::string();
+  };
+  std::string words;
+  for (std::size_t i = 0; i < sonames.size(); ++i) {
+    const std::string prefix = major_prefix(sonames[i]);
+    if (!prefix.empty() && i + 1 < sonames.size() && major_prefix(sonames[i + 1]) == prefix) continue;  // the run's lowest names it
+    words.append(words.empty() ? "" : ", ").append(sonames[i]).append(prefix.empty() ? "" : " or a newer major");
   }
-  flush();
   return words;
 }
 
@@ -418,9 +387,8 @@ inline expected<dynamic_library, error> load_first_library(const std::vector<std
     if (lib || lib.error().code != errc::library_not_found) return lib;
   }
   // Not the first name's own error: that soname (a major ahead of every release) may not exist.
-  error e = detail::library_error(errc::library_not_found, src, any_version, "loader search",
-                                  sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames));
-  return unexpected(e);
+  return unexpected(errors::library_not_found(
+      src, any_version, "loader search", sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
 }
 
 /// Where a library comes from: the one locator the NVRTC, runtime and driver sources share. Either
@@ -457,6 +425,29 @@ struct library_locator {
                               any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version));
   }
 };
+
+namespace detail {
+/// A library's answer, kept for a source and its copies while the file it came from is the same one
+/// (device and inode, one stat per call: a replaced file or a retargeted symlink is asked afresh). A
+/// loaded library's answer cannot change, and one that answered stays loaded (retain). Failures are
+/// never kept. Guarded by the process lock (fork-safe).
+template <class T>
+struct file_answer_memo {
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::optional<T> answer;
+  std::optional<T> find(const struct stat& st) {
+    process_lock lock;
+    return answer && device == st.st_dev && inode == st.st_ino ? answer : std::nullopt;
+  }
+  void keep(const struct stat& st, const T& a) {
+    process_lock lock;
+    device = st.st_dev;
+    inode = st.st_ino;
+    answer = a;
+  }
+};
+}  // namespace detail
 
 /// Whether cuarch itself holds the library file at `real_path` (retained, or in use right now).
 /// Detection's "already loaded" leaves these out: they are cuarch's loads, not the application's.

@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
-#include <cstddef>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -41,20 +40,12 @@ inline std::string real_path(const std::string& p) {
   return s;
 }
 
-/// getcwd(3) as a string; empty on failure.
-inline std::string current_directory() {
-  std::string buf(4096, '\0');
-  if (!::getcwd(buf.data(), buf.size())) return {};
-  buf.resize(std::strlen(buf.c_str()));
-  return buf;
-}
-
 /// `path` made absolute against the current directory; empty when the current directory cannot be
 /// read (deleted, too long), so that a relative path never turns into one under `/` instead.
 inline std::string absolute_path(const std::string& path) {
   if (path.empty() || path.front() == '/') return path;
-  const std::string cwd = current_directory();
-  return cwd.empty() ? std::string() : cwd + "/" + path;
+  char cwd[4096];
+  return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : std::string();
 }
 
 /// Closes a descriptor once, however the function exits.
@@ -121,24 +112,28 @@ inline error file_read_error(source_kind src, const std::string& path, std::stri
   return located_error(errc::file_unreadable, src, path, path, why, status);
 }
 
+/// Opens `path` into `fd` and fstat()s it into `st`, as every file cuarch reads is opened. The
+/// file_unreadable error names the path: open or fstat failed (errno text; native_status = errno),
+/// or it is no regular file ("not a regular file: a FIFO").
+inline std::optional<error> open_regular_file(const std::string& path, source_kind src, fd_guard& fd, struct stat& st) {
+  fd.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0) {
+    const int e = errno;
+    return file_read_error(src, path, errno_text(e), e);
+  }
+  if (!S_ISREG(st.st_mode)) return file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode)));
+  return std::nullopt;
+}
+
 /// Reads a regular file without blocking and without reading more than `cap` bytes. Errors are
-/// file_unreadable naming the path: open failed (errno text; native_status = errno), not a regular
-/// file ("not a regular file: a FIFO"), larger than `cap` (whole_file only: by its size, before
-/// reading; or while reading, for /proc files that report size 0), or a read error.
+/// open_regular_file's, and file_unreadable naming the path when it is larger than `cap`
+/// (whole_file only: by its size, before reading; or while reading, for /proc files that report
+/// size 0) or a read fails.
 inline expected<std::string, error> read_regular_file(const std::string& path, std::size_t cap, source_kind src,
                                                       read_extent extent = read_extent::whole_file) {
-  fd_guard fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.fd < 0) {
-    const int e = errno;
-    return unexpected(file_read_error(src, path, errno_text(e), e));
-  }
+  fd_guard fd;
   struct stat st {};
-  if (::fstat(fd.fd, &st) != 0) {
-    const int e = errno;
-    return unexpected(file_read_error(src, path, errno_text(e), e));
-  }
-  if (!S_ISREG(st.st_mode))
-    return unexpected(file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode))));
+  if (auto e = open_regular_file(path, src, fd, st)) return unexpected(std::move(*e));
   const auto too_large = [&] {
     return unexpected(file_read_error(src, path, "larger than " + std::to_string(cap) + " bytes, the most cuarch reads of this file"));
   };

@@ -1,18 +1,12 @@
-// What cuarch shares between the threads of a process, kept usable across fork(). A child forked
-// while another thread is inside cuarch (Python servers fork workers at any moment) must be able to
-// call cuarch, and CUDA, at once, though the thread that held a lock in the parent does not exist in
-// the child. Two tools, used by every process-wide lock cuarch owns:
-//   process_lock     the one short lock. It guards every process-wide table and memo (the library
-//                    registry, what the application loaded, the NVRTC and runtime memos,
-//                    detection_cache) and is held only for data operations, never across a call into
-//                    a library or a program. fork() takes it before copying the process
-//                    (pthread_atfork), so no child inherits it held, nor a table half-updated.
-//   fork_safe_mutex  a lock held across a long call (a library load) while other threads wait. A
-//                    child cannot wait for a thread fork() did not copy: each such mutex is replaced
-//                    by a fresh one at its first use in a child (the fork generation says), so what
-//                    was in flight in another thread is "not asked" in the child, which asks again.
-// The handlers are registered once (pthread_once, which glibc makes fork-safe itself) by the first
-// use of either; no lock cuarch owns is taken before that.
+// What cuarch shares between the threads of a process, kept usable across fork(): a child forked
+// while another thread is inside cuarch must be able to call cuarch, and CUDA, at once
+// (docs/reliability.md, "Fork-safe at any moment").
+//   process_lock     the one short lock, guarding every process-wide table and memo; held only for
+//                    data operations, never across a call into a library or a program. fork() takes
+//                    it first (pthread_atfork), so no child inherits it held nor a table half-updated.
+//   fork_safe_mutex  a lock held across a long call (a library load): replaced by a fresh one at its
+//                    first use in a child (the fork generation says), which asks again.
+// The handlers are registered once (pthread_once, fork-safe in glibc) by the first use of either.
 #pragma once
 
 #include <link.h>

@@ -1,18 +1,10 @@
 // subprocess: runs a program (nvcc --version, ptxas --version) without a shell, with a deadline,
-// and without touching the caller's process. vfork + execve (no shell, no PATH search: the caller
-// passes an absolute path); the child gets stdin from /dev/null, stdout and stderr through pipes,
-// and no other descriptor (every fd >= 3 is closed in the child, whatever the caller left open);
-// its own process group, killed (SIGKILL) at the deadline or when the caller's cancel flag is set.
-// The child dies with its parent (PR_SET_PDEATHSIG = SIGKILL, set before exec, getppid() checked
-// after for the race): a host killed or exiting mid-probe leaves no orphan, and cuarch installs no
-// signal handler in the host. PDEATHSIG fires when the *thread* that spawned the child ends; that
-// thread is the one inside run_process, which returns only once the child has exited or been
-// killed, so a probe never outlives it (a worker thread that runs a probe and ends is no concern).
-// One poll() waits on both pipes and on a pidfd for the child's exit, bounded by the deadline: the
-// run ends when the child exits, even if a grandchild it left behind still holds the pipes (what is
-// in them then is read, nothing waited for). A host that set SIGCHLD to SIG_IGN makes the system
-// reap the child: its exit status is then lost, which the result says (exit_status_lost) instead of
-// failing. POSIX (Linux) only.
+// and without touching the caller's process: vfork + execve of an absolute path; stdin /dev/null,
+// stdout and stderr through pipes, no other descriptor; its own process group, killed at the
+// deadline or on the caller's cancel flag; PR_SET_PDEATHSIG, so no child outlives the thread that
+// waits for it in run_process. One poll() waits on both pipes and a pidfd: the run ends when the
+// child exits, even if a grandchild still holds the pipes. A host's SIGCHLD = SIG_IGN loses the exit
+// status, which the result says. The promises and their tests: docs/reliability.md. Linux only.
 #pragma once
 
 #include <fcntl.h>
@@ -21,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,11 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "../../core/config.hpp"
 #include "posix.hpp"
-#include "../../core/error.hpp"
-#include "../../core/expected.hpp"
-#include "../../core/source_kind.hpp"
 
 extern "C" char** environ;  // POSIX: the process environment, inherited by the child
 
@@ -69,10 +56,7 @@ namespace detail {
 
 inline std::string command_line(const std::vector<std::string>& argv) {
   std::string s;
-  for (const auto& a : argv) {
-    if (!s.empty()) s += ' ';
-    s += a;
-  }
+  for (const auto& a : argv) s.append(s.empty() ? "" : " ").append(a);
   return s;
 }
 
@@ -209,18 +193,16 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   if (argv.empty() || argv.front().empty() || argv.front().front() != '/')
     return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "the program path must be absolute"));
 
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  // `e` is errno read once: errno_text may change it, and argument order is unspecified.
+  const auto failed = [&](int e) {
+    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
+  };
+  int pipes[4] = {-1, -1, -1, -1};  // stdout's pipe, stderr's pipe
   // O_CLOEXEC: a program spawned concurrently by another thread must not inherit these ends.
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    const int e = errno;  // read once: errno_text may change it, and argument order is unspecified
-    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
-  }
-  detail::fd_guard out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    const int e = errno;  // read once: errno_text may change it, and argument order is unspecified
-    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
-  }
-  detail::fd_guard err_r(err_pipe[0]), err_w(err_pipe[1]);
+  const bool piped = ::pipe2(pipes, O_CLOEXEC) == 0 && ::pipe2(pipes + 2, O_CLOEXEC) == 0;
+  const int pipe_errno = errno;
+  detail::fd_guard out_r(pipes[0]), out_w(pipes[1]), err_r(pipes[2]), err_w(pipes[3]);
+  if (!piped) return failed(pipe_errno);
 
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
@@ -237,19 +219,18 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   const int spawn_errno = pid < 0 ? errno : exec_errno;
   out_w.reset();  // the child holds its own copies; EOF arrives when it (and its children) close them
   err_w.reset();
-  if (pid < 0) return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
+  if (pid < 0) return failed(spawn_errno);
   if (spawn_errno != 0) {  // exec (or a step before it) failed: the child has exited with 127
     int ignored = 0;
     while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {}
-    return unexpected(detail::process_error(errc::process_failed, src, argv, spawn_errno, detail::errno_text(spawn_errno)));
+    return failed(spawn_errno);
   }
 
   detail::fd_guard exit_fd(detail::open_pidfd(pid));
   const bool already_reaped = exit_fd.fd < 0 && errno == ESRCH;  // by the system, under SIGCHLD = SIG_IGN
 
   process_result result;
-  ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
-  ::fcntl(err_r.fd, F_SETFL, ::fcntl(err_r.fd, F_GETFL) | O_NONBLOCK);
+  for (const int fd : {out_r.fd, err_r.fd}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   // Rounded up: 0 only once the deadline has passed. Rounded down, the last wait fell short and the
   // run was called timed out up to a millisecond early, which let a caller sharing one deadline
   // (detection) start another probe with a sliver of time left.
