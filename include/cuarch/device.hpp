@@ -1,25 +1,17 @@
 // cuarch/device.hpp: what the target being compiled provides, usable in device code under nvcc and
 // NVRTC, and CUARCH_DEVICE_REQUIRE(...), which stops the device compilation of a target that lacks
-// the feature sets a kernel needs (a kernel written for wgmma built for sm_90 instead of sm_90a).
+// the feature sets a kernel needs (docs/design.md, "Device-side checks"). It includes nothing: NVRTC
+// compiles without the C++ standard library, so its spelling reader is its own, grammar-only; nvcc's
+// host pass also checks every spelling with cuarch's parser (core/parse.hpp), and tests/device_test.cpp
+// checks that both readers agree on every target the knowledge table knows.
 //
-// This header includes nothing: NVRTC compiles without the C++ standard library. Its spelling reader
-// is therefore its own, small and grammar-only (sm_/compute_/lto_ prefix, "90a", "9.0a", "100f");
-// in nvcc's host pass every spelling is also checked by cuarch's full parser (core/parse.hpp), so a
-// target that does not exist (8.0a, 9.0f) fails there, with cuarch's message. tests/device_test.cpp
-// checks that both readers agree on every spelling of every target the knowledge table knows.
-//
-// Which feature sets a target provides (docs/design.md, "Device-side checks"):
+// Which feature sets a target provides (compute_ spellings mean the same as sm_ ones):
 //   requirement sm_XY  (baseline)  every target of compute capability >= X.Y (any variant)
 //   requirement sm_XYf (family)    the f and a targets of major X with minor >= Y
 //                                  (sm_100f: sm_100f, sm_100a, sm_103f, sm_103a)
 //   requirement sm_XYa (specific)  only sm_XYa itself
-// compute_ spellings mean the same feature sets as sm_ ones.
-//
-// The target being compiled comes from nvcc's / NVRTC's macros: __CUDA_ARCH__ (e.g. 900),
-// __CUDA_ARCH_SPECIFIC__ (an `a` target, CUDA 12.9+), __CUDA_ARCH_FAMILY_SPECIFIC__ (an `f` or `a`
-// target, CUDA 12.9+), and for older toolkits __CUDA_ARCH_FEAT_SM<NN>_ALL (an `a` target, CUDA 12.0+).
-// Note that `nvcc -arch=sm_90a` also embeds compute_90 PTX, a baseline pass: a kernel that requires
-// sm_90a fails that pass, as it should; build it with -gencode=arch=compute_90a,code=sm_90a.
+// `nvcc -arch=sm_90a` also embeds compute_90 PTX, a baseline pass that a kernel requiring sm_90a
+// fails, as it should: build it with -gencode=arch=compute_90a,code=sm_90a.
 #pragma once
 
 #if defined(__CUDACC__)

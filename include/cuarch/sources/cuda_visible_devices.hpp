@@ -105,8 +105,6 @@ inline long long visible_index(std::string_view entry) {
   return v;
 }
 
-inline std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
-
 }  // namespace detail
 
 /// CUDA_DEVICE_ORDER's value (nullopt: unset). Anything but "PCI_BUS_ID" is the default FASTEST_FIRST.
@@ -164,89 +162,75 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     out.ended = "CUDA_VISIBLE_DEVICES is set and empty: no device is visible";
     return out;
   }
-  const auto entries = detail::split_commas(list);
-  // One pass, in list order: the first entry that is invalid (wrong form, no such index or UUID, an
-  // ambiguous prefix) ends the list; a device named twice before that makes the whole variable invalid.
-  auto end_at = [&](std::size_t i, const std::string& why) {
-    out.ended = "entry " + detail::quoted(entries[i]) + " " + why + ": the list ends there";
-    if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
-  };
-  auto add = [&](std::size_t i, const visible_device& d) {
-    if (std::find(out.devices.begin(), out.devices.end(), d) != out.devices.end()) {
-      out.devices.clear();
-      out.duplicate = true;
-      out.ended = "entry " + detail::quoted(entries[i]) +
-                  " names a device a second time: the driver's cuInit then fails with CUDA_ERROR_INVALID_DEVICE (101)";
-      return false;
-    }
-    out.devices.push_back(d);
-    return true;
-  };
-
-  if (detail::starts_with(list, "GPU-") || detail::starts_with(list, "MIG-")) {
-    const std::string_view prefix = list.substr(0, 4);
-    if (prefix == "MIG-" && detail::starts_with(list, "MIG-GPU-")) {
-      out.needs_driver = true;
-      out.ended = "CUDA_VISIBLE_DEVICES uses the legacy MIG-GPU-<uuid>/<gpu instance>/<compute instance> form, which NVML cannot map";
-      return out;
-    }
-    if (prefix == "MIG-") out.mig_guessed = true;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const std::string_view entry = entries[i];
-      if (!detail::starts_with(entry, prefix)) {
-        end_at(i, "is not a " + std::string(prefix) + " UUID like the first entry");
-        return out;
-      }
-      if (entry.size() == prefix.size()) {  // "GPU-" alone names nothing (driver 580 shows no device for it)
-        end_at(i, "has no UUID digits after " + std::string(prefix));
-        return out;
-      }
-      std::optional<visible_device> match;
-      bool ambiguous = false;
-      for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
-        // "GPU-"/"MIG-" exactly; the hex digits in either case.
-        auto consider = [&](const std::string& uuid, int mig) {
-          if (!detail::starts_with(uuid, prefix) || !detail::istarts_with(std::string_view(uuid).substr(4), entry.substr(4))) return;
-          if (match) ambiguous = true;
-          match = visible_device{g, mig};
-        };
-        if (prefix == "GPU-") {
-          consider(gpus[g].uuid, -1);
-        } else {
-          for (std::size_t m = 0; m < gpus[g].mig_uuids.size(); ++m) consider(gpus[g].mig_uuids[m], static_cast<int>(m));
-        }
-      }
-      if (ambiguous || !match) {
-        end_at(i, ambiguous ? "is a prefix of more than one UUID" : "matches no device");
-        return out;
-      }
-      // A GPU named by UUID while in MIG mode: CUDA shows its MIG devices instead (not documented precisely).
-      if (match->mig < 0 && gpus[match->gpu].mig_enabled) {
-        out.mig_guessed = true;
-        for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m)
-          if (!add(i, {match->gpu, static_cast<int>(m)})) return out;
-        continue;
-      }
-      if (!add(i, *match)) return out;
-    }
+  const bool by_uuid = detail::starts_with(list, "GPU-") || detail::starts_with(list, "MIG-");
+  const std::string_view prefix = by_uuid ? list.substr(0, 4) : std::string_view();
+  if (detail::starts_with(list, "MIG-GPU-")) {
+    out.needs_driver = true;
+    out.ended = "CUDA_VISIBLE_DEVICES uses the legacy MIG-GPU-<uuid>/<gpu instance>/<compute instance> form, which NVML cannot map";
     return out;
   }
-
-  // Integer indices (strtoul-like), into `all` (CUDA enumeration order).
-  out.mig_guessed = all_has_mig;
+  out.mig_guessed = by_uuid ? prefix == "MIG-" : all_has_mig;
+  // The devices an entry names (into `named`): integer indices (strtoul-like) into `all` (CUDA
+  // enumeration order), or UUIDs and their prefixes; else why the entry ends the list.
+  const auto resolve = [&](std::string_view entry, std::vector<visible_device>& named) -> std::string {
+    if (!by_uuid) {
+      const long long x = detail::visible_index(entry);
+      if (x < 0) return "is not a device index";
+      if (x >= static_cast<long long>(all.size())) return "is out of range (" + std::to_string(all.size()) + " device(s))";
+      named.push_back(all[static_cast<std::size_t>(x)]);
+      return {};
+    }
+    if (!detail::starts_with(entry, prefix)) return "is not a " + std::string(prefix) + " UUID like the first entry";
+    // "GPU-" alone names nothing (driver 580 shows no device for it)
+    if (entry.size() == prefix.size()) return "has no UUID digits after " + std::string(prefix);
+    std::optional<visible_device> match;
+    bool ambiguous = false;
+    for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
+      // "GPU-"/"MIG-" exactly; the hex digits in either case.
+      auto consider = [&](const std::string& uuid, int mig) {
+        if (!detail::starts_with(uuid, prefix) || !detail::istarts_with(std::string_view(uuid).substr(4), entry.substr(4))) return;
+        if (match) ambiguous = true;
+        match = visible_device{g, mig};
+      };
+      if (prefix == "GPU-") {
+        consider(gpus[g].uuid, -1);
+      } else {
+        for (std::size_t m = 0; m < gpus[g].mig_uuids.size(); ++m) consider(gpus[g].mig_uuids[m], static_cast<int>(m));
+      }
+    }
+    if (ambiguous || !match) return ambiguous ? "is a prefix of more than one UUID" : "matches no device";
+    // A GPU named by UUID while in MIG mode: CUDA shows its MIG devices instead (not documented precisely).
+    if (match->mig >= 0 || !gpus[match->gpu].mig_enabled) {
+      named.push_back(*match);
+      return {};
+    }
+    out.mig_guessed = true;
+    for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m) named.push_back({match->gpu, static_cast<int>(m)});
+    return {};
+  };
+  // One pass, in list order: the first entry that is invalid (wrong form, no such index or UUID, an
+  // ambiguous prefix) ends the list; a device named twice before that makes the whole variable invalid.
+  const auto entries = detail::split_commas(list);
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    const long long x = detail::visible_index(entries[i]);
-    if (x < 0) {
-      end_at(i, "is not a device index");
+    std::vector<visible_device> named;
+    if (const std::string why = resolve(entries[i], named); !why.empty()) {
+      out.ended = "entry '" + std::string(entries[i]) + "' " + why + ": the list ends there";
+      if (i + 1 < entries.size()) out.ended += " (later entries are ignored)";
       break;
     }
-    if (x >= static_cast<long long>(all.size())) {
-      end_at(i, "is out of range (" + std::to_string(all.size()) + " device(s))");
-      break;
+    for (const visible_device& d : named) {
+      if (std::find(out.devices.begin(), out.devices.end(), d) == out.devices.end()) {
+        out.devices.push_back(d);
+        continue;
+      }
+      out.devices.clear();
+      out.duplicate = true;
+      out.ended = "entry '" + std::string(entries[i]) +
+                  "' names a device a second time: the driver's cuInit then fails with CUDA_ERROR_INVALID_DEVICE (101)";
+      return out;
     }
-    if (!add(i, all[static_cast<std::size_t>(x)])) return out;
   }
-  out.order_guessed = order_matters_by_index && !out.devices.empty();
+  if (!by_uuid) out.order_guessed = order_matters_by_index && !out.devices.empty();
   return out;
 }
 

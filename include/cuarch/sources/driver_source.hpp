@@ -122,7 +122,6 @@ class driver_library_source {
     return s;
   }
 
-  /// Loads the library and binds its entry points.
   expected<detail::driver_api, error> load() const {
     auto lib = locator_.load(source_kind::driver);
     if (!lib) return unexpected(lib.error());
@@ -136,7 +135,6 @@ class driver_library_source {
                                 [self = *this] { return self.driver_version_now(); });
   }
 
-  /// What the library is called in a report: its path, or the SONAME searched for.
   std::string library_name() const { return locator_.searches() ? std::string(driver_soname) : locator_.path; }
 
  private:

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -141,25 +142,21 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
   dl_iterate_phdr(
       [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
         auto* c = static_cast<context*>(data);
-        bool holds = false;
-        for (ElfW(Half) i = 0; i < info->dlpi_phnum && !holds; ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-          holds = ph.p_type == PT_LOAD && c->at >= start && c->at - start < ph.p_memsz;
-        }
-        if (!holds) return 0;
+        const ElfW(Phdr)*const phdrs = info->dlpi_phdr, *const phdrs_end = phdrs + info->dlpi_phnum;
+        if (std::none_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
+              const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+              return ph.p_type == PT_LOAD && c->at >= start && c->at - start < ph.p_memsz;
+            }))
+          return 0;
         if (!info->dlpi_name || detail::real_path(info->dlpi_name) != detail::real_path(c->path)) return 1;
         const auto area = [&](const ElfW(Phdr) & ph) {
           return std::string_view(reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
         };
         const auto mapped = [&](const ElfW(Phdr) & note) {  // inside a PT_LOAD: readable memory
-          for (ElfW(Half) j = 0; j < info->dlpi_phnum; ++j) {
-            const ElfW(Phdr)& ph = info->dlpi_phdr[j];
-            if (ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&
-                note.p_vaddr - ph.p_vaddr <= ph.p_memsz - note.p_memsz)
-              return true;
-          }
-          return false;
+          return std::any_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
+            return ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&
+                   note.p_vaddr - ph.p_vaddr <= ph.p_memsz - note.p_memsz;
+          });
         };
         for (ElfW(Half) i = 0; i < info->dlpi_phnum && c->id.empty(); ++i)
           if (info->dlpi_phdr[i].p_type == PT_NOTE && mapped(info->dlpi_phdr[i]))

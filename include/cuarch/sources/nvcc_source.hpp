@@ -30,11 +30,8 @@ inline error tool_error(errc code, source_kind kind, const std::string& path, st
 inline std::string release_line(std::string_view out) {
   const std::size_t at = out.find("release ");
   if (at == std::string_view::npos) return std::string(trim(out.substr(0, 120)));
-  const std::size_t begin = out.rfind('\n', at);
-  const std::size_t end = out.find_first_of("\r\n", at);
-  return std::string(trim(
-      out.substr(begin == std::string_view::npos ? 0 : begin + 1,
-                 end == std::string_view::npos ? std::string_view::npos : end - (begin == std::string_view::npos ? 0 : begin + 1))));
+  const std::size_t begin = out.rfind('\n', at) + 1;  // npos + 1 == 0: the first line
+  return std::string(trim(out.substr(begin, out.find_first_of("\r\n", at) - begin)));
 }
 
 /// The last non-empty line of a tool's output: usually its error message.
@@ -52,25 +49,24 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
                                                            std::chrono::milliseconds timeout = default_tool_timeout,
                                                            library_path_policy policy = library_path_policy::allow_relative,
                                                            const std::atomic<bool>* cancel = nullptr) {
-  if (path.empty()) return unexpected(detail::tool_error(errc::file_unreadable, kind, "(empty path)", "no program path given"));
+  const auto unreadable = [kind](const std::string& what, std::string_view why, int status = 0) {
+    return unexpected(detail::tool_error(errc::file_unreadable, kind, what, why, status));
+  };
+  if (path.empty()) return unreadable("(empty path)", "no program path given");
   if (path.front() != '/') {
-    if (policy != library_path_policy::allow_relative)
-      return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "relative program path refused; pass an absolute path"));
+    if (policy != library_path_policy::allow_relative) return unreadable(path, "relative program path refused; pass an absolute path");
     path = detail::absolute_path(path);
-    if (path.empty())
-      return unexpected(detail::tool_error(errc::file_unreadable, kind, "(relative path)", "the current directory cannot be read"));
+    if (path.empty()) return unreadable("(relative path)", "the current directory cannot be read");
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;  // read once: errno_text may change it, and argument order is unspecified
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, detail::errno_text(err), err));
+    return unreadable(path, detail::errno_text(err), err);
   }
-  if (S_ISDIR(st.st_mode)) return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "is a directory, not a program"));
-  if (!S_ISREG(st.st_mode))  // exec() refuses it anyway; say why before spawning anything
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, path,
-                                         std::string("not a regular file: ").append(detail::file_type_words(st.st_mode))));
-  if (::access(path.c_str(), X_OK) != 0)
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, path, "not executable", errno));
+  if (S_ISDIR(st.st_mode)) return unreadable(path, "is a directory, not a program");
+  // exec() refuses these anyway; say why before spawning anything
+  if (!S_ISREG(st.st_mode)) return unreadable(path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
+  if (::access(path.c_str(), X_OK) != 0) return unreadable(path, "not executable", errno);
 
   process_limits limits;
   limits.timeout = timeout;
@@ -102,15 +98,11 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
     return unexpected(e);
   }
   probed_compiler p;
+  p.seen = {kind, *version, path, how, detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err)};
   p.info.kind = kind;
   p.info.version = *version;
-  const std::string real = detail::real_path(path);
-  p.info.location = real.empty() ? path : real;
-  p.seen.source = kind;
-  p.seen.version = *version;
-  p.seen.location = path;
-  p.seen.how = how;
-  p.seen.raw = detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err);
+  p.info.location = detail::real_path(path);
+  if (p.info.location.empty()) p.info.location = path;
   if (run->exit_status_lost)
     p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
   return p;

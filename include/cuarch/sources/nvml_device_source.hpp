@@ -263,7 +263,6 @@ class nvml_device_source {
   }
 
  private:
-  /// Loads the library and binds its entry points.
   expected<detail::nvml_api, error> load() const {
     auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
                              : load_library_file(path_, source_kind::driver, policy_);
@@ -278,7 +277,6 @@ class nvml_device_source {
     return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
                                 [self = *this] { return self.gpus_now(); });
   }
-  /// What the library is called in a report: its path, or the SONAME searched for.
   std::string library_name() const { return path_.empty() ? std::string(nvml_soname) : path_; }
 
   expected<detail::nvml_gpu_list, error> gpus_now() const {

@@ -33,7 +33,6 @@ struct file_observation {
 
 namespace detail {
 
-/// stat()'s st_mode for `p`; 0 when stat() fails.
 inline mode_t stat_mode(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 ? st.st_mode : 0;

@@ -82,11 +82,9 @@ inline std::vector<std::string> site_packages_of(const std::string& prefix) {
   // lib64 is often a symlink to lib: keep one of each real directory.
   std::vector<std::string> unique, seen;
   for (const auto& sp : out) {
-    const std::string real = detail::real_path(sp);
-    bool dup = false;
-    for (const auto& s : seen) dup = dup || s == real;
-    if (dup) continue;
-    seen.push_back(real);
+    std::string real = detail::real_path(sp);
+    if (std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
+    seen.push_back(std::move(real));
     unique.push_back(sp);
   }
   return unique;
@@ -110,13 +108,10 @@ inline wheel_scan scan_site_packages(const std::string& site_packages, discovery
               [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });
     std::vector<std::string> real_seen;
     for (const auto& h : hits) {
-      const std::string path = detail::join(dir, h);
-      const std::string real = detail::real_path(path);
-      bool dup = false;
-      for (const auto& r : real_seen) dup = dup || (!real.empty() && r == real);
-      if (dup) continue;
-      real_seen.push_back(real);
-      scan.files.push_back(wheel_file{loc.component, path, std::string(loc.package)});
+      std::string path = detail::join(dir, h), real = detail::real_path(path);
+      if (!real.empty() && std::find(real_seen.begin(), real_seen.end(), real) != real_seen.end()) continue;
+      real_seen.push_back(std::move(real));
+      scan.files.push_back(wheel_file{loc.component, std::move(path), std::string(loc.package)});
     }
   }
   for (const auto& name : detail::list_dir(site_packages))

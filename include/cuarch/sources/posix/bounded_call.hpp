@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <optional>
@@ -101,11 +102,9 @@ struct bounded_job_base {
     if (abandoned) {  // it returned after all: no longer stuck
       process_lock lock;
       auto& v = stuck_calls();
-      for (auto it = v.begin(); it != v.end(); ++it)
-        if (it->library == job->what.library && it->since == job->what.since) {
-          v.erase(it);
-          break;
-        }
+      const auto it = std::find_if(
+          v.begin(), v.end(), [job](const stuck_call& s) { return s.library == job->what.library && s.since == job->what.since; });
+      if (it != v.end()) v.erase(it);
     }
     job->release();
     return nullptr;
@@ -161,12 +160,9 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
   const auto start = library_clock::now();
   auto* job = new bounded_job<F>(std::move(fn));
   job->what = stuck_call{library, std::move(call), start};
-  pthread_attr_t attr;
-  ::pthread_attr_init(&attr);
-  ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;
-  const bool started = ::pthread_create(&t, &attr, &bounded_job_base::worker, job) == 0;
-  ::pthread_attr_destroy(&attr);
+  const bool started = ::pthread_create(&t, nullptr, &bounded_job_base::worker, job) == 0;
+  if (started) ::pthread_detach(t);
   if (!started) {  // no thread to be had: call directly
     job->run();
     auto r = std::move(*job->result);

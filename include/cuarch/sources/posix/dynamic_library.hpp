@@ -49,9 +49,8 @@ struct loaded_library {
   }
 };
 
-/// Handles by real path, so a file reached through several symlinks is mapped and counted once.
-/// by_path holds weak references; `kept` holds the libraries retained until exit. Guarded by the
-/// process lock (process_lock.hpp), which no dl*() call is made under.
+/// Handles by real path (a file reached through several symlinks is mapped once), and the libraries
+/// retained until exit. Guarded by the process lock, which no dl*() call is made under.
 struct library_registry {
   std::map<std::string, std::weak_ptr<loaded_library>> by_path;
   std::vector<std::shared_ptr<loaded_library>> kept;
@@ -83,31 +82,36 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
   });
 }
 
-/// This process's ELF machine (e_machine); 0 where cuarch does not know it (then not checked).
-constexpr std::uint16_t native_elf_machine() noexcept {
+/// This process's ELF machine (e_machine; 0 where cuarch does not know it: then not checked) and its
+/// multiarch triple (the system library directories /lib/<triple> and /usr/lib/<triple>; "" if none).
 #if defined(__x86_64__)
-  return EM_X86_64;
+inline constexpr std::uint16_t native_elf_machine = EM_X86_64;
+inline constexpr const char* native_multiarch = "x86_64-linux-gnu";
 #elif defined(__aarch64__)
-  return EM_AARCH64;
+inline constexpr std::uint16_t native_elf_machine = EM_AARCH64;
+inline constexpr const char* native_multiarch = "aarch64-linux-gnu";
 #elif defined(__powerpc64__)
-  return EM_PPC64;
-#elif defined(__s390x__)
-  return EM_S390;
-#elif defined(__riscv)
-  return EM_RISCV;
-#elif defined(__i386__)
-  return EM_386;
-#elif defined(__arm__)
-  return EM_ARM;
+inline constexpr std::uint16_t native_elf_machine = EM_PPC64;
+inline constexpr const char* native_multiarch = "powerpc64le-linux-gnu";
 #else
-  return 0;
+inline constexpr std::uint16_t native_elf_machine =
+#  if defined(__s390x__)
+    EM_S390;
+#  elif defined(__riscv)
+    EM_RISCV;
+#  elif defined(__i386__)
+    EM_386;
+#  elif defined(__arm__)
+    EM_ARM;
+#  else
+    0;
+#  endif
+inline constexpr const char* native_multiarch = "";
 #endif
-}
 
-/// Whether `path` is a library this process can dlopen(), judged from the file alone without
-/// blocking: a regular file (else file_unreadable: "not a regular file: a FIFO") that starts with
-/// an ELF header of this process's class, byte order and machine, of type ET_DYN (else
-/// library_not_found with the reason). Reads at most the 64-byte header.
+/// Whether `path` is a library this process can dlopen(), judged from its ELF header alone: an error
+/// from read_regular_file (a FIFO), or library_not_found saying why it is no shared object of this
+/// process's class, byte order and machine.
 inline std::optional<error> check_library_file(const std::string& path, source_kind src, std::string_view asked_as) {
   constexpr std::size_t header_size = sizeof(Elf64_Ehdr) > sizeof(Elf32_Ehdr) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
   const auto head = read_regular_file(path, header_size, src, read_extent::prefix);
@@ -137,9 +141,9 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
   std::uint16_t type = 0, machine = 0;  // e_type and e_machine sit at the same offsets in both classes
   std::memcpy(&type, h.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
   std::memcpy(&machine, h.data() + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
-  if (native_elf_machine() != 0 && machine != native_elf_machine())
+  if (native_elf_machine != 0 && machine != native_elf_machine)
     return refuse("an ELF file for machine " + std::to_string(machine) + " (e_machine), not this process's machine " +
-                  std::to_string(native_elf_machine()));
+                  std::to_string(native_elf_machine));
   if (type != ET_DYN) return refuse("an ELF file of type " + std::to_string(type) + " (e_type), not a shared object");
   return std::nullopt;
 }
@@ -149,19 +153,7 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
 inline const std::vector<std::string>& system_library_dirs() {
   static const std::vector<std::string> dirs = [] {
     std::vector<std::string> d;
-#if defined(__x86_64__)
-    const char* triple = "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-    const char* triple = "aarch64-linux-gnu";
-#elif defined(__powerpc64__)
-    const char* triple = "powerpc64le-linux-gnu";
-#else
-    const char* triple = nullptr;
-#endif
-    if (triple) {
-      d.push_back(std::string("/lib/") + triple);
-      d.push_back(std::string("/usr/lib/") + triple);
-    }
+    if (*native_multiarch) d = {std::string("/lib/") + native_multiarch, std::string("/usr/lib/") + native_multiarch};
     for (const char* s : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) d.emplace_back(s);
     return d;
   }();
@@ -176,7 +168,6 @@ class dynamic_library {
  public:
   dynamic_library() = default;
 
-  /// Whether a library is held.
   bool loaded() const noexcept { return lib_ != nullptr; }
   /// The real path of the loaded file (symlinks resolved): the library's identity.
   const std::string& path() const noexcept {
@@ -184,7 +175,6 @@ class dynamic_library {
     return lib_ ? lib_->path : none;
   }
 
-  /// The address of a symbol, or nullptr.
   void* raw_symbol(const char* name) const noexcept { return lib_ ? dlsym(lib_->handle, name) : nullptr; }
 
   /// A function of type F (e.g. `int(int*, int*)`), or symbol_not_found naming the symbol and library.
@@ -268,11 +258,9 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
 }
 }  // namespace detail
 
-/// Loads a library file by path. A relative path is refused unless `policy` allows it (only for
-/// a path the caller passed explicitly). Errors (subject: the path as given; location: its real
-/// path): file_unreadable for no regular file (FIFO, directory, device) or one that cannot be
-/// opened; library_not_found for a missing file, one that is no ELF shared object of this process's
-/// class and machine (raw says which), or one the loader refuses (raw: dlerror).
+/// Loads a library file by path; a relative one only under allow_relative. Errors (subject: the path
+/// as given; location: its real path): file_unreadable (no regular file, cannot be opened) or
+/// library_not_found (missing, no ELF shared object of this process's kind, refused by the loader).
 inline expected<dynamic_library, error> load_library_file(const std::string& path, source_kind src,
                                                           library_path_policy policy = library_path_policy::absolute_only) {
   if (path.empty()) return unexpected(errors::library_not_found(src, "(empty path)", "", "no library path given"));
@@ -300,16 +288,13 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
   return detail::adopt_library_handle(*h, real, src, path);
 }
 
-/// Loads a library by SONAME as the dynamic loader's search would find it, without letting the
-/// loader open anything unchecked. LD_LIBRARY_PATH is walked here, in order: a relative or empty
-/// entry holding the library is refused (invalid_environment: cuarch does not load from the current
-/// directory); a file that is no regular file is the answer (file_unreadable: the loader would block
-/// on a FIFO); an ELF of another class or machine, or no ELF, is passed over as the loader passes it
-/// over (and named in the not-found error); the first good file is loaded by its path. Without one
-/// there, the system directories are checked the same way and dlopen(soname) does the rest of the
-/// search (ld.so.cache, RUNPATH). A RPATH of the calling object, which the loader would search
-/// before LD_LIBRARY_PATH, is not looked at. LD_LIBRARY_PATH comes from `env` (detection's
-/// snapshot), else from the process.
+/// Loads a library by SONAME as the loader's search would find it, without letting the loader open
+/// anything unchecked. LD_LIBRARY_PATH (from `env`, else the process) is walked here: a relative or
+/// empty entry holding the library is refused (invalid_environment); a file that is no regular file
+/// is the answer (file_unreadable: the loader would block on a FIFO); an ELF of another class or
+/// machine, or no ELF, is passed over as the loader passes it over (and named if nothing is found);
+/// the first good file is loaded by its path. Then the system directories are checked the same way
+/// and dlopen(soname) does the rest (ld.so.cache, RUNPATH; the caller's RPATH is not looked at).
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src,
                                                              const environment* env = nullptr) {
   if (soname.empty() || soname.find('/') != std::string::npos)
@@ -391,10 +376,9 @@ inline expected<dynamic_library, error> load_first_library(const std::vector<std
       src, any_version, "loader search", sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
 }
 
-/// Where a library comes from: the one locator the NVRTC, runtime and driver sources share. Either
-/// a file (a path the caller gave, or one detection found; relative only under allow_relative) or
-/// the loader's search for one SONAME or the first of several (newest first; `any_version` names
-/// the search in the not-found error, e.g. "libnvrtc.so (any version)").
+/// Where a library comes from, for the NVRTC, runtime and driver sources: a file (relative only
+/// under allow_relative), or the loader's search for one SONAME or the first of several (newest
+/// first; `any_version` names that search in the not-found error: "libnvrtc.so (any version)").
 struct library_locator {
   std::string path;
   std::vector<std::string> sonames;
@@ -417,7 +401,6 @@ struct library_locator {
   /// Whether this is the loader's search (no file named).
   bool searches() const noexcept { return path.empty(); }
 
-  /// Loads it: load_library_file, load_library_by_name or load_first_library, with their errors.
   expected<dynamic_library, error> load(source_kind src) const {
     if (!path.empty()) return load_library_file(path, src, policy);
     if (sonames.size() == 1) return load_library_by_name(sonames.front(), src);
