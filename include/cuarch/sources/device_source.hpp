@@ -1,10 +1,7 @@
-// Device sources: the GPUs code will run on. The default, system_device_source, reads them through
-// NVML (nvml_device_source.hpp: no CUDA initialisation, so a process forked afterwards can still use
-// CUDA) and falls back to the driver API only where NVML is missing or cannot answer, saying so. The
-// driver API source (libcuda via dlopen: cuInit, count, compute capability, name; CUDA_VISIBLE_DEVICES
-// is applied by the driver itself) initialises CUDA in the calling process. Or a list the caller gives
-// (build machines without GPUs). No visible device is a typed error (no_device) that tells the user to
-// pass a list: there is never a default architecture.
+// Device sources: the GPUs code will run on (docs/design.md, "Devices without touching CUDA"). The
+// default, system_device_source, reads them through NVML (no CUDA initialisation, so a process forked
+// afterwards can still use CUDA) and falls back to the driver API (cuInit) only where NVML cannot
+// answer, saying so. No visible device is a typed error (no_device): never a default architecture.
 #pragma once
 
 #include <string>

@@ -144,13 +144,8 @@ class driver_library_source {
     int v = -1;
     if (const int rc = api->driver_get_version(&v); rc != 0)
       return unexpected(detail::driver_call_failed("cuDriverGetVersion", rc, api->lib.path()));
-    const auto version = decode_cudart_version(v, source_kind::driver);
-    if (!version) {
-      error e = version.error();
-      e.location = api->lib.path();
-      e.raw.append("cuDriverGetVersion returned ").append_int(v);
-      return unexpected(e);
-    }
+    const auto version = detail::reported_version(v, source_kind::driver, api->lib.path(), "cuDriverGetVersion");
+    if (!version) return unexpected(version.error());
     observation o{source_kind::driver, *version, locator_.searches() ? api->lib.path() : locator_.path, how_,
                   "cuDriverGetVersion: " + std::to_string(v)};
     if (const std::string km = detail::kernel_module_version(); !km.empty()) o.raw += "; kernel module " + km;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +28,6 @@
 #include <vector>
 
 #include "../core/compute_capability.hpp"
-#include "../core/decode.hpp"
 #include "../core/observation.hpp"
 #include "cuda_visible_devices.hpp"
 #include "posix/dynamic_library.hpp"
@@ -102,7 +102,7 @@ inline error nvml_call_failed(std::string_view call, int rc, const std::string& 
 
 using nvml_device = struct nvml_device_opaque*;  // nvmlDevice_t
 
-/// nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 (layout above).
+/// nvml.h's nvmlPciInfo_t, as nvmlDeviceGetPciInfo_v3 fills it.
 struct nvml_pci_info {
   char bus_id_legacy[16];
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
@@ -147,25 +147,11 @@ inline expected<nvml_api, error> bind_nvml(dynamic_library lib) {
   return api;
 }
 
-/// nvmlInit_v2 ... nvmlShutdown around one query: NVML holds nothing open afterwards.
-class nvml_session {
- public:
-  explicit nvml_session(const nvml_api& api) : api_(api) {}
-  nvml_session(const nvml_session&) = delete;
-  nvml_session& operator=(const nvml_session&) = delete;
-  std::optional<error> start() {
-    if (const int rc = api_.init(); rc != 0) return nvml_call_failed("nvmlInit_v2", rc, api_.lib.path());
-    started_ = true;
-    return std::nullopt;
-  }
-  ~nvml_session() {
-    if (started_) api_.shutdown();
-  }
-
- private:
-  const nvml_api& api_;
-  bool started_ = false;
-};
+/// nvmlInit_v2, and nvmlShutdown when the returned guard goes: NVML holds nothing open after a query.
+inline expected<std::shared_ptr<void>, error> nvml_session(const nvml_api& api) {
+  if (const int rc = api.init(); rc != 0) return unexpected(nvml_call_failed("nvmlInit_v2", rc, api.lib.path()));
+  return std::shared_ptr<void>(nullptr, [shutdown = api.shutdown](void*) { shutdown(); });
+}
 
 /// A name or UUID from NVML (buffer size 96: NVML_DEVICE_*_V2_BUFFER_SIZE); "" when the call fails.
 template <class Get>
@@ -284,8 +270,8 @@ class nvml_device_source {
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
     const auto failed = [&](std::string_view call, int rc) { return unexpected(detail::nvml_call_failed(call, rc, where)); };
-    detail::nvml_session session(*api);
-    if (auto e = session.start()) return unexpected(*e);
+    const auto session = detail::nvml_session(*api);
+    if (!session) return unexpected(session.error());
     api->lib.retain();  // it answered: loaded once per process
     unsigned count = 0;
     if (const int rc = api->device_get_count(&count); rc != 0) return failed("nvmlDeviceGetCount_v2", rc);
@@ -351,18 +337,13 @@ class nvml_device_source {
     const std::string& where = api->lib.path();
     if (!api->system_get_cuda_driver_version)
       return unexpected(errors::symbol_not_found(source_kind::driver, "nvmlSystemGetCudaDriverVersion_v2", where));
-    detail::nvml_session session(*api);
-    if (auto e = session.start()) return unexpected(*e);
+    const auto session = detail::nvml_session(*api);
+    if (!session) return unexpected(session.error());
     int v = -1;
     if (const int rc = api->system_get_cuda_driver_version(&v); rc != 0)
       return unexpected(detail::nvml_call_failed("nvmlSystemGetCudaDriverVersion_v2", rc, where));
-    const auto version = decode_cudart_version(v, source_kind::driver);
-    if (!version) {
-      error e = version.error();
-      e.location = where;
-      e.raw.append("nvmlSystemGetCudaDriverVersion_v2 returned ").append_int(v);
-      return unexpected(e);
-    }
+    const auto version = detail::reported_version(v, source_kind::driver, where, "nvmlSystemGetCudaDriverVersion_v2");
+    if (!version) return unexpected(version.error());
     api->lib.retain();
     return observation{source_kind::driver, *version, where, path_.empty() ? discovery::loader_search : how_,
                        "nvmlSystemGetCudaDriverVersion_v2: " + std::to_string(v)};

@@ -140,13 +140,9 @@ inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
 
 }  // namespace detail
 
-/// The NVRTC sonames the loader is asked for, newest major first (a newer major than cuarch knows
-/// is still found: the list runs ahead of the table). NVRTC 11.2-11.8 all use libnvrtc.so.11.2.
+/// The NVRTC sonames the loader is asked for, newest major first. NVRTC 11.2-11.8 all use libnvrtc.so.11.2.
 inline std::vector<std::string> nvrtc_sonames() {
-  std::vector<std::string> names;
-  for (int major = 20; major >= 12; --major) names.push_back("libnvrtc.so." + std::to_string(major));
-  for (const char* old : {"libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0"}) names.emplace_back(old);
-  return names;
+  return sonames_from_newest("libnvrtc.so", {"libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0"});
 }
 
 /// Asks a loaded libnvrtc. `found_as` / `how` are the provenance recorded in the observation.

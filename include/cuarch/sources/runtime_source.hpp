@@ -9,19 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "../core/decode.hpp"
 #include "posix/dynamic_library.hpp"
 #include "../core/observation.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 /// The runtime sonames the loader is asked for, newest major first (11.x uses libcudart.so.11.0).
-inline std::vector<std::string> cudart_sonames() {
-  std::vector<std::string> names;
-  for (int major = 20; major >= 12; --major) names.push_back("libcudart.so." + std::to_string(major));
-  names.emplace_back("libcudart.so.11.0");
-  return names;
-}
+inline std::vector<std::string> cudart_sonames() { return sonames_from_newest("libcudart.so", {"libcudart.so.11.0"}); }
 
 namespace detail {
 inline expected<observation, error> probe_cudart_now(const dynamic_library& lib, const std::string& found_as, discovery how) {
@@ -34,12 +28,8 @@ inline expected<observation, error> probe_cudart_now(const dynamic_library& lib,
       if (const char* t = (*text)(rc)) e.raw = t;
     return unexpected(e);
   }
-  const auto version = decode_cudart_version(v, source_kind::cuda_runtime);
-  if (!version) {
-    error e = version.error();
-    e.location = lib.path();
-    return unexpected(e);
-  }
+  const auto version = detail::reported_version(v, source_kind::cuda_runtime, lib.path());
+  if (!version) return unexpected(version.error());
   lib.retain();  // it answered: loaded once per process
   return observation{source_kind::cuda_runtime, *version, found_as.empty() ? lib.path() : found_as, how,
                      "cudaRuntimeGetVersion: " + std::to_string(v)};

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../../core/decode.hpp"
 #include "../../core/environment.hpp"
 #include "bounded_call.hpp"
 #include "posix.hpp"
@@ -60,6 +61,12 @@ inline library_registry& registry() {
   // exit would only hand their allocations to the leak checker).
   static library_registry* r = new library_registry;
   return *r;
+}
+/// The library cuarch holds at `real` (retained, or in use right now), or null.
+inline std::shared_ptr<loaded_library> held_library(const std::string& real) {
+  process_lock lock;
+  const auto it = registry().by_path.find(real);
+  return it == registry().by_path.end() ? nullptr : it->second.lock();
 }
 
 /// The path the loader actually mapped for a handle (glibc: the link map's l_name).
@@ -168,7 +175,6 @@ class dynamic_library {
  public:
   dynamic_library() = default;
 
-  bool loaded() const noexcept { return lib_ != nullptr; }
   /// The real path of the loaded file (symlinks resolved): the library's identity.
   const std::string& path() const noexcept {
     static const std::string none;
@@ -210,12 +216,9 @@ class dynamic_library {
 
   /// Keeps the library mapped until the process exits (RTLD_NODELETE). For libcuda after cuInit:
   /// the driver starts threads and registers exit handlers, so unmapping it is never safe.
-  bool pin() const noexcept {
-    if (!lib_) return false;
-    void* h = dlopen(lib_->path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-    if (!h) return false;
-    dlclose(h);  // drops only the reference this call added; NODELETE stays
-    return true;
+  void pin() const noexcept {
+    void* h = lib_ ? dlopen(lib_->path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) : nullptr;
+    if (h) dlclose(h);  // drops only the reference this call added; NODELETE stays
   }
 
   /// Holds a registered handle (detail::adopt_library_handle makes them).
@@ -275,13 +278,7 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
     const int e = errno;
     return unexpected(errors::library_not_found(src, path, abs, detail::errno_text(e)));
   }
-  {  // already held by cuarch: share it, no second dlopen
-    auto& reg = detail::registry();
-    detail::process_lock lock;
-    const auto it = reg.by_path.find(real);
-    if (it != reg.by_path.end())
-      if (auto existing = it->second.lock()) return dynamic_library(std::move(existing));
-  }
+  if (auto existing = detail::held_library(real)) return dynamic_library(std::move(existing));  // no second dlopen
   if (auto bad = detail::check_library_file(real, src, path)) return unexpected(std::move(*bad));
   const auto h = detail::bounded_dlopen(real, src, path);
   if (!h) return unexpected(h.error());
@@ -341,6 +338,15 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     return unexpected(errors::library_not_found(src, soname, "loader search", why));
   }
   return detail::adopt_library_handle(*h, soname, src, soname);
+}
+
+/// The SONAMEs asked for a library, newest major first: "<stem>.20" down to "<stem>.12" (the list
+/// runs ahead of the table, so a newer major than cuarch knows is still found), then `older`.
+inline std::vector<std::string> sonames_from_newest(std::string_view stem, std::initializer_list<const char*> older) {
+  std::vector<std::string> names;
+  for (int major = 20; major >= 12; --major) names.push_back(std::string(stem) + "." + std::to_string(major));
+  names.insert(names.end(), older.begin(), older.end());
+  return names;
 }
 
 /// `sonames` (newest first) as words that name no library that does not exist: the majors cuarch
@@ -410,6 +416,15 @@ struct library_locator {
 };
 
 namespace detail {
+/// The CUDA version a library call reported as an int (cudaRuntimeGetVersion, cuDriverGetVersion:
+/// 12080), decoded; the error is located at the library and says what `call` returned.
+inline expected<cuda_version, error> reported_version(int v, source_kind src, const std::string& where, std::string_view call = {}) {
+  auto version = decode_cudart_version(v, src);
+  if (!version) version.error().location = where;
+  if (!version && !call.empty()) version.error().raw.append(call).append(" returned ").append_int(v);
+  return version;
+}
+
 /// A library's answer, kept for a source and its copies while the file it came from is the same one
 /// (device and inode, one stat per call: a replaced file or a retargeted symlink is asked afresh). A
 /// loaded library's answer cannot change, and one that answered stays loaded (retain). Failures are
@@ -434,12 +449,7 @@ struct file_answer_memo {
 
 /// Whether cuarch itself holds the library file at `real_path` (retained, or in use right now).
 /// Detection's "already loaded" leaves these out: they are cuarch's loads, not the application's.
-inline bool held_by_cuarch(const std::string& real_path) {
-  auto& reg = detail::registry();
-  detail::process_lock lock;
-  const auto it = reg.by_path.find(real_path);
-  return it != reg.by_path.end() && !it->second.expired();
-}
+inline bool held_by_cuarch(const std::string& real_path) { return detail::held_library(real_path) != nullptr; }
 
 /// Paths of the libraries mapped into this process whose file name starts with `prefix`
 /// (e.g. "libnvrtc.so."), in load order: what the application itself already loaded.

@@ -1,9 +1,7 @@
-// Small POSIX helpers for the edge headers: errno text, real paths, the current directory, one
-// path-list splitter, a directory listing, and the one bounded file reader every file cuarch reads
-// goes through. Reading never blocks and never takes more than asked: the file is opened
-// O_RDONLY | O_NONBLOCK | O_CLOEXEC (a FIFO opens at once instead of waiting for a writer; no child
-// inherits the descriptor), fstat() must say "regular file" (a FIFO, a directory, /dev/zero are
-// refused by type), and at most a cap of bytes is read (each caller documents its cap).
+// Small POSIX helpers for the edge headers, and the one way every file cuarch reads is opened and
+// read: O_RDONLY | O_NONBLOCK | O_CLOEXEC (a FIFO opens at once instead of waiting for a writer; no
+// child inherits it), a regular file only (a FIFO, a directory, /dev/zero are refused by type), and
+// at most a cap of bytes (each caller documents its cap).
 #pragma once
 
 #include <dirent.h>

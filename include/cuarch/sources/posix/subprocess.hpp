@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -243,9 +244,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   int status = 0;
   detail::reap_state state = detail::reap_state::running;
-  bool timed_out = false, cancelled = false;
-  int poll_errno = 0;
-  int fallback_ms = 1;  // without a pidfd: how long to wait before asking waitpid again (1, 2, 4 ... 64 ms)
+  std::optional<error> stopped;  // why the wait ended before the child did: it is killed
+  int fallback_ms = 1;           // without a pidfd: how long to wait before asking waitpid again (1, 2, 4 ... 64 ms)
   if (already_reaped) state = detail::reap(pid, status);
   while (state == detail::reap_state::running) {
     pollfd fds[3];
@@ -255,7 +255,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     if (exit_fd.fd >= 0) fds[n++] = pollfd{exit_fd.fd, POLLIN, 0};
     int wait = remaining_ms();
     if (wait == 0) {
-      timed_out = true;
+      stopped = detail::process_error(errc::process_timed_out, src, argv, static_cast<int>(limits.timeout.count()),
+                                      "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed");
       break;
     }
     if (exit_fd.fd < 0) {
@@ -264,12 +265,13 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     }
     if (limits.cancel) wait = std::min(wait, 20);  // a flag cannot wake poll(): look at it every 20 ms
     const int pr = ::poll(fds, n, wait);
-    if (pr < 0 && errno != EINTR) {
-      poll_errno = errno;
+    if (const int e = errno; pr < 0 && e != EINTR) {
+      stopped = detail::process_error(errc::process_failed, src, argv, e,
+                                      "waiting for its output failed (" + detail::errno_text(e) + "); killed");
       break;
     }
     if (limits.cancel && limits.cancel->load()) {
-      cancelled = true;
+      stopped = detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group");
       break;
     }
     for (nfds_t i = 0; pr > 0 && i < n; ++i) {
@@ -282,7 +284,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     const bool exit_signalled = exit_fd.fd >= 0 && pr > 0 && fds[n - 1].revents != 0;
     if (exit_signalled || exit_fd.fd < 0) state = detail::reap(pid, status);
   }
-  if (timed_out || poll_errno != 0 || cancelled) {
+  if (stopped) {
     detail::kill_group(pid);
     // SIGKILL ends it at once unless it is stuck in the kernel: wait a bounded while, never forever.
     const auto until = clock::now() + std::chrono::milliseconds(1000);
@@ -290,14 +292,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       pollfd p{exit_fd.fd, POLLIN, 0};
       ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
     }
-    if (cancelled)
-      return unexpected(
-          detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group"));
-    if (poll_errno != 0)
-      return unexpected(detail::process_error(errc::process_failed, src, argv, poll_errno,
-                                              "waiting for its output failed (" + detail::errno_text(poll_errno) + "); killed"));
-    return unexpected(detail::process_error(errc::process_timed_out, src, argv, static_cast<int>(limits.timeout.count()),
-                                            "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed"));
+    return unexpected(std::move(*stopped));
   }
   // The child is gone: everything it wrote is in the pipes. Read that; a grandchild that still holds
   // them is not waited for (output_complete says whether both reached EOF).
