@@ -1,22 +1,14 @@
-// "Already loaded by the application": the libraries this process mapped itself, as opposed to
-// the ones cuarch loaded to ask them. Deciding it by looking at what is mapped *now* gives
-// different answers to threads that detect at the same time: a library another thread's
-// detection is loading (mapped, not yet registered as cuarch's) would count as the application's
-// and outrank CUDA_HOME. So, process-wide:
-//   * the first detection takes a snapshot of what is mapped before any detection loads anything
-//     (libraries cuarch's own sources hold at that moment are left out): those are the
-//     application's, even when a detection later loads the same file;
-//   * every load a detection makes goes through load(), which records the file as cuarch's under
-//     the same lock that listing takes, so no thread ever sees a detection's library half-loaded;
-//   * a library mapped later counts as the application's when no detection loaded that file and
-//     no cuarch source holds it, or when it was mapped already, by the application, when a detection
-//     loaded it (so asking it once does not make it cuarch's for every later call).
-// A library a cuarch source outside detection (nvrtc_library_source, ...) loads while a detection
-// runs in another thread can still be mistaken: pass already_loaded = false where that matters.
-// Fork-safe (posix/process_lock.hpp): the loading lock is a fork_safe_mutex, the sets are changed
-// under the process lock only, so a child forked mid-load detects at once. A load in flight is
-// recorded before it starts: in a child forked during it, that library is mapped but never
-// finished loading, and it is cuarch's, not the application's.
+// "Already loaded by the application": the libraries this process mapped itself, not the ones
+// cuarch loaded to ask them. Looking at what is mapped *now* would give threads that detect at the
+// same time different answers (a library another detection is loading would outrank CUDA_HOME).
+// So, process-wide: the first detection snapshots what is mapped before any detection loads
+// anything (less what cuarch's own sources hold); every load a detection makes goes through load(),
+// which records it as cuarch's under the lock that listing takes; a library mapped later is the
+// application's when no detection loaded it and no cuarch source holds it, or when the application
+// had mapped it already when a detection loaded it. A cuarch source outside detection loading
+// while a detection runs can still be mistaken: pass already_loaded = false where that matters.
+// Fork-safe (posix/process_lock.hpp): a load in flight is recorded before it starts, so in a child
+// forked during it that library (mapped, never finished loading) is cuarch's.
 #pragma once
 
 #include <dlfcn.h>

@@ -130,14 +130,11 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
 /// How long explain_failure() may spend walking the compile role again.
 inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 
-/// Explains a failed resolution of `request`: names how the deciding compiler was found
-/// (name_decider) and adds every other compiler that would resolve it under the same devices,
-/// policy and driver (add_alternatives). `asked` is what detected `found`; `jit` picks NVRTC (else
-/// nvcc). A detection that stopped at the compiler that decided (first_answer: what `cuarch
-/// resolve` and Python's resolve() ask) has its compile role walked again, every candidate, within
-/// `budget`, so compilers lower in the order are seen too, and a hanging one cannot hold the answer
-/// up. Returns how many candidates of the role could not be asked within the budget (the caller
-/// says so).
+/// Explains a failed resolution of `request`: name_decider, then add_alternatives for every other
+/// compiler that resolves it under the same devices, policy and driver. `asked` is what detected
+/// `found`; `jit` picks NVRTC (else nvcc). A first_answer detection has its compile role walked
+/// again, every candidate, within `budget` (a hanging compiler cannot hold the answer up). Returns
+/// how many candidates of the role could not be asked within the budget (the caller says so).
 template <class Devices, class Policy, class Driver>
 std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
                             const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,

@@ -1,24 +1,8 @@
 // The discovery plan: where each component is looked for, in order. ONE table (discovery_plan)
-// lists the tiers; walk.hpp goes down it for each role and asks what each tier yields.
-//
-//   tier                                 NVRTC        CUDA runtime   driver        nvcc          ptxas
-//   explicit argument (sticky)           nvrtc_path   cudart_path    libcuda_path  nvcc_path     ptxas_path
-//   variable (sticky)                    CUARCH_NVRTC CUARCH_CUDART  CUARCH_LIBCUDA CUARCH_NVCC, CUARCH_PTXAS,
-//                                                                                  CUDACXX       TRITON_PTXAS_PATH (not sticky)
-//   already loaded by the application    libnvrtc.so.* libcudart.so.* libcuda.so.*  -             -
-//   beside an nvcc found                 -             -             -             -             <nvcc's dir>/ptxas
-//   explicit toolkit root (cuda_home)    lib64, lib, targets/*/lib    -             bin/nvcc      bin/ptxas
-//   explicit python_prefixes             pip wheels: nvidia/cu13/lib, -             nvidia/cu13/bin, nvidia/cuda_nvcc/bin,
-//                                        nvidia/cuda_nvrtc/lib, ...                 triton/backends/nvidia/bin (ptxas)
-//   $CUDA_HOME, then $CUDA_PATH          as the explicit root         -             as the explicit root
-//   search                               loader (libX.so.<major>,     libcuda.so.1  PATH, in order (the first
-//                                        newest first)                              is what a shell runs)
-//   $VIRTUAL_ENV, $CONDA_PREFIX          as the explicit prefixes     -             as the explicit prefixes
-//   $CONDA_PREFIX as a toolkit root      as the explicit root         -             as the explicit root
-//   default locations                    /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda (never the driver:
-//                                        a toolkit's lib64/stubs/libcuda.so fails every call with CUDA_ERROR_STUB_LIBRARY)
-//
-// "Sticky": a failure there is the role's answer, no fallback (docs/design.md, "Discovery order").
+// lists the tiers; walk.hpp goes down it for each role and asks what each tier yields. The order,
+// per tier and component, and why each ranks where it does: docs/design.md, "Discovery order".
+// "Sticky": a failure there is the role's answer, no fallback. The driver never comes from a
+// toolkit root (a toolkit's lib64/stubs/libcuda.so fails every call with CUDA_ERROR_STUB_LIBRARY).
 #pragma once
 
 #include <optional>

@@ -40,10 +40,8 @@ class role_set {
   constexpr role_set(detect_role r) noexcept : bits_(static_cast<unsigned>(r)) {}  // NOLINT: a role is a set of one
   static constexpr role_set all() noexcept { return role_set(0x3Fu); }
   constexpr bool has(detect_role r) const noexcept { return (bits_ & static_cast<unsigned>(r)) != 0; }
-  constexpr bool empty() const noexcept { return bits_ == 0; }
   friend constexpr role_set operator|(role_set a, role_set b) noexcept { return role_set(a.bits_ | b.bits_); }
   friend constexpr bool operator==(role_set a, role_set b) noexcept { return a.bits_ == b.bits_; }
-  friend constexpr bool operator!=(role_set a, role_set b) noexcept { return a.bits_ != b.bits_; }
 
  private:
   explicit constexpr role_set(unsigned bits) noexcept : bits_(bits) {}
@@ -199,16 +197,12 @@ struct detection {
     if (driver_devices && *driver_devices) return **driver_devices;
     error e = errors::no_device(source_kind::driver);
     const error* why = driver_devices ? &driver_devices->error() : driver.failure ? &*driver.failure : nullptr;
+    if (!why) e.raw = "the driver was not asked for devices";
+    else if (why->code == errc::no_device) e.raw = why->raw.view();
+    else e.raw.append("the driver could not be asked: ").append(to_string(why->code)).append(" - ").append(why->raw.view());
     if (why) {
       e.location = why->location;
       e.native_status = why->native_status;
-      if (why->code == errc::no_device) {
-        e.raw = why->raw.view();
-      } else {
-        e.raw.append("the driver could not be asked: ").append(to_string(why->code)).append(" - ").append(why->raw.view());
-      }
-    } else {
-      e.raw = "the driver was not asked for devices";
     }
     return unexpected(e);
   }

@@ -4,6 +4,7 @@
 // dropped by that walk: nothing carries over to the next role.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -75,9 +76,8 @@ class role_choice {
 
   /// Whether any candidate of this role was found (answered or not).
   bool found_any() const {
-    for (std::size_t i = first_; i < d_.candidates.size(); ++i)
-      if (d_.candidates[i].source == comp_.kind) return true;
-    return false;
+    const auto mine = [&](const candidate& c) { return c.source == comp_.kind; };
+    return std::any_of(d_.candidates.begin() + static_cast<std::ptrdiff_t>(first_), d_.candidates.end(), mine);
   }
 
   /// Fills the selection when no candidate governs. `searched`: every place looked in, for the
@@ -94,6 +94,7 @@ class role_choice {
         if (!d_.candidates[i].probed) ++not_probed;
       }
     const bool compiler = kind == source_kind::nvrtc || kind == source_kind::nvcc;
+    sel_->why = "no " + what + " found";
     if (found == 0 && compiler) {
       // No compiler anywhere: name the places, not categories, so the user can see what was missed.
       std::string places;
@@ -108,13 +109,11 @@ class role_choice {
               : "a pip nvidia-cuda-nvcc wheel in a Python environment cuarch scans (--python-prefix, VIRTUAL_ENV, "
                 "CONDA_PREFIX) counts too");
       sel_->searched = std::move(searched);
-      sel_->why = "no " + what + " found";
     } else if (found == 0 && loader_miss_) {
       // Nothing anywhere; the loader's own words say best why the usual place failed.
       e = *loader_miss_;
       e.subject = what;
       e.location = "loader search" + std::string(opts.default_locations ? " and every other place in the discovery order" : "");
-      sel_->why = "no " + what + " found";
     } else if (found != 0) {
       // Every candidate failed: the first failure is the most telling (it is the highest tier).
       for (std::size_t i = first_; i < d_.candidates.size(); ++i)
@@ -130,7 +129,6 @@ class role_choice {
                    std::string(comp_.program ? (opts.path_search ? ", PATH" : "") : (opts.loader_search ? ", loader search" : "")) +
                    std::string(opts.default_locations ? ", default locations" : "");
       e.raw.append("not found anywhere cuarch looked (to name it: ").append(option_hint(kind)).append(")");
-      sel_->why = "no " + what + " found";
     }
     sel_->failure = e;
   }

@@ -323,13 +323,7 @@ class detector {
     if (merge_duplicate(kind, c.real_path, s.origin)) return false;
     c.toolkit_root = toolkit_root_of(c.real_path);
     if (kind == source_kind::nvrtc) {
-      auto p = probe_nvrtc_library(*lib, c.path, s.how);
-      if (p) {
-        c.result = p->seen;
-        c.compiler = std::move(p->info);
-      } else {
-        c.result = unexpected(p.error());
-      }
+      take_compiler(c, probe_nvrtc_library(*lib, c.path, s.how));
     } else if (kind == source_kind::cuda_runtime) {
       c.result = probe_cudart_library(*lib, c.path, s.how);
     } else {
@@ -358,27 +352,49 @@ class detector {
     auto p = probe_tool_version(abs, kind, s.how, timeout,
                                 s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
                                 opts_.cancel);
-    if (p) {
-      p->seen.location = s.path;
-      c.result = p->seen;
-      c.compiler = std::move(p->info);
-    } else {
-      c.result = unexpected(p.error());
-    }
+    if (p) p->seen.location = s.path;
+    take_compiler(c, std::move(p));
     return true;
+  }
+
+  /// What a compiler's probe gave: its observation and compiler_info, or its error.
+  template <class Probe>
+  static void take_compiler(candidate& c, Probe p) {
+    if (!p) return void(c.result = unexpected(p.error()));
+    c.result = std::move(p->seen);
+    c.compiler = std::move(p->info);
   }
 
   // ---- what a tier names, for one component -----------------------------------------------------
   std::vector<search_spec> places(tier where, const component_info& comp) const {
     std::vector<search_spec> out;
     switch (where) {
-      case tier::explicit_argument: explicit_place(out, comp); break;
-      case tier::variable:
-        for (const auto& v : comp.variables)
-          if (!v.name.empty()) variable_place(out, v, comp.kind);
+      case tier::explicit_argument:
+        if (const std::string& path = explicit_path(opts_, comp.kind); !path.empty()) {
+          search_spec& s = out.emplace_back(discovery::explicit_argument, std::string(comp.explicit_words), path);
+          s.sticky = true;
+          s.allow_relative = true;
+        }
         break;
-      case tier::already_loaded: loaded_places(out, comp); break;
-      case tier::beside_nvcc: beside_nvcc_places(out); break;
+      case tier::variable:
+        for (const auto& var : comp.variables)
+          if (const auto v = var.name.empty() ? std::nullopt : env_.get_nonempty(var.name)) {
+            search_spec& s = out.emplace_back(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
+            s.sticky = var.sticky;
+            s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
+          }
+        break;
+      case tier::already_loaded:
+        if (opts_.already_loaded)
+          for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
+            out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
+        break;
+      case tier::beside_nvcc:
+        for (const auto& c : d_.candidates)
+          if (c.source == source_kind::nvcc && !c.real_path.empty())
+            if (std::string ptxas = join(parent_dir(c.real_path), "ptxas"); is_file(ptxas))
+              out.emplace_back(c.how, "beside nvcc " + c.path, std::move(ptxas));
+        break;
       case tier::explicit_root:
       case tier::environment_root:
       case tier::conda_root:
@@ -386,40 +402,16 @@ class detector {
       case tier::around_candidate: root_places(out, where, comp); break;
       case tier::explicit_python:
       case tier::environment_python: wheel_places(out, where, comp.kind); break;
-      case tier::search: comp.program ? path_places(out, comp) : loader_places(out, comp.kind); break;
+      case tier::search:
+        if (comp.program) {
+          path_places(out, comp);
+        } else if (opts_.loader_search) {
+          for (const auto& name : loader_names(comp.kind))
+            out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
+        }
+        break;
     }
     return out;
-  }
-
-  void explicit_place(std::vector<search_spec>& out, const component_info& comp) const {
-    const std::string& path = explicit_path(opts_, comp.kind);
-    if (path.empty()) return;
-    search_spec s(discovery::explicit_argument, std::string(comp.explicit_words), path);
-    s.sticky = true;
-    s.allow_relative = true;
-    out.push_back(std::move(s));
-  }
-
-  void variable_place(std::vector<search_spec>& out, const component_variable& var, source_kind kind) const {
-    const auto v = env_.get_nonempty(var.name);
-    if (!v) return;
-    search_spec s(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
-    s.sticky = var.sticky;
-    s.problem = check_variable_path(std::string(var.name), *v, kind);
-    out.push_back(std::move(s));
-  }
-
-  void loaded_places(std::vector<search_spec>& out, const component_info& comp) const {
-    if (!opts_.already_loaded) return;
-    for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
-      out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
-  }
-
-  void beside_nvcc_places(std::vector<search_spec>& out) const {
-    for (const auto& c : d_.candidates)
-      if (c.source == source_kind::nvcc && !c.real_path.empty())
-        if (std::string ptxas = join(parent_dir(c.real_path), "ptxas"); is_file(ptxas))
-          out.emplace_back(c.how, "beside nvcc " + c.path, std::move(ptxas));
   }
 
   /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
@@ -445,12 +437,6 @@ class detector {
         for (const auto& f : scan_site_packages(sp).files)
           if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
     }
-  }
-
-  void loader_places(std::vector<search_spec>& out, source_kind kind) const {
-    if (!opts_.loader_search) return;
-    for (const auto& name : loader_names(kind))
-      out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
   }
 
   void path_places(std::vector<search_spec>& out, const component_info& comp) const {

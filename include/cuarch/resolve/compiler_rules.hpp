@@ -1,12 +1,8 @@
-// What one concrete compiler can build: the compiler's own answer first, the knowledge table second.
-//
-// When compiler_info carries the compiler's supported-arch list (nvrtcGetSupportedArchs), that list
-// is the authority on baseline archs (docs/design.md, "Resolution"): an arch it lists is buildable even if cuarch's
-// table does not know it or thinks the release too old, and an arch it does not list is rejected
-// even if the table claims it. The list never names `a`/`f` variants (NVRTC 12.4 builds sm_90a but
-// does not list it: tests/data/nvrtc_releases.tsv, the 12.4 rows: 90 listed, sm_90a accepted), so their availability comes from the
-// table; for a release newer than the table, variants the newest known release builds are assumed
-// to still exist (the table is never allowed to call a newer toolkit too old).
+// What one concrete compiler can build: the compiler's own answer first, the knowledge table second
+// (docs/design.md, "Why both a table and live answers"). Its supported-arch list decides baseline
+// archs, listed or not in the table; it never names `a`/`f` variants (NVRTC 12.4 builds sm_90a but
+// does not list it: tests/data/nvrtc_releases.tsv), so the table decides those, and a release newer
+// than the table keeps the variants of the newest release it knows (never called too old).
 #pragma once
 
 #include <algorithm>

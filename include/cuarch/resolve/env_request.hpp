@@ -1,14 +1,7 @@
 // The request: what the caller asks for (an explicit list in any dialect, native, all, all-major),
-// and the environment variables that may override it. The environment is read first, before any
-// device is touched, so CUARCH_ARCHS=9.0a works on a machine where device queries fail or hang.
-//
-//   CUARCH_ARCHS          generic dialect (every spelling cuarch reads); read unless turned off
-//   TORCH_CUDA_ARCH_LIST  PyTorch dialect; read only when the caller asks
-//   CUDAARCHS             CMake dialect; read only when the caller asks
-//
-// The first variable that is set and not blank wins, in the order above. A variable set to an
-// empty or blank value counts as unset (shells clear variables that way; PyTorch treats an empty
-// TORCH_CUDA_ARCH_LIST the same). A malformed value is an error naming the variable, never ignored.
+// and the environment variables that may override it: CUARCH_ARCHS (generic, read unless turned
+// off), TORCH_CUDA_ARCH_LIST and CUDAARCHS (only when asked); the first set and not blank wins. Read
+// before any device is touched; a malformed value is an error naming the variable (design.md).
 #pragma once
 
 #include <optional>

@@ -37,8 +37,6 @@ class fixed_compiler {
     info_.location = std::move(location);
     info_.supported_sm_numbers = std::move(supported_sm_numbers);
   }
-  /// Everything, as detection produced it earlier.
-  explicit fixed_compiler(compiler_info info) : info_(std::move(info)) {}
 
   expected<compiler_info, error> compiler() const { return info_; }
 
@@ -87,7 +85,6 @@ class fixed_driver {
     observation_.source = source_kind::driver;
     observation_.version = version;
   }
-  explicit fixed_driver(observation o) : observation_(std::move(o)) {}
 
   expected<observation, error> driver_version() const { return observation_; }
 

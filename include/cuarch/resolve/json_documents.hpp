@@ -32,22 +32,14 @@ struct check_report {
   cuda_version toolkit{};
   std::vector<check_item> items;
 
-  bool ok() const noexcept {
-    for (const auto& i : items)
-      if (i.reason) return false;
-    return true;
-  }
   /// The first failure, if any: the document's "error" and the summary callers report.
   const error* first_failure() const noexcept {
     for (const auto& i : items)
       if (i.reason) return &*i.reason;
     return nullptr;
   }
+  bool ok() const noexcept { return first_failure() == nullptr; }
 };
-
-/// The stable code of a command line that could not be understood (an unknown option or command,
-/// a missing or repeated value). Not an errc: nothing was asked of the library yet.
-inline constexpr std::string_view bad_usage_code = "bad_usage";
 
 /// Every target `toolkit` builds by the table: {"ok": true, "toolkit", "table": {"oldest",
 /// "newest"}, "newer_than_table", "targets": [{name, cc, variant, form}]}. A release newer than the
@@ -68,8 +60,9 @@ CUARCH_FUNC std::string to_json(const check_report& r);
 /// "toolkit" (null when it was the toolkit), "error", "diagnostics": []}.
 CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit);
 
-/// A command line that could not be understood, for `--format json` / `--json` callers, who read
-/// stdout: {"ok": false, "command": name or null, "error": {"code": "bad_usage", "kind",
+/// A command line that could not be understood (an unknown option or command, a missing or repeated
+/// value), for `--format json` / `--json` callers, who read stdout: {"ok": false, "command": name or
+/// null, "error": {"code": "bad_usage" (no errc: nothing was asked of the library yet), "kind",
 /// "exit_status": 2, "message"}}. `command` empty: no command was recognised.
 CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_view message);
 
@@ -100,13 +93,8 @@ CUARCH_FUNC std::string list_json(const cuda_version& toolkit) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::list).key("ok").value(true);
   detail::json_toolkit(w, toolkit);
-  w.key("table")
-      .begin_object()
-      .key("oldest")
-      .value(to_text(oldest_known_toolkit()).view())
-      .key("newest")
-      .value(to_text(newest_known_toolkit()).view())
-      .end_object();
+  w.key("table").begin_object().key("oldest").value(to_text(oldest_known_toolkit()).view());
+  w.key("newest").value(to_text(newest_known_toolkit()).view()).end_object();
   w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
   w.key("targets").begin_array();
   for_each_buildable(toolkit, [&](const arch_target& t) { detail::json_target(w, t); });
@@ -135,15 +123,11 @@ CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, 
   }
   // Buildable one by one is not enough: a baseline sm_XY beside its sm_XYf is refused by nvcc in
   // one compilation (check_same_compilation); the sm_XY item carries the conflict and its fix.
-  for (auto& item : report.items) {
-    if (item.reason) continue;
-    for (const auto& other : report.items) {
-      const auto one = check_same_compilation(item.target, other.target);
-      if (one || item.target.variant != arch_variant::baseline) continue;
-      item.reason = one.error();
-      break;
-    }
-  }
+  for (auto& item : report.items)
+    for (const auto& other : report.items)
+      if (auto one = check_same_compilation(item.target, other.target);
+          !item.reason && !one && item.target.variant == arch_variant::baseline)
+        item.reason = one.error();
   return report;
 }
 
@@ -181,17 +165,8 @@ CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_v
   detail::begin_document(w, json_schema::error).key("ok").value(false).key("command");
   if (command.empty()) w.null();
   else w.value(command);
-  w.key("error")
-      .begin_object()
-      .key("code")
-      .value(bad_usage_code)
-      .key("kind")
-      .value(bad_usage_code)
-      .key("exit_status")
-      .value(static_cast<int>(exit_class::bad_input))
-      .key("message")
-      .value(message)
-      .end_object();
+  w.key("error").begin_object().key("code").value("bad_usage").key("kind").value("bad_usage");
+  w.key("exit_status").value(static_cast<int>(exit_class::bad_input)).key("message").value(message).end_object();
   w.end_object();
   return w.str();
 }

@@ -1,20 +1,12 @@
 // Which variant `native` builds for each device: per-device preferences and fallback chains.
-//
 // A chain is the order in which `native` tries the device's own architecture: "f,a" tries sm_120f,
-// then sm_120a. Baseline (sm_120) is always the last resort, written or not: it is the same
-// architecture, and the diagnostic reports the step down. A variant that does not exist for the
-// device (`f` below 10.0, `a` below 9.0) is skipped. A rule picks the chain for some devices:
-//
-//   12.0=f     the devices of compute capability 12.0 exactly
-//   9=a        every device of major 9 (9.x)
-//   default=a  every other device (without a default rule: `a`, as the policy's default)
-//
-// The spelling (command line --native-variant, Python native_variant=) is a comma-separated list of
-// rules; an entry without '=' continues the chain of the rule before it, or of `default` when it
-// comes first: "12.0=f,a,9=a,default=a" and "f,a,baseline". The most specific rule wins
-// (exact compute capability, then major, then default). This is the one way to choose `native`'s
-// variant (resolve_policy::native_preferences). Everything here is constexpr and allocates
-// nothing, so a policy holding preferences stays a literal type.
+// then sm_120a; baseline (sm_120) is always the last resort, written or not, and a variant the
+// device lacks (`f` below 10.0, `a` below 9.0) is skipped. A rule picks the chain for some devices:
+// "12.0=f" (cc 12.0 exactly), "9=a" (every 9.x), "default=a" (every other; without one, `a`).
+// The spelling (--native-variant, Python native_variant=) is a comma-separated list of rules; an
+// entry without '=' continues the chain of the rule before it, or of `default` when it comes first:
+// "12.0=f,a,9=a,default=a", "f,a,baseline". The most specific rule wins (exact cc, major, default).
+// All constexpr and allocation-free, so a policy holding preferences stays a literal type.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +18,7 @@
 #include "../core/arch.hpp"
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
+#include "../core/detail/chars.hpp"
 #include "../core/detail/text.hpp"
 #include "../core/expected.hpp"
 
@@ -162,28 +155,15 @@ class native_variant_preferences {
 
 namespace detail {
 
-constexpr std::optional<int> small_number(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 2) return std::nullopt;
-  int v = 0;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
-/// "12.0", "12", "default" -> the rule's devices.
+/// "12.0", "12", "default" -> the rule's devices: a major of 1..99, a minor of 0..9.
 constexpr bool read_rule_devices(std::string_view s, native_variant_rule& r) noexcept {
   if (s == "default") return true;
   const std::size_t dot = s.find('.');
-  const auto major = small_number(s.substr(0, dot));
-  if (!major || *major < 1) return false;
-  r.major = *major;
+  const std::string_view major = s.substr(0, dot);
+  if (major.size() > 2 || !parse_uint(major, r.major) || r.major < 1) return false;
   if (dot == std::string_view::npos) return true;
-  const auto minor = small_number(s.substr(dot + 1));
-  if (!minor || *minor > 9) return false;
-  r.minor = *minor;
-  return true;
+  const std::string_view minor = s.substr(dot + 1);
+  return minor.size() <= 2 && parse_uint(minor, r.minor) && r.minor <= 9;
 }
 
 }  // namespace detail

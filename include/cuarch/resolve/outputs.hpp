@@ -54,28 +54,22 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
 /// arch PyTorch's supported_arches lacks (8.8, every `f`: "Unknown CUDA arch"), and LTO IR.
 CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets);
 
-/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds). Format 2,
-/// one line, fields in this order:
+/// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds), one line:
 ///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path> targets=<t1>,<t2>,...
-/// kind is to_string(compiler.kind) ("NVRTC"), version as detected ("13.0", or "13.0.88" when the
-/// file name says it), build the library's GNU build-id (compiler_info::build_id: two builds of one
-/// release, e.g. wheels 12.4.99 and 12.4.127 both answering 12.4 from libnvrtc.so.12, differ in it),
-/// path the compiler's realpath as detection recorded it (length-prefixed, so any bytes are
-/// unambiguous), targets in the set's canonical order. Add your source and options to it; hash it
-/// with jit_cache_digest() for a file name.
+/// What each field is and why: docs/design.md, "Outputs and the JIT cache key". Add your source and
+/// options to it; hash it with jit_cache_digest() for a file name.
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets);
 
 /// 16 lowercase hex digits: FNV-1a (64 bit) of the bytes of `key`. Deterministic everywhere.
 CUARCH_FUNC std::string jit_cache_digest(std::string_view key);
 
-/// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md): "ok": true, the request's origin, the compiler (with
-/// its supported-arch list and the cache key when `compiler` is given), the targets, every output
-/// spelling (null plus "<format>_error" where a format cannot express the set), and the diagnostics.
+/// The whole resolution as one JSON document (schema "cuarch.resolve/1", docs/json.md); the cache
+/// key only when `compiler` is given.
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler = nullptr,
                                 const std::vector<resolution_warning>& warnings = {});
 
 /// The same document with the compiler's provenance: its "compiler" also says the path as found
-/// and how it was found ("found"), as a failure's does (resolve_detected() gives it).
+/// and how it was found ("found"), as a failure's does.
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& compiler,
                                 const std::vector<resolution_warning>& warnings = {});
 
@@ -124,19 +118,24 @@ CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets)
 
 namespace detail {
 
-/// Calls f(sass, ptx, lto) once per (compute capability, variant) of the set, in set order; each
-/// argument points at that form's target or is null. The set's order puts them next to each other.
+/// Spells each (compute capability, variant) of the set, in set order, with f(sass, ptx) (each the
+/// form's target or null; the set's order puts them next to each other), joined with ';'. LTO IR,
+/// which neither CMake nor PyTorch (`who`) spells, is refused.
 template <class F>
-expected<void, error> for_each_arch_group(const target_set& targets, F&& f) {
+expected<std::string, error> join_arch_groups(const target_set& targets, std::string_view format, std::string_view who, F&& f) {
+  std::string out;
   for (std::size_t i = 0; i < targets.size();) {
     const arch_target* forms[3] = {nullptr, nullptr, nullptr};
     const arch_target& first = targets[i];
     for (; i < targets.size() && targets[i].cc == first.cc && targets[i].variant == first.variant; ++i)
       forms[static_cast<std::size_t>(order_of(targets[i].form))] = &targets[i];
-    const auto r = f(forms[0], forms[1], forms[2]);
-    if (!r) return r;
+    if (forms[2])
+      return unexpected(errors::not_expressible(source_kind::none, *forms[2], format, std::string(who) + " has no spelling for LTO IR"));
+    const expected<std::string, error> entry = f(forms[0], forms[1]);
+    if (!entry) return entry;
+    out.append(out.empty() ? "" : ";").append(*entry);
   }
-  return {};
+  return out;
 }
 
 /// The first CMake release whose CMAKE_CUDA_ARCHITECTURES takes the suffix of v: the validation
@@ -172,11 +171,8 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
     format = "CMake ";
     format.append(cmake_version).append(" CUDA_ARCHITECTURES");
   }
-  std::string out;
-  const auto r = detail::for_each_arch_group(
-      targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto)
-          return unexpected(errors::not_expressible(source_kind::none, *lto, format.view(), "CMake has no spelling for LTO IR"));
+  return detail::join_arch_groups(
+      targets, format.view(), "CMake", [&](const arch_target* sass, const arch_target* ptx) -> expected<std::string, error> {
         const arch_target& t = sass ? *sass : *ptx;
         const cuda_version since = detail::cmake_spells_from(t.variant);
         if (cmake < since) {
@@ -190,35 +186,23 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
         }
         const auto entry = cmake_spelling(t, sass && ptx);
         if (!entry) return unexpected(entry.error());
-        if (!out.empty()) out += ';';
-        out += entry->view();
-        return {};
+        return std::string(entry->view());
       });
-  if (!r) return unexpected(r.error());
-  return out;
 }
 
 CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets) {
   constexpr std::string_view format = "TORCH_CUDA_ARCH_LIST";
-  std::string out;
-  const auto r = detail::for_each_arch_group(
-      targets, [&](const arch_target* sass, const arch_target* ptx, const arch_target* lto) -> expected<void, error> {
-        if (lto) return unexpected(errors::not_expressible(source_kind::none, *lto, format, "PyTorch has no spelling for LTO IR"));
-        const arch_target& t = sass ? *sass : *ptx;
+  return detail::join_arch_groups(
+      targets, format, "PyTorch", [&](const arch_target* sass, const arch_target* ptx) -> expected<std::string, error> {
         if (!sass)
           return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
                                                     "+PTX always adds the machine code too; PTX alone has no spelling"));
-        if (!detail::torch_supports(dotted(t).view()))  // the list the torch reader holds input to
-          return unexpected(errors::not_expressible(source_kind::none, t, format,
+        if (!detail::torch_supports(dotted(*sass).view()))  // the list the torch reader holds input to
+          return unexpected(errors::not_expressible(source_kind::none, *sass, format,
                                                     "PyTorch 2.15.0's _get_cuda_arch_flags rejects it (\"Unknown CUDA arch\"): "
                                                     "not in its supported_arches (no 8.8, no f)"));
-        if (!out.empty()) out += ';';
-        out += dotted(t).view();
-        if (ptx) out += "+PTX";
-        return {};
+        return std::string(dotted(*sass).view()) + (ptx ? "+PTX" : "");
       });
-  if (!r) return unexpected(r.error());
-  return out;
 }
 
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
@@ -257,16 +241,8 @@ namespace detail {
 inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arch_form's order
 
 inline void json_target(json_writer& w, const arch_target& t) {
-  w.begin_object()
-      .key("name")
-      .value(to_text(t).view())
-      .key("cc")
-      .value(to_text(t.cc).view())
-      .key("variant")
-      .value(to_string(t.variant))
-      .key("form")
-      .value(name_of(form_names, t.form))
-      .end_object();
+  w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
+  w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
 }
 
 inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags) {
@@ -277,14 +253,8 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     else w.value(static_cast<long long>(d.position));
     w.key("device");
     if (d.device) {
-      w.begin_object()
-          .key("ordinal")
-          .value(d.device->ordinal)
-          .key("cc")
-          .value(to_text(d.device->cc).view())
-          .key("name")
-          .value(d.device->name.view())
-          .end_object();
+      w.begin_object().key("ordinal").value(d.device->ordinal).key("cc").value(to_text(d.device->cc).view());
+      w.key("name").value(d.device->name.view()).end_object();
     } else {
       w.null();
     }

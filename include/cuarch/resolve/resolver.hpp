@@ -259,44 +259,20 @@ class resolution_run {
     return std::nullopt;
   }
 
-  struct candidate {
-    arch_target target;
-    source_kind decided_by;
-  };
   /// The machine code of the highest lower minor of the device's major that the compiler builds
   /// and the device loads, in the chain's variant order (sm_120f before sm_120 for a 12.1 device).
   /// Integrated parts are skipped (is_integrated_part): a B300 (10.3) gets sm_100, not Thor's
   /// sm_101; an Ada GPU (8.9) gets sm_86, not Orin's sm_87.
-  std::optional<candidate> lower_minor_candidate(const compute_capability& device, const variant_chain& chain) {
+  std::optional<arch_target> lower_minor(const compute_capability& device, const variant_chain& chain) {
     for (int minor = device.minor - 1; minor >= 0; --minor)
       for (const arch_variant v : chain) {
         const arch_target t{compute_capability{device.major, minor}, v, arch_form::sass};
-        if (is_integrated_part(t.cc)) continue;
-        if (!variant_exists(t.cc, v) || !can_load(t, device)) continue;
-        if (auto verdict = check(t)) return candidate{t, verdict->decided_by};
+        if (!is_integrated_part(t.cc) && variant_exists(t.cc, v) && can_load(t, device) && check(t)) return t;
       }
     return std::nullopt;
   }
 
-  /// Used: "policy compatible-minor: sm_120 runs on 12.1 but without 12.1-specific features".
-  /// Not used: "policy compatible-minor would use sm_120, which runs on 12.1 but without ...".
-  static void lower_minor_note(diagnostic& d, const arch_target& t, const compute_capability& device, bool used) {
-    const auto dev = to_text(device);
-    if (!d.note.empty()) d.note.append("; ");
-    d.note.append(used ? "policy compatible-minor: " : "policy compatible-minor would use ")
-        .append(to_text(t).view())
-        .append(used ? "" : ", which")
-        .append(" runs on ")
-        .append(dev.view())
-        .append(" but without ")
-        .append(dev.view())
-        .append("-specific features");
-  }
-
-  static void skipped_variant(diagnostic& d, arch_variant v, const compute_capability& device) {
-    if (!d.note.empty()) d.note.append("; ");
-    d.note.append("no '").append(suffix(v)).append("' variant exists for ").append(to_text(device).view()).append(", skipped");
-  }
+  static void add_note(diagnostic& d, std::string_view words) { d.note.append(d.note.empty() ? "" : "; ").append(words); }
 
   std::optional<error> resolve_native() {
     auto devs = devices();
@@ -314,7 +290,8 @@ class resolution_run {
       bool found = false, first = true;
       for (const arch_variant v : chain) {
         if (!variant_exists(dev.cc, v)) {
-          if (rule.specificity_for(dev.cc) > 0) skipped_variant(d, v, dev.cc);
+          if (rule.specificity_for(dev.cc) > 0)
+            add_note(d, "no '" + std::string(suffix(v)) + "' variant exists for " + std::string(to_text(dev.cc).view()) + ", skipped");
           continue;
         }
         const arch_target t{dev.cc, v, arch_form::sass};
@@ -324,16 +301,13 @@ class resolution_run {
       }
       // Machine code of a lower minor of the same major loads on the device, but is another
       // architecture: only under compatible_minor, and then the highest the compiler builds.
-      if (!found) {
-        const std::optional<candidate> lower = lower_minor_candidate(dev.cc, chain);
-        if (lower && policy_.compatible_minor) {
-          d.result = lower->target;
-          d.decided_by = lower->decided_by;
-          found = true;
-          lower_minor_note(d, lower->target, dev.cc, true);
-        } else if (lower) {
-          lower_minor_note(d, lower->target, dev.cc, false);
-        }
+      if (const auto lower = found ? std::nullopt : lower_minor(dev.cc, chain)) {
+        // "policy compatible-minor: sm_120 runs on 12.1 but without 12.1-specific features", or
+        // "policy compatible-minor would use sm_120, which runs on 12.1 but without ..." when off.
+        found = policy_.compatible_minor && judge(d, *lower);
+        const std::string cc(to_text(dev.cc).view());
+        add_note(d, (found ? "policy compatible-minor: " : "policy compatible-minor would use ") + std::string(to_text(*lower).view()) +
+                        (found ? "" : ", which") + " runs on " + cc + " but without " + cc + "-specific features");
       }
       if (!found) ptx_fallback(dev, d);
       if (!finish(d)) return too_many_targets();
@@ -383,18 +357,6 @@ class resolution_run {
   }
 
   std::optional<error> resolve_all(arch_keyword keyword) {
-    compute_capability chosen[target_set::capacity]{};
-    std::size_t n = 0;
-    for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
-      if (keyword == arch_keyword::all_major && n > 0 && chosen[n - 1].major == cc.major) return;
-      if (n < target_set::capacity) chosen[n++] = cc;
-    });
-    if (n == 0) {
-      text<200> why("the compiler (CUDA ");
-      why.append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
-      return errors::nothing_resolved(compiler_.kind, to_string(keyword), why.view(), compiler_.location);
-    }
-    diags_.reserve(n + 1);
     auto one = [&](const arch_target& t) {
       diagnostic& d = next();
       d.input = to_string(keyword);
@@ -402,8 +364,18 @@ class resolution_run {
       judge(d, t);
       finish(d);
     };
-    for (std::size_t i = 0; i < n; ++i) one(arch_target{chosen[i], arch_variant::baseline, arch_form::sass});
-    one(arch_target{chosen[n - 1], arch_variant::baseline, arch_form::ptx});  // forward compatibility
+    std::optional<compute_capability> last;
+    for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
+      if (keyword == arch_keyword::all_major && last && last->major == cc.major) return;
+      last = cc;
+      one(arch_target{cc, arch_variant::baseline, arch_form::sass});
+    });
+    if (!last) {
+      text<200> why("the compiler (CUDA ");
+      why.append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
+      return errors::nothing_resolved(compiler_.kind, to_string(keyword), why.view(), compiler_.location);
+    }
+    one(arch_target{*last, arch_variant::baseline, arch_form::ptx});  // forward compatibility
     return std::nullopt;
   }
 

@@ -90,23 +90,11 @@ concept driver_source = is_driver_source_v<S>;
 template <class Driver>
 struct checks_ptx_against_driver : std::true_type {};
 
-namespace detail {
-template <class D, class = void>
-struct has_runtime_ptx_check : std::false_type {};
-template <class D>
-struct has_runtime_ptx_check<D, std::void_t<decltype(static_cast<bool>(std::declval<const D&>().checks_ptx()))>> : std::true_type {};
-}  // namespace detail
-
-/// Whether resolution checks PTX against this very driver source: the trait, and for an adaptor
-/// that learns it only at run time (any_driver_source), its `checks_ptx()` member.
+/// Whether resolution checks PTX against this very driver source: the trait (any_driver_source,
+/// which learns it only at run time, has its own overload below).
 template <class Driver>
-constexpr bool checks_ptx_against(const Driver& driver) noexcept {
-  if constexpr (detail::has_runtime_ptx_check<Driver>::value) {
-    return checks_ptx_against_driver<Driver>::value && driver.checks_ptx();
-  } else {
-    static_cast<void>(driver);
-    return checks_ptx_against_driver<Driver>::value;
-  }
+constexpr bool checks_ptx_against(const Driver&) noexcept {
+  return checks_ptx_against_driver<Driver>::value;
 }
 
 namespace detail {
@@ -195,5 +183,6 @@ class any_driver_source {
   bool checks_ptx_;
   detail::erased_question<detail::ask_driver> ask_;
 };
+inline bool checks_ptx_against(const any_driver_source& driver) noexcept { return driver.checks_ptx(); }
 
 CUARCH_END_NAMESPACE
