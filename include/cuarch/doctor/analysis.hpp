@@ -1,7 +1,5 @@
-// analysis: what a detection means. find_disagreements() finds every disagreement between sources
-// (nvcc vs NVRTC, nvcc vs its own headers, CUDA_HOME vs PATH, runtime newer than the driver, PTX
-// newer than the driver can JIT, devices the compiler cannot build, ...) and says what each means
-// for the user. Disagreement is reported, never resolved: the roles detect() chose stay as they are.
+// analysis: find_disagreements(), every disagreement between sources (finding_kind lists them) and
+// what each means for the user. Disagreement is reported, never resolved: detect()'s roles stay.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +24,10 @@ inline std::string label(const candidate& c) {
 }
 
 inline bool answered(const candidate* c) { return c && c->result; }
+inline std::string release_of(const candidate* c) { return release_text(c->result->version); }
+inline bool same_release(const candidate* a, const candidate* b) {
+  return a->result->version.release() == b->result->version.release();
+}
 
 /// Whether `x` (a candidate or a toolkit root) was met under `prefix` ("CUDA_HOME="), first or again.
 template <class Found>
@@ -139,13 +141,12 @@ class analyzer {
   void compilers_vs_each_other() {
     const candidate* jit = d_.chosen(d_.jit_compiler);
     const candidate* off = d_.chosen(d_.offline_compiler);
-    if (!answered(jit) || !answered(off)) return;
-    if (jit->result->version.release() == off->result->version.release()) return;
+    if (!answered(jit) || !answered(off) || same_release(jit, off)) return;
     add(finding_kind::nvcc_vs_nvrtc, severity::warning,
         "offline " + label(*off) + " and JIT " + label(*jit) + " are different releases",
-        "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_text(jit->result->version) +
+        "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_of(jit) +
             "; offline builds and a JIT that runs nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) build with nvcc " +
-            release_text(off->result->version) +
+            release_of(off) +
             ": they build different target sets, so decide each one's targets from the compiler it "
             "runs (cuarch resolve --compiler nvrtc|nvcc); to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
         {off, jit});
@@ -183,10 +184,10 @@ class analyzer {
       const bool named = c->how == discovery::explicit_argument ||
                          (c->how == discovery::environment && !starts_with(c->origin, "CUDA_HOME=") &&
                           !starts_with(c->origin, "CUDA_PATH=") && !starts_with(c->origin, "CONDA_PREFIX="));
-      if (!named || c->result->version.release() == home_nvcc->result->version.release()) continue;
+      if (!named || same_release(c, home_nvcc)) continue;
       add(finding_kind::override_vs_cuda_home, severity::warning,
-          label(*c) + " was named explicitly, but " + home->origin + " holds CUDA " + release_text(home_nvcc->result->version) + " (" +
-              home_nvcc->path + ")",
+          label(*c) + " was named explicitly, but " + home->origin + " holds CUDA " + release_of(home_nvcc) + " (" + home_nvcc->path +
+              ")",
           "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc, not with the compiler named here: set CUDA_HOME to "
           "the named compiler's toolkit, or drop the override",
           {c, home_nvcc});
@@ -272,7 +273,7 @@ class analyzer {
         const bool same_wheels = !wheel_home.empty() && f.source == source_kind::python_wheel && parent_dir(f.path) == wheel_home;
         if (!same_toolkit && !same_wheels) continue;
         if (f.describes != source_kind::none && f.describes != c.source) continue;
-        if (f.result->version.release() == c.result->version.release()) continue;
+        if (same_release(&f, &c)) continue;
         const bool header = ends_with(f.path, "cuda.h");
         const bool nvcc = c.source == source_kind::nvcc;
         add(header && nvcc                   ? finding_kind::nvcc_vs_headers
@@ -330,7 +331,7 @@ class analyzer {
                                 : " is newer than the driver (CUDA " + release_text(driver) + ")"),
           "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
           "or update the driver to one serving CUDA " +
-              release_text(comp->result->version) + " or newer",
+              release_of(comp) + " or newer",
           {comp, drv});
     }
   }
@@ -339,10 +340,10 @@ class analyzer {
   void runtime_vs_nvrtc() {
     const candidate* rt = d_.chosen(d_.runtime);
     const candidate* jit = d_.chosen(d_.jit_compiler);
-    if (!answered(rt) || !answered(jit) || rt->result->version.release() == jit->result->version.release()) return;
+    if (!answered(rt) || !answered(jit) || same_release(rt, jit)) return;
     add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt) + " and JIT " + label(*jit) + " are different releases",
-        "a framework built for CUDA " + release_text(rt->result->version) + " JIT-compiles with NVRTC " +
-            release_text(jit->result->version) + ": JIT targets follow NVRTC, not the framework's CUDA version",
+        "a framework built for CUDA " + release_of(rt) + " JIT-compiles with NVRTC " + release_of(jit) +
+            ": JIT targets follow NVRTC, not the framework's CUDA version",
         {rt, jit});
   }
 
@@ -351,17 +352,15 @@ class analyzer {
     for (const auto& c : d_.candidates)
       if (c.source == source_kind::compile_time && c.result) ct = &c;
     if (!ct) return;
-    if (const candidate* jit = d_.chosen(d_.jit_compiler);
-        answered(jit) && jit->result->version.release() != ct->result->version.release())
+    if (const candidate* jit = d_.chosen(d_.jit_compiler); answered(jit) && !same_release(jit, ct))
       add(finding_kind::compile_time_vs_nvrtc, severity::warning,
-          "this program was compiled against CUDA " + release_text(ct->result->version) + " headers (" + ct->path + ") but loads " +
-              label(*jit),
+          "this program was compiled against CUDA " + release_of(ct) + " headers (" + ct->path + ") but loads " + label(*jit),
           "code that uses NVRTC or driver APIs of its compile-time release may meet a library of another release; build against the NVRTC you load, "
           "or load the NVRTC you built against",
           {ct, jit});
     if (const candidate* rt = d_.chosen(d_.runtime); answered(rt) && rt->result->version.major != ct->result->version.major)
       add(finding_kind::compile_time_vs_runtime, severity::warning,
-          "compile-time CUDA " + release_text(ct->result->version) + " and " + label(*rt) + " are different major releases",
+          "compile-time CUDA " + release_of(ct) + " and " + label(*rt) + " are different major releases",
           "a program built against one major release's headers and run with another's runtime is unsupported", {ct, rt});
   }
 
@@ -420,7 +419,7 @@ class analyzer {
               before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails"
                      : "not used; listed so nothing is hidden",
               {&c, gov});  // both: a resolve judged by `gov` reports the failure that ranks above it
-        } else if (c.result->version.release() != gov->result->version.release()) {
+        } else if (!same_release(&c, gov)) {
           add(c.source == source_kind::nvcc     ? finding_kind::other_nvcc
               : c.source == source_kind::nvrtc  ? finding_kind::other_nvrtc
               : c.source == source_kind::driver ? finding_kind::other_driver

@@ -1,9 +1,5 @@
-// render_json: the `cuarch doctor --json` report, one document (schema "cuarch.doctor/1", first
-// members "schema" and "cuarch_version") with stable keys. Written with the
-// one JSON writer (core/detail/json.hpp: always valid UTF-8, raw bytes kept in "<key>_bytes") and
-// the one error shape (core/detail/json_error.hpp). Key names follow the rest of cuarch's JSON:
-// "kind" is a stable snake_case identifier (of a finding, of an error), "source" a source_kind,
-// "path"/"real_path" file names, "version" a version, "error" an error object or null.
+// render_json: the `cuarch doctor --json` report, schema "cuarch.doctor/1" (docs/json.md), written
+// with the one JSON writer (core/detail/json.hpp) and the one error shape (core/detail/json_error.hpp).
 #pragma once
 
 #include "../core/detail/json.hpp"
@@ -36,66 +32,21 @@ inline void json_index(json_writer& w, const std::optional<std::size_t>& i) {
 /// The devices, or {"error": ...} when they could not be read.
 inline void json_devices(json_writer& w, const expected<std::vector<device_info>, error>& devs) {
   if (!devs) {
-    w.begin_object().key("error");
-    json_error(w, devs.error());
+    json_error(w.begin_object().key("error"), devs.error());
     w.end_object();
     return;
   }
   json_objects(w, *devs, [&](const device_info& dev) {
-    w.key("ordinal").value(dev.ordinal);
-    w.key("cc").value(to_text(dev.cc).view());
-    w.key("name").value(dev.name);
-    w.key("source").value(to_string(dev.source));
+    w.key("ordinal").value(dev.ordinal).key("cc").value(to_text(dev.cc).view());
+    w.key("name").value(dev.name).key("source").value(to_string(dev.source));
   });
 }
 
-/// {"given", "driver", "driver_via", "driver_notes", "effective"}: the devices each way they were read.
-inline void json_detection_devices(json_writer& w, const detection& d) {
-  w.begin_object();
-  w.key("given");
-  if (d.given_devices) json_devices(w, *d.given_devices);
-  else w.null();
-  w.key("driver");
-  if (d.driver_devices) json_devices(w, *d.driver_devices);
-  else w.null();
-  w.key("driver_via");  // "NVML (<path>)" or "cuInit (<path>)"; null when the driver was not asked
-  if (d.devices_via.empty()) w.null();
-  else w.value(d.devices_via);
-  w.key("driver_notes").value(d.devices_notes);
-  json_devices(w.key("effective"), d.devices());
-  w.end_object();
-}
-
 inline void json_role(json_writer& w, const selection& s) {
-  w.begin_object();
-  json_index(w.key("candidate"), s.index);
+  json_index(w.begin_object().key("candidate"), s.index);
   w.key("why").value(s.why);
   json_optional_error(w.key("error"), s.failure);
   w.end_object();
-}
-
-inline void json_candidate(json_writer& w, const detection& d, const candidate& c) {
-  w.key("index").value(static_cast<long long>(&c - d.candidates.data()));
-  w.key("source").value(to_string(c.source));
-  w.key("describes");
-  if (c.describes != source_kind::none) w.value(to_string(c.describes));
-  else w.null();
-  w.key("how").value(to_string(c.how));
-  w.key("origin").value(c.origin);
-  w.key("path").value(c.path);
-  w.key("real_path").value(c.real_path);
-  w.key("toolkit_root").value(c.toolkit_root);
-  w.key("also_found_via").value(c.also_found_via);
-  w.key("chosen").value(c.chosen);
-  if (c.result) {
-    w.key("version").value(to_text(c.result->version).view());
-    w.key("raw").value(c.result->raw);
-    w.key("error").null();
-  } else {
-    w.key("version").null();
-    json_error(w.key("error"), c.result.error());
-  }
-  w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
 }
 
 }  // namespace detail
@@ -112,40 +63,55 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   detail::json_index(w.key("nvcc_on_path"), d.nvcc_on_path);
   w.end_object();
 
-  detail::json_objects(w.key("candidates"), d.candidates, [&](const candidate& c) { detail::json_candidate(w, d, c); });
+  detail::json_objects(w.key("candidates"), d.candidates, [&](const candidate& c) {
+    w.key("index").value(static_cast<long long>(&c - d.candidates.data())).key("source").value(to_string(c.source));
+    if (c.describes != source_kind::none) w.key("describes").value(to_string(c.describes));
+    else w.key("describes").null();
+    w.key("how").value(to_string(c.how)).key("origin").value(c.origin).key("path").value(c.path);
+    w.key("real_path").value(c.real_path).key("toolkit_root").value(c.toolkit_root);
+    w.key("also_found_via").value(c.also_found_via).key("chosen").value(c.chosen);
+    if (c.result) {
+      w.key("version").value(to_text(c.result->version).view()).key("raw").value(c.result->raw).key("error").null();
+    } else {
+      detail::json_error(w.key("version").null().key("error"), c.result.error());
+    }
+    w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
+  });
   detail::json_objects(w.key("toolkit_roots"), d.toolkit_roots, [&](const toolkit_root& r) {
-    w.key("path").value(r.path);
-    w.key("real_path").value(r.real_path);
-    w.key("how").value(to_string(r.how));
-    w.key("origin").value(r.origin);
-    w.key("also_found_via").value(r.also_found_via);
+    w.key("path").value(r.path).key("real_path").value(r.real_path).key("how").value(to_string(r.how));
+    w.key("origin").value(r.origin).key("also_found_via").value(r.also_found_via);
     detail::json_optional_error(w.key("error"), r.problem);
   });
   detail::json_objects(w.key("python_environments"), d.python_environments, [&](const python_environment& p) {
-    w.key("prefix").value(p.prefix);
-    w.key("how").value(to_string(p.how));
-    w.key("origin").value(p.origin);
+    w.key("prefix").value(p.prefix).key("how").value(to_string(p.how)).key("origin").value(p.origin);
     w.key("site_packages").value(p.site_packages);
     detail::json_optional_error(w.key("error"), p.problem);
   });
 
-  detail::json_detection_devices(w.key("devices"), d);
+  // The devices each way they were read; driver_via: "NVML (<path>)" or "cuInit (<path>)", null
+  // when the driver was not asked.
+  w.key("devices").begin_object().key("given");
+  if (d.given_devices) detail::json_devices(w, *d.given_devices);
+  else w.null();
+  w.key("driver");
+  if (d.driver_devices) detail::json_devices(w, *d.driver_devices);
+  else w.null();
+  if (d.devices_via.empty()) w.key("driver_via").null();
+  else w.key("driver_via").value(d.devices_via);
+  w.key("driver_notes").value(d.devices_notes);
+  detail::json_devices(w.key("effective"), d.devices());
+  w.end_object();
 
   detail::json_objects(w.key("findings"), findings, [&](const finding& f) {
-    w.key("kind").value(to_string(f.kind));
-    w.key("severity").value(to_string(f.level));
-    w.key("what").value(f.what);
-    w.key("meaning").value(f.meaning);
-    w.key("candidates").begin_array();
+    w.key("kind").value(to_string(f.kind)).key("severity").value(to_string(f.level));
+    w.key("what").value(f.what).key("meaning").value(f.meaning).key("candidates").begin_array();
     for (const auto i : f.candidates) w.value(static_cast<long long>(i));
     w.end_array();
   });
 
   w.key("environment").begin_object();
   for (const auto& [k, v] : d.env.vars()) w.key(k).value(v);
-  w.end_object();
-  w.key("elapsed_us").value(static_cast<long long>(d.elapsed.count()));
-  w.end_object();
+  w.end_object().key("elapsed_us").value(static_cast<long long>(d.elapsed.count())).end_object();
   return w.str();
 }
 

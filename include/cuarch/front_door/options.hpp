@@ -1,8 +1,6 @@
-// resolve_options: everything one resolution against this machine can be asked, as one value, and
-// the one reading of every option's text. The command line (--dialect VALUE), Python (dialect=)
-// and the CMake helper (DIALECT) only map their spelling of a name onto option_name and hand the
-// text to set_option(); every default, value grammar and rule between options lives here, so the
-// front ends cannot drift apart.
+// resolve_options: everything one resolution against this machine can be asked (docs/library.md),
+// and the one reading of every option's text (set_option): the front ends only map their spelling
+// of a name onto option_name, so defaults, value grammars and rules between options cannot drift.
 #pragma once
 
 #include <chrono>
@@ -26,14 +24,9 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Which compiler decides what can be built (docs/design.md, "Which compiler decides").
-enum class compile_path : unsigned char {
-  automatic,  // the one a path names (nvrtc / nvcc); else NVRTC when the output is NVRTC options or an
-              // NVRTC is already loaded in this process (it is what compiles JIT code here); else nvcc
-  nvrtc,      // JIT: the NVRTC that will be called
-  nvcc,       // offline builds, and JITs that run nvcc (PyTorch extensions, FlashInfer)
-};
-/// The names of the compile paths, in enumerator order.
+/// Which compiler decides what can be built (docs/library.md, "Which compiler decides"): automatic,
+/// nvrtc (JIT), or nvcc (offline builds, and JITs that run nvcc: PyTorch extensions, FlashInfer).
+enum class compile_path : unsigned char { automatic, nvrtc, nvcc };
 inline constexpr std::string_view compile_path_names[] = {"auto", "nvrtc", "nvcc"};
 inline constexpr auto all_compile_paths = detail::enumerators<compile_path>(compile_path_names);
 constexpr std::string_view to_string(compile_path e) noexcept { return detail::name_of(compile_path_names, e); }
@@ -63,43 +56,29 @@ class given_text {
   bool given_ = false;
 };
 
-/// One resolution against this machine. Every field has the command line's default.
+/// One resolution against this machine; every field has the command line's default. What each
+/// means: docs/library.md, "resolve_options".
 struct resolve_options {
-  // The request.
-  given_text archs;  // "native" (not given: the default), "all", "all-major", or a list
+  given_text archs;  // not given: "native"
   arch_dialect dialect = arch_dialect::generic;
-  // Variables that may replace archs (first set wins). nullopt: CUARCH_ARCHS when archs is not
-  // given; none when it is, and every variable that is then ignored is named in a note.
-  std::optional<env_override> env;
-
-  // What to do with what cannot be built or loaded, and whether a warning fails the call.
+  std::optional<env_override> env;  // nullopt: CUARCH_ARCHS when archs is not given, else none
   resolve_policy policy;
-  bool strict = false;  // warnings are errors; every compile-side source is asked
-
-  // The compiler: named by release (judged by cuarch's table, nothing detected), or detected.
+  bool strict = false;
   compile_path compiler = compile_path::automatic;
   std::optional<cuda_version> toolkit;
-  std::optional<std::vector<int>> toolkit_supported_sm;  // with toolkit: what it lists (nvrtcGetSupportedArchs)
-  std::optional<output_format> output;                   // the format the answer is for (nvrtc implies the JIT path)
-
-  // Where to look first (empty: not given), and whether to look anywhere else.
-  std::string cuda_home, nvrtc, nvcc, cudart, libcuda, ptxas;
-  std::vector<std::string> python_prefixes;  // Python environments to scan for pip nvidia-* wheels
-  bool isolated = false;                     // only the above and the CUARCH_* variables
-
-  // Devices (for native, and under verify-devices) and the driver.
+  std::optional<std::vector<int>> toolkit_supported_sm;
+  std::optional<output_format> output;
+  std::string cuda_home, nvrtc, nvcc, cudart, libcuda, ptxas;  // where to look first (empty: not given)
+  std::vector<std::string> python_prefixes;
+  bool isolated = false;
   std::optional<std::vector<compute_capability>> devices;  // nullopt: the driver's, through NVML
   driver_from driver = driver_from::none;
   cuda_version driver_version{};  // with driver_from::given
-  bool cuinit_fallback = true;    // false: never cuInit, NVML's failure is the answer
-  // A fleet instead (core/inventory.hpp): every GPU node of this file is a device, with its driver.
-  std::string inventory;
-
-  // One deadline for the whole detection, any one tool's run included.
+  bool cuinit_fallback = true;
+  std::string inventory;  // a fleet instead (core/inventory.hpp): its GPU nodes are the devices
   std::chrono::milliseconds timeout = default_detection_deadline;
-  const std::atomic<bool>* cancel = nullptr;  // detect_options::cancel: set, detection stops (not an option text)
-  // The environment, read once. nullopt: the process's, snapshotted at the call.
-  std::optional<environment> env_snapshot;
+  const std::atomic<bool>* cancel = nullptr;  // detect_options::cancel (not an option text)
+  std::optional<environment> env_snapshot;    // nullopt: the process's, snapshotted at the call
 };
 
 /// The options a front end may set from text, by the library's name of each.
@@ -220,6 +199,12 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     return std::nullopt;
   };
   const auto flag = [&](bool& into) { return take(into, detail::read_flag(value), "takes true or false"); };
+  // `read` (an expected) into `into`, else the parser's error: the words and the cause.
+  const auto parsed = [&](auto& into, auto read) -> std::optional<option_problem> {
+    if (!read) return option_problem{read.error().message(), read.error()};
+    into = std::move(*read);
+    return std::nullopt;
+  };
   switch (name) {
     case option_name::archs: o.archs = value; return std::nullopt;
     case option_name::dialect: return take(o.dialect, parse_arch_dialect(value), "must be " + detail::one_of(all_arch_dialects));
@@ -246,12 +231,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     }
     case option_name::strict: return flag(o.strict);
     case option_name::compiler: return take(o.compiler, detail::find_by_name(all_compile_paths, value), "must be nvcc, nvrtc or auto");
-    case option_name::toolkit: {
-      const auto v = parse_cuda_version(value);
-      if (!v) return option_problem{v.error().message(), v.error()};
-      o.toolkit = *v;
-      return std::nullopt;
-    }
+    case option_name::toolkit: return parsed(o.toolkit, parse_cuda_version(value));
     case option_name::supported_archs: {
       std::vector<int> sms;
       for (const auto part : detail::split_any(value, ",; ")) {
@@ -273,12 +253,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     case option_name::ptxas: o.ptxas = std::string(value); return std::nullopt;
     case option_name::python_prefix: o.python_prefixes.emplace_back(value); return std::nullopt;
     case option_name::isolated: return flag(o.isolated);
-    case option_name::devices: {
-      auto list = parse_device_list(value);
-      if (!list) return option_problem{list.error().message(), list.error()};
-      o.devices = std::move(*list);
-      return std::nullopt;
-    }
+    case option_name::devices: return parsed(o.devices, parse_device_list(value));
     case option_name::driver: {
       if (value == "detected") {
         o.driver = driver_from::detected;

@@ -1,18 +1,6 @@
 // resolve_here(): THE front door. One resolution against this machine, the whole way every front
-// end makes it (the command line's `cuarch resolve`, Python's cuarch.resolve(), the CMake helper,
-// a C++ program), so they cannot disagree:
-//   1. the options are checked against each other, the environment is read once (one snapshot for
-//      the request, detection and every source), and the request is parsed: a malformed one is
-//      refused before anything is detected, loaded or run;
-//   2. the compiler that decides is chosen by one rule (compile_path, options.hpp);
-//   3. detection asks only the roles this request needs, each stopped at its answer, plus the
-//      compilers the user's own tools would run (detect_mode::answer_and_tools);
-//   4. resolution runs against the deciding compiler (or the toolkit named by release), the devices
-//      and the driver;
-//   5. a failure is explained (who decided, how it was found, what else would build it and the fix);
-//      success or failure carries the warnings that bear on it: another compiler those tools run
-//      that gives another verdict (tool_view_warnings), and the doctor's findings about the decider.
-// Nothing is printed and nothing thrown: the caller words the result.
+// end makes it (`cuarch resolve`, cuarch.resolve(), the CMake helper, a C++ program), so they cannot
+// disagree. Its steps, and resolve_outcome's members: docs/library.md, "The front door".
 #pragma once
 
 #include <optional>
@@ -28,27 +16,16 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// What came of one resolve_here() call.
+/// What came of one resolve_here() call. Nothing is printed and nothing thrown: the caller words it.
 struct resolve_outcome {
-  /// The targets, or the explained failure (a malformed request: nothing was detected).
   resolve_result result{unexpected(resolution_failure(error{}))};
-  /// The options contradict each other (check_options): nothing was done; the caller's usage error.
-  std::optional<std::string> usage;
-  /// The request (or an option's text) was refused as the caller's input: exit 2, ValueError.
-  bool malformed = false;
-  /// The compiler judged against: kind, version, path, how it was found (nullopt: none answered).
-  std::optional<compiler_provenance> compiler;
-  /// Which compile path decided (nvrtc or nvcc), after compile_path::automatic was applied.
-  compile_path used = compile_path::nvcc;
-  /// What bears on the answer, success or failure: another compiler the user's tools run gives
-  /// another verdict, or a source the answer rests on disagrees with the decider. Under strict,
-  /// any of them fails the call (exit_status() 1).
-  std::vector<resolution_warning> warnings;
-  /// What to say beside the answer: a variable ignored because archs was given, a toolkit root
-  /// read other than verbatim, devices read through cuInit, candidates not asked in time.
-  std::vector<std::string> notes;
-  /// What detection saw. nullopt: nothing was detected.
-  std::optional<detection> found;
+  std::optional<std::string> usage;             // check_options() refused: nothing was done
+  bool malformed = false;                       // the request or an option's text was refused as the caller's input
+  std::optional<compiler_provenance> compiler;  // the compiler judged against (nullopt: none answered)
+  compile_path used = compile_path::nvcc;       // after compile_path::automatic was applied
+  std::vector<resolution_warning> warnings;     // what bears on the answer; strict fails on any
+  std::vector<std::string> notes;               // what to say beside the answer
+  std::optional<detection> found;               // nullopt: nothing was detected
   bool strict = false;
 
   /// 0 resolved; 1 resolution failed, or strict and a warning; 2 usage or malformed input.
@@ -59,7 +36,7 @@ struct resolve_outcome {
   }
 };
 
-/// Resolves as described at the top of this header. Never throws.
+/// Resolves as described at the top of this header.
 CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& options);
 
 /// Where `options` say to look, as detection's options, reading `env` (the doctor detects with
@@ -82,17 +59,17 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-/// The one rule for which compiler decides (compile_path::automatic, options.hpp).
-inline bool decides_with_nvrtc(const resolve_options& o, bool nvrtc_loaded) {
-  switch (o.compiler) {
-    case compile_path::nvrtc: return true;
-    case compile_path::nvcc: return false;
-    case compile_path::automatic: break;
-  }
-  if (!o.nvrtc.empty()) return true;
-  if (!o.nvcc.empty()) return false;
-  return o.output == output_format::nvrtc || nvrtc_loaded;
-}
+/// A device source's and a driver source's answers, asked up front (no_driver's checks_ptx false).
+struct answered_devices {
+  expected<std::vector<device_info>, error> answer;
+  expected<std::vector<device_info>, error> devices() const { return answer; }
+};
+struct answered_driver {
+  expected<observation, error> answer;
+  bool checks;
+  expected<observation, error> driver_version() const { return answer; }
+  bool checks_ptx() const noexcept { return checks; }
+};
 
 }  // namespace detail
 
@@ -148,14 +125,10 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   request.env = &env;
   detail::note_ignored_overrides(o, env, out.notes);
   const auto parsed = parse_request(read_request(request));
-  if (const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt) {  // as cuarch list and check say
+  const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt;  // as cuarch list and check say
+  if (old || !parsed) {
     out.malformed = true;
-    out.result = unexpected(resolution_failure{*old, {}});
-    return out;
-  }
-  if (!parsed) {
-    out.malformed = true;
-    out.result = unexpected(resolution_failure{parsed.error(), {}});
+    out.result = unexpected(resolution_failure{old ? *old : parsed.error(), {}});
     return out;
   }
 
@@ -177,9 +150,11 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     out.notes.insert(out.notes.end(), notes.begin(), notes.end());
   }
 
-  // 2. Which compiler decides.
+  // 2. Which compiler decides: the one rule of compile_path::automatic (options.hpp).
   const bool nvrtc_loaded = !o.toolkit && !o.isolated && !detail::application_libraries::instance().paths("libnvrtc.so.").empty();
-  const bool jit = detail::decides_with_nvrtc(o, nvrtc_loaded);
+  const bool jit = o.compiler != compile_path::automatic
+                       ? o.compiler == compile_path::nvrtc
+                       : !o.nvrtc.empty() || (o.nvcc.empty() && (o.output == output_format::nvrtc || nvrtc_loaded));
   out.used = jit ? compile_path::nvrtc : compile_path::nvcc;
 
   // 3. Only the roles this request needs, each stopped at its answer, plus what the tools run.
@@ -206,36 +181,25 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   }
   const detection* d = found ? &*found : nullptr;
 
-  // 4. The sources behind the type-erased adaptors: one resolution instantiation (compiled once in
-  // compiled mode); an erased no_driver still means "do not check PTX".
-  const any_compiler_source compiler = [&]() -> any_compiler_source {
-    if (o.toolkit)
-      return o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input)
-                                    : fixed_compiler(*o.toolkit);
-    if (jit) return detected_jit_compiler{d};
-    return detected_offline_compiler{d};
-  }();
-  const any_device_source devices = [&]() -> any_device_source {
-    if (o.devices) return fixed_devices(*o.devices);
-    if (fleet) return fixed_devices(fleet->devices());
-    if (d && ask_driver_for_devices) return detected_devices{d};
-    return no_devices{};
-  }();
-  const any_driver_source driver = [&]() -> any_driver_source {
-    if (fleet_driver) return fixed_driver(*fleet_driver);
-    switch (o.driver) {
-      case driver_from::given: return fixed_driver(o.driver_version);
-      case driver_from::detected: return detected_driver{d};
-      case driver_from::none: break;
-    }
-    return no_driver{};
-  }();
-  const auto info = compiler.compiler();
+  // 4. Each source asked once, its answer held by one type per role: one resolver instantiation,
+  // without the type-erased adaptors' (make_shared per source type: g++ holds ~10 MB more).
+  const expected<compiler_info, error> info =
+      !o.toolkit               ? d->compiler_of(jit ? d->jit_compiler : d->offline_compiler)
+      : o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input).compiler()
+                               : fixed_compiler(*o.toolkit).compiler();
+  const detail::answered_devices devices{o.devices                     ? fixed_devices(*o.devices).devices()
+                                         : fleet                       ? fixed_devices(fleet->devices()).devices()
+                                         : d && ask_driver_for_devices ? d->devices()
+                                                                       : no_devices{}.devices()};
+  const detail::answered_driver driver{fleet_driver                        ? fixed_driver(*fleet_driver).driver_version()
+                                       : o.driver == driver_from::given    ? fixed_driver(o.driver_version).driver_version()
+                                       : o.driver == driver_from::detected ? d->driver_version()
+                                                                           : no_driver{}.driver_version(),
+                                       fleet_driver || o.driver != driver_from::none};
   out.result = info ? resolve_target_archs(request, *info, devices, o.policy, driver)
                     : resolve_result(unexpected(resolution_failure(info.error())));
 
-  // 5. Only a detected compiler has a "who decided", alternatives and disagreements; a toolkit
-  // named by release has none.
+  // 5. Only a detected compiler has a "who decided", alternatives and disagreements.
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   if (d) {
     for (const auto& root : d->toolkit_roots)
@@ -247,7 +211,8 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     out.compiler = provenance_of(*d, role);
     out.warnings = resolve_warnings(*d, kind, out.result ? &out.result->targets : nullptr);
     if (const candidate* decider = d->chosen(role); decider && out.result) {  // a failure lists them as alternatives
-      auto views = tool_view_warnings(*d, *decider, request, out.result, devices, o.policy, driver);
+      const auto resolve = [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, o.policy, driver); };
+      const auto views = tool_view_warnings(*d, *decider, out.result, resolve);
       out.warnings.insert(out.warnings.end(), views.begin(), views.end());
     }
     if (!out.result) {

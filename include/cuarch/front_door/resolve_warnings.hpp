@@ -1,15 +1,7 @@
-// The warnings that bear on one resolution, worded for the compile path it used. Two kinds:
-// - The doctor's findings about the compiler that decided (nvcc vs its headers, a candidate that
-//   failed above it, PTX newer than the driver when the targets hold PTX, a newer major release
-//   than the driver: minor-version compatibility does not cross majors, so even machine code is at
-//   risk), CUDA_HOME vs CUDA_PATH, and a variable that names nothing usable: resolve_warnings().
-// - The compilers the user's own tools would run, judged by their verdict on the request, not by
-//   their release alone. cuarch decides with one compiler; CMake, setup.py, PyTorch extensions,
-//   FlashInfer and JIT code already running in this process each find their own
-//   (detect_mode::answer_and_tools asks exactly those). Where one of them would give a different
-//   verdict - refuse a target the answer holds, build one the answer refused, or choose other
-//   targets - the warning names both compilers, who runs the other, and the fix that makes them one
-//   (following it leaves no such warning: detect/explain.hpp, aligning_fix): tool_view_warnings().
+// The warnings that bear on one resolution (docs/library.md, "Warnings"): the doctor's findings
+// about the compiler that decided (resolve_warnings()), and the compilers the user's own tools would
+// run, judged by their verdict on the request, each with the fix that makes them one
+// (detect/explain.hpp, aligning_fix: following it leaves no such warning): tool_view_warnings().
 #pragma once
 
 #include <algorithm>
@@ -35,8 +27,6 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
 
 CUARCH_END_NAMESPACE
 
-// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
-// mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 #  include "../detect/explain.hpp"
 #  include "../doctor/analysis.hpp"
@@ -47,8 +37,7 @@ CUARCH_BEGIN_NAMESPACE
 CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
   std::vector<resolution_warning> out;
   const selection& role = compiler_kind == source_kind::nvrtc ? d.jit_compiler : d.offline_compiler;
-  // Unknown targets (a failure) may hold PTX.
-  const bool ptx = !targets ||
+  const bool ptx = !targets ||  // unknown targets (a failure) may hold PTX
                    std::any_of(targets->begin(), targets->end(), [](const arch_target& t) { return t.form != arch_form::sass; });
   for (const finding& f : find_disagreements(d)) {
     const bool by_gov = role.index && std::find(f.candidates.begin(), f.candidates.end(), *role.index) != f.candidates.end();
@@ -72,17 +61,19 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
 
 namespace detail {
 
-/// Who runs candidate `c` of `d`, in words ("CMake (CUDACXX)"), or empty when no tool of the user's
-/// finds it on its own.
-inline std::string who_runs(const detection& d, const candidate& c) {
+/// Who runs candidate `c` of `d` ("CMake (CUDACXX)"), `cross` being the other compile path's
+/// governing compiler; empty when no tool of the user's finds it.
+inline std::string who_runs(const detection& d, const candidate& c, const candidate* cross) {
   std::string who;
   const auto add = [&](const char* words) { who.append(who.empty() ? "" : "; ").append(words); };
   if (c.source == source_kind::nvrtc && c.how == discovery::already_loaded)
     add("JIT code in this process (the NVRTC it already loaded)");
+  if (&c == cross && c.source == source_kind::nvrtc) add("JIT through NVRTC");
   if (c.source != source_kind::nvcc) return who;
   if (detail::found_via(c, "CUDACXX=")) add("CMake (CUDACXX)");
   if (detail::found_via(c, "CUDA_HOME=") || detail::found_via(c, "CUDA_PATH=")) add("PyTorch extensions and FlashInfer ($CUDA_HOME)");
   if (d.nvcc_on_path && &d.candidates[*d.nvcc_on_path] == &c) add("CMake without CUDACXX, setup.py and a shell (first on PATH)");
+  if (&c == cross) add("offline builds");
   return who;
 }
 
@@ -92,12 +83,8 @@ inline std::string target_names(const target_set& t) {
   return out;
 }
 
-/// What `other` would answer for the same request, as words, when that differs from `mine`; empty
-/// when it is the same verdict.
-template <class Devices, class Policy, class Driver>
-std::string other_verdict(const arch_request& request, const compiler_info& other, const resolve_result& mine, const Devices& devices,
-                          const Policy& policy, const Driver& driver) {
-  const resolve_result theirs = resolve_target_archs(request, other, devices, policy, driver);
+/// Another compiler's verdict `theirs` on the same request, when it differs from `mine`; else empty.
+inline std::string other_verdict(const resolve_result& mine, const resolve_result& theirs) {
   if (!mine && !theirs) return {};
   if (mine && theirs) {
     const std::string a = target_names(mine->targets), b = target_names(theirs->targets);
@@ -109,25 +96,22 @@ std::string other_verdict(const arch_request& request, const compiler_info& othe
 
 }  // namespace detail
 
-/// The tool-view warnings for one resolution: for each compiler in `d` that a tool of the user's
-/// runs (who_runs) or that governs the other compile path, other than `decider`, whose verdict on
-/// `request` differs from `mine`.
-template <class Devices, class Policy, class Driver>
-std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider, const arch_request& request,
-                                                   const resolve_result& mine, const Devices& devices, const Policy& policy,
-                                                   const Driver& driver) {
+/// For each compiler in `d` but `decider` that a tool of the user's runs (who_runs) or that governs
+/// the other compile path, whose verdict (`resolve(compiler_info)`: the same request, sources and
+/// policy) differs from `mine`: a warning.
+template <class Resolve>
+std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider, const resolve_result& mine,
+                                                   const Resolve& resolve) {
   std::vector<resolution_warning> out;
   std::vector<std::string> seen{decider.real_path};
   const candidate* cross = d.chosen(decider.source == source_kind::nvcc ? d.jit_compiler : d.offline_compiler);
   for (const candidate& c : d.candidates) {
     if ((c.source != source_kind::nvcc && c.source != source_kind::nvrtc) || !c.result || !c.compiler) continue;
     if (std::find(seen.begin(), seen.end(), c.real_path) != seen.end()) continue;
-    std::string who = detail::who_runs(d, c);
-    if (&c == cross)
-      who.append(who.empty() ? "" : "; ").append(c.source == source_kind::nvcc ? "offline builds" : "JIT through NVRTC");
+    const std::string who = detail::who_runs(d, c, cross);
     if (who.empty()) continue;
     seen.push_back(c.real_path);
-    const std::string verdict = detail::other_verdict(request, *c.compiler, mine, devices, policy, driver);
+    const std::string verdict = detail::other_verdict(mine, resolve(*c.compiler));
     if (verdict.empty()) continue;
     const bool same_kind = c.source == decider.source;
     const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);

@@ -1,10 +1,7 @@
-// `cuarch env --for TOOL`: the variables a tool the user already runs reads to choose its CUDA
-// compiler and targets, set from one resolve_here() outcome, so that the tool builds exactly the
-// targets cuarch validated, with the nvcc that validated them. Which variables each tool reads, and
-// how it parses them, is read from the tool's own source at the release tool_sources names
-// (docs/usage.md, "Configure the tools you run"). The target lists reuse the writers of
-// resolve/outputs.hpp. Nothing is reduced: a target the tool's list cannot spell is an error that
-// names the tool, its release and the target. What the environment already sets otherwise is said.
+// `cuarch env --for TOOL`: the variables a tool reads to choose its CUDA compiler and targets, set
+// from one resolve_here() outcome so that it builds exactly the targets cuarch validated, with the
+// nvcc that validated them; read from the tool's source at the release tool_sources names
+// (docs/usage.md, "Configure the tools you run"). A target its list cannot spell is an error.
 #pragma once
 
 #include <optional>
@@ -308,10 +305,7 @@ CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
   std::string out;
   for (const auto& v : e.variables) {
     switch (format) {
-      case env_format::shell: {
-        out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n";
-        break;
-      }
+      case env_format::shell: out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n"; break;
       case env_format::dotenv:
         if (detail::dotenv_plain(v.value)) {
           out += v.name + "=" + v.value + "\n";
