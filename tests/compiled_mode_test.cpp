@@ -112,7 +112,7 @@ TEST_CASE("the resolutions the compiled library instantiates, and its writers, a
   CHECK(cuarch::to_json(*by_value).rfind("{\"schema\":\"cuarch.resolve/1\"", 0) == 0);
   CHECK(cuarch::jit_cache_digest(cuarch::jit_cache_key(cuda13, by_value->targets)).size() == 16);
 
-  // The type-erased sources, as the command line and the Python module resolve.
+  // The type-erased sources (resolve/source_contract.hpp).
   const cuarch::any_device_source devices = cuarch::fixed_devices({{9, 0}});
   const cuarch::any_driver_source driver = cuarch::no_driver{};
   cuarch::arch_request native{"native"};

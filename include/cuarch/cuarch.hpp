@@ -1,8 +1,6 @@
-// cuarch: resolve and validate CUDA target architectures against the toolkit that compiles them.
-// The pure entry point: the core (value types, parsing, the knowledge table, rules, errors) and
-// resolution. Nothing here loads a library, starts a process or includes a platform header; the
-// edge layer (detection of compilers, drivers and devices) is cuarch/detect.hpp. fmt support is
-// opt-in: cuarch/fmt.hpp. docs/design.md describes the layers.
+// cuarch's pure entry point: the core (value types, parsing, the knowledge table, rules, errors)
+// and resolution; nothing here loads a library, starts a process or includes a platform header.
+// The edge layer is cuarch/detect.hpp, fmt support cuarch/fmt.hpp (docs/design.md: the layers).
 #pragma once
 
 #include "core/arch.hpp"

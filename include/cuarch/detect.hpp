@@ -1,12 +1,7 @@
-// cuarch's edge entry point: everything in cuarch/cuarch.hpp, plus the sources that ask real
-// libraries, programs, files and devices (sources/), the discovery that finds and ranks them
-// (detect/), the doctor's findings and renderers (doctor/), and the front door that resolves
-// against this machine (front_door/resolve_here.hpp). docs/design.md describes the layers.
-//
-// In compiled mode (CUARCH_COMPILED, the cuarch::compiled target: core/config.hpp) this header
-// declares detection, its explanation and the doctor, whose definitions are compiled once in
-// src/cuarch.cpp; the source classes are then included one by one where they are used
-// (<cuarch/sources/nvrtc_source.hpp>, ...), so a TU pays only for what it names.
+// cuarch's edge entry point: cuarch/cuarch.hpp, plus the sources that ask real libraries, programs,
+// files and devices (sources/), detection (detect/), the doctor (doctor/) and the front door
+// (front_door/). docs/design.md describes the layers. In compiled mode (CUARCH_COMPILED) it declares
+// what src/cuarch.cpp defines, and a TU includes the source classes it names one by one.
 #pragma once
 
 #include "cuarch.hpp"

@@ -162,16 +162,21 @@ class analyzer {
   /// The toolkit root $CUDA_HOME names (met under CUDA_HOME=), and what says its release: its nvcc
   /// that answered, else the first of its version files (first_answer asks no other nvcc).
   std::pair<const toolkit_root*, const candidate*> cuda_home() const {
-    for (const auto& r : d_.toolkit_roots) {
-      if (!found_via(r, "CUDA_HOME=") || r.problem) continue;
-      if (const candidate* nvcc = nvcc_in(r)) return {&r, nvcc};
-      for (const auto& c : d_.candidates)
-        if (c.toolkit_root == r.real_path && c.result && c.source == source_kind::toolkit_files &&
-            (c.describes == source_kind::none || c.describes == source_kind::nvcc))
-          return {&r, &c};
-      return {&r, nullptr};
-    }
-    return {nullptr, nullptr};
+    const toolkit_root* r = root_via("CUDA_HOME=");
+    if (!r || r->problem) return {nullptr, nullptr};
+    if (const candidate* nvcc = nvcc_in(*r)) return {r, nvcc};
+    for (const auto& c : d_.candidates)
+      if (c.toolkit_root == r->real_path && c.result && c.source == source_kind::toolkit_files &&
+          (c.describes == source_kind::none || c.describes == source_kind::nvcc))
+        return {r, &c};
+    return {r, nullptr};
+  }
+
+  /// The first toolkit root met under `prefix` ("CUDA_HOME="), or null.
+  const toolkit_root* root_via(std::string_view prefix) const {
+    for (const auto& r : d_.toolkit_roots)
+      if (found_via(r, prefix)) return &r;
+    return nullptr;
   }
 
   /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
@@ -213,12 +218,7 @@ class analyzer {
   /// The first nvcc on PATH, and the nvcc / root of $CUDA_HOME and $CUDA_PATH.
   void cuda_home_vs_path() {
     const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
-    const toolkit_root* home = nullptr;
-    const toolkit_root* cuda_path = nullptr;
-    for (const auto& r : d_.toolkit_roots) {
-      if (!home && found_via(r, "CUDA_HOME=")) home = &r;
-      if (!cuda_path && found_via(r, "CUDA_PATH=")) cuda_path = &r;
-    }
+    const toolkit_root *home = root_via("CUDA_HOME="), *cuda_path = root_via("CUDA_PATH=");
     const auto env_home = d_.env.get_nonempty("CUDA_HOME");
     const auto env_path = d_.env.get_nonempty("CUDA_PATH");
     if (env_home && env_path && home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)

@@ -1,6 +1,5 @@
-// What the three headers that define the doctor's entry points (analysis.hpp, render_text.hpp,
-// render_json.hpp) share: the declarations, and the refusal to be parsed where definitions are not
-// compiled (core/config.hpp): in a compiled-mode TU they would define an entry point a second time.
+// What the headers that define the doctor's entry points share: the declarations, and the refusal
+// to be parsed where definitions are not compiled (in a compiled-mode TU they would define twice).
 #pragma once
 
 #include <string>

@@ -1,6 +1,5 @@
-// finding: one disagreement between CUDA sources (or one broken source) and what it means; its
-// kind (an enum with one name map) and severity. doctor/analysis.hpp produces findings;
-// doctor/render_text.hpp and doctor/render_json.hpp show them.
+// finding: one disagreement between CUDA sources (or one broken source), its kind and severity, and
+// what it means.
 #pragma once
 
 #include <cstddef>

@@ -44,18 +44,15 @@ std::string text_origins(const Found& x) {
 
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
-  if (const candidate* c = d.chosen(s)) {
-    out += pad(std::string(to_string(c->source)) + " " + version_text(c->result->version), 18) + path_and_real(c->path, c->real_path) +
-           "\n";
-    out += "           why: " + printable(s.why) + "\n";
-    if (c->compiler && c->compiler->supported_sm_numbers) {
-      out += "           builds:";
-      for (const int n : *c->compiler->supported_sm_numbers) out += " sm_" + std::to_string(n);
-      out += " (and their a/f variants per cuarch's table)\n";
-    }
-  } else {
-    out += "none: " + printable(s.failure ? s.failure->message() : std::string("not looked for")) + "\n";
-    if (!s.why.empty()) out += "           why: " + printable(s.why) + "\n";
+  const candidate* c = d.chosen(s);
+  out += (c ? pad(std::string(to_string(c->source)) + " " + version_text(c->result->version), 18) + path_and_real(c->path, c->real_path)
+            : "none: " + printable(s.failure ? s.failure->message() : std::string("not looked for"))) +
+         "\n";
+  if (c || !s.why.empty()) out += "           why: " + printable(s.why) + "\n";
+  if (c && c->compiler && c->compiler->supported_sm_numbers) {
+    out += "           builds:";
+    for (const int n : *c->compiler->supported_sm_numbers) out += " sm_" + std::to_string(n);
+    out += " (and their a/f variants per cuarch's table)\n";
   }
 }
 

@@ -1,10 +1,6 @@
-// report: the doctor, whole; the one include for everything the doctor does:
-//   finding.hpp      finding, finding_kind (with its name map), severity
-//   analysis.hpp     find_disagreements(detection) -> findings: what the sources' disagreements mean
-//   render_text.hpp  render_text(): the `cuarch doctor` screen (control characters escaped)
-//   render_json.hpp  render_json(): the same as one JSON object (always valid UTF-8)
-// The three entry points are declared here and defined in those headers, which are parsed only
-// where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled mode.
+// report: the doctor, whole (docs/design.md, "The doctor"). Its three entry points are declared here
+// and defined in analysis.hpp, render_text.hpp and render_json.hpp, parsed only where definitions
+// are compiled: every TU in header-only mode, src/cuarch.cpp in compiled mode.
 #pragma once
 
 #include <string>

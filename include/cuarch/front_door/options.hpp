@@ -151,7 +151,6 @@ CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, c
 CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
-#  include <charconv>
 #  include <cmath>
 #  include <cstdlib>
 
@@ -236,8 +235,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       std::vector<int> sms;
       for (const auto part : detail::split_any(value, ",; ")) {
         int sm = 0;
-        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), sm);
-        if (ec != std::errc() || end != part.data() + part.size() || !decode_sm_number(sm))
+        if (!detail::parse_uint(part, sm) || !decode_sm_number(sm))
           return option_problem{"takes sm numbers like 75,90,120, not '" + std::string(part) + "'"};
         sms.push_back(sm);
       }

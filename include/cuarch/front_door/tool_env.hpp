@@ -164,12 +164,12 @@ inline std::string nvcc_under(const detection& d, const std::string& root) {
 
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
                                                    std::string_view cmake_version) {
+  const std::string subject_of(tool_sources[static_cast<std::size_t>(tool)]);
   if (!done.result) return unexpected(done.result.error().summary);
   if (done.used != compile_path::nvcc)  // the targets were judged by NVRTC, not by the nvcc the tool would be given
     return unexpected(
-        errors::not_expressible(source_kind::nvrtc, done.result->targets[0], tool_sources[static_cast<std::size_t>(tool)],
+        errors::not_expressible(source_kind::nvrtc, done.result->targets[0], subject_of,
                                 "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()"));
-  const std::string subject_of = std::string(tool_sources[static_cast<std::size_t>(tool)]);
   const detection* d = done.found ? &*done.found : nullptr;
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
   const target_set& targets = done.result->targets;
@@ -205,10 +205,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     out.variables.push_back({std::string(variable), value, {}, {}});
   };
   std::optional<error> refused;
-  std::string who;
   switch (tool) {
     case env_tool::torch:
-      who = "PyTorch extensions";
       refused = list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
       set("CUDA_HOME", root);
       // PYTORCH_NVCC, when set, replaces $CUDA_HOME/bin/nvcc in the ninja file ("ccache <nvcc>" too).
@@ -216,7 +214,6 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
         set("PYTORCH_NVCC", nvcc->real_path);
       break;
     case env_tool::flashinfer:
-      who = "FlashInfer";
       refused = list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("FLASHINFER_CUDA_ARCH_LIST"), true));
       set("CUDA_HOME", root);  // its nvcc version, hence its 12.0f/12.0a choice, comes from $CUDA_HOME/bin/nvcc
       set("FLASHINFER_NVCC", nvcc->real_path);
@@ -232,7 +229,6 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
           }
       break;
     case env_tool::cmake:
-      who = "CMake";
       refused = list("CUDAARCHS", cmake_architectures(targets, cmake_version));
       set("CUDACXX", nvcc->real_path);
       if (cmake_version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
@@ -241,12 +237,10 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
             "version (cmake_version) to have it checked");
       break;
     case env_tool::tvm_ffi:
-      who = "TVM-FFI";
       refused = list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("TVM_FFI_CUDA_ARCH_LIST"), false));
       set("CUDA_HOME", root);
       break;
     case env_tool::triton: {
-      who = "Triton";
       // Triton compiles for the device it runs on (sm_XYa from 9.0), with TRITON_PTXAS_PATH below
       // 9.0 and TRITON_PTXAS_BLACKWELL_PATH from 9.0; a path that does not run falls back silently
       // to the ptxas in its wheel, so the file must be there.
@@ -280,9 +274,10 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   // The nvcc a shell would run: not the tool's, once the variables point it at the validated one.
   if (d && d->nvcc_on_path && tool != env_tool::triton) {
     const candidate& first = d->candidates[*d->nvcc_on_path];
+    const char* const runners[] = {"PyTorch extensions", "FlashInfer", "CMake", "TVM-FFI"};  // by env_tool
     if (first.real_path != nvcc->real_path)
-      out.notes.push_back("the first nvcc on PATH is " + detail::label(first) + ", not the one that validated the targets: " + who +
-                          " will not run it with these variables (it runs " +
+      out.notes.push_back("the first nvcc on PATH is " + detail::label(first) + ", not the one that validated the targets: " +
+                          runners[static_cast<std::size_t>(tool)] + " will not run it with these variables (it runs " +
                           (tool == env_tool::cmake ? "$CUDACXX" : "$CUDA_HOME/bin/nvcc") +
                           "); a shell or a build step that runs `nvcc` by name would");
   }
@@ -292,22 +287,14 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   return out;
 }
 
-namespace detail {
-
-inline bool dotenv_plain(std::string_view v) {
-  if (!v.empty() && (v.front() == ' ' || v.back() == ' ')) return false;
-  return v.find_first_of("\"'\\$#`\n\r\t") == std::string_view::npos;
-}
-
-}  // namespace detail
-
 CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
   std::string out;
   for (const auto& v : e.variables) {
     switch (format) {
       case env_format::shell: out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n"; break;
       case env_format::dotenv:
-        if (detail::dotenv_plain(v.value)) {
+        if (v.value.find_first_of("\"'\\$#`\n\r\t") == std::string::npos &&
+            (v.value.empty() || (v.value.front() != ' ' && v.value.back() != ' '))) {
           out += v.name + "=" + v.value + "\n";
         } else {
           out += v.name + "=\"";

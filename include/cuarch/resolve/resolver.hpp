@@ -448,7 +448,7 @@ class resolver {
 // Compiled mode (core/config.hpp): the resolutions most programs make are instantiated once, in
 // src/cuarch.cpp, and every other TU is told not to instantiate them (an explicit instantiation
 // declaration), so it generates no code for the resolver: the defaults with a compiler by value or
-// a fixed_compiler, and the type-erased sources the command line and the Python module use. Other
+// a fixed_compiler, and the type-erased any_* sources (resolve/source_contract.hpp). Other
 // combinations are instantiated where they are used, as in header-only mode.
 #if defined(CUARCH_COMPILED)
 #  if CUARCH_DEFINITIONS
