@@ -18,23 +18,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "recorded_tsv.hpp"
 
 using namespace cuarch;
 
 namespace {
-
-std::string unescape(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 == s.size()) {
-      out += s[i];
-      continue;
-    }
-    const char c = s[++i];
-    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
-  }
-  return out;
-}
 
 struct cmake_result {
   std::string version, outcome, detail;
@@ -61,7 +49,7 @@ std::vector<cmake_row> recorded_rows() {
     }
     if (cols.size() != 2 + 2 * versions.size()) continue;  // a malformed row fails the size check below
     cmake_row r;
-    r.input = unescape(cols[0]);
+    r.input = unescape_tsv_field(cols[0]);
     r.nvcc = cols.back();
     for (std::size_t v = 0; v < versions.size(); ++v) r.cmakes.push_back({versions[v], cols[1 + 2 * v], cols[2 + 2 * v]});
     rows.push_back(r);

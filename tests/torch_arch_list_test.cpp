@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "recorded_tsv.hpp"
 
 using namespace cuarch;
 
@@ -19,19 +20,6 @@ namespace {
 struct torch_row {
   std::string input, outcome, detail;
 };
-
-std::string unescape(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 == s.size()) {
-      out += s[i];
-      continue;
-    }
-    const char c = s[++i];
-    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
-  }
-  return out;
-}
 
 std::vector<torch_row> recorded_rows() {
   std::ifstream in(std::string(CUARCH_TEST_DATA_DIR) + "/torch_arch_list_2.15.0.tsv");
@@ -44,7 +32,7 @@ std::vector<torch_row> recorded_rows() {
     std::getline(cols, r.input, '\t');
     std::getline(cols, r.outcome, '\t');
     std::getline(cols, r.detail, '\t');
-    r.input = unescape(r.input);
+    r.input = unescape_tsv_field(r.input);
     rows.push_back(r);
   }
   return rows;
