@@ -112,14 +112,14 @@ TEST_CASE("the resolutions the compiled library instantiates, and its writers, a
   CHECK(cuarch::to_json(*by_value).rfind("{\"schema\":\"cuarch.resolve/1\"", 0) == 0);
   CHECK(cuarch::jit_cache_digest(cuarch::jit_cache_key(cuda13, by_value->targets)).size() == 16);
 
-  // The type-erased sources (resolve/source_contract.hpp).
-  const cuarch::any_device_source devices = cuarch::fixed_devices({{9, 0}});
-  const cuarch::any_driver_source driver = cuarch::no_driver{};
+  // Sources other than the defaults, instantiated in this TU in either mode.
+  const cuarch::fixed_devices devices({{9, 0}});
+  const cuarch::no_driver driver;
   cuarch::arch_request native{"native"};
   native.overrides = cuarch::env_override::none;
-  const auto erased = cuarch::resolve_target_archs(native, cuda13, devices, cuarch::resolve_policy{}, driver);
-  REQUIRE(erased);
-  CHECK(cuarch::nvcc_flags(erased->targets) == "-gencode=arch=compute_90a,code=sm_90a");  // native prefers 9.0a
+  const auto native_set = cuarch::resolve_target_archs(native, cuda13, devices, cuarch::resolve_policy{}, driver);
+  REQUIRE(native_set);
+  CHECK(cuarch::nvcc_flags(native_set->targets) == "-gencode=arch=compute_90a,code=sm_90a");  // native prefers 9.0a
 
   // A failure's message, and the JSON documents of `cuarch list` and `cuarch check`.
   cuarch::arch_request old{"3.5"};

@@ -1,6 +1,6 @@
 // The source contract (resolve/source_contract.hpp): which types are sources, the driver trait that
-// decides whether PTX is checked, and the type-erased and caching adaptors, each
-// driven through a real resolution.
+// and the checks_ptx() member that decide whether PTX is checked, each driven through a real
+// resolution.
 #include <cuarch/resolve/fixed_sources.hpp>
 #include <cuarch/resolve/resolver.hpp>
 #include <cuarch/resolve/source_contract.hpp>
@@ -42,6 +42,11 @@ struct build_host_driver {
 };
 /// The same, declared not to check PTX through the trait.
 struct unchecked_build_host_driver : build_host_driver {};
+/// A driver source that learns only at run time whether its answer is the one that will JIT.
+struct run_time_driver : build_host_driver {
+  bool checks;
+  bool checks_ptx() const noexcept { return checks; }
+};
 
 }  // namespace
 
@@ -55,12 +60,6 @@ static_assert(is_driver_source_v<fixed_driver> && is_driver_source_v<no_driver>)
 static_assert(!is_device_source_v<misspelled_devices>, "a misspelled member is no source");
 static_assert(!is_device_source_v<devices_as_ints>, "a member with the wrong result is no source");
 static_assert(!is_compiler_source_v<fixed_devices> && !is_driver_source_v<fixed_compiler>);
-static_assert(is_compiler_source_v<any_compiler_source> && is_device_source_v<any_device_source> &&
-              is_driver_source_v<any_driver_source>);
-// An adaptor accepts only a source of its role.
-static_assert(std::is_constructible_v<any_device_source, fixed_devices>);
-static_assert(!std::is_constructible_v<any_device_source, misspelled_devices>);
-static_assert(!std::is_constructible_v<any_compiler_source, fixed_devices>);
 #if defined(__cpp_concepts) && __cpp_concepts >= 201907L
 static_assert(compiler_source<fixed_compiler> && device_source<fixed_devices> && driver_source<no_driver>);
 static_assert(!device_source<misspelled_devices> && !device_source<devices_as_ints>);
@@ -92,19 +91,25 @@ TEST_CASE("checks_ptx_against_driver: a driver source declared not to check is n
   CHECK(fallback.error().diagnostics[0].fallback_error->message().find("does not check PTX") != std::string::npos);
 }
 
-TEST_CASE("any_*_source: one resolver type, the same answers as the sources it erases", "[contract][erased]") {
-  using any_resolver = resolver<any_compiler_source, any_device_source, jit_policy, any_driver_source>;
-  const any_resolver direct_like(fixed_compiler({12, 6}), fixed_devices{{9, 0}, {12, 0}}, jit_policy{}, fixed_driver({13, 0}));
-  const auto erased = direct_like.resolve(request("native"));
-  const auto direct = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{9, 0}, {12, 0}}, jit_policy{},
-                                           fixed_driver({13, 0}));
-  REQUIRE(erased);
-  REQUIRE(direct);
-  CHECK(names(erased->targets) == names(direct->targets));
-  CHECK(names(erased->targets) == "compute_90 sm_90a");  // 12.0 is newer than CUDA 12.6: PTX the 13.0 driver JITs
+TEST_CASE("checks_ptx(): a driver source that says at run time whether it checks PTX is believed", "[contract][driver]") {
+  CHECK_FALSE(checks_ptx_against(run_time_driver{{}, false}));
+  CHECK(checks_ptx_against(run_time_driver{{}, true}));
+  CHECK_FALSE(checks_ptx_against(no_driver{}));
+  CHECK(checks_ptx_against(fixed_driver({13, 0})));
 
-  // An erased no_driver still does not check PTX: the fallback is refused with no_driver's own reason.
-  const any_resolver no_check(fixed_compiler({12, 6}), fixed_devices{{12, 0}}, jit_policy{}, no_driver{});
+  // Checked: the 11.8 driver cannot JIT CUDA 13.0's PTX. Not checked: kept, not refused for its driver.
+  const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
+                                            run_time_driver{{}, true});
+  REQUIRE_FALSE(checked);
+  CHECK(checked.error().diagnostics[0].reason->code == errc::ptx_too_new_for_driver);
+  const auto unchecked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
+                                              run_time_driver{{}, false});
+  REQUIRE(unchecked);
+  CHECK(names(unchecked->targets) == "compute_90");
+}
+
+TEST_CASE("no_driver: PTX is not checked, and a PTX fallback is refused with no_driver's own reason", "[contract][driver]") {
+  const resolver<fixed_compiler, fixed_devices, jit_policy, no_driver> no_check(fixed_compiler({12, 6}), fixed_devices{{12, 0}});
   const auto refused = no_check.resolve(request("native"));
   REQUIRE_FALSE(refused);
   REQUIRE(refused.error().diagnostics[0].fallback_error);
@@ -112,14 +117,12 @@ TEST_CASE("any_*_source: one resolver type, the same answers as the sources it e
   const auto ptx = no_check.resolve(request("compute_90"));  // not checked, so not refused for want of a driver
   REQUIRE(ptx);
   CHECK(names(ptx->targets) == "compute_90");
-  CHECK_FALSE(any_driver_source(no_driver{}).checks_ptx());
-  CHECK(any_driver_source(fixed_driver({13, 0})).checks_ptx());
 
-  // Copies share the source.
-  const any_device_source devices = fixed_devices{{8, 6}};
-  const any_device_source copy = devices;  // NOLINT(performance-unnecessary-copy-initialization)
-  REQUIRE(copy.devices());
-  CHECK(copy.devices()->at(0).cc == compute_capability{8, 6});
+  // With a driver that JITs it, the same resolver type falls back to PTX.
+  const auto fallback = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{9, 0}, {12, 0}}, jit_policy{},
+                                             fixed_driver({13, 0}));
+  REQUIRE(fallback);
+  CHECK(names(fallback->targets) == "compute_90 sm_90a");  // 12.0 is newer than CUDA 12.6: PTX the 13.0 driver JITs
 }
 
 TEST_CASE("fixed_devices is the one class for a given list", "[contract][devices]") {

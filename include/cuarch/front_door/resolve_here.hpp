@@ -70,8 +70,6 @@ struct answered_driver {
   expected<observation, error> driver_version() const { return answer; }
   bool checks_ptx() const noexcept { return checks; }
 };
-// The resolver asks checks_ptx_against(driver), whose default is "yes": an answered no_driver must say no.
-inline bool checks_ptx_against(const answered_driver& driver) noexcept { return driver.checks_ptx(); }
 
 }  // namespace detail
 

@@ -4,6 +4,7 @@
 // docs/design.md, "Resolution"; what sources and policies must provide, in source_contract.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -236,9 +237,7 @@ class resolution_run {
         judge(d, renamed);
       }
       if (d.result && !devs.empty()) {
-        bool loads = false;
-        for (const auto& dev : devs) loads = loads || can_load(*d.result, dev.cc);
-        if (!loads) {
+        if (std::none_of(devs.begin(), devs.end(), [&](const device_info& dev) { return can_load(*d.result, dev.cc); })) {
           d.reason = no_device_loads(*d.result, devs);
           d.result.reset();
         }
@@ -331,12 +330,8 @@ class resolution_run {
       return;
     }
     const arch_target ptx{*newest, arch_variant::baseline, arch_form::ptx};
-    if (!checks_driver_) {
-      d.fallback = ptx_fallback_status::refused;
-      d.fallback_error = unchecked_driver_reason();
-      return;
-    }
-    auto verdict = check(ptx);  // PTX of a cc at or below the device's JITs there
+    // PTX of a cc at or below the device's JITs there, if the driver can JIT it and is asked to check.
+    const auto verdict = checks_driver_ ? check(ptx) : unexpected(unchecked_driver_reason());
     if (!verdict) {
       d.fallback = ptx_fallback_status::refused;
       d.fallback_error = verdict.error();
@@ -436,7 +431,6 @@ class resolver {
   }
 
   const CompilerSource& compiler_source() const noexcept { return compiler_; }
-  const Policy& policy() const noexcept { return policy_; }
 
  private:
   CompilerSource compiler_;
@@ -448,8 +442,7 @@ class resolver {
 // Compiled mode (core/config.hpp): the resolutions most programs make are instantiated once, in
 // src/cuarch.cpp, and every other TU is told not to instantiate them (an explicit instantiation
 // declaration), so it generates no code for the resolver: the defaults with a compiler by value or
-// a fixed_compiler, and the type-erased any_* sources (resolve/source_contract.hpp). Other
-// combinations are instantiated where they are used, as in header-only mode.
+// a fixed_compiler. Other combinations are instantiated where they are used, as in header-only mode.
 #if defined(CUARCH_COMPILED)
 #  if CUARCH_DEFINITIONS
 #    define CUARCH_INSTANTIATE template
@@ -459,12 +452,8 @@ class resolver {
 CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy, no_driver>(const arch_request&, const compiler_info&,
                                                                                              const no_devices&, const strict_policy&,
                                                                                              const no_driver&);
-CUARCH_INSTANTIATE resolve_result resolve_target_archs<any_device_source, resolve_policy, any_driver_source>(
-    const arch_request&, const compiler_info&, const any_device_source&, const resolve_policy&, const any_driver_source&);
 CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, strict_policy, no_driver, 0>(
     const arch_request&, const fixed_compiler&, const no_devices&, const strict_policy&, const no_driver&);
-CUARCH_INSTANTIATE resolve_result resolve_target_archs<any_compiler_source, any_device_source, resolve_policy, any_driver_source, 0>(
-    const arch_request&, const any_compiler_source&, const any_device_source&, const resolve_policy&, const any_driver_source&);
 #  undef CUARCH_INSTANTIATE
 #endif
 

@@ -1,6 +1,6 @@
 // The source contract of resolution, in one place: what a compiler, device and driver source must
-// provide, and adaptors that erase a source's type. Every source in cuarch meets it (fixed_sources.hpp, the
-// NVRTC/nvcc/driver/NVML sources), and so can one of yours:
+// provide. Every source in cuarch meets it (fixed_sources.hpp, the NVRTC/nvcc/driver/NVML
+// sources), and so can one of yours:
 //
 //   role             member (const, never throws, callable from several threads at once)
 //   compiler source  compiler()       -> expected<compiler_info, error>               fixed_compiler
@@ -10,11 +10,10 @@
 // The result may be any type convertible to the one named (a const reference to a cached value is
 // fine). Resolution asks the compiler once per resolve, the devices only when it needs them
 // (`native`, or explicit targets under verify_on_devices), and the driver only for PTX, and then
-// only when checks_ptx_against_driver<Driver> holds. Sources are asked on every resolve: one that
+// only when checks_ptx_against(driver) holds. Sources are asked on every resolve: one that
 // queries a library or a process keeps its first answer itself (nvrtc_library_source).
 #pragma once
 
-#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -32,45 +31,30 @@ CUARCH_BEGIN_NAMESPACE
 // ---- what each role must provide --------------------------------------------------------------
 
 namespace detail {
-// One question per role: the member it calls and the result the contract names. Each call is
-// SFINAE-friendly (its type is the member's), so the same tag tells whether a type answers.
-struct ask_compiler {
-  using result = expected<compiler_info, error>;
-  template <class S>
-  auto operator()(const S& s) const -> decltype(s.compiler()) {
-    return s.compiler();
-  }
-};
-struct ask_devices {
-  using result = expected<std::vector<device_info>, error>;
-  template <class S>
-  auto operator()(const S& s) const -> decltype(s.devices()) {
-    return s.devices();
-  }
-};
-struct ask_driver {
-  using result = expected<observation, error>;
-  template <class S>
-  auto operator()(const S& s) const -> decltype(s.driver_version()) {
-    return s.driver_version();
-  }
-};
+// The member each role calls; SFINAE-friendly, so the same alias tells whether a type answers.
+template <class S>
+using compiler_answer = decltype(std::declval<const S&>().compiler());
+template <class S>
+using devices_answer = decltype(std::declval<const S&>().devices());
+template <class S>
+using driver_answer = decltype(std::declval<const S&>().driver_version());
+template <class S>
+using checks_ptx_answer = decltype(std::declval<const S&>().checks_ptx());
 
-/// Whether S answers Ask's question with something convertible to Ask::result.
-template <class Ask, class S, class = void>
+/// Whether S has the member Answer names, with a result convertible to R.
+template <template <class> class Answer, class S, class R, class = void>
 struct answers : std::false_type {};
-template <class Ask, class S>
-struct answers<Ask, S, std::void_t<std::invoke_result_t<Ask, const S&>>>
-    : std::is_convertible<std::invoke_result_t<Ask, const S&>, typename Ask::result> {};
+template <template <class> class Answer, class S, class R>
+struct answers<Answer, S, R, std::void_t<Answer<S>>> : std::is_convertible<Answer<S>, R> {};
 }  // namespace detail
 
 /// Whether S is a compiler, device or driver source (the table above).
 template <class S>
-inline constexpr bool is_compiler_source_v = detail::answers<detail::ask_compiler, S>::value;
+inline constexpr bool is_compiler_source_v = detail::answers<detail::compiler_answer, S, expected<compiler_info, error>>::value;
 template <class S>
-inline constexpr bool is_device_source_v = detail::answers<detail::ask_devices, S>::value;
+inline constexpr bool is_device_source_v = detail::answers<detail::devices_answer, S, expected<std::vector<device_info>, error>>::value;
 template <class S>
-inline constexpr bool is_driver_source_v = detail::answers<detail::ask_driver, S>::value;
+inline constexpr bool is_driver_source_v = detail::answers<detail::driver_answer, S, expected<observation, error>>::value;
 
 #if defined(__cpp_concepts) && __cpp_concepts >= 201907L
 /// The same rules as concepts, for constraining your own templates in C++20.
@@ -90,11 +74,12 @@ concept driver_source = is_driver_source_v<S>;
 template <class Driver>
 struct checks_ptx_against_driver : std::true_type {};
 
-/// Whether resolution checks PTX against this very driver source: the trait (any_driver_source,
-/// which learns it only at run time, has its own overload below).
+/// Whether resolution checks PTX against this very driver source: its `checks_ptx()` member where
+/// it has one (a source that learns it only at run time), else the trait.
 template <class Driver>
-constexpr bool checks_ptx_against(const Driver&) noexcept {
-  return checks_ptx_against_driver<Driver>::value;
+bool checks_ptx_against(const Driver& driver) noexcept {
+  if constexpr (detail::answers<detail::checks_ptx_answer, Driver, bool>::value) return driver.checks_ptx();
+  else return checks_ptx_against_driver<Driver>::value;
 }
 
 namespace detail {
@@ -116,73 +101,5 @@ constexpr bool check_resolver_arguments() {
   return true;
 }
 }  // namespace detail
-
-// ---- type-erased adaptors ---------------------------------------------------------------------
-
-namespace detail {
-
-/// One question to a source whose type is erased. The source is held by a shared pointer to const:
-/// copies of the adaptor share it, which is safe because sources answer from const members.
-template <class Ask>
-class erased_question {
-  using Result = typename Ask::result;
-
- public:
-  template <class S>
-  explicit erased_question(S source)
-      : source_(std::make_shared<const S>(std::move(source))),
-        ask_([](const void* s) -> Result { return Ask{}(*static_cast<const S*>(s)); }) {}
-
-  Result operator()() const { return ask_(source_.get()); }
-
- private:
-  std::shared_ptr<const void> source_;
-  Result (*ask_)(const void*);
-};
-
-template <class S, class Adaptor, bool Role>
-using if_adaptable = std::enable_if_t<Role && !std::is_same_v<std::decay_t<S>, Adaptor>, int>;
-
-}  // namespace detail
-
-/// Any compiler source, behind one type (one resolver instantiation for many sources).
-class any_compiler_source {
- public:
-  template <class S, detail::if_adaptable<S, any_compiler_source, is_compiler_source_v<S>> = 0>
-  any_compiler_source(S source) : ask_(std::move(source)) {}  // NOLINT: implicit, like std::function
-
-  expected<compiler_info, error> compiler() const { return ask_(); }
-
- private:
-  detail::erased_question<detail::ask_compiler> ask_;
-};
-
-/// Any device source, behind one type.
-class any_device_source {
- public:
-  template <class S, detail::if_adaptable<S, any_device_source, is_device_source_v<S>> = 0>
-  any_device_source(S source) : ask_(std::move(source)) {}  // NOLINT: implicit, like std::function
-
-  expected<std::vector<device_info>, error> devices() const { return ask_(); }
-
- private:
-  detail::erased_question<detail::ask_devices> ask_;
-};
-
-/// Any driver source, behind one type. It keeps what checks_ptx_against() said of the source it
-/// holds: an erased no_driver still does not check PTX.
-class any_driver_source {
- public:
-  template <class S, detail::if_adaptable<S, any_driver_source, is_driver_source_v<S>> = 0>
-  any_driver_source(S source) : checks_ptx_(checks_ptx_against(source)), ask_(std::move(source)) {}  // NOLINT: implicit
-
-  expected<observation, error> driver_version() const { return ask_(); }
-  bool checks_ptx() const noexcept { return checks_ptx_; }
-
- private:
-  bool checks_ptx_;
-  detail::erased_question<detail::ask_driver> ask_;
-};
-inline bool checks_ptx_against(const any_driver_source& driver) noexcept { return driver.checks_ptx(); }
 
 CUARCH_END_NAMESPACE
