@@ -17,8 +17,6 @@ CUARCH_FUNC detection detect(const detect_options& options = {});
 
 CUARCH_END_NAMESPACE
 
-// The walk is parsed only where detect() is defined: every TU in header-only mode, src/cuarch.cpp
-// in compiled mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 #  include "walk.hpp"
 CUARCH_BEGIN_NAMESPACE

@@ -80,10 +80,9 @@ struct detect_options {
   std::vector<std::string> default_roots;  // empty: /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
 
   // The driver's devices (with the devices role): NVML, which initialises no CUDA in this process;
-  // cuInit through the chosen driver only where NVML is missing or cannot answer.
+  // cuInit through the chosen driver only where NVML cannot answer, unless cuinit_fallback is false
+  // (a process that forks workers and must keep CUDA uninitialised: NVML's failure is the answer).
   bool query_devices = true;
-  // false: never cuInit, not even where NVML cannot answer; NVML's failure is then the answer (for a
-  // process that forks workers and must keep CUDA uninitialised, whatever the machine lacks).
   bool cuinit_fallback = true;
   bool probe_ptxas = false;                                       // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
@@ -118,16 +117,13 @@ struct selection {
   std::optional<std::size_t> index;  // into detection::candidates
   std::string why;
   std::optional<error> failure;  // set when no candidate governs (and the role was asked)
-  // An explicit argument or a sticky variable (CUARCH_*, CUDACXX) named this role's component and
-  // asking it failed: `failure` is that failure, and cuarch did not fall back to another candidate.
+  // An explicit argument, a sticky variable (CUARCH_*, CUDACXX) or a named toolkit root (cuda_home,
+  // $CUDA_HOME, $CUDA_PATH: named_root_failed too) named this role's component and it failed:
+  // `failure` says how, and cuarch did not fall back to another candidate.
   bool given_and_failed = false;
-  // The same for a toolkit root the caller named (cuda_home, $CUDA_HOME, $CUDA_PATH) that does not
-  // exist or lacks this component; given_and_failed is set too.
   bool named_root_failed = false;
-  bool asked = true;  // false: the role was not in detect_options::roles (no index, no failure)
-  // When no candidate was found at all: every place looked in, in discovery order, as words
-  // ("/usr/local/cuda/bin (default location)", "PATH /usr/bin", "the dynamic loader: ...").
-  std::vector<std::string> searched;
+  bool asked = true;                  // false: the role was not in detect_options::roles
+  std::vector<std::string> searched;  // no candidate at all: every place looked in, in discovery order
 };
 
 /// A toolkit directory met during discovery.
@@ -137,9 +133,7 @@ struct toolkit_root {
   std::string origin;
   std::vector<std::string> also_found_via;
   std::optional<error> problem;  // points nowhere, is not a toolkit, relative value, ...
-  // How cuarch read a named root it did not take verbatim: "--cuda-home /usr/local/cuda/bin is a
-  // toolkit's bin directory; its parent /usr/local/cuda is the toolkit root". Empty otherwise.
-  std::string note;
+  std::string note;              // how cuarch read a named root it did not take verbatim (a bin directory)
 };
 
 /// A Python environment scanned for wheels.
@@ -163,9 +157,7 @@ struct detection {
   std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
   std::optional<std::vector<device_info>> given_devices;
   std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
-  /// How driver_devices were read: "NVML (<path>)" (no CUDA initialisation in this process), or
-  /// "cuInit (<path>)" where NVML could not answer; devices_notes then says why, and that a
-  /// process forked afterwards cannot use CUDA.
+  /// "NVML (<path>)", or "cuInit (<path>)" where NVML could not answer (devices_notes say why).
   std::string devices_via;
   std::vector<std::string> devices_notes;
   environment env;  // the snapshot detection read
@@ -220,10 +212,6 @@ struct detected_offline_compiler {
 struct detected_devices {
   const detection* d;
   expected<std::vector<device_info>, error> devices() const { return d->devices(); }
-};
-struct detected_driver {
-  const detection* d;
-  expected<observation, error> driver_version() const { return d->driver_version(); }
 };
 
 CUARCH_END_NAMESPACE

@@ -111,12 +111,12 @@ constexpr arch_target target_of_key(std::uint32_t k) noexcept {
                      static_cast<arch_variant>((k / 4u) % 4u), static_cast<arch_form>(k % 4u)};
 }
 
-/// The distinct SASS and PTX targets of a code object (LTO IR never loads), sorted.
-inline std::vector<std::uint32_t> loadable_target_keys(const code_object& o) {
+/// The distinct targets of a code object, sorted; without LTO IR (it never loads) unless `lto`.
+inline std::vector<std::uint32_t> target_keys_of(const code_object& o, bool lto = false) {
   std::vector<std::uint32_t> keys;
   keys.reserve(o.images.size());
   for (const auto& img : o.images)
-    if (img.target.form != arch_form::lto) keys.push_back(target_key(img.target));
+    if (lto || img.target.form != arch_form::lto) keys.push_back(target_key(img.target));
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
@@ -147,7 +147,7 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
       ++(c.jit ? v.by_ptx_jit : v.by_sass);
       continue;
     }
-    misses.push_back(miss{detail::loadable_target_keys(o), c.why ? c.why->code : errc::cannot_load_on_device, i});
+    misses.push_back(miss{detail::target_keys_of(o), c.why ? c.why->code : errc::cannot_load_on_device, i});
   }
   std::stable_sort(misses.begin(), misses.end(),
                    [](const miss& a, const miss& b) { return a.code != b.code ? a.code < b.code : a.keys < b.keys; });
@@ -200,12 +200,7 @@ inline std::string fix_text(const failing_group& g, const compute_capability& cc
          " or lower (compute_XY) for the driver to JIT";
 }
 
-inline std::string image_kind(const code_image& img) {
-  return img.target.form == arch_form::sass ? "sass" : img.target.form == arch_form::ptx ? "ptx" : "lto";
-}
-
-/// "sm_90a" for SASS, "compute_90a" for PTX, "lto_90" for LTO IR: the compiler's spelling.
-inline std::string image_target(const code_image& img) { return std::string(to_text(img.target).view()); }
+inline constexpr std::string_view image_kinds[] = {"sass", "ptx", "lto"};  // arch_form's order
 
 }  // namespace detail
 
@@ -244,11 +239,7 @@ inline std::string inspect_text(const inspect_report& r) {
       if (!judged(o, loadable)) continue;
       ++judged_objects;
       relocatable += o.relocatable ? 1 : 0;
-      std::vector<std::uint32_t> keys;
-      for (const auto& img : o.images) keys.push_back(detail::target_key(img.target));
-      std::sort(keys.begin(), keys.end());
-      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-      for (const std::uint32_t k : keys)
+      for (const std::uint32_t k : detail::target_keys_of(o, true))
         if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
     std::vector<std::pair<std::string, std::size_t>> counts;
@@ -352,7 +343,8 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
       w.begin_object().key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
       w.key("judged").value(judged(o, loadable)).key("images").begin_array();
       for (const auto& img : o.images) {
-        w.begin_object().key("kind").value(detail::image_kind(img)).key("target").value(detail::image_target(img));
+        w.begin_object().key("kind").value(detail::name_of(detail::image_kinds, img.target.form));
+        w.key("target").value(to_text(img.target).view());
         w.key("code_version").value(std::string(to_text(img.version).view())).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size)).end_object();
       }

@@ -68,8 +68,6 @@ CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_v
 
 CUARCH_END_NAMESPACE
 
-// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
-// mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
 #  include "../core/detail/json_document.hpp"
@@ -162,9 +160,7 @@ CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<c
 
 CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_view message) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::error).key("ok").value(false).key("command");
-  if (command.empty()) w.null();
-  else w.value(command);
+  detail::text_or_null(detail::begin_document(w, json_schema::error).key("ok").value(false).key("command"), command);
   w.key("error").begin_object().key("code").value("bad_usage").key("kind").value("bad_usage");
   w.key("exit_status").value(static_cast<int>(exit_class::bad_input)).key("message").value(message).end_object();
   w.end_object();

@@ -1,11 +1,9 @@
-// Which variant `native` builds for each device: per-device preferences and fallback chains.
-// A chain is the order in which `native` tries the device's own architecture: "f,a" tries sm_120f,
-// then sm_120a; baseline (sm_120) is always the last resort, written or not, and a variant the
-// device lacks (`f` below 10.0, `a` below 9.0) is skipped. A rule picks the chain for some devices:
-// "12.0=f" (cc 12.0 exactly), "9=a" (every 9.x), "default=a" (every other; without one, `a`).
-// The spelling (--native-variant, Python native_variant=) is a comma-separated list of rules; an
-// entry without '=' continues the chain of the rule before it, or of `default` when it comes first:
-// "12.0=f,a,9=a,default=a", "f,a,baseline". The most specific rule wins (exact cc, major, default).
+// Which variant `native` builds for each device. A chain is the order in which `native` tries the
+// device's own architecture ("f,a": sm_120f, then sm_120a; baseline is always last, written or not;
+// a variant the device lacks, `f` below 10.0, `a` below 9.0, is skipped). A rule picks the chain for
+// some devices: "12.0=f" (exactly 12.0), "9=a" (every 9.x), "default=a" (every other; without one,
+// `a`); the most specific wins. A spelling lists rules, comma-separated; an entry without '='
+// continues the chain of the rule before it, or of `default`: "12.0=f,a,9=a,default=a", "f,a".
 // All constexpr and allocation-free, so a policy holding preferences stays a literal type.
 #pragma once
 
@@ -66,10 +64,8 @@ class variant_chain {
 
 /// One rule: which devices (one compute capability, a major, or all) get which chain.
 struct native_variant_rule {
-  /// -1: every device (default). Otherwise the major the rule is for.
-  int major = -1;
-  /// -1: every minor of `major`. Otherwise the exact minor.
-  int minor = -1;
+  int major = -1;  // -1: every device (default)
+  int minor = -1;  // -1: every minor of `major`
   variant_chain chain;
 
   constexpr bool is_default() const noexcept { return major < 0; }

@@ -17,7 +17,6 @@ enum class output_format : unsigned char {
   torch,  // TORCH_CUDA_ARCH_LIST (torch_cuda_arch_list)
   json,   // the whole resolution (to_json)
 };
-/// The names of the formats, in enumerator order.
 inline constexpr std::string_view output_format_names[] = {"nvcc", "nvrtc", "cmake", "torch", "json"};
 inline constexpr auto all_output_formats = detail::enumerators<output_format>(output_format_names);
 

@@ -78,8 +78,6 @@ CUARCH_FUNC std::string to_json(const resolution_failure& f);
 
 CUARCH_END_NAMESPACE
 
-// Defined where definitions are compiled: every TU in header-only mode, src/cuarch.cpp in compiled
-// mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
 #  include "../core/detail/json_document.hpp"
@@ -128,7 +126,7 @@ expected<std::string, error> join_arch_groups(const target_set& targets, std::st
     const arch_target* forms[3] = {nullptr, nullptr, nullptr};
     const arch_target& first = targets[i];
     for (; i < targets.size() && targets[i].cc == first.cc && targets[i].variant == first.variant; ++i)
-      forms[static_cast<std::size_t>(order_of(targets[i].form))] = &targets[i];
+      forms[static_cast<std::size_t>(targets[i].form)] = &targets[i];
     if (forms[2])
       return unexpected(errors::not_expressible(source_kind::none, *forms[2], format, std::string(who) + " has no spelling for LTO IR"));
     const expected<std::string, error> entry = f(forms[0], forms[1]);
@@ -240,6 +238,9 @@ namespace detail {
 
 inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arch_form's order
 
+/// `s`, or null when it is empty.
+inline json_writer& text_or_null(json_writer& w, std::string_view s) { return s.empty() ? w.null() : w.value(s); }
+
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
   w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
@@ -265,12 +266,8 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     json_optional_error(w, d.reason);
     w.key("ptx_fallback").value(to_string(d.fallback)).key("ptx_fallback_error");
     json_optional_error(w, d.fallback_error);
-    w.key("preference");  // native: the variant rule that applied
-    if (d.preference.empty()) w.null();
-    else w.value(d.preference.view());
-    w.key("note");
-    if (d.note.empty()) w.null();
-    else w.value(d.note.view());
+    text_or_null(w.key("preference"), d.preference.view());  // native: the variant rule that applied
+    text_or_null(w.key("note"), d.note.view());
     w.key("message").value(d.message()).end_object();
   }
   w.end_array();
@@ -291,9 +288,7 @@ inline void json_compiler_provenance(json_writer& w, const compiler_provenance& 
   w.begin_object().key("kind").value(to_string(p.compiler.kind)).key("version").value(to_text(p.compiler.version).view());
   w.key("location").value(p.compiler.location).key("supported_sm_numbers").value(p.compiler.supported_sm_numbers);
   w.key("table_older_than_compiler").value(table_is_older_than(p.compiler));
-  w.key("path").value(p.path.empty() ? p.compiler.location : p.path).key("found");
-  if (p.found.empty()) w.null();
-  else w.value(p.found);
+  text_or_null(w.key("path").value(p.path.empty() ? p.compiler.location : p.path).key("found"), p.found);
   if (with_fix) w.key("fix").value(p.fix);
   w.end_object();
 }
@@ -321,13 +316,8 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
                                    const std::vector<resolution_warning>& warnings) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(true);
-  w.key("request").begin_object().key("keyword");
-  if (r.keyword == arch_keyword::none) w.null();
-  else w.value(to_string(r.keyword));
-  w.key("origin").value(to_string(r.origin.source)).key("variable");
-  if (r.origin.variable.empty()) w.null();
-  else w.value(r.origin.variable);
-  w.end_object();
+  text_or_null(w.key("request").begin_object().key("keyword"), to_string(r.keyword));  // null for an explicit list
+  text_or_null(w.key("origin").value(to_string(r.origin.source)).key("variable"), r.origin.variable).end_object();
   w.key("compiler");
   if (compiler) {
     detail::json_compiler_provenance(w, *compiler, false);  // the same object as a failure's

@@ -34,24 +34,20 @@ struct resolve_policy {
   /// as transformed. Off: the old name is rejected with the new one as the fix.
   bool follow_renames = false;
   /// A device newer than the compiler (nothing it can load is buildable as machine code) gets PTX
-  /// of the newest buildable arch below it, only if the driver can JIT that PTX's ISA version.
-  /// Needs a driver source; without one the fallback is refused with that reason.
+  /// of the newest buildable arch below it, only if the driver source says it can JIT it.
   bool ptx_fallback = false;
-  /// For JIT: explicit targets are resolved for the visible devices. A target no device can load
-  /// is rejected (errc::cannot_load_on_device), and a device left with nothing it can load fails
-  /// the resolution. Devices are then queried for explicit lists too.
+  /// For JIT: explicit targets are resolved for the visible devices (queried then): a target no
+  /// device can load is rejected, and a device left with nothing it can load fails the resolution.
   bool verify_on_devices = false;
-  /// Which variant `native` tries on each device, in order: rules and chains as --native-variant
-  /// spells them (parse_native_variant_spec("f,a"), "12.0=f,9=a,default=baseline"). A device no
-  /// rule matches gets "default=a" (then baseline).
+  /// Which variant `native` tries on each device (parse_native_variant_spec("12.0=f,9=a")); a
+  /// device no rule matches gets "default=a" (then baseline).
   native_variant_preferences native_preferences;
   /// A device whose own architecture the compiler cannot build gets machine code of the highest
   /// buildable lower minor of its major (sm_120 for 12.1), reported with the caveat that the code
   /// lacks the device's own features. Off: that device is an error (or PTX, under ptx_fallback).
   bool compatible_minor = false;
 
-  /// The chain `native` tries on `device` and the rule that chose it: the most specific of
-  /// native_preferences, else "default=a".
+  /// The rule `native` applies to `device`: the most specific of native_preferences, else "default=a".
   constexpr native_variant_rule native_rule_for(const compute_capability& device) const noexcept {
     if (const auto r = native_preferences.rule_for(device)) return *r;
     return native_variant_rule{-1, -1, variant_chain{arch_variant::arch_specific}};
@@ -61,7 +57,6 @@ struct resolve_policy {
 /// The policies by the names users write (command line, JSON, Python). Several combine, in order
 /// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
 enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices, compatible_minor };
-/// The names of the policies, in enumerator order.
 inline constexpr std::string_view policy_names[] = {"strict", "best-effort", "ptx-fallback", "verify-devices", "compatible-minor"};
 inline constexpr auto all_policy_names = detail::enumerators<policy_name>(policy_names);
 
@@ -87,9 +82,8 @@ constexpr void apply_policy(policy_name p, resolve_policy& into) noexcept {
   }
 }
 
-/// Applies a comma-separated list of policy names ("best-effort,ptx-fallback") in order, as the
-/// command line, Python and CMake take it. Returns the first entry that is no policy name (an
-/// empty entry included), or nullopt when every entry was applied.
+/// Applies a comma-separated list of policy names ("best-effort,ptx-fallback") in order. Returns the
+/// first entry that is no policy name (an empty entry included), or nullopt when all were applied.
 constexpr std::optional<std::string_view> apply_policy_list(std::string_view list, resolve_policy& into) noexcept {
   while (true) {
     const std::size_t comma = list.find(',');

@@ -78,10 +78,8 @@ class boxed_error {
   std::unique_ptr<error> p_;
 };
 
-/// One line of the report: a requested target, a keyword's target, or a native device.
-///
-/// At most 1 KB (tests/error_test.cpp pins it): resolution builds one per request on the warm
-/// path, so it holds its two errors boxed (boxed_error) instead of 2 x 760 bytes inline.
+/// One line of the report: a requested target, a keyword's target, or a native device. At most
+/// 1 KB (tests/error_test.cpp pins it): one per request on the warm path, so its errors are boxed.
 struct diagnostic {
   // User-provided on purpose: value-initialisation (emplace_back()) then runs only the member
   // initialisers instead of first zero-filling the whole object.
@@ -91,15 +89,12 @@ struct diagnostic {
   detail::text<48> input;
   /// Offset of the token in the request; error::no_position for keywords and devices.
   std::size_t position = error::no_position;
-  /// The device this request resolved for (native).
-  std::optional<resolved_device> device;
+  std::optional<resolved_device> device;  // the device this request resolved for (native)
   /// What was asked: the parsed target, or for native the preferred target of the device.
   arch_target requested{};
   resolution_outcome outcome = resolution_outcome::kept;
-  /// The target it contributes to the set (kept, transformed); empty when rejected.
-  std::optional<arch_target> result;
-  /// What decided that `result` is buildable: the compiler's supported-arch list (nvrtc, nvcc)
-  /// or cuarch's table (knowledge_table).
+  std::optional<arch_target> result;  // the target it contributes to the set; empty when rejected
+  /// What decided that `result` is buildable: the compiler's list (nvrtc, nvcc) or knowledge_table.
   source_kind decided_by = source_kind::none;
   /// Transformed: why `requested` could not be used. Rejected: why nothing could, with the fix.
   boxed_error reason;
@@ -120,10 +115,8 @@ struct diagnostic {
 /// A compiler and where it came from: the one a resolution was judged against, or another that
 /// detection saw and that would have satisfied the request (then `fix` says how to make it decide).
 struct compiler_provenance {
-  /// Kind, full version, real path (empty for a bare version), supported-arch list.
-  compiler_info compiler;
-  /// The path as found, when it differs from the real path (a symlink such as /usr/local/cuda/bin/nvcc).
-  std::string path;
+  compiler_info compiler;  // kind, version, real path (empty for a bare version), supported-arch list
+  std::string path;        // the path as found, when it differs from the real path (a symlink)
   /// How it was found, in words: "PATH (first on PATH: what a build or shell runs)",
   /// "CUDA_HOME=/usr/local/cuda (named by the environment)"; empty when the caller passed a value.
   std::string found;
@@ -146,16 +139,11 @@ struct resolution_warning {
 
 /// A successful resolution.
 struct resolution {
-  /// Never empty.
-  target_set targets;
-  /// One per request, in request order (native: one per device).
-  std::vector<diagnostic> diagnostics;
-  /// native / all / all-major, or none for an explicit list.
-  arch_keyword keyword = arch_keyword::none;
-  /// Where the resolved request came from (an argument, or an environment variable that overrode it).
-  request_origin origin;
-  /// The compiler resolution validated against.
-  source_kind compiler_kind = source_kind::none;
+  target_set targets;                             // never empty
+  std::vector<diagnostic> diagnostics;            // one per request, in request order (native: one per device)
+  arch_keyword keyword = arch_keyword::none;      // native / all / all-major, or none for an explicit list
+  request_origin origin;                          // an argument, or the environment variable that overrode it
+  source_kind compiler_kind = source_kind::none;  // the compiler resolution validated against
   cuda_version compiler_version{};
   /// cuarch's table is older than the compiler (a newer release, or archs it does not know); the
   /// compiler's own list decided where it could.
@@ -165,7 +153,6 @@ struct resolution {
 /// A failed resolution: the summary error, and every diagnostic (each rejected one with its reason).
 struct resolution_failure {
   resolution_failure() = default;
-  // Not an aggregate: the provenance fields below are filled by name, after the fact.
   resolution_failure(error why, std::vector<diagnostic> diags = {})
       : summary(why), diagnostics(std::move(diags)) {}  // NOLINT: implicit on purpose
 
@@ -174,18 +161,15 @@ struct resolution_failure {
   /// request (naming the environment variable it came from), no_device, or a source's error.
   error summary{};
   std::vector<diagnostic> diagnostics;
-  /// The compiler that decided (nullopt: none was found, or the request was malformed). The
-  /// resolver fills kind, version and path; detection adds how it was found (detect/explain.hpp).
+  /// The compiler that decided (nullopt: none was found, or the request was malformed); how it was
+  /// found is detection's to add (detect/explain.hpp).
   std::optional<compiler_provenance> compiler;
-  /// Other compilers detection saw that would satisfy the same request, each with its fix.
-  std::vector<compiler_provenance> alternatives;
+  std::vector<compiler_provenance> alternatives;  // other compilers that would satisfy it, each with its fix
   /// Whether detection looked for alternatives (explain_failure): only then may the message say
   /// that no other compiler it saw would build the request. A toolkit named by release: false.
   bool alternatives_sought = false;
-  /// When no compiler was found: every directory (and loader search) actually looked in.
-  std::vector<std::string> searched;
-  /// Disagreements between sources that bear on the answer (see resolution::warnings).
-  std::vector<resolution_warning> warnings;
+  std::vector<std::string> searched;         // no compiler found: every place looked in
+  std::vector<resolution_warning> warnings;  // disagreements between sources that bear on the answer
 
   /// The summary, one line per rejected request, then the compiler that decided and every
   /// alternative that would have worked, with its fix.
@@ -194,8 +178,6 @@ struct resolution_failure {
 
 using resolve_result = expected<resolution, resolution_failure>;
 
-// The messages are defined where definitions are compiled: every TU in header-only mode,
-// src/cuarch.cpp in compiled mode (core/config.hpp).
 #if CUARCH_DEFINITIONS
 
 CUARCH_FUNC std::string diagnostic::message() const {

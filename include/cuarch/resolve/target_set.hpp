@@ -17,18 +17,12 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-/// Rank in the canonical order: the enums are declared in it (baseline, a, f; sm_, compute_, lto_).
-template <class Enum>
-constexpr int order_of(Enum e) noexcept {
-  return static_cast<int>(e);
-}
-
-/// The canonical order: by compute capability, then baseline < a < f, then sm_ < compute_ < lto_.
-/// (arch_target itself has no ordering on purpose; this one exists for the set's layout only.)
+/// The canonical order: by compute capability, then baseline < a < f, then sm_ < compute_ < lto_
+/// (the enums' declaration order). arch_target itself has no ordering on purpose.
 constexpr bool canonical_less(const arch_target& a, const arch_target& b) noexcept {
   if (a.cc != b.cc) return a.cc < b.cc;
-  if (a.variant != b.variant) return order_of(a.variant) < order_of(b.variant);
-  return order_of(a.form) < order_of(b.form);
+  if (a.variant != b.variant) return a.variant < b.variant;
+  return a.form < b.form;
 }
 
 class target_set_builder;
