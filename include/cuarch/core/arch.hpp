@@ -16,8 +16,7 @@ CUARCH_BEGIN_NAMESPACE
 /// compute capability (`a`, arch-specific, cc >= 9.0), or the family (`f`, family-specific, cc >= 10.0).
 enum class arch_variant : unsigned char { baseline, arch_specific, family_specific };
 
-/// The variant's name: "baseline", "arch_specific" or "family_specific" (suffix() is its spelling
-/// in a target: "", "a", "f").
+/// The variant's name (suffix() is its spelling in a target: "", "a", "f").
 inline constexpr std::string_view arch_variant_names[] = {"baseline", "arch_specific", "family_specific"};
 inline constexpr auto all_arch_variants = detail::enumerators<arch_variant>(arch_variant_names);
 constexpr std::string_view to_string(arch_variant v) noexcept { return detail::name_of(arch_variant_names, v); }
@@ -62,10 +61,9 @@ constexpr arch_target with_form(arch_target t, arch_form f) noexcept {
   return t;
 }
 
-/// Whether NVIDIA defines this variant for this compute capability at all, independent of any
-/// toolkit: `a` exists from 9.0 on (CUDA 12.0 introduced sm_90a), `f` from 10.0 on (CUDA 12.9
-/// introduced family targets, the first being sm_100f). NVRTC 12.4 and 13.0 reject compute_80a,
-/// compute_88a and compute_90f (no recorded release accepts them: tests/data/nvrtc_releases.tsv).
+/// Whether NVIDIA defines this variant for this compute capability at all, whatever the toolkit:
+/// `a` from 9.0 on (sm_90a, CUDA 12.0), `f` from 10.0 on (sm_100f, CUDA 12.9); no recorded NVRTC
+/// accepts compute_80a, compute_88a or compute_90f (tests/data/nvrtc_releases.tsv).
 constexpr bool variant_exists(const compute_capability& cc, arch_variant v) noexcept {
   return v == arch_variant::baseline || cc >= compute_capability{v == arch_variant::arch_specific ? 9 : 10, 0};
 }

@@ -72,12 +72,10 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
 
 constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) { return check_buildable(t, toolkit).has_value(); }
 
-/// Whether code built for t can run on a device of compute capability `device` (docs/design.md, "Vocabulary"):
+/// Whether code built for t can run on a device of compute capability `device` (docs/design.md,
+/// "Vocabulary", has the sources; cases in tests/compatibility_test.cpp). LTO IR follows PTX:
 ///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
 ///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
-/// (NVIDIA Blackwell family blog; ptxas 13.0 --help; H200 loads sm_90/sm_90a/compute_75..90a and
-/// refuses sm_80/sm_89/sm_100*/compute_100*: docs/design.md, "Vocabulary"; the cases are in tests/compatibility_test.cpp.) LTO IR
-/// follows the PTX rules.
 constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
   const bool later_minor = t.cc.major == device.major && device.minor >= t.cc.minor;
   const bool jit_forward = t.variant == arch_variant::baseline && t.form != arch_form::sass;
@@ -100,8 +98,8 @@ constexpr bool driver_runs_code_of(const cuda_version& driver, const cuda_versio
 ///   required X.Y  (baseline)  built for compute capability >= X.Y, any variant
 ///   required X.Yf (family)    built f or a, major X, minor >= Y   (10.0f: 10.0f, 10.0a, 10.3f, 10.3a)
 ///   required X.Ya (specific)  built exactly X.Ya                  (12.0+PTX and 12.0f do not)
-/// The same rules are written for device code in cuarch/device.hpp (device::provides), which can
-/// include nothing; tests/target_set_test.cpp checks both agree on every pair of targets the table knows.
+/// device::provides (cuarch/device.hpp, which can include nothing) repeats them; tests/target_set_test.cpp
+/// checks both agree on every pair of targets the table knows.
 constexpr bool provides_features(const arch_target& built, const arch_target& required) noexcept {
   const bool specific_or_family = built.variant == arch_variant::arch_specific || built.variant == arch_variant::family_specific;
   switch (required.variant) {
@@ -113,13 +111,10 @@ constexpr bool provides_features(const arch_target& built, const arch_target& re
   return built.cc >= required.cc;
 }
 
-/// Whether targets a and b can be built by one nvcc compilation (a -gencode for each). The one
-/// rule: machine code of a baseline arch and of its own family-specific variant (sm_100 with
-/// sm_100f) cannot, in either order; nvcc 13.0 says "The same GPU code (`sm_100f`) generated for
-/// non family-specific and family-specific GPU arch" (they are the same cubin). Every other pair of
-/// the 46 targets nvcc 13.0 builds compiles together (tests/data/nvcc_pairs_13.0.tsv, recorded by
-/// scripts/toolkits/record-nvcc-pairs.sh: 1030 of 1035 pairs). NVRTC compiles one target per program.
-/// Error (targets_conflict): target = the baseline sm_XY, replacement = sm_XYf, raw = nvcc's words.
+/// Whether targets a and b can be built by one nvcc compilation (a -gencode for each): all pairs but
+/// machine code of a baseline arch with its own family-specific variant (sm_100 with sm_100f, the
+/// same cubin), in either order (tests/data/nvcc_pairs_13.0.tsv: 1030 of 1035 pairs of nvcc 13.0's
+/// 46 targets). Error (targets_conflict): target = the baseline sm_XY, replacement = sm_XYf.
 constexpr expected<void, error> check_same_compilation(const arch_target& a, const arch_target& b) {
   if (a.form != arch_form::sass || b.form != arch_form::sass || a.cc != b.cc) return {};
   const arch_target& base = a.variant == arch_variant::baseline ? a : b;
@@ -154,8 +149,8 @@ constexpr std::optional<ptx_isa_version> min_ptx_isa(const arch_target& t) noexc
 
 /// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
 /// SASS needs no JIT. PTX needs the driver to understand the compiler's PTX ISA (a 13.0 driver
-/// refuses `.version 9.1` with CUDA_ERROR_UNSUPPORTED_PTX_VERSION: docs/design.md, "Vocabulary", driver JIT). When either
-/// release is unknown to the table, the driver must be at least the compiler's release.
+/// refuses `.version 9.1`: docs/design.md, "Vocabulary"); a release unknown to the table, the
+/// driver's release to be at least the compiler's.
 constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
   if (t.form == arch_form::sass) return {};
   const std::optional<ptx_isa_version> emitted = ptx_isa_of(compiler);

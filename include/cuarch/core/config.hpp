@@ -24,11 +24,9 @@
 #  error "CUARCH_USE_STD_EXPECTED=1 needs a standard library with std::expected (C++23)"
 #endif
 
-// The expected implementation is folded into the inline ABI namespace: translation units that
-// disagree on it fail to link instead of silently violating the one-definition rule. GCC and Clang
-// also tag the namespace: a function whose only cuarch type is its *return* type (not part of a
-// plain function's mangled name) then still carries the tag, so even
-// `cuarch::expected<int, cuarch::error> f();` cannot link across a disagreement.
+// The expected implementation is part of the inline ABI namespace, so translation units that
+// disagree fail to link; GCC and Clang also tag it, so even `cuarch::expected<int, cuarch::error> f();`
+// (a return type is not in a plain function's mangled name) cannot link across a disagreement.
 #if CUARCH_USE_STD_EXPECTED
 #  define CUARCH_ABI_NAMESPACE v0_std_expected
 #  define CUARCH_ABI_TAG_NAME "cuarch_std_expected"

@@ -1,8 +1,6 @@
-// environment: the environment variables cuarch reads, captured once. This file is the only place
-// that calls getenv: the front door (front_door/resolve_here.hpp) takes one snapshot and hands it
-// down to the request, detection and every source, so one resolution sees one environment, tests
-// inject any environment without setenv (which is not thread-safe), Python builds the snapshot
-// from os.environ while it holds the GIL, and the report shows exactly what was read.
+// environment: the variables cuarch reads, captured once (the only getenv is here). The front door
+// hands one snapshot to the request, detection and every source: one resolution sees one environment,
+// tests need no setenv (not thread-safe), Python builds it from os.environ, the report shows it.
 #pragma once
 
 #include <cstdlib>
@@ -31,9 +29,8 @@ inline constexpr std::string_view detection_variables[] = {
     "CUDA_DEVICE_ORDER", "TRITON_PTXAS_PATH",
 };
 
-/// A set of environment variables. Unset and set-but-empty are different (CUDA_VISIBLE_DEVICES="" hides every GPU).
-/// A short list sorted by name (a couple of dozen variables at most): no <map> in the pure layers,
-/// whose every includer pays for it.
+/// A set of environment variables; unset and empty differ (CUDA_VISIBLE_DEVICES="" hides every GPU).
+/// A short sorted list, not a <map>, which every includer of the pure layers would pay for.
 class environment {
  public:
   using variable = std::pair<std::string, std::string>;

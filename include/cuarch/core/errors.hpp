@@ -46,6 +46,14 @@ constexpr error target_input_error(errc code, source_kind source, const arch_tar
   e.position = position;
   return e;
 }
+/// The factory of a code whose error names only where: (source, subject, location, raw).
+template <errc Code>
+struct located_factory {
+  constexpr error operator()(source_kind source, std::string_view subject, std::string_view location = {},
+                             std::string_view raw = {}) const {
+    return located_error(Code, source, subject, location, raw);
+  }
+};
 }  // namespace detail
 
 namespace errors {
@@ -152,15 +160,9 @@ constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& ta
 // --- edges: libraries, processes, files, devices ---------------------------------------------
 
 /// subject (a library name) could not be loaded from location; raw is dlerror().
-constexpr error library_not_found(source_kind source, std::string_view subject, std::string_view location = {},
-                                  std::string_view raw = {}) {
-  return detail::located_error(errc::library_not_found, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::library_not_found> library_not_found{};
 /// symbol `subject` is missing from the library at location.
-constexpr error symbol_not_found(source_kind source, std::string_view subject, std::string_view location = {},
-                                 std::string_view raw = {}) {
-  return detail::located_error(errc::symbol_not_found, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::symbol_not_found> symbol_not_found{};
 /// The call `subject` (e.g. "nvrtcVersion") returned native_status.
 constexpr error library_call_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
                                     std::string_view raw = {}) {
@@ -172,25 +174,13 @@ constexpr error process_failed(source_kind source, std::string_view subject, int
   return detail::located_error(errc::process_failed, source, subject, location, raw, native_status);
 }
 /// The command line `subject` (program at location) did not finish in time.
-constexpr error process_timed_out(source_kind source, std::string_view subject, std::string_view location = {},
-                                  std::string_view raw = {}) {
-  return detail::located_error(errc::process_timed_out, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::process_timed_out> process_timed_out{};
 /// subject (what was to be read) at location could not be read; raw says why (strerror, "a FIFO").
-constexpr error file_unreadable(source_kind source, std::string_view subject, std::string_view location = {},
-                                std::string_view raw = {}) {
-  return detail::located_error(errc::file_unreadable, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::file_unreadable> file_unreadable{};
 /// subject (a file the caller named, at location) cannot be read, or its CUDA code is malformed; raw says why.
-constexpr error unreadable_input(source_kind source, std::string_view subject, std::string_view location = {},
-                                 std::string_view raw = {}) {
-  return detail::located_error(errc::unreadable_input, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::unreadable_input> unreadable_input{};
 /// subject (a tool or file) at location said `raw`, which holds no recognisable version.
-constexpr error malformed_output(source_kind source, std::string_view subject, std::string_view location = {},
-                                 std::string_view raw = {}) {
-  return detail::located_error(errc::malformed_output, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::malformed_output> malformed_output{};
 /// No device visible to `source`; raw says why (e.g. CUDA_VISIBLE_DEVICES=""), subject what was asked.
 constexpr error no_device(source_kind source, std::string_view raw = {}, std::string_view subject = {}, std::string_view location = {}) {
   return detail::located_error(errc::no_device, source, subject, location, raw);
@@ -200,15 +190,10 @@ constexpr error invalid_environment(source_kind source, std::string_view locatio
   return detail::located_error(errc::invalid_environment, source, subject, location, raw);
 }
 /// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
-constexpr error deadline_exceeded(source_kind source, std::string_view subject, std::string_view location = {},
-                                  std::string_view raw = {}) {
-  return detail::located_error(errc::deadline_exceeded, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::deadline_exceeded> deadline_exceeded{};
 /// No compiler of kind `source` (nvrtc, nvcc) anywhere detection looked: subject names it
 /// ("libnvrtc", "nvcc"), location lists the directories actually searched, raw adds a hint.
-constexpr error no_compiler(source_kind source, std::string_view subject, std::string_view location = {}, std::string_view raw = {}) {
-  return detail::located_error(errc::no_compiler, source, subject, location, raw);
-}
+inline constexpr detail::located_factory<errc::no_compiler> no_compiler{};
 
 // --- resolution and outputs ------------------------------------------------------------------
 

@@ -277,10 +277,9 @@ inline std::optional<error> read_archive(std::string_view b, code_listing& out, 
 
 }  // namespace detail
 
-/// The CUDA code in a file's bytes. A file without any (a host-only library, a text file) gives
-/// kind none and no objects; bytes that claim to be CUDA code but lie (sizes past the end, a
-/// million entries, a fatbin magic with garbage after it) give unreadable_input naming the byte
-/// offset and what is wrong there (the caller adds the path).
+/// The CUDA code in a file's bytes: kind none and no objects for a file without any; unreadable_input
+/// naming the byte offset and what is wrong (the caller adds the path) for bytes that claim to be
+/// CUDA code but lie (sizes past the end, a million entries, garbage after a fatbin magic).
 inline expected<code_listing, error> list_code(std::string_view b) {
   using detail::le;
   code_listing out;
@@ -323,9 +322,8 @@ inline bool has_loadable(const code_listing& l) noexcept {
   return std::any_of(l.objects.begin(), l.objects.end(), [](const code_object& o) { return !o.relocatable; });
 }
 
-/// Whether a loader sees code object o: the loadable fatbins when the listing has any (ask
-/// has_loadable() once per listing, not once per object), else the relocatable ones (an object file
-/// before linking): what cuobjdump lists without --all-fatbin.
+/// Whether a loader sees code object o (what cuobjdump lists without --all-fatbin): the loadable
+/// fatbins when the listing has any (has_loadable(), asked once per listing), else the relocatable ones.
 constexpr bool judged(const code_object& o, bool listing_has_loadable) noexcept { return !o.relocatable || !listing_has_loadable; }
 
 /// Which image of a code object a device loads, or why none does.

@@ -49,14 +49,11 @@ struct token_targets {
   std::size_t count = 0;
 };
 
-/// A parsed list: either a keyword, or targets in input order without duplicates. Fixed capacity,
-/// so it is a literal type and parsing allocates nothing.
+/// A keyword, or targets in input order without duplicates; fixed capacity: parsing never allocates.
 class parsed_arch_list {
-  // A slot holds no target until one is added, so making a list writes nothing into its 96 slots.
-  // An array of parsed_target would be zeroed on every parse: its default member initialisers,
-  // which C++17 constexpr needs, made a 3 KB memset part of every parse. A slot only becomes a
-  // target by assignment of a whole slot (g++ 12 and clang 14 evaluate that in C++17 constant
-  // expressions: tests/parse_test.cpp); only slots below size_ are ever read.
+  // Slots hold no target until one is added: an array of parsed_target (whose default member
+  // initialisers C++17 constexpr needs) made a 3 KB memset part of every parse. A slot becomes a
+  // target only by whole-slot assignment (constant-evaluated in C++17: tests/parse_test.cpp).
   struct no_target {};
   union slot {
     no_target none;
@@ -64,10 +61,8 @@ class parsed_arch_list {
 #if __cpp_constexpr >= 201907L
     constexpr slot() noexcept {}  // C++20: a constexpr constructor may leave a union inactive
 #else
-    // C++17 makes a constexpr union constructor initialise one member. Initialising the empty one
-    // costs nothing by itself, but g++ 12 folds the constant initialisation of the array into a
-    // clear of the whole 3 KB (measured: one `rep stos` per parse). A test that no constant
-    // evaluation can answer keeps the initialisation from being folded; it compiles to nothing.
+    // C++17 makes a constexpr union constructor initialise one member, and g++ 12 folds that into a
+    // 3 KB clear per parse (measured: `rep stos`); a test no constant evaluation can answer stops it.
     constexpr slot() noexcept : none() {
 #  if defined(__GNUC__) || defined(__clang__)
       if (__builtin_is_constant_evaluated()) {}
@@ -80,9 +75,7 @@ class parsed_arch_list {
  public:
   static constexpr std::size_t capacity = 96;
 
-  // User-provided on purpose: value-initialisation (`parsed_arch_list()`, and expected's in-place
-  // construction of its value) zero-fills an object whose default constructor is implicit, which
-  // would bring the 3 KB memset back.
+  // User-provided: value-initialisation zero-fills an object whose default constructor is implicit.
   constexpr parsed_arch_list() noexcept {}
 
   /// Iterates the targets in input order (a class, not a pointer: the slots are not an array of parsed_target).
@@ -137,12 +130,10 @@ class parsed_arch_list {
   }
 
  private:
-  // Duplicates are found without a scan of the list: a 128-bit filter keyed by the target says
-  // "certainly new" for almost every target (two targets of the same variant and form with sm
-  // numbers 10-137 never share a bit). Only a set bit, a duplicate or a collision such as sm_75
-  // with lto_89 (tests/parse_test.cpp), falls back to comparing the targets.
+  // A 128-bit filter says "certainly new" for almost every target (same variant and form, sm 10-137:
+  // no shared bit); only a set bit (a duplicate, or sm_75 vs lto_89: tests/parse_test.cpp) scans.
   static constexpr unsigned filter_bit(const arch_target& t) noexcept {
-    // Unsigned throughout: contains() is public and may be asked about any cc; wrapping is harmless.
+    // Unsigned: contains() may be asked about any cc; wrapping is harmless.
     const unsigned sm = static_cast<unsigned>(t.cc.major) * 10u + static_cast<unsigned>(t.cc.minor);
     const unsigned key = sm * 9u + static_cast<unsigned>(t.variant) * 3u + static_cast<unsigned>(t.form);
     return key % 128u;
@@ -155,6 +146,11 @@ class parsed_arch_list {
 };
 
 namespace detail {
+
+/// A token cuarch cannot read: malformed_token naming it and its offset.
+constexpr unexpected<error> bad_token(std::string_view token, std::size_t position) {
+  return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+}
 
 /// "<digits>[a|f]" at rest[n] after compute capability cc has been read: the variant, which must
 /// exist for cc, and then nothing more. A letter left over is an unknown suffix ("compute_90b"),
@@ -177,7 +173,7 @@ constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std
   int number = 0;
   const std::size_t n = read_uint(rest, number);
   // Two or three digits, no leading zero: 75, 90, 120. One digit or "075" is not a target.
-  if (n < 2 || n > 3 || rest[0] == '0') return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (n < 2 || n > 3 || rest[0] == '0') return bad_token(token, position);
   return read_variant(rest, compute_capability{number / 10, number % 10}, n, token, position);
 }
 
@@ -185,10 +181,9 @@ constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std
 constexpr expected<arch_target, error> read_dotted(std::string_view s, std::string_view token, std::size_t position) {
   int major = 0, minor = 0;
   std::size_t n = read_uint(s, major);
-  if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.')
-    return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.') return bad_token(token, position);
   const std::size_t m = read_uint(s.substr(n + 1), minor);
-  if (m != 1) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (m != 1) return bad_token(token, position);
   return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
 }
 
@@ -198,8 +193,7 @@ struct prefix_form {
   std::string_view text;
   arch_form form;
 };
-// At namespace scope, not in the function: a local constexpr array is built on the stack per call
-// (C++17 allows no static in a constexpr function), which was a tenth of a token's parse.
+// At namespace scope: a local constexpr array is built per call (C++17: no static in constexpr).
 inline constexpr prefix_form target_prefixes[] = {
     {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
 
@@ -212,7 +206,7 @@ constexpr expected<arch_target, error> parse_prefixed(std::string_view token, st
     if (!r) return r;
     return with_form(*r, p.form);
   }
-  return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  return bad_token(token, position);
 }
 
 /// `+PTX` asks for PTX that later GPUs can JIT; a/f code never runs on later GPUs.
@@ -249,7 +243,7 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
     if (!t) return unexpected(t.error());
     return token_targets{{*t}, 1};
   }
-  if (dialect == arch_dialect::nvcc) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (dialect == arch_dialect::nvcc) return detail::bad_token(token, position);
 
   std::string_view body = token;
   const bool ptx = dialect != arch_dialect::cmake && detail::has_ptx_suffix(body);
@@ -261,12 +255,12 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
     if (ptx && dialect == arch_dialect::torch) return token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2};
     return detail::with_ptx(*sass, ptx, token, position);
   }
-  if (dialect == arch_dialect::torch) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (dialect == arch_dialect::torch) return detail::bad_token(token, position);
   if (!ptx) return detail::parse_integer(token, token, position, dialect == arch_dialect::cmake);
   // Generic "90+PTX": "90-real+PTX" is malformed.
   const auto r = detail::parse_integer(body, token, position, false);
   if (!r) return r;
-  if (body.find('-') != std::string_view::npos) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (body.find('-') != std::string_view::npos) return detail::bad_token(token, position);
   return detail::with_ptx(r->items[0], true, token, position);
 }
 
@@ -276,7 +270,7 @@ constexpr expected<arch_target, error> parse_arch(std::string_view token) {
   const std::string_view t = detail::trim(token);
   const auto r = parse_arch_token(t);
   if (!r) return unexpected(r.error());
-  if (r->count != 1) return unexpected(errors::malformed_token(source_kind::user_input, t, 0));
+  if (r->count != 1) return detail::bad_token(t, 0);
   return r->items[0];
 }
 
@@ -344,8 +338,7 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
 
 /// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
 constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
-  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_"))
-    return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_")) return bad_token(flag, position);
   return parse_prefixed(v, position);
 }
 
@@ -385,7 +378,7 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
       const auto c = parse_nvcc_target(code, position, flag);
       if (!c) return unexpected(c.error());
       const auto image = nvcc_code_image(virt, *c, rdc);
-      if (!image) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+      if (!image) return bad_token(flag, position);
       if (!list.add(parsed_target{*image, position, flag.size()}))
         return unexpected(errors::too_many_targets(source_kind::user_input, input));
     }
@@ -411,20 +404,18 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
     if (item.empty()) continue;
     const bool is_arch = starts_with(item, "arch="), is_code = starts_with(item, "code=");
     // nvcc: "'sm_86' is not in 'keyword=value' format", "redefinition of keyword 'arch'".
-    if ((!is_arch && !is_code) || (is_arch && have_arch) || (is_code && have_code))
-      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+    if ((!is_arch && !is_code) || (is_arch && have_arch) || (is_code && have_code)) return bad_token(flag, position);
     (is_arch ? arch_value : code_value) = item.substr(5);
     (is_arch ? have_arch : have_code) = true;
   }
-  if (!have_arch || !have_code) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  if (!have_arch || !have_code) return bad_token(flag, position);
   if (arch_value.size() >= 2 && arch_value.front() == '[' && arch_value.back() == ']')  // nvcc takes arch=[compute_80]
     arch_value = arch_value.substr(1, arch_value.size() - 2);
   const auto virt = parse_nvcc_target(arch_value, position, flag);
   if (!virt) return unexpected(virt.error());
-  if (virt->form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+  if (virt->form != arch_form::ptx) return bad_token(flag, position);
   if (!code_value.empty() && code_value.front() == '[') {
-    if (code_value.size() < 2 || code_value.back() != ']')
-      return unexpected(errors::malformed_token(source_kind::user_input, flag, position));
+    if (code_value.size() < 2 || code_value.back() != ']') return bad_token(flag, position);
     code_value = code_value.substr(1, code_value.size() - 2);
   }
   return add_nvcc_codes(list, code_value, *virt, false, true, position, flag, input);  // lto_: -rdc checked at the end
@@ -447,8 +438,7 @@ struct nvcc_flag_kind {
   std::string_view name;
   nvcc_flag kind;
 };
-// Namespace scope for the same reason as target_prefixes. A word matches a spelling exactly or
-// followed by '=', so no spelling shadows another.
+// A word matches a spelling exactly or followed by '=', so no spelling shadows another.
 inline constexpr nvcc_flag_kind nvcc_arch_flags[] = {{"-arch", nvcc_flag::arch},
                                                      {"-gencode", nvcc_flag::gencode},
                                                      {"-code", nvcc_flag::code},
@@ -486,7 +476,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       if (!starts_with(word, f.name)) continue;
       if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
         value = next_word();
-        if (value.empty()) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+        if (value.empty()) return bad_token(word, pos);
       } else if (word[f.name.size()] == '=') {
         value = word.substr(f.name.size() + 1);
       } else {
@@ -496,9 +486,9 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       break;
     }
     // cuarch reads target flags only: any other word (-O3, a file) is refused, not skipped.
-    if (flag == nullptr) return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+    if (flag == nullptr) return bad_token(word, pos);
     if (flag->kind == nvcc_flag::rdc) {  // the one non-target flag read: LTO IR needs it
-      if (value != "true") return unexpected(errors::malformed_token(source_kind::user_input, word, pos));
+      if (value != "true") return bad_token(word, pos);
       rdc = true;
     } else if (flag->kind == nvcc_flag::gencode) {
       const auto r = add_gencode(list, value, pos, word, input);
@@ -518,11 +508,10 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   }
   if (!rdc) {  // nvcc: "Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or implied"
     for (const auto& t : list)
-      if (t.target.form == arch_form::lto)
-        return unexpected(errors::malformed_token(source_kind::user_input, input.substr(t.position, t.length), t.position));
+      if (t.target.form == arch_form::lto) return bad_token(input.substr(t.position, t.length), t.position);
   }
   if (arch.word.empty()) {  // nvcc: "-arch option not specified"
-    if (code_count > 0) return unexpected(errors::malformed_token(source_kind::user_input, codes[0].word, codes[0].position));
+    if (code_count > 0) return bad_token(codes[0].word, codes[0].position);
     if (list.empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));  // "-rdc=true" alone
     return {};
   }
@@ -537,7 +526,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   for (std::size_t c = 0; c < code_count; ++c) any_code = any_code || !codes[c].value.empty();
   if (!any_code) return add_nvcc_arch(list, virt, arch.position, arch.word, input);
   // nvcc: "Value of -arch option ('sm_80') must be a virtual code architecture".
-  if (virt.form != arch_form::ptx) return unexpected(errors::malformed_token(source_kind::user_input, arch.word, arch.position));
+  if (virt.form != arch_form::ptx) return bad_token(arch.word, arch.position);
   for (std::size_t c = 0; c < code_count; ++c) {
     const auto r = add_nvcc_codes(list, codes[c].value, virt, true, rdc, codes[c].position, codes[c].word, input);
     if (!r) return r;
@@ -549,7 +538,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
 constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::string_view token, std::size_t position,
                                                 std::string_view input) {
   // No token over 24 characters can be valid ("Blackwell+Tegraa+PTX", 11.0a+PTX, is the longest).
-  if (token.size() > 24) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+  if (token.size() > 24) return bad_token(token, position);
   text<200> expanded(token);
   if (token.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos) {  // names start with a capital
     for (const auto& g : torch_named_generations) {
@@ -571,7 +560,7 @@ constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::str
     const std::string_view entry = rest.substr(0, semi);
     const auto t = parse_arch_token(entry, arch_dialect::torch, position);
     if (!torch_supports(entry)) {
-      if (!t) return unexpected(errors::malformed_token(source_kind::user_input, token, position));
+      if (!t) return bad_token(token, position);
       text<200> why("PyTorch 2.15.0 raises ValueError \"Unknown CUDA arch (");
       why.append(entry).append(") or GPU not supported\": its _get_cuda_arch_flags lists no ").append(entry);
       error e = errors::not_expressible(source_kind::user_input, t->items[0], "TORCH_CUDA_ARCH_LIST", why.view());

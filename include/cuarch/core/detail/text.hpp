@@ -88,9 +88,8 @@ inline std::string single_quoted(std::string_view value) {
   return out + "'";
 }
 
-/// How much of a path echoes() keeps in words (an origin, a fix): more than any real path needs (real
-/// toolkit paths are under 200 bytes), short enough that a garbage value of 100 kB is not repeated
-/// in every line that says where something was found.
+/// How much of a path echoed() keeps in words: real toolkit paths are under 200 bytes, and a 100 kB
+/// garbage value is not repeated in every line that says where something was found.
 inline constexpr std::size_t path_words = 512;
 
 }  // namespace detail
