@@ -57,17 +57,16 @@ inline std::string site_packages_home(const std::string& path) {
 inline std::string cannot_build(const compiler_info& compiler, const compute_capability& cc) {
   const arch_target sass{cc, arch_variant::baseline, arch_form::sass};
   const std::string target(to_text(sass).view());
+  const auto table = check_buildable(sass, compiler.version);
   if (compiler.supported_sm_numbers) {
     const auto& list = *compiler.supported_sm_numbers;
     if (std::find(list.begin(), list.end(), cc.sm_number()) != list.end()) return {};
     std::string why = target + " is not in its nvrtcGetSupportedArchs list (";
     for (std::size_t i = 0; i < list.size(); ++i) why += (i ? " " : "") + std::to_string(list[i]);
     why += ")";
-    if (const auto table = check_buildable(sass, compiler.version); !table && table.error().code == errc::needs_newer_toolkit)
-      why += "; it needs CUDA >= " + release_text(table.error().required);
+    if (!table && table.error().code == errc::needs_newer_toolkit) why += "; it needs CUDA >= " + release_text(table.error().required);
     return why;
   }
-  const auto table = check_buildable(sass, compiler.version);
   if (table) return {};
   const error& e = table.error();
   switch (e.code) {
@@ -159,8 +158,7 @@ class analyzer {
     return nullptr;
   }
 
-  /// The toolkit root $CUDA_HOME names (met under CUDA_HOME=), and what says its release: its nvcc
-  /// that answered, else the first of its version files (first_answer asks no other nvcc).
+  /// $CUDA_HOME's toolkit root, and what says its release: its nvcc, else its first version file.
   std::pair<const toolkit_root*, const candidate*> cuda_home() const {
     const toolkit_root* r = root_via("CUDA_HOME=");
     if (!r || r->problem) return {nullptr, nullptr};
@@ -172,7 +170,6 @@ class analyzer {
     return {r, nullptr};
   }
 
-  /// The first toolkit root met under `prefix` ("CUDA_HOME="), or null.
   const toolkit_root* root_via(std::string_view prefix) const {
     for (const auto& r : d_.toolkit_roots)
       if (found_via(r, prefix)) return &r;
@@ -215,7 +212,6 @@ class analyzer {
     }
   }
 
-  /// The first nvcc on PATH, and the nvcc / root of $CUDA_HOME and $CUDA_PATH.
   void cuda_home_vs_path() {
     const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
     const toolkit_root *home = root_via("CUDA_HOME="), *cuda_path = root_via("CUDA_PATH=");
@@ -403,8 +399,7 @@ class analyzer {
     }
   }
 
-  /// Candidates that answered with another release than the one governing their role, and
-  /// candidates that failed before the governing one.
+  /// Candidates of another release than the one governing their role, and those that failed.
   void other_candidates() {
     for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler, &d_.runtime, &d_.driver}) {
       const candidate* gov = d_.chosen(*s);
@@ -448,7 +443,6 @@ class analyzer {
 
 }  // namespace detail
 
-// Declared, with its contract, in report.hpp.
 CUARCH_FUNC std::vector<finding> find_disagreements(const detection& d) { return detail::analyzer(d).run(); }
 
 CUARCH_END_NAMESPACE

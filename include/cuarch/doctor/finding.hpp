@@ -1,5 +1,4 @@
-// finding: one disagreement between CUDA sources (or one broken source), its kind and severity, and
-// what it means.
+// finding: one disagreement between CUDA sources (or one broken source) and what it means.
 #pragma once
 
 #include <cstddef>
@@ -68,10 +67,8 @@ inline constexpr std::string_view finding_kind_names[] = {CUARCH_FINDING_KINDS(C
 #undef CUARCH_FINDING_KINDS
 inline constexpr auto all_finding_kinds = detail::enumerators<finding_kind>(finding_kind_names);
 
-/// The stable name of a kind: its enumerator's spelling ("nvcc_vs_nvrtc").
 constexpr std::string_view to_string(finding_kind e) noexcept { return detail::name_of(finding_kind_names, e); }
 
-/// The kind whose name is `name` exactly; nullopt otherwise.
 constexpr std::optional<finding_kind> parse_finding_kind(std::string_view name) noexcept {
   return detail::find_by_name(all_finding_kinds, name);
 }

@@ -1,5 +1,4 @@
-// render_json: the `cuarch doctor --json` report, schema "cuarch.doctor/1" (docs/json.md), written
-// with the one JSON writer (core/detail/json.hpp) and the one error shape (core/detail/json_error.hpp).
+// render_json: the `cuarch doctor --json` report, schema "cuarch.doctor/1" (docs/json.md).
 #pragma once
 
 #include "../core/detail/json.hpp"
@@ -23,7 +22,6 @@ void json_objects(json_writer& w, const Range& items, Members&& members) {
   w.end_array();
 }
 
-/// An index into detection::candidates, or null.
 inline void json_index(json_writer& w, const std::optional<std::size_t>& i) {
   if (i) w.value(static_cast<long long>(*i));
   else w.null();
@@ -51,7 +49,6 @@ inline void json_role(json_writer& w, const selection& s) {
 
 }  // namespace detail
 
-// Declared, with its contract, in report.hpp.
 CUARCH_FUNC std::string render_json(const detection& d, const std::vector<finding>& findings) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::doctor);
@@ -88,8 +85,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     detail::json_optional_error(w.key("error"), p.problem);
   });
 
-  // The devices each way they were read; driver_via: "NVML (<path>)" or "cuInit (<path>)", null
-  // when the driver was not asked.
+  // The devices each way they were read; driver_via null when the driver was not asked.
   w.key("devices").begin_object().key("given");
   if (d.given_devices) detail::json_devices(w, *d.given_devices);
   else w.null();

@@ -1,7 +1,5 @@
-// render_text: the `cuarch doctor` screen. Every text that comes from the machine (paths,
-// environment values, tool output, error messages) goes through detail::printable, so a control
-// character or a byte that is not UTF-8 is shown escaped (\e, \x1b, \xff) and never reaches the
-// terminal raw.
+// render_text: the `cuarch doctor` screen. Every text from the machine goes through detail::printable:
+// a control character or a byte that is not UTF-8 is shown escaped, never sent to the terminal raw.
 #pragma once
 
 #include <string_view>
@@ -19,7 +17,6 @@ inline std::string pad(std::string s, std::size_t n) {
   return s;
 }
 
-/// Short names for the sources table.
 inline std::string short_name(source_kind s) {
   switch (s) {
     case source_kind::cuda_runtime: return "cudart";
@@ -110,7 +107,6 @@ inline void text_sources(std::string& out, const detection& d) {
 
 }  // namespace detail
 
-// Declared, with its contract, in report.hpp.
 CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings) {
   using detail::printable;
   std::string out = "cuarch doctor " + cuarch_version_text() + ": every CUDA source this process can see\n\ncompile path\n";

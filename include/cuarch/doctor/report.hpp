@@ -1,6 +1,5 @@
-// report: the doctor, whole (docs/design.md, "The doctor"). Its three entry points are declared here
-// and defined in analysis.hpp, render_text.hpp and render_json.hpp, parsed only where definitions
-// are compiled: every TU in header-only mode, src/cuarch.cpp in compiled mode.
+// report: the doctor (docs/design.md, "The doctor"): its three entry points, defined in analysis.hpp,
+// render_text.hpp and render_json.hpp where definitions are compiled.
 #pragma once
 
 #include <string>

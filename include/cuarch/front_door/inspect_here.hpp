@@ -1,6 +1,5 @@
-// inspect_here(): `cuarch inspect` and cuarch.inspect() in one call: the devices and the driver
-// (given, or this machine's, found as `resolve --archs native` finds them: NVML, no CUDA
-// initialisation), every file read (sources/code_file.hpp) and judged (resolve/inspect.hpp).
+// inspect_here(): `cuarch inspect` and cuarch.inspect(): the devices and the driver (given, or this
+// machine's, found as resolve finds them), every file read (sources/code_file.hpp) and judged.
 #pragma once
 
 #include <optional>
@@ -16,8 +15,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// What inspect_here() gives: the report, notes for people, or the error that stopped it before
-/// any file was judged (no device found; --driver detected and no driver).
+/// The report, notes for people, or the error that stopped it before any file was judged.
 struct inspect_outcome {
   inspect_report report;
   std::vector<std::string> notes;
@@ -25,9 +23,8 @@ struct inspect_outcome {
   int exit_status() const noexcept { return failure ? cuarch::exit_status(failure->code) : report.exit_status(); }
 };
 
-/// Judges every file under `paths` (a directory: every regular file under it) on the devices
-/// `o.devices` names, else this machine's; against the driver `o.driver` names (given or
-/// detected; with no --driver, the detected one when the devices are this machine's).
+/// Judges every file under `paths` on the devices `o.devices` (or inventory) names, else this
+/// machine's, against the driver `o.driver` names (none named: the detected one for this machine's).
 inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const resolve_options& o) {
   inspect_outcome out;
   inspect_report& report = out.report;

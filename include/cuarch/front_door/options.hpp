@@ -1,6 +1,5 @@
-// resolve_options: everything one resolution against this machine can be asked (docs/library.md),
-// and the one reading of every option's text (set_option): the front ends only map their spelling
-// of a name onto option_name, so defaults, value grammars and rules between options cannot drift.
+// resolve_options (docs/library.md) and the one reading of every option's text (set_option): front
+// ends only map their spelling onto option_name, so defaults, grammars and rules cannot drift.
 #pragma once
 
 #include <chrono>
@@ -24,8 +23,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Which compiler decides what can be built (docs/library.md, "Which compiler decides"): automatic,
-/// nvrtc (JIT), or nvcc (offline builds, and JITs that run nvcc: PyTorch extensions, FlashInfer).
+/// Which compiler decides what can be built (docs/library.md, "Which compiler decides").
 enum class compile_path : unsigned char { automatic, nvrtc, nvcc };
 inline constexpr std::string_view compile_path_names[] = {"auto", "nvrtc", "nvcc"};
 inline constexpr auto all_compile_paths = detail::enumerators<compile_path>(compile_path_names);
@@ -56,8 +54,7 @@ class given_text {
   bool given_ = false;
 };
 
-/// One resolution against this machine; every field has the command line's default. What each
-/// means: docs/library.md, "resolve_options".
+/// One resolution against this machine; each field has the command line's default (docs/library.md).
 struct resolve_options {
   given_text archs;  // not given: "native"
   arch_dialect dialect = arch_dialect::generic;
@@ -81,7 +78,7 @@ struct resolve_options {
   std::optional<environment> env_snapshot;    // nullopt: the process's, snapshotted at the call
 };
 
-/// The options a front end may set from text, by the library's name of each.
+/// The options a front end may set from text.
 enum class option_name : unsigned char {
   archs,
   dialect,
@@ -108,22 +105,20 @@ enum class option_name : unsigned char {
   inventory,
 };
 
-/// The library's name of each option, in enumerator order: Python's keyword, the CMake helper's key.
+/// The library's name of each option (Python's keyword, the CMake helper's key), in enumerator order.
 inline constexpr std::string_view option_names[] = {
     "archs",   "dialect",         "env",           "policy",    "native_variant", "strict", "compiler",
     "toolkit", "supported_archs", "output",        "cuda_home", "nvrtc",          "nvcc",   "cudart",
     "libcuda", "ptxas",           "python_prefix", "isolated",  "devices",        "driver", "cuinit_fallback",
     "timeout", "inventory"};
 inline constexpr auto all_option_names = detail::enumerators<option_name>(option_names);
-/// The library's name of an option: Python's keyword argument, the CMake helper's key.
 constexpr std::string_view to_string(option_name e) noexcept { return detail::name_of(option_names, e); }
 constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept {
   return detail::find_by_name(all_option_names, name);
 }
 
-/// What is wrong with an option's text: the words, without the option's spelling (the front end
-/// prefixes its own: "--dialect: ...", "dialect: ..."), and, where the text was parsed as a value
-/// (a version, a device list), the parser's error (Python raises it as a ResolveInputError).
+/// What is wrong with an option's text: the words, which the front end prefixes with its spelling of
+/// the option, and the parser's error where the text was a value (Python raises ResolveInputError).
 struct option_problem {
   option_problem(std::string words, std::optional<error> parsed = std::nullopt)
       : message(std::move(words)), cause(std::move(parsed)) {}
@@ -131,21 +126,19 @@ struct option_problem {
   std::optional<error> cause;
 };
 
-/// Reads `value` into the option `name` of `o` (a repeatable option, env, policy, python_prefix,
-/// adds to what is there). The problem with the value, or nullopt.
+/// Reads `value` into option `name` of `o` (env, policy, python_prefix add to what is there).
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value);
 
-/// How a front end spells an option's name ("--compiler" on the command line): spell(context, name);
-/// without a function, the library's own name (Python's keyword, to_string(option_name)). A plain
-/// function and its context, not std::function: <functional> would cost every includer of detect.hpp.
+/// How a front end spells an option's name ("--compiler"); without a function, to_string(name). Not
+/// std::function: <functional> would cost every includer of detect.hpp.
 struct option_speller {
   std::string (*spell)(const void* context, option_name name) = nullptr;
   const void* context = nullptr;
   std::string operator()(option_name n) const { return spell ? spell(context, n) : std::string(to_string(n)); }
 };
 
-/// The rules between options (a toolkit named by release cannot also be detected, ...): the first
-/// one broken, worded with the front end's spelling of each option, or nullopt.
+/// The first rule between options that is broken (a toolkit named by release cannot also be detected,
+/// ...), in the front end's spelling, or nullopt.
 CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell = {});
 
 CUARCH_END_NAMESPACE
@@ -191,14 +184,12 @@ inline std::optional<bool> read_flag(std::string_view v) {
 
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value) {
   const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + detail::echoed(value) + "'"}; };
-  // `read` (an optional) into `into`, else "<wanted>, not '<value>'".
   const auto take = [&](auto& into, auto read, const std::string& wanted) -> std::optional<option_problem> {
     if (!read) return not_this(wanted);
     into = std::move(*read);
     return std::nullopt;
   };
   const auto flag = [&](bool& into) { return take(into, detail::read_flag(value), "takes true or false"); };
-  // `read` (an expected) into `into`, else the parser's error: the words and the cause.
   const auto parsed = [&](auto& into, auto read) -> std::optional<option_problem> {
     if (!read) return option_problem{read.error().message(), read.error()};
     into = std::move(*read);

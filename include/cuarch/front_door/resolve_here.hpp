@@ -36,11 +36,10 @@ struct resolve_outcome {
   }
 };
 
-/// Resolves as described at the top of this header.
 CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& options);
 
-/// Where `options` say to look, as detection's options, reading `env` (the doctor detects with
-/// these too, so `cuarch doctor --cuda-home X` looks where `cuarch resolve --cuda-home X` does).
+/// Where `options` say to look, as detection's options reading `env` (the doctor's too: it looks where
+/// resolve does).
 CUARCH_FUNC detect_options detect_options_for(const resolve_options& options, const environment& env);
 
 CUARCH_END_NAMESPACE
@@ -181,8 +180,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   }
   const detection* d = found ? &*found : nullptr;
 
-  // 4. Each source asked once, its answer held by one type per role: one resolver instantiation,
-  // without the type-erased adaptors' (make_shared per source type: g++ holds ~10 MB more).
+  // 4. Each source asked once, its answer held by one type per role: one resolver instantiation.
   const expected<compiler_info, error> info =
       !o.toolkit               ? d->compiler_of(jit ? d->jit_compiler : d->offline_compiler)
       : o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input).compiler()

@@ -1,7 +1,6 @@
-// The warnings that bear on one resolution (docs/library.md, "Warnings"): the doctor's findings
-// about the compiler that decided (resolve_warnings()), and the compilers the user's own tools would
-// run, judged by their verdict on the request, each with the fix that makes them one
-// (detect/explain.hpp, aligning_fix: following it leaves no such warning): tool_view_warnings().
+// The warnings that bear on one resolution (docs/library.md, "Warnings"): the doctor's findings about
+// the compiler that decided (resolve_warnings()), and the compilers the user's own tools would run,
+// judged by their verdict on the request, each with the fix that makes them one (tool_view_warnings()).
 #pragma once
 
 #include <algorithm>
@@ -19,9 +18,8 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// The disagreements in `d` that bear on a resolution made with the compiler of kind
-/// `compiler_kind` (nvrtc or nvcc) governing its role, for `targets` (null: unknown, e.g. a
-/// failure). Empty when nothing disagrees, or when detection asked too little to tell.
+/// The disagreements in `d` that bear on a resolution by the governing `compiler_kind` (nvrtc or nvcc)
+/// for `targets` (null: unknown, a failure). Empty too when detection asked too little to tell.
 CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind,
                                                              const target_set* targets = nullptr);
 
@@ -96,9 +94,8 @@ inline std::string other_verdict(const resolve_result& mine, const resolve_resul
 
 }  // namespace detail
 
-/// For each compiler in `d` but `decider` that a tool of the user's runs (who_runs) or that governs
-/// the other compile path, whose verdict (`resolve(compiler_info)`: the same request, sources and
-/// policy) differs from `mine`: a warning.
+/// A warning for each compiler in `d` but `decider` that a tool of the user's runs (who_runs) or that
+/// governs the other compile path, whose verdict (`resolve(compiler_info)`) differs from `mine`.
 template <class Resolve>
 std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider, const resolve_result& mine,
                                                    const Resolve& resolve) {

@@ -1,7 +1,6 @@
-// `cuarch env --for TOOL`: the variables a tool reads to choose its CUDA compiler and targets, set
-// from one resolve_here() outcome so that it builds exactly the targets cuarch validated, with the
-// nvcc that validated them; read from the tool's source at the release tool_sources names
-// (docs/usage.md, "Configure the tools you run"). A target its list cannot spell is an error.
+// `cuarch env --for TOOL`: the variables a tool reads to choose its CUDA compiler and targets, set from
+// one resolve_here() outcome so that it builds the targets cuarch validated with the nvcc that validated
+// them, as the tool's source at the release tool_sources names reads them (docs/usage.md).
 #pragma once
 
 #include <optional>
@@ -33,50 +32,43 @@ inline constexpr std::string_view tool_variables[] = {
     "FLASHINFER_EXTRA_CUDAFLAGS",  "CUDAARCHS", "CUDACXX",      "TVM_FFI_CUDA_ARCH_LIST",    "TRITON_PTXAS_PATH",
     "TRITON_PTXAS_BLACKWELL_PATH", "PATH"};
 
-/// How the variables are printed: `export NAME='value'` (POSIX shell), NAME=value (dotenv), lines
-/// for $GITHUB_ENV, or the cuarch.env/1 document.
+/// How the variables are printed: POSIX shell, dotenv, $GITHUB_ENV lines, or the cuarch.env/1 document.
 enum class env_format : unsigned char { shell, dotenv, github, json };
 inline constexpr std::string_view env_format_names[] = {"shell", "dotenv", "github", "json"};
 inline constexpr auto all_env_formats = detail::enumerators<env_format>(env_format_names);
 constexpr std::string_view to_string(env_format e) noexcept { return detail::name_of(env_format_names, e); }
 
-/// One variable to set. `was`: the environment's value when it differed (the lines replace it),
-/// `note` why that mattered.
+/// One variable to set; `was` the environment's value it replaces, `note` why that mattered.
 struct tool_variable {
   std::string name, value;
   std::optional<std::string> was;
   std::string note;
 };
 
-/// What to set for one tool, from one successful resolution.
+/// What to set for one tool: warnings bear on the answer and the variables do not settle them (strict
+/// fails on any); notes say what the variables replace (a value, the nvcc first on PATH).
 struct tool_env {
   env_tool tool = env_tool::torch;
   std::vector<tool_variable> variables;
-  /// What bears on the answer that the variables do not settle (strict fails on any).
   std::vector<resolution_warning> warnings;
-  /// What the variables settle that the environment had otherwise (a replaced value, the nvcc first
-  /// on PATH that the tool no longer runs).
   std::vector<std::string> notes;
 };
 
-/// `o` made to resolve for `tool`: every tool here runs nvcc (Triton: that toolkit's ptxas), found
-/// by detection (a release named by --toolkit has no path to give the tool). The usage problem, or
-/// nullopt.
+/// `o` made to resolve for `tool`: every tool here runs a detected nvcc (Triton: its toolkit's ptxas).
+/// The usage problem, or nullopt.
 CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o, const option_speller& spell = {});
 
-/// The variables for `tool` from `done` (resolve_here() with options_for_tool), judged against
-/// `env` (the environment, with tool_variables). Errors: the resolution's own failure; not_expressible
-/// naming the tool, its release and the target its list cannot spell, or the nvcc it cannot be
-/// pointed at. `cmake_version`: the CMake that reads CUDAARCHS (its CMAKE_VERSION; empty: a current
-/// one, and a note says which release each suffix needs).
+/// The variables for `tool` from `done` (resolve_here() with options_for_tool), judged against `env`
+/// (with tool_variables). Errors: the resolution's failure; not_expressible naming the tool, its release
+/// and the target its list cannot spell or the nvcc it cannot be pointed at. `cmake_version`: the
+/// CMAKE_VERSION that reads CUDAARCHS (empty: a current one, and a note says what each suffix needs).
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
                                                    std::string_view cmake_version = {});
 
 /// The variables as `format` prints them (shell, dotenv, github; json: env_json()).
 CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format);
 
-/// The cuarch.env/1 document (docs/json.md): the tool, its source, the compiler, the targets, the
-/// variables, warnings and notes; or, for `failure`, "ok": false and the error.
+/// The cuarch.env/1 document (docs/json.md); for a failed `result`, "ok": false and the error.
 CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result);
 
 CUARCH_END_NAMESPACE
@@ -112,7 +104,7 @@ namespace detail {
 /// -gencode=arch=compute_XY,code=sm_XY: machine code only. FlashInfer also re-derives the suffix of
 /// a bare X.Y from 9.0 on (9.0 -> 9.0a, 12.0 -> 12.0f or 12.0a by its nvcc's version), and builds
 /// 10.7a as sm_100f while its CUTLASS lacks Sm107 (0.7.4's does).
-inline expected<std::string, error> dotted_sass_list(const target_set& targets, std::string_view subject, bool flashinfer) {
+inline expected<std::string, error> dotted_sass_list(const target_set& targets, bool flashinfer) {
   std::string out;
   for (const auto& t : targets) {
     std::string_view why;
@@ -121,28 +113,22 @@ inline expected<std::string, error> dotted_sass_list(const target_set& targets, 
       why = "it gives a bare X.Y from 9.0 on a suffix of its own (9.0 -> 9.0a, 12.0 -> 12.0f or 12.0a): baseline has no spelling";
     else if (flashinfer && t.variant == arch_variant::arch_specific && t.cc == compute_capability{10, 7})
       why = "it builds 10.7a as sm_100f while its bundled CUTLASS lacks Sm107";
-    if (!why.empty()) return unexpected(errors::not_expressible(source_kind::none, t, subject, why));
+    if (!why.empty()) return unexpected(errors::not_expressible(source_kind::none, t, {}, why));
     out.append(out.empty() ? "" : " ").append(dotted(t).view());
   }
   if (flashinfer && targets[targets.size() - 1].cc < compute_capability{7, 5})  // the set is ordered by cc
-    return unexpected(errors::not_expressible(source_kind::none, targets[0], subject,
+    return unexpected(errors::not_expressible(source_kind::none, targets[0], {},
                                               "its JIT refuses a list without a target of sm75 or higher (check_cuda_arch)"));
   return out;
 }
 
-/// "'8.8' is not in PyTorch's supported_arches: _get_cuda_arch_flags raises ValueError" for
-/// entries of a TORCH_CUDA_ARCH_LIST value PyTorch refuses (named generations are substituted
-/// first, so a name is taken as valid); empty when it would read every entry.
+/// The entries of a TORCH_CUDA_ARCH_LIST value PyTorch refuses, worded; empty if none (named
+/// generations are substituted first, so a name is taken as valid).
 inline std::string torch_refuses(std::string_view list) {
   std::string bad;
-  for (const auto entry : split_any(list, " ;")) {
-    std::string_view arch = entry;
-    if (arch.size() > 4 && arch.substr(arch.size() - 4) == "+PTX") arch.remove_suffix(4);
-    if (arch.empty() || (arch[0] >= 'A' && arch[0] <= 'Z')) continue;
-    bool known = false;
-    for (const auto s : torch_supported_arches) known = known || s == arch;
-    if (!known) bad.append(bad.empty() ? "" : ", ").append("'").append(entry).append("'");
-  }
+  for (const auto entry : split_any(list, " ;"))
+    if (!(entry[0] >= 'A' && entry[0] <= 'Z') && !torch_supports(entry))
+      bad.append(bad.empty() ? "" : ", ").append("'").append(entry).append("'");
   return bad.empty() ? bad : "PyTorch raises ValueError (\"Unknown CUDA arch\") on " + bad;
 }
 
@@ -152,7 +138,7 @@ inline std::string program_of(std::string_view command) {
   return words.empty() ? std::string() : real_path(std::string(words.back()));
 }
 
-/// "nvcc 12.8 (CUDA_HOME=...: /x/bin/nvcc)" for the nvcc detection saw under `root`, or the root.
+/// "nvcc 12.8 (CUDA_HOME=...: /x/bin/nvcc)" for the nvcc detection saw under `root`.
 inline std::string nvcc_under(const detection& d, const std::string& root) {
   const std::string real = real_path(root);
   for (const auto& c : d.candidates)
@@ -164,38 +150,36 @@ inline std::string nvcc_under(const detection& d, const std::string& root) {
 
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
                                                    std::string_view cmake_version) {
-  const std::string subject_of(tool_sources[static_cast<std::size_t>(tool)]);
   if (!done.result) return unexpected(done.result.error().summary);
+  const std::string subject_of(tool_sources[static_cast<std::size_t>(tool)]);
+  const target_set& targets = done.result->targets;
+  const auto refuse = [&](source_kind source, std::string_view why, const std::string& location = {}) {
+    error e = errors::not_expressible(source, targets[0], subject_of, why);
+    e.location = location;
+    return unexpected(e);
+  };
   if (done.used != compile_path::nvcc)  // the targets were judged by NVRTC, not by the nvcc the tool would be given
-    return unexpected(
-        errors::not_expressible(source_kind::nvrtc, done.result->targets[0], subject_of,
-                                "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()"));
+    return refuse(source_kind::nvrtc, "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()");
   const detection* d = done.found ? &*done.found : nullptr;
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
-  const target_set& targets = done.result->targets;
   if (!nvcc || nvcc->source != source_kind::nvcc || nvcc->real_path.empty())
-    return unexpected(
-        errors::not_expressible(source_kind::nvcc, targets[0], subject_of, "no nvcc decided, so there is none to point the tool at"));
-  // The tools below but CMake run $CUDA_HOME/bin/nvcc: the root whose bin/nvcc is the one that
-  // decided (its toolkit, or the directory above the bin/ it was found in).
+    return refuse(source_kind::nvcc, "no nvcc decided, so there is none to point the tool at");
+  // All but CMake run $CUDA_HOME/bin/nvcc: the root whose bin/nvcc decided (its toolkit, or above its bin/).
   std::string root = nvcc->toolkit_root;
   if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin")
     root = detail::parent_dir(detail::parent_dir(nvcc->path));
-  if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path)) {
-    error e = errors::not_expressible(
-        source_kind::nvcc, targets[0], subject_of,
-        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)");
-    e.location = nvcc->path;
-    return unexpected(e);
-  }
+  if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path))
+    return refuse(
+        source_kind::nvcc,
+        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)",
+        nvcc->path);
 
   tool_env out;
   out.tool = tool;
-  const auto subject = [&](std::string_view variable) { return std::string(variable) + " of " + subject_of; };
   const auto list = [&](std::string_view variable, expected<std::string, error> spelled) -> std::optional<error> {
     if (!spelled) {
       error e = spelled.error();
-      e.subject = subject(variable);
+      e.subject = std::string(variable) + " of " + subject_of;
       return e;
     }
     out.variables.push_back({std::string(variable), *spelled, {}, {}});
@@ -214,7 +198,7 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
         set("PYTORCH_NVCC", nvcc->real_path);
       break;
     case env_tool::flashinfer:
-      refused = list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("FLASHINFER_CUDA_ARCH_LIST"), true));
+      refused = list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, true));
       set("CUDA_HOME", root);  // its nvcc version, hence its 12.0f/12.0a choice, comes from $CUDA_HOME/bin/nvcc
       set("FLASHINFER_NVCC", nvcc->real_path);
       if (const auto extra = env.get_nonempty("FLASHINFER_EXTRA_CUDAFLAGS"))
@@ -237,7 +221,7 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
             "version (cmake_version) to have it checked");
       break;
     case env_tool::tvm_ffi:
-      refused = list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, subject("TVM_FFI_CUDA_ARCH_LIST"), false));
+      refused = list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, false));
       set("CUDA_HOME", root);
       break;
     case env_tool::triton: {
@@ -245,12 +229,7 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       // 9.0 and TRITON_PTXAS_BLACKWELL_PATH from 9.0; a path that does not run falls back silently
       // to the ptxas in its wheel, so the file must be there.
       const std::string ptxas = detail::join(root, "bin/ptxas");
-      if (!detail::is_file(ptxas)) {
-        error e = errors::not_expressible(source_kind::ptxas, targets[0], subject_of,
-                                          "the toolkit of the nvcc that decided has no bin/ptxas");
-        e.location = ptxas;
-        return unexpected(e);
-      }
+      if (!detail::is_file(ptxas)) return refuse(source_kind::ptxas, "the toolkit of the nvcc that decided has no bin/ptxas", ptxas);
       set("TRITON_PTXAS_PATH", ptxas);
       set("TRITON_PTXAS_BLACKWELL_PATH", ptxas);
       out.notes.push_back(
@@ -292,29 +271,25 @@ CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
   for (const auto& v : e.variables) {
     switch (format) {
       case env_format::shell: out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n"; break;
-      case env_format::dotenv:
-        if (v.value.find_first_of("\"'\\$#`\n\r\t") == std::string::npos &&
-            (v.value.empty() || (v.value.front() != ' ' && v.value.back() != ' '))) {
-          out += v.name + "=" + v.value + "\n";
-        } else {
-          out += v.name + "=\"";
-          for (const char c : v.value) {
-            if (c == '\n') out += "\\n";
-            else if (c == '\r') out += "\\r";
-            else out += (c == '"' || c == '\\' || c == '$' || c == '`' ? "\\" : "") + std::string(1, c);
-          }
-          out += "\"\n";
-        }
+      case env_format::dotenv: {
+        const bool bare = v.value.find_first_of("\"'\\$#`\n\r\t") == std::string::npos &&
+                          (v.value.empty() || (v.value.front() != ' ' && v.value.back() != ' '));
+        std::string quoted;
+        for (const char c : v.value)
+          quoted += c == '\n'   ? "\\n"
+                    : c == '\r' ? "\\r"
+                                : (std::string_view("\"\\$`").find(c) != std::string_view::npos ? "\\" : "") + std::string(1, c);
+        out += v.name + "=" + (bare ? v.value : "\"" + quoted + "\"") + "\n";
         break;
-      case env_format::github:
-        if (v.value.find_first_of("\n\r") == std::string::npos) {
-          out += v.name + "=" + v.value + "\n";
-        } else {  // GitHub's multiline form, with a delimiter no line of the value is
-          std::string delimiter = "CUARCH_EOF";
-          while (("\n" + v.value + "\n").find("\n" + delimiter + "\n") != std::string::npos) delimiter += "_";
-          out += v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
-        }
+      }
+      case env_format::github: {  // a line break: GitHub's multiline form, with a delimiter no line of the value is
+        std::string delimiter = "CUARCH_EOF";
+        while (("\n" + v.value + "\n").find("\n" + delimiter + "\n") != std::string::npos) delimiter += "_";
+        out += v.value.find_first_of("\n\r") == std::string::npos
+                   ? v.name + "=" + v.value + "\n"
+                   : v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
         break;
+      }
       case env_format::json: break;
     }
   }
