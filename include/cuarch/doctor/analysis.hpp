@@ -293,25 +293,22 @@ class analyzer {
     const candidate* drv = d_.chosen(d_.driver);
     if (!answered(drv)) return;
     const cuda_version driver = drv->result->version.release();
-    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt)) {
+    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt) && driver < rt->result->version.release()) {
       const cuda_version runtime = rt->result->version.release();
-      if (runtime.major > driver.major) {
-        const toolkit_row* row = find_toolkit_row(runtime);
-        add(finding_kind::runtime_vs_driver, severity::problem,
-            label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver) + " (" + drv->result->raw + ")",
-            "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
-            "Update the driver" +
-                (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer" : std::string()) +
-                ", or use a CUDA " + std::to_string(driver.major) + ".x runtime",
-            {rt, drv});
-      } else if (driver < runtime) {
-        add(finding_kind::runtime_vs_driver, severity::warning,
-            label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver),
-            "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
-                " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
-                " cannot be JIT-compiled by this driver",
-            {rt, drv});
-      }
+      const bool major = runtime.major > driver.major;
+      const toolkit_row* row = find_toolkit_row(runtime);
+      add(finding_kind::runtime_vs_driver, major ? severity::problem : severity::warning,
+          label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver) +
+              (major ? " (" + drv->result->raw + ")" : std::string()),
+          major ? "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
+                  "Update the driver" +
+                      (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer"
+                                                    : std::string()) +
+                      ", or use a CUDA " + std::to_string(driver.major) + ".x runtime"
+                : "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
+                      " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
+                      " cannot be JIT-compiled by this driver",
+          {rt, drv});
     }
     for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler}) {
       const candidate* comp = d_.chosen(*s);

@@ -48,7 +48,6 @@ struct tool_variable {
 /// What to set for one tool: warnings bear on the answer and the variables do not settle them (strict
 /// fails on any); notes say what the variables replace (a value, the nvcc first on PATH).
 struct tool_env {
-  env_tool tool = env_tool::torch;
   std::vector<tool_variable> variables;
   std::vector<resolution_warning> warnings;
   std::vector<std::string> notes;
@@ -175,7 +174,6 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
         nvcc->path);
 
   tool_env out;
-  out.tool = tool;
   const auto list = [&](std::string_view variable, expected<std::string, error> spelled) -> std::optional<error> {
     if (!spelled) {
       error e = spelled.error();
