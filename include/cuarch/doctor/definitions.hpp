@@ -2,13 +2,7 @@
 // to be parsed where definitions are not compiled (in a compiled-mode TU they would define twice).
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "../core/config.hpp"
 #include "../core/version.hpp"
-#include "../detect/result.hpp"
-#include "finding.hpp"
 #include "report.hpp"  // the declarations
 
 #if !CUARCH_DEFINITIONS

@@ -28,16 +28,15 @@ struct inspect_outcome {
 inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const resolve_options& o) {
   inspect_outcome out;
   inspect_report& report = out.report;
+  const auto fail = [&](const error& e) {
+    out.failure = e;
+    return std::move(out);
+  };
   if (!o.inventory.empty()) {  // a fleet: every GPU node under its own driver (core/inventory.hpp)
-    if (const auto bad = check_options(o)) {
-      out.failure = errors::unreadable_input(source_kind::device_list, o.inventory, o.inventory, *bad);
-      return out;
-    }
+    if (const auto bad = check_options(o))
+      return fail(errors::unreadable_input(source_kind::device_list, o.inventory, o.inventory, *bad));
     auto fleet = read_inventory_file(o.inventory);
-    if (!fleet) {
-      out.failure = fleet.error();
-      return out;
-    }
+    if (!fleet) return fail(fleet.error());
     report.devices = fleet->devices();
     for (const auto& d : report.devices)
       for (const auto& n : fleet->nodes)
@@ -47,10 +46,8 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
         }
     out.notes = inventory_notes(*fleet);
     report.nodes = std::move(fleet->nodes);
-    if (report.devices.empty()) {
-      out.failure = errors::no_device(source_kind::device_list, "none of its nodes has a GPU", o.inventory, o.inventory);
-      return out;
-    }
+    if (report.devices.empty())
+      return fail(errors::no_device(source_kind::device_list, "none of its nodes has a GPU", o.inventory, o.inventory));
   }
   const bool native = !o.devices && o.inventory.empty();
   const bool detect_driver = o.driver == driver_from::detected || (native && o.driver == driver_from::none);  // never with a fleet
@@ -68,10 +65,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     const detection found = detect(d);
     if (native) {
       auto devices = found.devices();
-      if (!devices) {
-        out.failure = devices.error();
-        return out;
-      }
+      if (!devices) return fail(devices.error());
       report.devices = *devices;
     }
     if (detect_driver) {
@@ -79,8 +73,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
         report.driver = v->version;
         report.driver_source = "detected: " + v->location;
       } else if (o.driver == driver_from::detected) {
-        out.failure = v.error();
-        return out;
+        return fail(v.error());
       } else {
         out.notes.push_back("no driver found (" + v.error().message() + "); PTX is not checked against one");
       }

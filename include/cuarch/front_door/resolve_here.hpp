@@ -114,6 +114,11 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   resolve_outcome out;
   out.strict = o.strict;
   if ((out.usage = check_options(o))) return out;
+  const auto malformed = [&](const error& e) {  // the caller's input was refused
+    out.malformed = true;
+    out.result = unexpected(resolution_failure{e, {}});
+    return std::move(out);
+  };
 
   // 1. One environment, and the request exactly as resolution will read it.
   const environment env = o.env_snapshot ? *o.env_snapshot : environment::from_process();
@@ -125,11 +130,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   detail::note_ignored_overrides(o, env, out.notes);
   const auto parsed = parse_request(read_request(request));
   const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt;  // as cuarch list and check say
-  if (old || !parsed) {
-    out.malformed = true;
-    out.result = unexpected(resolution_failure{old ? *old : parsed.error(), {}});
-    return out;
-  }
+  if (old || !parsed) return malformed(old ? *old : parsed.error());
 
   // A fleet (core/inventory.hpp): its GPU nodes are the devices, each named after its node; the
   // oldest driver among them checks PTX, since any node may have to JIT it.
@@ -137,11 +138,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   std::optional<cuda_version> fleet_driver;
   if (!o.inventory.empty()) {
     auto read = read_inventory_file(o.inventory);
-    if (!read) {
-      out.malformed = true;
-      out.result = unexpected(resolution_failure{read.error(), {}});
-      return out;
-    }
+    if (!read) return malformed(read.error());
     fleet = std::move(*read);
     for (const auto& n : fleet->nodes)
       if (!n.gpus.empty() && n.driver.major != 0 && (!fleet_driver || n.driver < *fleet_driver)) fleet_driver = n.driver;
