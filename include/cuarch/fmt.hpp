@@ -16,12 +16,10 @@
 #include "core/source_kind.hpp"
 
 namespace cuarch::detail {
-/// Formats any cuarch value through its to_text()/to_string()/message() spelling. A format spec
-/// ("{:>9}") is kept as written and applied to that spelling by fmt's own string formatting, at
-/// format time: deriving from fmt::formatter<std::string_view> instead would instantiate its spec
-/// parser in the caller's TU, and with fmt 8-9 GCC 12 warns inside it at -O3 (-Wstringop-overflow
-/// in fill_t, a false positive), which a -Werror build cannot take. A nested argument in the spec
-/// ("{:>{}}") is not supported: fmt reports it (format_error).
+/// Formats a cuarch value through its to_text()/to_string()/message() spelling; a spec ("{:>9}") is
+/// applied to that spelling at format time. Not fmt::formatter<std::string_view>: its spec parser, in
+/// the caller's TU, makes GCC 12 warn at -O3 with fmt 8-9 (-Wstringop-overflow in fill_t, a false
+/// positive, fatal under -Werror). A nested argument ("{:>{}}") is not supported: fmt says so.
 struct fmt_via_text {
   std::string_view spec;  // between ':' and '}', "" for "{}"
 

@@ -158,18 +158,6 @@ class analyzer {
     return nullptr;
   }
 
-  /// $CUDA_HOME's toolkit root, and what says its release: its nvcc, else its first version file.
-  std::pair<const toolkit_root*, const candidate*> cuda_home() const {
-    const toolkit_root* r = root_via("CUDA_HOME=");
-    if (!r || r->problem) return {nullptr, nullptr};
-    if (const candidate* nvcc = nvcc_in(*r)) return {r, nvcc};
-    for (const auto& c : d_.candidates)
-      if (c.toolkit_root == r->real_path && c.result && c.source == source_kind::toolkit_files &&
-          (c.describes == source_kind::none || c.describes == source_kind::nvcc))
-        return {r, &c};
-    return {r, nullptr};
-  }
-
   const toolkit_root* root_via(std::string_view prefix) const {
     for (const auto& r : d_.toolkit_roots)
       if (found_via(r, prefix)) return &r;
@@ -179,8 +167,14 @@ class analyzer {
   /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
   /// another release: PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
   void overrides_vs_cuda_home() {
-    const auto [home, home_nvcc] = cuda_home();
-    if (!home || !home_nvcc) return;
+    const toolkit_root* home = root_via("CUDA_HOME=");
+    if (!home || home->problem) return;
+    const candidate* home_nvcc = nvcc_in(*home);  // what says its release: its nvcc, else its first version file
+    for (const auto& c : d_.candidates)
+      if (!home_nvcc && c.toolkit_root == home->real_path && c.result && c.source == source_kind::toolkit_files &&
+          (c.describes == source_kind::none || c.describes == source_kind::nvcc))
+        home_nvcc = &c;
+    if (!home_nvcc) return;
     for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
       if (!answered(c) || c->toolkit_root == home->real_path) continue;
       const bool named = c->how == discovery::explicit_argument ||
