@@ -228,8 +228,8 @@ TEST_CASE("messages name no soname that does not exist: the majors ahead of ever
   CHECK(cuarch::soname_words(cuarch::cudart_sonames()) == "libcudart.so.12 or a newer major, libcudart.so.11.0");
   CHECK(cuarch::soname_words(cuarch::nvrtc_sonames()) ==
         "libnvrtc.so.12 or a newer major, libnvrtc.so.11.2, libnvrtc.so.11.1, libnvrtc.so.11.0");
-  const auto none = cuarch::load_first_library({"libcuarch-none.so.20", "libcuarch-none.so.19"}, cuarch::source_kind::cuda_runtime,
-                                               "libcuarch-none.so (any version)");
+  const auto none = cuarch::library_locator::search({"libcuarch-none.so.20", "libcuarch-none.so.19"}, "libcuarch-none.so (any version)")
+                        .load(cuarch::source_kind::cuda_runtime);
   REQUIRE_FALSE(none);
   const std::string m = none.error().message();
   INFO(m);

@@ -1,11 +1,9 @@
-// NVRTC as a version source and as the JIT compiler: nvrtcVersion and, where the library has it
-// (11.2 and later), nvrtcGetSupportedArchs. Works on a dynamically loaded libnvrtc (a named file or
-// the loader's search) or on the functions of an NVRTC the program links (linked_nvrtc_source).
-// No CUDA headers: the three entry points are declared here with their C ABI types.
+// NVRTC as a version source and as the JIT compiler: nvrtcVersion and (11.2 and later)
+// nvrtcGetSupportedArchs, of a loaded libnvrtc or of the NVRTC the program links. No CUDA headers:
+// the entry points are declared here with their C ABI types.
 #pragma once
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 
 #include <cstring>
 #include <functional>
@@ -28,8 +26,8 @@ struct probed_compiler {
   compiler_info info;
 };
 
-/// Gives a source whose `probe()` returns expected<probed_compiler, error> the two views the rest of
-/// cuarch asks for: compiler() (the resolver's compiler-source contract) and observe() (a report line).
+/// Gives a source whose `probe()` returns expected<probed_compiler, error> the compiler-source
+/// contract, compiler(), and observe() (a report line).
 template <class Source>
 class probed_source {
  public:
@@ -47,8 +45,7 @@ class probed_source {
 
 namespace detail {
 
-/// The NVRTC entry points cuarch calls. count/archs are empty for NVRTC before 11.2. nvrtcResult is
-/// a C enum: int-sized, returned in the same register as int on every ABI CUDA supports.
+/// The NVRTC entry points cuarch calls (count/archs: 11.2 and later). nvrtcResult is an int-sized C enum.
 struct nvrtc_calls {
   std::function<int(int*, int*)> version;
   std::function<int(int*)> count_archs;
@@ -64,8 +61,8 @@ inline error nvrtc_failed(std::string_view call, int status, const std::string& 
   return e;
 }
 
-/// nvrtcVersion says only major.minor; the real file name usually carries the full release
-/// (libnvrtc.so.13.0.88), which a JIT cache key needs. Used only when it agrees with nvrtcVersion.
+/// nvrtcVersion says only major.minor; the real file name (libnvrtc.so.13.0.88) usually carries the
+/// full release a JIT cache key needs. Used only when it agrees with nvrtcVersion.
 inline cuda_version full_version_from_file_name(const std::string& location, const cuda_version& reported) {
   const std::string real = real_path(location);
   const std::string_view file = std::string_view(real).substr(real.rfind('/') + 1);
@@ -75,8 +72,8 @@ inline cuda_version full_version_from_file_name(const std::string& location, con
   return full && full->release() == reported.release() ? *full : reported;
 }
 
-/// Asks an NVRTC for its version and supported archs; `location` names the library (real path),
-/// `image` is an address inside it as loaded (its build-id is read there: the code that runs).
+/// Asks an NVRTC for its version and archs; `location` is its real path, `image` an address inside it
+/// as loaded (the build-id of the code that runs is read there).
 inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location, const std::string& found_as,
                                                     discovery how, const void* image) {
   int major = -1, minor = -1;
@@ -92,8 +89,7 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   p.info.kind = source_kind::nvrtc;
   p.info.version = full_version_from_file_name(location, *version);
   p.info.location = location;
-  // Two builds of one release answer the same nvrtcVersion; the build-id tells them apart (the
-  // cache key carries it). A library without one is keyed by version and path alone.
+  // Two builds of one release answer the same nvrtcVersion; the build-id (in the cache key) differs.
   std::string replaced;
   p.info.build_id = running_build_id(image, location, source_kind::nvrtc, replaced);
   p.seen = {source_kind::nvrtc, *version, found_as.empty() ? location : found_as, how,
@@ -131,7 +127,7 @@ inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
   if (!version) return unexpected(version.error());
   nvrtc_calls c;
   c.version = *version;
-  // Optional: absent before NVRTC 11.2. dlsym failures here are expected, not errors.
+  // Absent before NVRTC 11.2: not errors.
   if (const auto f = lib.function<int(int*)>("nvrtcGetNumSupportedArchs", source_kind::nvrtc)) c.count_archs = *f;
   if (const auto f = lib.function<int(int*)>("nvrtcGetSupportedArchs", source_kind::nvrtc)) c.archs = *f;
   if (const auto f = lib.function<const char*(int)>("nvrtcGetErrorString", source_kind::nvrtc)) c.error_string = *f;
@@ -140,13 +136,12 @@ inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
 
 }  // namespace detail
 
-/// The NVRTC sonames the loader is asked for, newest major first. NVRTC 11.2-11.8 all use libnvrtc.so.11.2.
+/// The NVRTC sonames, newest major first. NVRTC 11.2-11.8 all use libnvrtc.so.11.2.
 inline std::vector<std::string> nvrtc_sonames() {
   return sonames_from_newest("libnvrtc.so", {"libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0"});
 }
 
-/// Asks a loaded libnvrtc. `found_as` / `how` are the provenance recorded in the observation.
-/// Bounded by the detection's deadline (posix/bounded_call.hpp).
+/// Asks a loaded libnvrtc, bounded by the detection's deadline; `found_as` / `how`: the provenance.
 inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
   return detail::bounded_call(source_kind::nvrtc, lib.path(), "nvrtcVersion",
                               [lib, found_as, how]() -> expected<probed_compiler, error> {
@@ -159,105 +154,63 @@ inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_librar
 }
 
 namespace detail {
-
-/// Per process: the library the loader's search found and that answered, per list of names and
-/// LD_LIBRARY_PATH value, so a repeated from_loader() does not try the absent newer sonames again
-/// (the loader's answer changes only when files are installed; a new process sees them). Only a
-/// library that answered is remembered (it is retained for the process anyway); never destroyed.
-class loader_search_memo {
- public:
-  static loader_search_memo& instance() {
-    static loader_search_memo* m = new loader_search_memo;
-    return *m;
-  }
-  std::optional<dynamic_library> find(const std::vector<std::string>& names) {
-    const std::string path_env = library_path_env();
-    process_lock lock;
-    for (const auto& e : entries_)
-      if (e.names == names && e.path_env == path_env) return e.lib;
-    return std::nullopt;
-  }
-  void keep(const std::vector<std::string>& names, const dynamic_library& lib) {
-    std::string path_env = library_path_env();
-    process_lock lock;
-    for (const auto& e : entries_)
-      if (e.names == names && e.path_env == path_env) return;
-    entries_.push_back(entry{names, std::move(path_env), lib});
-  }
-
- private:
-  struct entry {
-    std::vector<std::string> names;
-    std::string path_env;
-    dynamic_library lib;
-  };
-  static std::string library_path_env() {
-    const char* v = environment::process_value("LD_LIBRARY_PATH");
-    return v ? std::string(v) : std::string("\n(unset)");
-  }
-  std::vector<entry> entries_;
+/// Per process: the answer of the library the loader's search found, per list of names, provenance
+/// and LD_LIBRARY_PATH value, so a repeated from_loader() neither tries the absent newer sonames nor asks
+/// again (the loader's answer changes only when files are installed; a new process sees them). Only
+/// answers are kept (their library is retained for the process anyway); never destroyed.
+struct loader_search_answer {
+  std::vector<std::string> names;
+  discovery how;
+  std::string path_env;
+  probed_compiler answer;
 };
-
+inline std::vector<loader_search_answer>& loader_search_answers() {  // under process_lock
+  static auto* v = new std::vector<loader_search_answer>;
+  return *v;
+}
 }  // namespace detail
 
-/// A dynamically loaded NVRTC: a named library file, or the loader's search (newest major first).
-/// Satisfies the compiler-source contract: `compiler()`. The first answer is kept for this source
-/// and its copies (thread-safe) and re-validated per call: for a named file, that the path still
-/// names the same file; for the loader's search, the library it found (see detail::loader_search_memo).
+/// A dynamically loaded NVRTC: a named library file, or the loader's search. Satisfies the
+/// compiler-source contract. A named file's answer is kept for the source and its copies while the path
+/// names the same file (detail::file_answer_memo); the search's, per process (from_loader()).
 class nvrtc_library_source : public probed_source<nvrtc_library_source> {
  public:
-  /// A library file. A relative path is accepted here because the caller passed it (policy
-  /// allow_relative); detection passes absolute_only for paths it did not get from the caller.
+  /// A library file; relative only under allow_relative (detection passes absolute_only).
   explicit nvrtc_library_source(std::string path, discovery how = discovery::explicit_argument,
                                 library_path_policy policy = library_path_policy::allow_relative)
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
-  /// Any place the shared locator describes.
   nvrtc_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
-  /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`.
-  /// Every from_loader() without a name shares one memo: a JIT library that asks per call pays for
-  /// the search and the questions once per process (the library found is re-checked per call).
+  /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`. Its answer is
+  /// kept per process (detail::loader_search_answers): a JIT library that asks per call pays for the
+  /// search and the questions once.
   static nvrtc_library_source from_loader(std::string soname = {}) {
     if (!soname.empty()) return {library_locator::search({std::move(soname)}), discovery::loader_search};
     static const auto* const names = new std::vector<std::string>(nvrtc_sonames());
-    static const auto* const shared = new std::shared_ptr<detail::file_answer_memo<probed_compiler>>(
-        std::make_shared<detail::file_answer_memo<probed_compiler>>());
-    nvrtc_library_source s{library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};
-    s.memo_ = *shared;
-    return s;
+    return {library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};
   }
 
   expected<probed_compiler, error> probe() const {
     if (locator_.searches()) return probe_search();
-    struct stat st {};
-    const bool named = ::stat(locator_.path.c_str(), &st) == 0;
-    if (named)
-      if (auto known = memo_->find(st)) return std::move(*known);
-    const auto lib = locator_.load(source_kind::nvrtc);
-    if (!lib) return unexpected(lib.error());
-    auto p = probe_nvrtc_library(*lib, locator_.path, how_);
-    if (p && named) memo_->keep(st, *p);
-    return p;
+    return memo_->ask(locator_, source_kind::nvrtc,
+                      [&](const dynamic_library& lib) { return probe_nvrtc_library(lib, locator_.path, how_); });
   }
 
  private:
   expected<probed_compiler, error> probe_search() const {
-    auto& searches = detail::loader_search_memo::instance();
-    auto lib = searches.find(locator_.sonames);
-    if (lib) {
-      detail::process_lock lock;  // the search's memo: keyed by the library found, not by a file's identity
-      if (memo_->answer && memo_->answer->info.location == lib->path()) return *memo_->answer;
-    } else {
-      auto loaded = locator_.load(source_kind::nvrtc);
-      if (!loaded) return unexpected(loaded.error());
-      lib = std::move(*loaded);
-    }
-    auto p = probe_nvrtc_library(*lib, lib->path(), how_);
-    if (p) {
-      searches.keep(locator_.sonames, *lib);
+    const char* v = environment::process_value("LD_LIBRARY_PATH");
+    const std::string path_env = v ? std::string(v) : std::string("\n(unset)");
+    auto& known = detail::loader_search_answers();
+    {
       detail::process_lock lock;
-      memo_->answer = *p;
+      for (const auto& k : known)
+        if (k.names == locator_.sonames && k.how == how_ && k.path_env == path_env) return k.answer;
     }
+    const auto lib = locator_.load(source_kind::nvrtc);
+    if (!lib) return unexpected(lib.error());
+    auto p = probe_nvrtc_library(*lib, lib->path(), how_);
+    detail::process_lock lock;
+    if (p) known.push_back({locator_.sonames, how_, path_env, *p});
     return p;
   }
 
@@ -266,9 +219,8 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
   std::shared_ptr<detail::file_answer_memo<probed_compiler>> memo_ = std::make_shared<detail::file_answer_memo<probed_compiler>>();
 };
 
-/// The NVRTC the program links (CUDA::nvrtc): pass its functions, e.g.
+/// The NVRTC the program links (CUDA::nvrtc), located by dladdr:
 /// `cuarch::linked_nvrtc_source nvrtc(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs);`
-/// The library's path is taken from the dynamic loader (dladdr).
 class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
  public:
   template <class VersionFn>

@@ -1,10 +1,8 @@
-// dynamic_library: loading a shared library (libnvrtc, libcudart, libcuda) safely. RTLD_NOW |
+// dynamic_library: loading a shared library (libnvrtc, libcudart, libcuda) safely: RTLD_NOW |
 // RTLD_LOCAL; never from the current directory unless the caller passed that path; one handle per
-// real path; a library that answered is kept loaded until exit (retain(): NVRTC's static
-// initialisers allocate on every load, which no dlclose gives back). Nothing is handed to dlopen()
-// that could hurt: a candidate must be a regular file (a FIFO would block the loader's open()
-// forever) whose ELF header says "shared object of this process's class, byte order and machine".
-// A file swapped in between that check and dlopen() is not caught (only its owner can do that).
+// real path; one that answered stays loaded (retain(): NVRTC's static initialisers allocate on every
+// load, which no dlclose gives back). dlopen() only gets a regular file (a FIFO would block the
+// loader's open() forever) whose ELF header says "shared object of this process's kind".
 #pragma once
 
 #include <dlfcn.h>
@@ -32,8 +30,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Whether a relative library path is accepted. Only a path the caller passed explicitly may be
-/// relative (it is then made absolute against the current directory, once, before loading).
+/// Whether a relative library path (one the caller passed) is accepted, made absolute once.
 enum class library_path_policy : unsigned char { absolute_only, allow_relative };
 
 namespace detail {
@@ -50,15 +47,14 @@ struct loaded_library {
   }
 };
 
-/// Handles by real path (a file reached through several symlinks is mapped once), and the libraries
-/// retained until exit. Guarded by the process lock, which no dl*() call is made under.
+/// Handles by real path (several symlinks, one mapping), and the retained libraries. Under the
+/// process lock, which no dl*() call is made under.
 struct library_registry {
   std::map<std::string, std::weak_ptr<loaded_library>> by_path;
   std::vector<std::shared_ptr<loaded_library>> kept;
 };
 inline library_registry& registry() {
-  // Never destroyed: retained libraries must outlive every static destructor (and a dlclose at
-  // exit would only hand their allocations to the leak checker).
+  // Never destroyed: retained libraries outlive every static destructor.
   static library_registry* r = new library_registry;
   return *r;
 }
@@ -89,8 +85,7 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
   });
 }
 
-/// This process's ELF machine (e_machine; 0 where cuarch does not know it: then not checked) and its
-/// multiarch triple (the system library directories /lib/<triple> and /usr/lib/<triple>; "" if none).
+/// This process's e_machine (0: unknown, not checked) and multiarch triple (/usr/lib/<triple>; "" if none).
 #if defined(__x86_64__)
 inline constexpr std::uint16_t native_elf_machine = EM_X86_64;
 inline constexpr const char* native_multiarch = "x86_64-linux-gnu";
@@ -116,9 +111,8 @@ inline constexpr std::uint16_t native_elf_machine =
 inline constexpr const char* native_multiarch = "";
 #endif
 
-/// Whether `path` is a library this process can dlopen(), judged from its ELF header alone: an error
-/// from read_regular_file (a FIFO), or library_not_found saying why it is no shared object of this
-/// process's class, byte order and machine.
+/// Whether `path` is a library this process can dlopen(), from its ELF header alone: read_regular_file's
+/// error (a FIFO), or library_not_found saying why it is no shared object of this process's kind.
 inline std::optional<error> check_library_file(const std::string& path, source_kind src, std::string_view asked_as) {
   constexpr std::size_t header_size = sizeof(Elf64_Ehdr) > sizeof(Elf32_Ehdr) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
   const auto head = read_regular_file(path, header_size, src, read_extent::prefix);
@@ -155,8 +149,8 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
   return std::nullopt;
 }
 
-/// The system directories the loader searches after LD_LIBRARY_PATH and its cache (whose entries
-/// live in them): checked before dlopen() by SONAME so that a FIFO there cannot block it either.
+/// The system directories the loader searches (its cache's entries live there): checked before
+/// dlopen() by SONAME, so that a FIFO there cannot block it either.
 inline const std::vector<std::string>& system_library_dirs() {
   static const std::vector<std::string> dirs = [] {
     std::vector<std::string> d;
@@ -169,8 +163,7 @@ inline const std::vector<std::string>& system_library_dirs() {
 
 }  // namespace detail
 
-/// A loaded shared library. Copies share one handle; the library is unloaded (dlclose) when the
-/// last copy goes, unless pin() was called.
+/// A loaded shared library. Copies share one handle, closed with the last copy unless retained.
 class dynamic_library {
  public:
   dynamic_library() = default;
@@ -205,8 +198,7 @@ class dynamic_library {
     return std::nullopt;
   }
 
-  /// Keeps this library loaded until the process exits: later loads of the same file share it.
-  /// Called for libraries that answered; failed ones are released.
+  /// Keeps this library loaded until exit (for libraries that answered): later loads share it.
   void retain() const {
     if (!lib_) return;
     auto& kept = detail::registry().kept;
@@ -229,16 +221,15 @@ class dynamic_library {
 };
 
 namespace detail {
-/// Registers a fresh dlopen handle under its real path, or folds it into the entry already there.
-/// Takes ownership of `handle` in every outcome.
+/// Registers a fresh dlopen handle under its real path, or folds it into the entry there. Owns
+/// `handle` in every outcome.
 inline expected<dynamic_library, error> adopt_library_handle(void* handle, const std::string& asked, source_kind src,
                                                              std::string_view asked_as) {
   const std::string mapped = mapped_path(handle);
   std::string real = real_path(mapped.empty() ? asked : mapped);
   if (real.empty()) real = mapped.empty() ? asked : mapped;
   if ((!mapped.empty() && mapped.front() != '/') || real.empty() || real.front() != '/') {
-    // The loader resolved it relative to the current directory (e.g. LD_LIBRARY_PATH=":..." or "."):
-    // refuse, whatever the library is.
+    // Found relative to the current directory (LD_LIBRARY_PATH=":..." or "."): refused.
     dlclose(handle);
     return unexpected(errors::library_not_found(src, asked_as, mapped.empty() ? real : mapped,
                                                 "the loader found it through a relative path (current directory); "
@@ -262,8 +253,8 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
 }  // namespace detail
 
 /// Loads a library file by path; a relative one only under allow_relative. Errors (subject: the path
-/// as given; location: its real path): file_unreadable (no regular file, cannot be opened) or
-/// library_not_found (missing, no ELF shared object of this process's kind, refused by the loader).
+/// as given): file_unreadable (no regular file) or library_not_found (missing, not a shared object of
+/// this process's kind, refused by the loader).
 inline expected<dynamic_library, error> load_library_file(const std::string& path, source_kind src,
                                                           library_path_policy policy = library_path_policy::absolute_only) {
   if (path.empty()) return unexpected(errors::library_not_found(src, "(empty path)", "", "no library path given"));
@@ -285,13 +276,12 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
   return detail::adopt_library_handle(*h, real, src, path);
 }
 
-/// Loads a library by SONAME as the loader's search would find it, without letting the loader open
-/// anything unchecked. LD_LIBRARY_PATH (from `env`, else the process) is walked here: a relative or
-/// empty entry holding the library is refused (invalid_environment); a file that is no regular file
-/// is the answer (file_unreadable: the loader would block on a FIFO); an ELF of another class or
-/// machine, or no ELF, is passed over as the loader passes it over (and named if nothing is found);
-/// the first good file is loaded by its path. Then the system directories are checked the same way
-/// and dlopen(soname) does the rest (ld.so.cache, RUNPATH; the caller's RPATH is not looked at).
+/// Loads a library by SONAME as the loader would find it, letting it open nothing unchecked.
+/// LD_LIBRARY_PATH (from `env`, else the process) is walked here: a relative or empty entry holding
+/// the library is refused (invalid_environment); no regular file is the answer (file_unreadable); a
+/// file of another kind is passed over as the loader does (named if nothing is found); the first good
+/// one is loaded by path. The system directories are checked the same way, then dlopen(soname) does
+/// the rest (ld.so.cache, RUNPATH; the caller's RPATH is not looked at).
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src,
                                                              const environment* env = nullptr) {
   if (soname.empty() || soname.find('/') != std::string::npos)
@@ -340,8 +330,7 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
   return detail::adopt_library_handle(*h, soname, src, soname);
 }
 
-/// The SONAMEs asked for a library, newest major first: "<stem>.20" down to "<stem>.12" (the list
-/// runs ahead of the table, so a newer major than cuarch knows is still found), then `older`.
+/// "<stem>.20" down to "<stem>.12" (ahead of the table: a newer major is still found), then `older`.
 inline std::vector<std::string> sonames_from_newest(std::string_view stem, std::initializer_list<const char*> older) {
   std::vector<std::string> names;
   for (int major = 20; major >= 12; --major) names.push_back(std::string(stem) + "." + std::to_string(major));
@@ -349,9 +338,8 @@ inline std::vector<std::string> sonames_from_newest(std::string_view stem, std::
   return names;
 }
 
-/// `sonames` (newest first) as words that name no library that does not exist: the majors cuarch
-/// asks for ahead of any release ("libnvrtc.so.20" ... "libnvrtc.so.12") are one "libnvrtc.so.12 or
-/// a newer major", the others as they are.
+/// `sonames` as words naming no library that does not exist: "libnvrtc.so.20" ... "libnvrtc.so.12"
+/// are "libnvrtc.so.12 or a newer major", the others as they are.
 inline std::string soname_words(const std::vector<std::string>& sonames) {
   const auto major_prefix = [](const std::string& name) {  // "libnvrtc.so." for "libnvrtc.so.12", else ""
     const std::size_t dot = name.rfind('.');
@@ -368,23 +356,9 @@ inline std::string soname_words(const std::vector<std::string>& sonames) {
   return words;
 }
 
-/// The first of `sonames` (newest first) the loader has. A refusal other than "not found" (a
-/// relative LD_LIBRARY_PATH entry) is the answer at once; if none is found, the error names
-/// `any_version` ("libnvrtc.so (any version)").
-inline expected<dynamic_library, error> load_first_library(const std::vector<std::string>& sonames, source_kind src,
-                                                           std::string_view any_version) {
-  for (const auto& name : sonames) {
-    auto lib = load_library_by_name(name, src);
-    if (lib || lib.error().code != errc::library_not_found) return lib;
-  }
-  // Not the first name's own error: that soname (a major ahead of every release) may not exist.
-  return unexpected(errors::library_not_found(
-      src, any_version, "loader search", sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
-}
-
-/// Where a library comes from, for the NVRTC, runtime and driver sources: a file (relative only
-/// under allow_relative), or the loader's search for one SONAME or the first of several (newest
-/// first; `any_version` names that search in the not-found error: "libnvrtc.so (any version)").
+/// Where a library comes from: a file (relative only under allow_relative), or the loader's search
+/// for the first of `sonames` it has (a refusal other than "not found" is the answer at once; if none
+/// is found, the error names `any_version`: "libnvrtc.so (any version)").
 struct library_locator {
   std::string path;
   std::vector<std::string> sonames;
@@ -404,14 +378,19 @@ struct library_locator {
     return l;
   }
 
-  /// Whether this is the loader's search (no file named).
   bool searches() const noexcept { return path.empty(); }
 
   expected<dynamic_library, error> load(source_kind src) const {
     if (!path.empty()) return load_library_file(path, src, policy);
     if (sonames.size() == 1) return load_library_by_name(sonames.front(), src);
-    return load_first_library(sonames, src,
-                              any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version));
+    for (const auto& name : sonames) {
+      auto lib = load_library_by_name(name, src);
+      if (lib || lib.error().code != errc::library_not_found) return lib;
+    }
+    // Not the first name's own error: that soname (a major ahead of every release) may not exist.
+    return unexpected(errors::library_not_found(
+        src, any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version), "loader search",
+        sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
   }
 };
 
@@ -425,41 +404,47 @@ inline expected<cuda_version, error> reported_version(int v, source_kind src, co
   return version;
 }
 
-/// A library's answer, kept for a source and its copies while the file it came from is the same one
-/// (device and inode, one stat per call: a replaced file or a retargeted symlink is asked afresh). A
-/// loaded library's answer cannot change, and one that answered stays loaded (retain). Failures are
-/// never kept. Guarded by the process lock (fork-safe).
+/// A library's answer, kept for a source and its copies while its path names the same file (device
+/// and inode: a replaced file or a retargeted symlink is asked afresh). Failures are never kept.
 template <class T>
 struct file_answer_memo {
   dev_t device = 0;
   ino_t inode = 0;
   std::optional<T> answer;
-  std::optional<T> find(const struct stat& st) {
-    process_lock lock;
-    return answer && device == st.st_dev && inode == st.st_ino ? answer : std::nullopt;
-  }
-  void keep(const struct stat& st, const T& a) {
-    process_lock lock;
-    device = st.st_dev;
-    inode = st.st_ino;
-    answer = a;
+  /// `ask(library)` of the library `where` loads; kept only where `where` names a file.
+  template <class Ask>
+  expected<T, error> ask(const library_locator& where, source_kind src, Ask ask) {
+    struct stat st {};
+    const bool named = !where.searches() && ::stat(where.path.c_str(), &st) == 0;
+    if (named) {
+      process_lock lock;
+      if (answer && device == st.st_dev && inode == st.st_ino) return *answer;
+    }
+    const auto lib = where.load(src);
+    if (!lib) return unexpected(lib.error());
+    auto a = ask(*lib);
+    if (a && named) {
+      process_lock lock;
+      device = st.st_dev;
+      inode = st.st_ino;
+      answer = *a;
+    }
+    return a;
   }
 };
 }  // namespace detail
 
-/// Whether cuarch itself holds the library file at `real_path` (retained, or in use right now).
-/// Detection's "already loaded" leaves these out: they are cuarch's loads, not the application's.
+/// Whether cuarch itself holds the library file at `real_path` (not the application's load).
 inline bool held_by_cuarch(const std::string& real_path) { return detail::held_library(real_path) != nullptr; }
 
 /// Paths of the libraries mapped into this process whose file name starts with `prefix`
-/// (e.g. "libnvrtc.so."), in load order: what the application itself already loaded.
+/// ("libnvrtc.so."), in load order.
 inline std::vector<std::string> loaded_library_paths(std::string_view prefix) {
   struct context {
     std::string_view prefix;
     std::vector<std::string> found;
   } ctx{prefix, {}};
-  // Under the process lock, so fork() (whose prepare handler takes it) never copies this process
-  // while cuarch is inside dl_iterate_phdr: glibc (2.36) leaves its lock held in such a child.
+  // Under the process lock: a child forked inside dl_iterate_phdr inherits glibc's (2.36) lock held.
   detail::process_lock lock;
   dl_iterate_phdr(
       [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
