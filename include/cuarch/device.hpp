@@ -1,17 +1,8 @@
-// cuarch/device.hpp: what the target being compiled provides, usable in device code under nvcc and
-// NVRTC, and CUARCH_DEVICE_REQUIRE(...), which stops the device compilation of a target that lacks
-// the feature sets a kernel needs (docs/design.md, "Device-side checks"). It includes nothing: NVRTC
-// compiles without the C++ standard library, so its spelling reader is its own, grammar-only; nvcc's
-// host pass also checks every spelling with cuarch's parser (core/parse.hpp), and tests/device_test.cpp
-// checks that both readers agree on every target the knowledge table knows.
-//
-// Which feature sets a target provides (compute_ spellings mean the same as sm_ ones):
-//   requirement sm_XY  (baseline)  every target of compute capability >= X.Y (any variant)
-//   requirement sm_XYf (family)    the f and a targets of major X with minor >= Y
-//                                  (sm_100f: sm_100f, sm_100a, sm_103f, sm_103a)
-//   requirement sm_XYa (specific)  only sm_XYa itself
-// `nvcc -arch=sm_90a` also embeds compute_90 PTX, a baseline pass that a kernel requiring sm_90a
-// fails, as it should: build it with -gencode=arch=compute_90a,code=sm_90a.
+// cuarch/device.hpp: what the target being compiled provides, in device code under nvcc and NVRTC,
+// and CUARCH_DEVICE_REQUIRE(...), which stops the device compilation of a target lacking the feature
+// sets a kernel needs (docs/design.md, "Device-side checks", has the rules). It includes nothing
+// (NVRTC has no standard library), so its spelling reader is its own, grammar-only; nvcc's host pass
+// also checks every spelling with core/parse.hpp, and tests/device_test.cpp checks both agree.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -72,7 +63,7 @@ CUARCH_DEVICE_HD constexpr target read_target(const char* s, decltype(sizeof(0))
   return t;
 }
 
-/// Does building `built` provide the feature set `required` names? (The rules at the top.)
+/// Does building `built` provide the feature set `required` names? (The rules: docs/design.md.)
 CUARCH_DEVICE_HD constexpr bool provides(const target& built, const target& required) {
   if (!built.valid || !required.valid) return false;
   switch (required.variant) {

@@ -1,7 +1,6 @@
-// The CUDA code in a file or a directory of files (a JIT cache), read with core/fatbin.hpp.
-// Opened like every file cuarch reads (posix/posix.hpp: O_RDONLY | O_NONBLOCK | O_CLOEXEC, regular
-// files only: a FIFO is an error, never a hang) and mapped read-only, never read whole: a 456 MB
-// libtorch_cuda.so costs the pages of its section table and fatbin entry headers, not its size.
+// The CUDA code in a file or a directory of files (a JIT cache), read with core/fatbin.hpp. Opened
+// like every file cuarch reads (posix/posix.hpp) and mapped, never read whole: a 456 MB
+// libtorch_cuda.so costs the pages of its section table and fatbin entry headers.
 #pragma once
 
 #include <sys/mman.h>
@@ -76,12 +75,11 @@ inline std::vector<std::string> code_files_under(const std::string& path, std::s
   return out;
 }
 
-/// The most of an inventory file cuarch reads: `kubectl get nodes -o json` of 1,000 nodes is 10-50 MB.
+/// The most of an inventory file cuarch reads (`kubectl get nodes -o json` of 1,000 nodes: 10-50 MB).
 inline constexpr std::size_t max_inventory_bytes = std::size_t{128} << 20;
 
-/// The nodes of the inventory file at `path` (parse_inventory), read as every file cuarch reads
-/// (a FIFO is an error, never a hang; larger than max_inventory_bytes is an error). Errors:
-/// unreadable_input (the caller's input: exit 2) naming the path.
+/// The nodes of the inventory file at `path` (parse_inventory). Errors: unreadable_input (exit 2)
+/// naming the path.
 inline expected<inventory, error> read_inventory_file(const std::string& path) {
   const auto text = detail::read_regular_file(path, max_inventory_bytes, source_kind::device_list);
   if (!text) {

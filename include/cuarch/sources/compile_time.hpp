@@ -38,13 +38,8 @@ inline expected<observation, error> compile_time_observation(int cuda_version_ma
     e.location = file;
     return unexpected(e);
   }
-  observation o;
-  o.source = source_kind::compile_time;
-  o.version = *v;
-  o.location = file;
-  o.how = discovery::compile_time;
-  o.raw = "CUDA_VERSION " + std::to_string(cuda_version_macro);
-  return o;
+  return observation{source_kind::compile_time, *v, file, discovery::compile_time,
+                     "CUDA_VERSION " + std::to_string(cuda_version_macro)};
 }
 
 CUARCH_END_NAMESPACE

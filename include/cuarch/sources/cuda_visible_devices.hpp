@@ -1,10 +1,6 @@
-// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER applied the way the CUDA driver applies them, as a pure
-// function over a list of GPUs read without CUDA (NVML), so that the devices CUDA *would* show can be
-// known without cuInit (which a fork()ed child cannot survive). Only the C++ standard library (and core/):
-// the rules are unit-tested here without loading anything (tests/cuda_visible_devices_test.cpp) and checked
-// against the real driver on a GPU machine (scripts/gpu/devices-on-gpu.sh).
-//
-// The rules, and where they come from:
+// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER applied as the CUDA driver applies them, a pure function
+// over the GPUs NVML lists: the devices CUDA *would* show, without cuInit (which a fork()ed child cannot
+// survive). Checked against the real driver by scripts/gpu/devices-on-gpu.sh. The rules and their sources:
 //  * unset: every GPU; set to "": no GPU. An integer is an index in CUDA_DEVICE_ORDER order; a
 //    "GPU-<uuid>" entry or any unique prefix of it (e.g. "GPU-8932f937") names a GPU; "MIG-<uuid>" a
 //    MIG device. The devices come in the order of the list. An invalid entry (e.g. -1) ends the list:
@@ -45,7 +41,7 @@ CUARCH_BEGIN_NAMESPACE
 /// CUDA_DEVICE_ORDER.
 enum class cuda_device_order : unsigned char { fastest_first, pci_bus_id };
 
-/// One GPU as an enumeration without CUDA describes it (NVML), listed in PCI bus order.
+/// One GPU as NVML describes it, listed in PCI bus order.
 struct enumerated_gpu {
   std::string uuid;                    // "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"
   std::string name;                    // "NVIDIA H200"
@@ -59,10 +55,8 @@ struct visible_device {
   std::size_t gpu = 0;  // index into the enumerated GPUs
   int mig = -1;         // index into that GPU's mig_uuids, or -1 for the whole GPU
   friend bool operator==(const visible_device& a, const visible_device& b) { return a.gpu == b.gpu && a.mig == b.mig; }
-  friend bool operator!=(const visible_device& a, const visible_device& b) { return !(a == b); }
 };
 
-/// What CUDA would show, and how sure that is.
 struct device_visibility {
   std::vector<visible_device> devices;  // in CUDA ordinal order
   std::string ended;                    // where and why the list was cut or emptied ("" when it was not)
@@ -86,8 +80,8 @@ inline std::vector<std::string_view> split_commas(std::string_view list) {
   }
 }
 
-/// strtoul's reading of an entry: blanks, an optional sign, digits; the rest ignored. -1 when there is
-/// no digit or the number is negative (an invalid entry); a huge number saturates (out of range anyway).
+/// strtoul's reading of an entry (blanks, a sign, digits, the rest ignored); -1 for no digit or a
+/// negative number; a huge number saturates.
 inline long long visible_index(std::string_view entry) {
   std::string_view s = trim(entry);
   bool negative = false;
@@ -112,8 +106,8 @@ inline cuda_device_order parse_cuda_device_order(const std::optional<std::string
   return value && detail::trim(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id : cuda_device_order::fastest_first;
 }
 
-/// The GPUs in CUDA enumeration order (indices into `gpus`, which is in PCI bus order): PCI_BUS_ID keeps
-/// that order; FASTEST_FIRST is approximated by compute capability, highest first (stable).
+/// The GPUs (indices into `gpus`) in CUDA enumeration order: PCI_BUS_ID keeps theirs; FASTEST_FIRST
+/// is approximated by compute capability, highest first (stable).
 inline std::vector<std::size_t> cuda_enumeration_order(const std::vector<enumerated_gpu>& gpus, cuda_device_order order) {
   std::vector<std::size_t> idx(gpus.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -132,8 +126,8 @@ inline bool fastest_first_is_guess(const std::vector<enumerated_gpu>& gpus) {
   return false;
 }
 
-/// The devices CUDA would show for `gpus` (PCI bus order) given CUDA_VISIBLE_DEVICES (`visible`, nullopt
-/// when unset) and CUDA_DEVICE_ORDER. Pure; see the rules at the top of this header.
+/// The devices CUDA would show for `gpus` given CUDA_VISIBLE_DEVICES (nullopt: unset) and
+/// CUDA_DEVICE_ORDER, by the rules at the top of this header.
 inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated_gpu>& gpus, const std::optional<std::string>& visible,
                                                     cuda_device_order order) {
   device_visibility out;
@@ -170,8 +164,8 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     return out;
   }
   out.mig_guessed = by_uuid ? prefix == "MIG-" : all_has_mig;
-  // The devices an entry names (into `named`): integer indices (strtoul-like) into `all` (CUDA
-  // enumeration order), or UUIDs and their prefixes; else why the entry ends the list.
+  // The devices an entry names (into `named`): indices into `all`, or UUIDs and their prefixes; else
+  // why the entry ends the list.
   const auto resolve = [&](std::string_view entry, std::vector<visible_device>& named) -> std::string {
     if (!by_uuid) {
       const long long x = detail::visible_index(entry);
@@ -208,8 +202,7 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m) named.push_back({match->gpu, static_cast<int>(m)});
     return {};
   };
-  // One pass, in list order: the first entry that is invalid (wrong form, no such index or UUID, an
-  // ambiguous prefix) ends the list; a device named twice before that makes the whole variable invalid.
+  // The first invalid entry ends the list; a device named twice before that invalidates it all.
   const auto entries = detail::split_commas(list);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::vector<visible_device> named;

@@ -1,7 +1,5 @@
-// Device sources: the GPUs code will run on (docs/design.md, "Devices without touching CUDA"). The
-// default, system_device_source, reads them through NVML (no CUDA initialisation, so a process forked
-// afterwards can still use CUDA) and falls back to the driver API (cuInit) only where NVML cannot
-// answer, saying so. No visible device is a typed error (no_device): never a default architecture.
+// Device sources: the GPUs code will run on (docs/design.md, "Devices without touching CUDA"). No
+// visible device is a typed error (no_device): never a default architecture.
 #pragma once
 
 #include <string>
@@ -13,8 +11,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// The GPUs the driver shows this process. cuInit(0) is called (it creates no context); the
-/// driver is then pinned in memory, because libcuda cannot be unloaded safely after cuInit.
+/// The GPUs the driver shows this process, after cuInit(0) (no context); libcuda then stays mapped.
 /// Satisfies the device-source contract: `devices()`.
 class driver_device_source {
  public:
@@ -65,8 +62,7 @@ class driver_device_source {
     return out;
   }
 
-  /// Says when CUDA_VISIBLE_DEVICES is what hides the GPUs. The driver reads the process's own
-  /// variable at cuInit, not a snapshot, so that is the one named.
+  /// Names CUDA_VISIBLE_DEVICES when it hides the GPUs: the process's own, which cuInit reads.
   static error with_visibility(error e) {
     if (e.code != errc::no_device) return e;
     if (const char* v = environment::process_value("CUDA_VISIBLE_DEVICES"))
@@ -80,18 +76,15 @@ class driver_device_source {
 /// Whether system_device_source may call cuInit when NVML cannot answer.
 enum class cuinit_fallback : unsigned char { allowed, forbidden };
 
-/// The default device source: NVML first (no CUDA initialisation in this process); the driver API
-/// (cuInit) only where NVML is unavailable (not installed, a symbol missing, nvmlInit failing) or cannot
-/// answer (a CUDA_VISIBLE_DEVICES form it cannot map), and then the reading's notes say so. NVML's
-/// "no device is visible" is an answer: it is returned as is, never retried through cuInit.
-/// Satisfies the device-source contract: `devices()`.
+/// The default device source: NVML first (no CUDA initialisation); cuInit only where NVML is
+/// unavailable or cannot answer (a CUDA_VISIBLE_DEVICES form it cannot map), and the notes then say so.
+/// NVML's "no device is visible" is an answer, never retried through cuInit. `devices()`.
 class system_device_source {
  public:
   system_device_source() : driver_(driver_library_source::from_loader()) {}
   system_device_source(nvml_device_source nvml, driver_library_source driver, cuinit_fallback fallback = cuinit_fallback::allowed)
       : nvml_(std::move(nvml)), driver_(std::move(driver)), fallback_(fallback) {}
 
-  /// The devices, how they were read, and what the report must say about them.
   expected<device_reading, error> read() const {
     auto r = nvml_.read();
     if (r || !nvml_cannot_answer(r.error())) return r;
@@ -115,15 +108,11 @@ class system_device_source {
     return out;
   }
 
-  expected<std::vector<device_info>, error> devices() const {
-    auto r = read();
-    if (!r) return unexpected(r.error());
-    return std::move(r->devices);
-  }
+  expected<std::vector<device_info>, error> devices() const { return devices_of(read()); }
 
  private:
-  /// NVML is unavailable or cannot say what CUDA would show. Not: no device (an answer), a refused
-  /// LD_LIBRARY_PATH (the driver would be refused the same way).
+  /// NVML is unavailable or cannot answer. Not: no device (an answer), a refused LD_LIBRARY_PATH
+  /// (the driver would be refused the same way).
   static bool nvml_cannot_answer(const error& e) {
     return e.code == errc::library_not_found || e.code == errc::symbol_not_found || e.code == errc::library_call_failed ||
            e.code == errc::malformed_output;

@@ -1,8 +1,6 @@
-// The CUDA driver (libcuda.so.1) as a version source: cuDriverGetVersion, which needs no cuInit and
-// creates no context. The driver decides what can be *loaded*: the newest CUDA it serves (minor-
-// version compatibility) and the newest PTX ISA it can JIT. Only ever loaded by its SONAME or a
-// path the caller gives: never from a toolkit's lib64/stubs (that stub answers every call with
-// CUDA_ERROR_STUB_LIBRARY, which is reported as such). Device queries live in device_source.hpp.
+// The CUDA driver (libcuda.so.1) as a version source: cuDriverGetVersion (no cuInit, no context):
+// the newest CUDA it serves and PTX ISA it can JIT. Loaded by its SONAME or a path the caller gives,
+// never from a toolkit's lib64/stubs (whose CUDA_ERROR_STUB_LIBRARY is reported as such).
 #pragma once
 
 #include <algorithm>
@@ -21,8 +19,7 @@ inline constexpr std::string_view driver_soname = "libcuda.so.1";
 
 namespace detail {
 
-/// CUresult names for the codes detection can meet (cuGetErrorName is absent from the stub), with
-/// what a code means for the user where that is not obvious from the name.
+/// CUresult names of the codes detection can meet (the stub has no cuGetErrorName), and hints.
 struct cu_result_text {
   int code;
   std::string_view name, hint;
@@ -67,7 +64,7 @@ inline error driver_call_failed(std::string_view call, int rc, const std::string
   return e;
 }
 
-/// Resolves every entry point; symbol_not_found for the first one missing (the handle is released).
+/// Resolves every entry point; symbol_not_found for the first one missing.
 inline expected<driver_api, error> bind_driver(dynamic_library lib) {
   driver_api api;
   api.lib = std::move(lib);
@@ -80,11 +77,12 @@ inline expected<driver_api, error> bind_driver(dynamic_library lib) {
   return api;
 }
 
-/// The driver version in /proc/driver/nvidia/version's first line:
+/// The driver version in the first line of /proc/driver/nvidia/version:
 ///   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." or, for the open modules,
 ///   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...".
 inline std::string parse_kernel_module_line(std::string_view line) {
   constexpr std::string_view key = "Kernel Module";
+  line = line.substr(0, line.find('\n'));
   const std::size_t at = line.find(key);
   if (at == std::string_view::npos) return {};
   std::string_view rest = line.substr(at + key.size());
@@ -97,19 +95,9 @@ inline std::string parse_kernel_module_line(std::string_view line) {
   return {};
 }
 
-/// The kernel module's version ("580.159.04"), or empty: it names the driver branch, which
-/// cuDriverGetVersion's CUDA number does not.
-inline std::string kernel_module_version() {
-  // A /proc file (size 0 to fstat): its first line is all that is needed; 4 KiB holds it.
-  const auto text = read_regular_file("/proc/driver/nvidia/version", 4096, source_kind::driver, read_extent::prefix);
-  if (!text) return {};
-  return parse_kernel_module_line(std::string_view(*text).substr(0, text->find('\n')));
-}
-
 }  // namespace detail
 
-/// libcuda.so.1 (or a named file): the driver as a version source and the door to its devices.
-/// Satisfies the driver-source contract: `driver_version()`.
+/// libcuda.so.1 (or a named file): the driver-source contract, `driver_version()`, and its devices.
 class driver_library_source {
  public:
   explicit driver_library_source(std::string path, discovery how = discovery::explicit_argument,
@@ -117,9 +105,7 @@ class driver_library_source {
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
   /// The loader's search for libcuda.so.1.
   static driver_library_source from_loader() {
-    driver_library_source s{std::string(), discovery::loader_search};
-    s.locator_ = library_locator::search({std::string(driver_soname)});
-    return s;
+    return driver_library_source(library_locator::search({std::string(driver_soname)}), discovery::loader_search);
   }
 
   expected<detail::driver_api, error> load() const {
@@ -128,8 +114,7 @@ class driver_library_source {
     return detail::bind_driver(std::move(*lib));
   }
 
-  /// cuDriverGetVersion: the newest CUDA release the driver serves. No cuInit, no context. Bounded
-  /// by the detection's deadline (posix/bounded_call.hpp), the library's load included.
+  /// cuDriverGetVersion, bounded by the detection's deadline, the library's load included.
   expected<observation, error> driver_version() const {
     return detail::bounded_call(source_kind::driver, library_name(), "cuDriverGetVersion",
                                 [self = *this] { return self.driver_version_now(); });
@@ -148,10 +133,15 @@ class driver_library_source {
     if (!version) return unexpected(version.error());
     observation o{source_kind::driver, *version, locator_.searches() ? api->lib.path() : locator_.path, how_,
                   "cuDriverGetVersion: " + std::to_string(v)};
-    if (const std::string km = detail::kernel_module_version(); !km.empty()) o.raw += "; kernel module " + km;
+    // The kernel module's version names the driver branch, which cuDriverGetVersion's number does not. A
+    // /proc file (size 0 to fstat): its first line is all that is needed; 4 KiB holds it.
+    const auto proc = detail::read_regular_file("/proc/driver/nvidia/version", 4096, source_kind::driver, detail::read_extent::prefix);
+    if (const std::string km = proc ? detail::parse_kernel_module_line(*proc) : ""; !km.empty()) o.raw += "; kernel module " + km;
     api->lib.retain();  // it answered: loaded once per process
     return o;
   }
+
+  driver_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;

@@ -1,11 +1,8 @@
-// The GNU build-id of an ELF library or executable: what tells two builds of one release apart
-// (NVRTC wheels 12.4.99 and 12.4.127 both answer nvrtcVersion 12.4); the JIT cache key carries it
-// (docs/design.md, "JIT cache key"). A file is read with a few bounded pread()s, nothing loaded or
-// run: the ELF header, the PT_NOTE segments and, when those hold no build-id, the SHT_NOTE sections
-// (the NVRTC wheels on PyPI are rewritten after linking: their PT_NOTE points at other bytes while
-// .note.gnu.build-id keeps the id NVIDIA's own and Debian's copy carry). A library this process has
-// loaded is keyed by its mapped image (loaded_build_id), the code that runs, not by the file at its
-// path now, which may have been replaced since.
+// The GNU build-id of an ELF file: what tells two builds of one release apart (NVRTC wheels 12.4.99
+// and 12.4.127 both answer nvrtcVersion 12.4) in the JIT cache key (docs/design.md). Read with a few
+// bounded pread()s: the PT_NOTE segments, else the SHT_NOTE sections (the NVRTC wheels are rewritten
+// after linking: their PT_NOTE points elsewhere while .note.gnu.build-id keeps NVIDIA's id). A loaded
+// library is keyed by its mapped image (loaded_build_id), not by the file at its path now.
 #pragma once
 
 #include <link.h>
@@ -19,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "../core/detail/utf8.hpp"
 #include "posix/posix.hpp"
 #include "posix/process_lock.hpp"
 
@@ -35,21 +33,7 @@ inline std::uint64_t elf_le(std::string_view b, std::size_t at, std::size_t widt
   return v;
 }
 
-/// Lowercase hex of bytes.
-inline std::string to_hex(std::string_view bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto u = static_cast<unsigned char>(c);
-    out += digits[u >> 4];
-    out += digits[u & 0xf];
-  }
-  return out;
-}
-
-/// The build-id in a note area (a sequence of Elf_Nhdr + name + desc, each padded to 4 bytes), or
-/// empty. Bytes that are no note end the scan, never read past the area.
+/// The build-id in a note area (Elf_Nhdr + name + desc, each padded to 4 bytes), or empty.
 inline std::string find_gnu_build_id(std::string_view notes) {
   std::size_t at = 0;
   while (notes.size() - at >= 12) {
@@ -60,7 +44,7 @@ inline std::string find_gnu_build_id(std::string_view notes) {
     constexpr std::uint64_t nt_gnu_build_id = 3;
     if (type == nt_gnu_build_id && namesz == 4 && notes.substr(static_cast<std::size_t>(name_at), 4) == std::string_view("GNU\0", 4) &&
         descsz >= 8 && descsz <= 64)
-      return to_hex(notes.substr(static_cast<std::size_t>(desc_at), static_cast<std::size_t>(descsz)));
+      return hex_bytes(notes.substr(static_cast<std::size_t>(desc_at), static_cast<std::size_t>(descsz)));
     at = static_cast<std::size_t>(next);
   }
   return {};
@@ -98,16 +82,13 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
   if (auto e = detail::open_regular_file(path, src, fd, st)) return unexpected(std::move(*e));
 
   std::string header;
-  if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, 4,
-                                                                     "\x7f"
-                                                                     "ELF") != 0)
+  if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, SELFMAG, ELFMAG) != 0)
     return unexpected(detail::no_build_id(src, path, "not an ELF file"));
   if (header[4] != 2 || header[5] != 1) return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
   using detail::elf_le;
   std::string table, area;
-  // The program headers' PT_NOTE (4) segments, then the section headers' SHT_NOTE (7) sections. Per
-  // table: where the ELF header holds its offset, entry size and count; where an entry holds its type
-  // and its notes' offset (their size is at 32 in both); the least entry size.
+  // The PT_NOTE (4) segments, then the SHT_NOTE (7) sections. Per table: where the ELF header holds
+  // its offset, entry size and count; where an entry holds its type and notes' offset (size: at 32).
   struct note_table {
     std::size_t off_at, entsize_at, num_at, type_at, notes_at;
     std::uint64_t type, min_entsize;
@@ -126,11 +107,9 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
   return unexpected(detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
 }
 
-/// The GNU build-id of the loaded object that holds `address` (a symbol of it), read from its
-/// mapped image: its PT_NOTE segments, then, as for a rewritten wheel whose PT_NOTE points
-/// elsewhere while .note.gnu.build-id still sits in a small added segment, the notes in its
-/// read-only PT_LOAD segments of at most elf_read_cap bytes. Empty when none is found there, or
-/// when the object is not the file `path` names (a PLT stub in the executable, say).
+/// The GNU build-id of the loaded object holding `address`, from its mapped image: its PT_NOTE
+/// segments, then (a rewritten wheel) the notes in its small read-only PT_LOAD segments. Empty when
+/// none is found, or the object is not the file `path` names (a PLT stub in the executable, say).
 inline std::string loaded_build_id(const void* address, const std::string& path) {
   struct context {
     std::uintptr_t at;
@@ -174,9 +153,8 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
   return ctx.id;
 }
 
-/// The build-id a loaded library's cache key carries: the mapped image's (loaded_build_id), else
-/// the file's. `replaced` is set to words for the report when the file at `path` now holds
-/// another build-id than the image that runs.
+/// The build-id a loaded library's cache key carries: the mapped image's, else the file's.
+/// `replaced` says when the file at `path` now holds another build-id than the image that runs.
 inline std::string running_build_id(const void* address, const std::string& path, source_kind src, std::string& replaced) {
   const std::string mapped = loaded_build_id(address, path);
   auto on_disk = read_elf_build_id(path, src);

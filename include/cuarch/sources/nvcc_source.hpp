@@ -1,7 +1,6 @@
-// nvcc (the offline compiler) and ptxas (the assembler Triton and nvcc run) as version sources:
-// `<tool> --version`, executed without a shell, with a timeout, exit status checked, output parsed
-// (CRLF line ends and extra banner lines tolerated). A hang, a non-zero exit, or output that names
-// no release each end in a typed error naming the tool's path.
+// nvcc and ptxas (the assembler Triton and nvcc run) as version sources: `<tool> --version`, with a
+// timeout (posix/subprocess.hpp). A hang, a non-zero exit, or output naming no release is a typed
+// error naming the tool's path.
 #pragma once
 
 #include <sys/stat.h>
@@ -60,7 +59,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    const int err = errno;  // read once: errno_text may change it, and argument order is unspecified
+    const int err = errno;  // read once: errno_text may change it
     return unreadable(path, detail::errno_text(err), err);
   }
   if (S_ISDIR(st.st_mode)) return unreadable(path, "is a directory, not a program");
@@ -81,8 +80,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   }
   auto version = parse_nvcc_version_output(run->out, kind);
   if (!version) version = parse_nvcc_version_output(run->err, kind);
-  // SIGCHLD ignored by this process: the system reaped the tool, its exit status is gone. Its
-  // output still answers if it names a release; either way the loss is said.
+  // Under SIGCHLD = SIG_IGN the exit status is gone: the output still answers if it names a release.
   constexpr std::string_view lost = "exit status lost (SIGCHLD is ignored in this process, so the system reaped the child)";
   if (!version) {
     if (run->exit_status_lost) {
@@ -108,9 +106,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   return p;
 }
 
-/// A compiler tool run for its version: nvcc as the offline compiler, or ptxas (Triton's bundled
-/// one, or a toolkit's). Satisfies the compiler-source contract: `compiler()` (kind nvcc / ptxas;
-/// no supported-arch list: `--list-gpu-code` omits a/f variants, so the table decides).
+/// nvcc or ptxas run for its version: the compiler-source contract, `compiler()` (no supported-arch
+/// list: `--list-gpu-code` omits a/f variants, so the table decides).
 template <source_kind Kind>
 class tool_source : public probed_source<tool_source<Kind>> {
  public:
@@ -126,9 +123,7 @@ class tool_source : public probed_source<tool_source<Kind>> {
   std::chrono::milliseconds timeout_;
 };
 
-/// nvcc: the compiler of offline builds.
 using nvcc_compiler_source = tool_source<source_kind::nvcc>;
-/// ptxas: what Triton (and nvcc) assemble PTX with.
 using ptxas_source = tool_source<source_kind::ptxas>;
 
 CUARCH_END_NAMESPACE

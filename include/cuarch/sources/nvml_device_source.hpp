@@ -1,14 +1,10 @@
-// NVML (libnvidia-ml.so.1, dlopen()ed) as a device source: the GPUs and their compute capabilities
-// without initialising CUDA in the calling process. cuInit is what breaks a fork()ed child (every CUDA
-// call in the child then returns CUDA_ERROR_NOT_INITIALIZED); NVML talks to the kernel driver directly
-// and is shut down again after the query. CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER are applied as
-// the driver applies them (cuda_visible_devices.hpp). Also a driver-version source: the CUDA version
-// the driver serves (nvmlSystemGetCudaDriverVersion_v2, what cuDriverGetVersion returns), still
-// without cuInit.
+// NVML (libnvidia-ml.so.1) as a device source: the GPUs and their compute capabilities without cuInit,
+// which breaks a fork()ed child; NVML is shut down again after the query. Also a driver-version
+// source (nvmlSystemGetCudaDriverVersion_v2: what cuDriverGetVersion returns).
 //
-// NVML API facts, from nvml.h (NVIDIA's header, as shipped in github.com/NVIDIA/go-nvml pkg/nvml/nvml.h,
-// NVML_API_VERSION 13; the NVML API reference at docs.nvidia.com/deploy/nvml-api/): the entry points
-// and their C types are those of nvml_api below; nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0;
+// NVML API facts, from nvml.h (github.com/NVIDIA/go-nvml pkg/nvml/nvml.h, NVML_API_VERSION 13; the
+// NVML API reference at docs.nvidia.com/deploy/nvml-api/): the entry points and their C types are
+// those of nvml_api below; nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0;
 // nvmlInit_v2 / nvmlShutdown are reference counted. "The NVML index may not correlate with other APIs,
 // such as the CUDA device index": the GPUs are therefore put in PCI bus order (nvmlDeviceGetPciInfo_v3)
 // before the CUDA rules apply; a GPU whose handle is NVML_ERROR_NO_PERMISSION (counted by _v2 all the
@@ -37,24 +33,26 @@ CUARCH_BEGIN_NAMESPACE
 /// NVML's SONAME: the only name the loader is asked for (never a relative path).
 inline constexpr std::string_view nvml_soname = "libnvidia-ml.so.1";
 
-/// The variables the driver's visibility rules read. Unset and empty differ (CUDA_VISIBLE_DEVICES="").
+/// The variables the visibility rules read. Unset and empty differ.
 struct device_visibility_env {
   std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES
   std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER
-  /// The values in `env` (detection passes its snapshot).
   static device_visibility_env from(const environment& env) { return {env.get("CUDA_VISIBLE_DEVICES"), env.get("CUDA_DEVICE_ORDER")}; }
-  /// This process's values (getenv: do not call while another thread may call setenv).
-  static device_visibility_env from_process() { return from(environment::from_process()); }
 };
 
-/// What a device source read, and how: the devices in CUDA ordinal order, and the notes a report must
-/// show (guessed order, a cut CUDA_VISIBLE_DEVICES list, a cuInit fallback).
+/// What a device source read: the devices in CUDA ordinal order, how, and the notes a report shows.
 struct device_reading {
   std::vector<device_info> devices;
   std::vector<std::string> uuids;  // per device, "GPU-..." or "MIG-..."; empty strings where unknown
   std::string via;                 // "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.95.05)"
   std::vector<std::string> notes;
 };
+
+/// The devices of a reading (the device-source contract's `devices()`).
+inline expected<std::vector<device_info>, error> devices_of(expected<device_reading, error> r) {
+  if (!r) return unexpected(std::move(r.error()));
+  return std::move(r->devices);
+}
 
 namespace detail {
 
@@ -110,7 +108,7 @@ struct nvml_pci_info {
 };
 static_assert(sizeof(nvml_pci_info) == 68, "nvmlPciInfo_t is 68 bytes");
 
-/// The NVML entry points cuarch calls. The optional ones may be null (older libraries).
+/// The NVML entry points cuarch calls.
 struct nvml_api {
   dynamic_library lib;
   int (*init)() = nullptr;
@@ -138,7 +136,7 @@ inline expected<nvml_api, error> bind_nvml(dynamic_library lib) {
                  api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
                  api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k), api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
     if (e) return unexpected(std::move(*e));
-  // Optional: absent from older libraries (left null).
+  // Optional: absent from older libraries (left null). The symbol_not_found errors are ignored.
   api.lib.bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", k);
   api.lib.bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", k);
   api.lib.bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", k);
@@ -154,10 +152,9 @@ inline expected<std::shared_ptr<void>, error> nvml_session(const nvml_api& api) 
 }
 
 /// A name or UUID from NVML (buffer size 96: NVML_DEVICE_*_V2_BUFFER_SIZE); "" when the call fails.
-template <class Get>
-std::string nvml_text(Get get, int& rc) {
+inline std::string nvml_text(int (*get)(nvml_device, char*, unsigned), nvml_device device, int& rc) {
   char buf[96] = {};
-  rc = get(buf, static_cast<unsigned>(sizeof buf));
+  rc = get(device, buf, static_cast<unsigned>(sizeof buf));
   return rc == 0 ? std::string(buf, ::strnlen(buf, sizeof buf)) : std::string();
 }
 
@@ -170,11 +167,11 @@ struct nvml_gpu_list {
 
 }  // namespace detail
 
-/// The GPUs NVML reports, as CUDA would show them. Satisfies the device-source contract (`devices()`)
-/// and the driver-source contract (`driver_version()`). Never initialises CUDA.
+/// The GPUs NVML reports, as CUDA would show them: the device-source contract (`devices()`) and the
+/// driver-source contract (`driver_version()`).
 class nvml_device_source {
  public:
-  /// The loader's search for libnvidia-ml.so.1; the process environment, read at each query.
+  /// The loader's search for libnvidia-ml.so.1; the process environment, read per query.
   nvml_device_source() = default;
   /// A named library file (absolute, unless `policy` allows a relative path the caller gave).
   explicit nvml_device_source(std::string path, discovery how = discovery::explicit_argument,
@@ -187,15 +184,14 @@ class nvml_device_source {
     return *this;
   }
 
-  /// The devices CUDA would show, read through NVML, with notes. no_device when none is visible
-  /// (naming CUDA_VISIBLE_DEVICES when it is what hides them); invalid_environment when
-  /// CUDA_VISIBLE_DEVICES names a device twice (the driver's cuInit then fails); library_call_failed
-  /// when NVML cannot say what CUDA would show (then only cuInit can: see system_device_source).
+  /// The devices CUDA would show, with notes. no_device when none is visible (naming
+  /// CUDA_VISIBLE_DEVICES); invalid_environment when it names a device twice (cuInit then fails);
+  /// library_call_failed when only cuInit can say (see system_device_source).
   expected<device_reading, error> read() const {
     const auto listed = gpus();
     if (!listed) return unexpected(listed.error());
     const std::vector<enumerated_gpu>& all = listed->gpus;
-    const device_visibility_env env = env_ ? *env_ : device_visibility_env::from_process();
+    const device_visibility_env env = env_ ? *env_ : device_visibility_env::from(environment::from_process());
     const cuda_device_order order = parse_cuda_device_order(env.device_order);
     const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
     const std::string& where = listed->library;
@@ -234,15 +230,9 @@ class nvml_device_source {
     return r;
   }
 
-  /// The devices CUDA would show (device-source contract).
-  expected<std::vector<device_info>, error> devices() const {
-    auto r = read();
-    if (!r) return unexpected(r.error());
-    return std::move(r->devices);
-  }
+  expected<std::vector<device_info>, error> devices() const { return devices_of(read()); }
 
-  /// nvmlSystemGetCudaDriverVersion_v2: the CUDA version the driver serves, as cuDriverGetVersion
-  /// would say, without cuInit (driver-source contract). Bounded like gpus().
+  /// nvmlSystemGetCudaDriverVersion_v2: the CUDA version the driver serves. Bounded like gpus().
   expected<observation, error> driver_version() const {
     return detail::bounded_call(source_kind::driver, library_name(), "nvmlSystemGetCudaDriverVersion_v2",
                                 [self = *this] { return self.driver_version_now(); });
@@ -256,9 +246,8 @@ class nvml_device_source {
     return detail::bind_nvml(std::move(*lib));
   }
 
-  /// Every GPU NVML reports, in PCI bus order (NVML index order when a bus id is unavailable), before
-  /// CUDA_VISIBLE_DEVICES. GPUs NVML may not open (NVML_ERROR_NO_PERMISSION) are left out and noted.
-  /// Bounded by the detection's deadline (posix/bounded_call.hpp), the library's load included.
+  /// Every GPU NVML reports, in PCI bus order (else NVML's), before CUDA_VISIBLE_DEVICES; those NVML
+  /// may not open (NVML_ERROR_NO_PERMISSION) are left out and noted. Bounded, the load included.
   expected<detail::nvml_gpu_list, error> gpus() const {
     return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
                                 [self = *this] { return self.gpus_now(); });
@@ -301,9 +290,9 @@ class nvml_device_source {
         return unexpected(e);
       }
       int rc = 0;
-      g.uuid = detail::nvml_text([&](char* b, unsigned n) { return api->device_get_uuid(h, b, n); }, rc);
+      g.uuid = detail::nvml_text(api->device_get_uuid, h, rc);
       if (rc != 0) return failed("nvmlDeviceGetUUID", rc);
-      g.name = detail::nvml_text([&](char* b, unsigned n) { return api->device_get_name(h, b, n); }, rc);
+      g.name = detail::nvml_text(api->device_get_name, h, rc);
       detail::nvml_pci_info p{};
       all_pci = all_pci && api->device_get_pci_info(h, &p) == 0;
       unsigned current = 0, pending = 0, max_migs = 0;
@@ -319,7 +308,7 @@ class nvml_device_source {
         rc = api->device_get_mig_device_handle_by_index(h, m, &mh);
         if (rc == 6) continue;  // NVML_ERROR_NOT_FOUND: no MIG device at this index
         if (rc != 0) return failed("nvmlDeviceGetMigDeviceHandleByIndex", rc);
-        g.mig_uuids.push_back(detail::nvml_text([&](char* b, unsigned n) { return api->device_get_uuid(mh, b, n); }, rc));
+        g.mig_uuids.push_back(detail::nvml_text(api->device_get_uuid, mh, rc));
         if (rc != 0) return failed("nvmlDeviceGetUUID", rc);
       }
       found.push_back({{p.domain, p.bus, p.device}, std::move(g)});

@@ -1,6 +1,4 @@
-// The default bound on one tool run (`nvcc --version`, `ptxas --version`), apart from the tool
-// source itself so that detection's options (detect/result.hpp) can name it without the
-// subprocess machinery.
+// The default bound on one tool run, apart so that detect/result.hpp names it without subprocess.hpp.
 #pragma once
 
 #include <chrono>

@@ -1,9 +1,6 @@
-// Toolkit files as version sources: what a toolkit directory says about itself without running
-// anything — version.json (CUDA 11.1+), version.txt (CUDA 11.0 and older), include/cuda.h's
-// CUDA_VERSION, the *.dist-info names of a toolkit assembled from pip wheels, and a conda
-// prefix's conda-meta records. An absent file is no error; an unreadable or malformed one is.
-// Every file goes through detail::read_regular_file (posix/posix.hpp): never blocks, regular files
-// only, at most a documented number of bytes (read_caps below).
+// Toolkit files as version sources: version.json (CUDA 11.1+), version.txt (11.0 and older),
+// include/cuda.h's CUDA_VERSION, pip wheels' *.dist-info names, conda-meta records. An absent file is
+// no error; an unreadable or malformed one is. Read by detail::read_regular_file, capped (read_caps).
 #pragma once
 
 #include <sys/stat.h>
@@ -24,8 +21,7 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// One version read from a file, and which component it describes (nvrtc, nvcc, cuda_runtime;
-/// `none` for the toolkit as a whole).
+/// One version read from a file, and the component it describes (`none`: the toolkit as a whole).
 struct file_observation {
   observation seen;
   source_kind describes = source_kind::none;
@@ -40,8 +36,7 @@ inline mode_t stat_mode(const std::string& p) {
 inline bool is_directory(const std::string& p) { return S_ISDIR(stat_mode(p)); }
 inline bool is_file(const std::string& p) { return S_ISREG(stat_mode(p)); }
 inline bool exists(const std::string& p) { return stat_mode(p) != 0; }
-/// Why `p` is no directory: "not a directory", "no such directory", or what stat() says otherwise
-/// ("Too many levels of symbolic links", "File name too long", "Permission denied").
+/// Why `p` is no directory: "not a directory", "no such directory", or stat()'s errno text.
 inline std::string why_no_directory(const std::string& p) {
   struct stat st {};
   if (::stat(p.c_str(), &st) != 0) return errno == ENOENT ? std::string("no such directory") : errno_text(errno);
@@ -61,17 +56,16 @@ inline std::string file_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-/// How much of each file cuarch reads. The real files are far below these: version.json ~3 KiB,
-/// version.txt one line, and cuda.h defines CUDA_VERSION in its first 15 KiB (1.1 MB in all, of
-/// which nothing else is needed).
+/// How much of each file cuarch reads: version.json is ~3 KiB, version.txt one line, and cuda.h
+/// (1.1 MB) defines CUDA_VERSION in its first 15 KiB.
 struct read_caps {
   static constexpr std::size_t version_json = 1 << 20;  // whole file, else file_unreadable
   static constexpr std::size_t version_txt = 4096;      // whole file, else file_unreadable
   static constexpr std::size_t cuda_h = 64 * 1024;      // only this prefix is searched
 };
 
-inline error malformed_file(const std::string& path, source_kind src, std::string_view what, std::string_view raw) {
-  return errors::malformed_output(src, what, path, trim(raw.substr(0, 190)));
+inline unexpected<error> malformed_file(const std::string& path, std::string_view what, std::string_view raw) {
+  return unexpected(errors::malformed_output(source_kind::toolkit_files, what, path, trim(raw.substr(0, 190))));
 }
 
 /// Which component a pip/conda package name describes: nvidia_cuda_nvrtc_cu12 -> nvrtc.
@@ -93,17 +87,15 @@ inline source_kind component_of_package(std::string_view name) {
 
 }  // namespace detail
 
-/// Whether a directory looks like a CUDA toolkit root (bin/nvcc, include/cuda.h, version.json,
-/// version.txt or targets/).
+/// Whether a directory looks like a CUDA toolkit root.
 inline bool looks_like_toolkit_root(const std::string& dir) {
   for (const char* marker : {"bin/nvcc", "include/cuda.h", "version.json", "version.txt", "targets"})
     if (detail::exists(detail::join(dir, marker))) return true;
   return false;
 }
 
-/// The toolkit root a file belongs to: <root>/bin/nvcc, <root>/lib64/libnvrtc.so.12,
-/// <root>/targets/x86_64-linux/lib/... -> <root>. Empty when the file is not inside a toolkit
-/// (e.g. a pip wheel's nvidia/cuda_nvrtc/lib). Give it a real path (symlinks resolved).
+/// The toolkit root of a file's real path: <root>/bin/nvcc, <root>/lib64/libnvrtc.so.12,
+/// <root>/targets/x86_64-linux/lib/... -> <root>; empty outside a toolkit (a pip wheel).
 inline std::string toolkit_root_of(const std::string& file) {
   const std::string dir = detail::parent_dir(file);
   const std::string leaf = detail::file_name(dir);
@@ -118,16 +110,11 @@ inline expected<file_observation, error> read_version_json(const std::string& pa
   const auto text = detail::read_regular_file(path, detail::read_caps::version_json, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   const auto members = detail::json_strings::read(*text);
-  if (!members)
-    return unexpected(
-        detail::malformed_file(path, source_kind::toolkit_files, "version.json", "not valid JSON: " + text->substr(0, 80)));
+  if (!members) return detail::malformed_file(path, "version.json", "not valid JSON: " + text->substr(0, 80));
   const auto it = members->find("cuda.version");
-  if (it == members->end())
-    return unexpected(
-        detail::malformed_file(path, source_kind::toolkit_files, "version.json", "no \"cuda\": {\"version\": ...} member"));
+  if (it == members->end()) return detail::malformed_file(path, "version.json", "no \"cuda\": {\"version\": ...} member");
   const auto v = parse_cuda_version(it->second, source_kind::toolkit_files);
-  if (!v)
-    return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.json", "cuda.version = '" + it->second + "'"));
+  if (!v) return detail::malformed_file(path, "version.json", "cuda.version = '" + it->second + "'");
   std::string raw = "version.json cuda.version " + it->second;
   for (const char* component : {"cuda_nvcc", "cuda_nvrtc", "cuda_cudart"}) {
     const auto c = members->find(std::string(component) + ".version");
@@ -142,17 +129,16 @@ inline expected<file_observation, error> read_version_txt(const std::string& pat
   if (!text) return unexpected(text.error());
   constexpr std::string_view key = "CUDA Version ";
   const std::size_t at = text->find(key);
-  if (at == std::string::npos) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
+  if (at == std::string::npos) return detail::malformed_file(path, "version.txt", *text);
   std::string_view rest = std::string_view(*text).substr(at + key.size());
   rest = rest.substr(0, rest.find_first_of(" \t\r\n"));
   const auto v = parse_cuda_version(rest, source_kind::toolkit_files);
-  if (!v) return unexpected(detail::malformed_file(path, source_kind::toolkit_files, "version.txt", *text));
+  if (!v) return detail::malformed_file(path, "version.txt", *text);
   return file_observation{{source_kind::toolkit_files, *v, path, how, "version.txt: CUDA Version " + std::string(rest)},
                           source_kind::none};
 }
 
-/// cuda.h: `#define CUDA_VERSION 13000`: the headers code is compiled against. Only the first
-/// read_caps::cuda_h bytes are read and searched.
+/// cuda.h's `#define CUDA_VERSION 13000`, in its first read_caps::cuda_h bytes.
 inline expected<file_observation, error> read_cuda_h(const std::string& path, discovery how = discovery::explicit_argument) {
   const auto text = detail::read_regular_file(path, detail::read_caps::cuda_h, source_kind::toolkit_files, detail::read_extent::prefix);
   if (!text) return unexpected(text.error());
@@ -169,9 +155,8 @@ inline expected<file_observation, error> read_cuda_h(const std::string& path, di
     return file_observation{{source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)},
                             source_kind::none};
   }
-  return unexpected(
-      detail::malformed_file(path, source_kind::toolkit_files, "cuda.h",
-                             "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes"));
+  return detail::malformed_file(path, "cuda.h",
+                                "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes");
 }
 
 /// "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info" -> nvrtc 12.4.127. nullopt for other packages.
@@ -190,8 +175,7 @@ inline std::optional<file_observation> parse_dist_info_name(const std::string& d
   return file_observation{{src, *v, dir_path, how, detail::file_name(dir_path)}, component};
 }
 
-/// conda-meta/<name>-<version>-<build>.json records of CUDA packages (cuda-nvrtc, cuda-nvcc,
-/// cuda-cudart, cuda-version) in a conda prefix.
+/// conda-meta/<name>-<version>-<build>.json of CUDA packages (cuda-nvrtc, cuda-version, ...).
 inline std::optional<file_observation> parse_conda_meta_name(const std::string& file_path, discovery how) {
   std::string name = detail::file_name(file_path);
   if (!detail::ends_with(name, ".json")) return std::nullopt;
@@ -208,10 +192,9 @@ inline std::optional<file_observation> parse_conda_meta_name(const std::string& 
                           component == source_kind::toolkit_files ? source_kind::none : component};
 }
 
-/// Everything a toolkit root says about itself: version.json, version.txt, include/cuda.h (or
-/// targets/*/include/cuda.h), dist-info/*.dist-info, conda-meta/*.json. Files that exist but cannot
-/// be read or parsed are errors in the list; a root that does not exist, or holds none of them,
-/// is one file_unreadable error naming it.
+/// Everything a toolkit root says about itself (include/cuda.h, else targets/*/include/cuda.h). Files
+/// that cannot be read or parsed are errors in the list; a root that does not exist or holds none of
+/// them is one file_unreadable error naming it.
 inline std::vector<expected<file_observation, error>> observe_toolkit_root(const std::string& root,
                                                                            discovery how = discovery::explicit_argument) {
   std::vector<expected<file_observation, error>> out;

@@ -1,8 +1,6 @@
-// pip wheel layouts: where NVIDIA's nvidia-* wheels (and Triton) put CUDA pieces inside a Python
-// environment's site-packages, as catalogued by cuda-pathfinder (nvidia/cu13/lib,
-// nvidia/cuda_nvrtc/lib, nvidia/cuda_runtime/lib, nvidia/cuda_nvcc/bin) plus Triton's bundled
-// ptxas. Scanning only finds files and reads *.dist-info names; loading and running them is the
-// version sources' job.
+// pip wheel layouts: where NVIDIA's nvidia-* wheels put CUDA pieces in site-packages, as catalogued
+// by cuda-pathfinder, plus Triton's bundled ptxas. Scanning only finds files and reads *.dist-info
+// names; loading and running them is the version sources' job.
 #pragma once
 
 #include <algorithm>
@@ -50,8 +48,7 @@ struct wheel_scan {
 };
 
 namespace detail {
-/// Library files of one directory in order: newest major first, and within a major the SONAME
-/// ("libnvrtc.so.12") before the full-version file it links to ("libnvrtc.so.12.4.127").
+/// Newest major first; within a major the SONAME before the full-version file ("libnvrtc.so.12.4.127").
 inline bool soname_before(std::string_view a, std::string_view b, std::size_t prefix) {
   int u = -1, v = -1;
   read_uint(a.substr(std::min(prefix, a.size())), u);
@@ -62,9 +59,8 @@ inline bool soname_before(std::string_view a, std::string_view b, std::size_t pr
 }
 }  // namespace detail
 
-/// The site-packages directories of a Python prefix (a venv, a conda env, a system prefix):
-/// <prefix>/lib/python3.*/site-packages, lib64/..., and <prefix> itself when it is already a
-/// site-packages directory (holds nvidia/ or triton/). Sorted; empty if none.
+/// The site-packages directories of a Python prefix: <prefix>/lib{,64}/python3.*/{site,dist}-packages,
+/// and <prefix> itself when it holds nvidia/ or triton/.
 inline std::vector<std::string> site_packages_of(const std::string& prefix) {
   std::vector<std::string> out;
   if (detail::is_directory(detail::join(prefix, "nvidia")) || detail::is_directory(detail::join(prefix, "triton")))

@@ -1,11 +1,9 @@
-// Calls into libraries bounded by the detection's deadline. A library can hang where no timeout of
-// ours reaches: its constructor inside dlopen(), nvmlInit, cuInit, a call blocked on a driver.
-// Inside detect() (a library_deadline_scope) each such call runs on a worker thread of its own; at
-// the deadline the worker is abandoned (detached: it owns copies of what it needs) and the caller
-// gets deadline_exceeded naming the library and the call. A library with a call still stuck is
-// refused at once afterwards, and so is every library question while a dlopen() is stuck (glibc
-// holds its loader lock across constructors). Outside a scope calls are direct. docs/reliability.md
-// ("Never hangs"). pthreads only: no <thread>.
+// Calls into libraries bounded by the detection's deadline: a library can hang where no timeout of
+// ours reaches (a constructor inside dlopen(), nvmlInit, cuInit). Inside detect() (a
+// library_deadline_scope) each call runs on a worker thread, abandoned (detached, owning copies of what
+// it needs) at the deadline: the caller gets deadline_exceeded. A library with a call still stuck is
+// then refused at once, and every library while a dlopen() is stuck (glibc holds its loader lock
+// across constructors). docs/reliability.md ("Never hangs"). pthreads only: no <thread>.
 #pragma once
 
 #include <pthread.h>
@@ -29,7 +27,6 @@ namespace detail {
 
 using library_clock = std::chrono::steady_clock;
 
-/// The bound on this thread's library calls: until when, and at most how long each.
 struct library_bound {
   library_clock::time_point end = library_clock::time_point::max();
   std::chrono::milliseconds per_call{0};
@@ -126,9 +123,8 @@ inline error stuck_error(source_kind src, const stuck_call& s, std::string_view 
                                        " ms ago, and it has not returned; its thread is left blocked)");
 }
 
-/// Runs `fn` (returning expected<T, error>; it must own copies of what it uses) bounded by this
-/// thread's library_deadline_scope, or directly without one. `call` names what is called
-/// ("dlopen", "nvmlInit_v2"), `library` the library.
+/// Runs `fn` (returning expected<T, error>, owning copies of what it uses) bounded by this thread's
+/// library_deadline_scope, or directly without one. `call` ("dlopen") and `library` name it.
 template <class F>
 auto bounded_call(source_kind src, const std::string& library, std::string call, F fn) -> decltype(fn()) {
   const library_bound bound = this_thread_library_bound();
@@ -193,9 +189,8 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
   return r;
 }
 
-/// Whether a library call abandoned at a deadline has still not returned. A process in that state
-/// should leave with _exit() after flushing: exit() runs the loader's finalisers, which wait for the
-/// loader lock a constructor stuck in dlopen() holds (the CLI does this; docs/reliability.md).
+/// Whether a library call abandoned at a deadline has still not returned. Such a process should
+/// leave with _exit(): exit() runs the loader's finalisers, which wait for a stuck dlopen()'s lock.
 inline bool library_call_stuck() {
   process_lock lock;
   return !stuck_calls().empty();

@@ -1,7 +1,5 @@
-// Small POSIX helpers for the edge headers, and the one way every file cuarch reads is opened and
-// read: O_RDONLY | O_NONBLOCK | O_CLOEXEC (a FIFO opens at once instead of waiting for a writer; no
-// child inherits it), a regular file only (a FIFO, a directory, /dev/zero are refused by type), and
-// at most a cap of bytes (each caller documents its cap).
+// Small POSIX helpers, and the one way every file cuarch reads is opened: O_NONBLOCK | O_CLOEXEC (a
+// FIFO opens at once instead of waiting for a writer), a regular file only, at most a cap of bytes.
 #pragma once
 
 #include <dirent.h>
@@ -38,15 +36,13 @@ inline std::string real_path(const std::string& p) {
   return s;
 }
 
-/// `path` made absolute against the current directory; empty when the current directory cannot be
-/// read (deleted, too long), so that a relative path never turns into one under `/` instead.
+/// `path` made absolute against the current directory; empty when that cannot be read.
 inline std::string absolute_path(const std::string& path) {
   if (path.empty() || path.front() == '/') return path;
   char cwd[4096];
   return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : std::string();
 }
 
-/// Closes a descriptor once, however the function exits.
 struct fd_guard {
   int fd = -1;
   fd_guard() = default;
@@ -60,8 +56,7 @@ struct fd_guard {
   }
 };
 
-/// Splits a PATH / LD_LIBRARY_PATH style list at ':'. Empty entries are kept: the dynamic loader
-/// and the shell read them as the current directory, so callers must see (and refuse) them.
+/// Splits a PATH-style list at ':'. Empty entries (the current directory) are kept, to be refused.
 inline std::vector<std::string> split_path_list(std::string_view list) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -74,11 +69,9 @@ inline std::vector<std::string> split_path_list(std::string_view list) {
   return out;
 }
 
-/// The entries of a directory (not "." and ".."), sorted: detection must be deterministic. Empty
-/// when it is no directory or cannot be read (opendir opens O_DIRECTORY | O_NONBLOCK | O_CLOEXEC).
-/// With a prefix, only the names that start with it: a toolkit's lib directory holds hundreds of
-/// files, and a detection looks for one library in it (copying and sorting them all was 40 % of
-/// detecting the JIT compiler: docs/performance.md).
+/// The entries of a directory (not "." and ".."), sorted; empty when it cannot be read. With a
+/// prefix, only the names that start with it (copying and sorting a toolkit's lib directory was 40 %
+/// of detecting the JIT compiler: docs/performance.md).
 inline std::vector<std::string> list_dir(const std::string& dir, std::string_view prefix = {}) {
   std::vector<std::string> names;
   DIR* d = ::opendir(dir.c_str());
@@ -102,17 +95,15 @@ inline std::string_view file_type_words(mode_t mode) noexcept {
   return "not a plain file";
 }
 
-/// How much of a file a reader wants: all of it (more than the cap is an error), or only its
-/// first `cap` bytes (the rest is never read).
+/// All of a file (more than the cap is an error), or only its first `cap` bytes.
 enum class read_extent : unsigned char { whole_file, prefix };
 
 inline error file_read_error(source_kind src, const std::string& path, std::string_view why, int status = 0) {
   return located_error(errc::file_unreadable, src, path, path, why, status);
 }
 
-/// Opens `path` into `fd` and fstat()s it into `st`, as every file cuarch reads is opened. The
-/// file_unreadable error names the path: open or fstat failed (errno text; native_status = errno),
-/// or it is no regular file ("not a regular file: a FIFO").
+/// Opens `path` into `fd` and fstat()s it into `st`. file_unreadable names the path: open or fstat
+/// failed (native_status = errno), or it is no regular file ("not a regular file: a FIFO").
 inline std::optional<error> open_regular_file(const std::string& path, source_kind src, fd_guard& fd, struct stat& st) {
   fd.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0) {
@@ -123,10 +114,8 @@ inline std::optional<error> open_regular_file(const std::string& path, source_ki
   return std::nullopt;
 }
 
-/// Reads a regular file without blocking and without reading more than `cap` bytes. Errors are
-/// open_regular_file's, and file_unreadable naming the path when it is larger than `cap`
-/// (whole_file only: by its size, before reading; or while reading, for /proc files that report
-/// size 0) or a read fails.
+/// Reads a regular file without blocking, at most `cap` bytes. Errors: open_regular_file's, and
+/// file_unreadable when a read fails or (whole_file) it is larger than `cap` (/proc files say size 0).
 inline expected<std::string, error> read_regular_file(const std::string& path, std::size_t cap, source_kind src,
                                                       read_extent extent = read_extent::whole_file) {
   fd_guard fd;

@@ -1,12 +1,7 @@
-// What cuarch shares between the threads of a process, kept usable across fork(): a child forked
-// while another thread is inside cuarch must be able to call cuarch, and CUDA, at once
-// (docs/reliability.md, "Fork-safe at any moment").
-//   process_lock     the one short lock, guarding every process-wide table and memo; held only for
-//                    data operations, never across a call into a library or a program. fork() takes
-//                    it first (pthread_atfork), so no child inherits it held nor a table half-updated.
-//   fork_safe_mutex  a lock held across a long call (a library load): replaced by a fresh one at its
-//                    first use in a child (the fork generation says), which asks again.
-// The handlers are registered once (pthread_once, fork-safe in glibc) by the first use of either.
+// What cuarch shares between threads, kept usable across fork() (docs/reliability.md, "Fork-safe at
+// any moment"): process_lock, the one short lock over every process-wide table, which fork() takes
+// first (pthread_atfork), so no child inherits it held nor a table half-updated; fork_safe_mutex, held
+// across a long call, replaced by a fresh one at its first use in a child (the fork generation says).
 #pragma once
 
 #include <link.h>
@@ -27,8 +22,8 @@ struct fork_state {
   pthread_once_t once;
   unsigned long generation;  // +1 in each child
 };
-// Zero-initialised static storage (no guard a fork could leave half-taken, no destructor at exit,
-// where a thread cuarch abandoned in a hung library may still use it).
+// Zero-initialised (no guard a fork could leave half-taken, no destructor a thread abandoned in a
+// hung library may race at exit).
 inline fork_state fork_shared{};
 
 inline void fork_lock_init() noexcept {
@@ -39,10 +34,9 @@ inline void fork_lock_init() noexcept {
   ::pthread_mutexattr_destroy(&a);
 }
 inline void fork_prepare() noexcept {
-  // A fork while another thread's dlopen() is mapping a library leaves the child's loader state
-  // inconsistent, and the child's first dlopen() then aborts in glibc (dl-open.c: r_state ==
-  // RT_CONSISTENT; seen once in fork_safety_test). The mapping takes milliseconds (a constructor
-  // runs after it, with the state consistent): wait for it, at most 50 ms.
+  // A fork while another thread's dlopen() maps a library makes the child's first dlopen() abort in
+  // glibc (dl-open.c: r_state == RT_CONSISTENT; seen in fork_safety_test). Mapping takes
+  // milliseconds: wait for it, at most 50 ms.
   for (int i = 0; i < 50 && _r_debug.r_state != r_debug::RT_CONSISTENT; ++i) {
     const timespec ms{0, 1000000};
     ::nanosleep(&ms, nullptr);
@@ -64,7 +58,7 @@ inline fork_state& fork_state_ready() noexcept {
   return fork_shared;
 }
 
-/// The short lock (recursive): held for data operations only, never across a library call.
+/// The short lock (recursive): never held across a library call.
 class process_lock {
  public:
   process_lock() noexcept : s_(fork_state_ready()) { ::pthread_mutex_lock(&s_.lock); }
@@ -76,7 +70,6 @@ class process_lock {
   fork_state& s_;
 };
 
-/// A lock held across a long call, replaced by a fresh one at its first use in a child process.
 class fork_safe_mutex {
  public:
   fork_safe_mutex() = default;

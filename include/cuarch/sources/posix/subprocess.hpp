@@ -1,10 +1,8 @@
-// subprocess: runs a program (nvcc --version, ptxas --version) without a shell, with a deadline,
-// and without touching the caller's process: vfork + execve of an absolute path; stdin /dev/null,
-// stdout and stderr through pipes, no other descriptor; its own process group, killed at the
-// deadline or on the caller's cancel flag; PR_SET_PDEATHSIG, so no child outlives the thread that
-// waits for it in run_process. One poll() waits on both pipes and a pidfd: the run ends when the
-// child exits, even if a grandchild still holds the pipes. A host's SIGCHLD = SIG_IGN loses the exit
-// status, which the result says. The promises and their tests: docs/reliability.md. Linux only.
+// subprocess: runs a program (nvcc --version) without a shell, with a deadline, without touching the
+// caller's process: vfork + execve of an absolute path; its own process group, killed at the deadline
+// or on cancel; PR_SET_PDEATHSIG. One poll() waits on both pipes and a pidfd: the run ends when the
+// child exits, even if a grandchild still holds the pipes. The promises and their tests:
+// docs/reliability.md. Linux only.
 #pragma once
 
 #include <fcntl.h>
@@ -30,23 +28,21 @@ extern "C" char** environ;  // POSIX: the process environment, inherited by the 
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Limits for one run.
 struct process_limits {
   std::chrono::milliseconds timeout{10000};  // from spawn to exit, output included
   std::size_t max_output = 64 * 1024;        // bytes kept per stream; the rest is read and dropped
-  // Set by the caller (another thread, a signal handler) to stop the run: the child's process group
-  // is killed and reaped within about 20 ms, and the run fails with process_failed ("cancelled").
+  // Set by the caller (another thread, a signal handler): the process group is killed and reaped
+  // within about 20 ms, and the run fails with process_failed ("cancelled").
   const std::atomic<bool>* cancel = nullptr;
 };
 
 /// What a finished program said. A non-zero exit status is not an error here: callers decide.
 struct process_result {
   int exit_status = 0;  // exit code, or 128 + signal number when killed by a signal
-  bool signaled = false;
   std::string out, err;
   bool truncated = false;  // some output was dropped (over max_output)
-  // The exit status is unknown (exit_status = -1): SIGCHLD is ignored in this process, so the system
-  // reaped the child. The output is still here; callers say the status was lost when they use it.
+  // exit_status is -1: SIGCHLD is ignored in this process, so the system reaped the child (the
+  // output is still here; callers say the status was lost).
   bool exit_status_lost = false;
   // Both pipes reached end-of-file: nothing the child (or a grandchild) could still write is missing.
   bool output_complete = false;
@@ -67,8 +63,7 @@ inline error process_error(errc code, source_kind src, const std::vector<std::st
 
 enum class reap_state { exited, running, lost };
 
-/// Collects the child's status if it has exited (never blocks); retries on EINTR. `lost` (ECHILD):
-/// the application set SIGCHLD to SIG_IGN, so the system reaped the child and its status is gone.
+/// Collects the child's status if it has exited (never blocks). `lost` (ECHILD): SIGCHLD is SIG_IGN.
 inline reap_state reap(pid_t pid, int& status) {
   for (;;) {
     const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -78,13 +73,7 @@ inline reap_state reap(pid_t pid, int& status) {
   }
 }
 
-inline void kill_group(pid_t pid) {
-  ::kill(-pid, SIGKILL);  // its own process group: grandchildren (a wrapper script's children) go too
-  ::kill(pid, SIGKILL);
-}
-
-/// A descriptor that becomes readable when the process exits (Linux 5.3+; close-on-exec), or -1
-/// (no pidfd_open: then the caller polls with a growing interval).
+/// A descriptor readable when the process exits (Linux 5.3+), or -1 (the caller then polls).
 inline int open_pidfd(pid_t pid) {
 #if defined(SYS_pidfd_open)
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -95,16 +84,15 @@ inline int open_pidfd(pid_t pid) {
 #endif
 }
 
-/// What the child needs, made before vfork: between vfork and exec the child shares the parent's
-/// memory and only makes system calls (no allocation, no lock).
+/// What the child needs, made before vfork: until exec it shares the parent's memory and only makes
+/// system calls (no allocation, no lock).
 struct child_plan {
   const char* path;
   char* const* argv;
   char* const* envp;
   int out_w, err_w;
   pid_t parent;
-  // The parent's: set when a step before exec fails (memory shared until exec). volatile: the write
-  // happens on a path that never returns, which a compiler may otherwise take as invisible to the caller.
+  // Set when a step before exec fails. volatile: written on a path that never returns.
   volatile int* exec_errno;
 };
 
@@ -163,9 +151,9 @@ struct child_plan {
   return pid;
 }
 
-/// Reads what a non-blocking pipe holds now into `sink` (up to max_output; the rest is dropped and
-/// `truncated` set). Closes the pipe at end-of-file or on a read error; returns true if it did.
-inline bool read_available(fd_guard& pipe, std::string& sink, std::size_t max_output, bool& truncated) {
+/// Reads what a non-blocking pipe holds into `sink` (beyond max_output: dropped, `truncated`). Closes
+/// the pipe at end-of-file or on a read error.
+inline void read_available(fd_guard& pipe, std::string& sink, std::size_t max_output, bool& truncated) {
   char buf[4096];
   for (;;) {
     const ssize_t got = ::read(pipe.fd, buf, sizeof buf);
@@ -176,18 +164,15 @@ inline bool read_available(fd_guard& pipe, std::string& sink, std::size_t max_ou
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-    pipe.reset();  // EOF or a read error: this stream is done
-    return true;
+    if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) pipe.reset();  // EOF or a read error: done
+    return;
   }
 }
 
 }  // namespace detail
 
-/// Runs argv[0] (an absolute path) with arguments argv[1..]. Errors: process_failed (cannot spawn:
-/// native_status = errno; killed by a signal: 128 + signal), process_timed_out (killed at the
-/// deadline). Each names the command line and the program's path. A lost exit status is not an
-/// error: see process_result::exit_status_lost.
+/// Runs argv[0] (an absolute path). Errors, naming the command line and the program: process_failed
+/// (cannot spawn: native_status = errno; killed by a signal: 128 + signal), process_timed_out.
 inline expected<process_result, error> run_process(const std::vector<std::string>& argv, const process_limits& limits = {},
                                                    source_kind src = source_kind::none) {
   using clock = std::chrono::steady_clock;
@@ -232,9 +217,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   process_result result;
   for (const int fd : {out_r.fd, err_r.fd}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  // Rounded up: 0 only once the deadline has passed. Rounded down, the last wait fell short and the
-  // run was called timed out up to a millisecond early, which let a caller sharing one deadline
-  // (detection) start another probe with a sliver of time left.
+  // Rounded up: 0 only once the deadline has passed (rounded down, a run was called timed out early
+  // and a caller sharing the deadline started another probe with a sliver of time left).
   auto remaining_ms = [&]() -> int {
     const auto left = deadline - clock::now();
     if (left <= clock::duration::zero()) return 0;
@@ -279,13 +263,13 @@ inline expected<process_result, error> run_process(const std::vector<std::string
       if (fds[i].fd == out_r.fd) detail::read_available(out_r, result.out, limits.max_output, result.truncated);
       else detail::read_available(err_r, result.err, limits.max_output, result.truncated);
     }
-    // Asked on the pidfd's word, or on every wake-up without one. The pipes reaching EOF is no
-    // sign of exit (a child may close its output and go on), nor is their staying open a sign of life.
+    // Asked on the pidfd's word, or on every wake-up without one: the pipes say nothing about exit.
     const bool exit_signalled = exit_fd.fd >= 0 && pr > 0 && fds[n - 1].revents != 0;
     if (exit_signalled || exit_fd.fd < 0) state = detail::reap(pid, status);
   }
   if (stopped) {
-    detail::kill_group(pid);
+    ::kill(-pid, SIGKILL);  // its own process group: grandchildren (a wrapper script's children) go too
+    ::kill(pid, SIGKILL);
     // SIGKILL ends it at once unless it is stuck in the kernel: wait a bounded while, never forever.
     const auto until = clock::now() + std::chrono::milliseconds(1000);
     for (int step = 1; detail::reap(pid, status) == detail::reap_state::running && clock::now() < until; step = std::min(step * 2, 64)) {
@@ -294,8 +278,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     }
     return unexpected(std::move(*stopped));
   }
-  // The child is gone: everything it wrote is in the pipes. Read that; a grandchild that still holds
-  // them is not waited for (output_complete says whether both reached EOF).
+  // The child is gone: what it wrote is in the pipes. A grandchild holding them is not waited for.
   if (out_r.fd >= 0) detail::read_available(out_r, result.out, limits.max_output, result.truncated);
   if (err_r.fd >= 0) detail::read_available(err_r, result.err, limits.max_output, result.truncated);
   result.output_complete = out_r.fd < 0 && err_r.fd < 0;
@@ -305,12 +288,9 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     result.exit_status = -1;
     return result;
   }
-  if (WIFSIGNALED(status)) {
-    result.signaled = true;
-    result.exit_status = 128 + WTERMSIG(status);
-    return unexpected(detail::process_error(errc::process_failed, src, argv, result.exit_status,
+  if (WIFSIGNALED(status))
+    return unexpected(detail::process_error(errc::process_failed, src, argv, 128 + WTERMSIG(status),
                                             "killed by signal " + std::to_string(WTERMSIG(status))));
-  }
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
