@@ -16,32 +16,42 @@
 # the fleet inventory (core/inventory.hpp) then crossed it again (318 MB): budget 16x (performance.md). In the
 # compiled mode (-DCUARCH_COMPILED, cuarch::compiled) detect.hpp is 4.9x, the promise of that mode
 # (+0.8 s at most on this machine, ~5.5x its baseline): its budget is 6x.
+# 2026-12-02: on a quiet machine, the same trees (d88aa94 and 9caea8e alike) measured the umbrella
+# 3.8-4.8x, detect.hpp 14.2-17.2x and its compiled mode 4.7-6.0x from one run to the next: the
+# host's neighbours, not the code. Budgets 5x / 18x / 6.5x, and one re-measurement below, keep the
+# stop's CI from failing on that; <filesystem> (+5x) or a second GC crossing (+3x) still fail.
 # Override with CUARCH_COMPILE_BUDGET_UMBRELLA / _EDGE / _EDGE_COMPILED (e.g. to see it fail).
 set -u
 root=${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cxx=${CXX:-g++}
 command -v "$cxx" >/dev/null || { echo "skipped: no compiler '$cxx'"; exit 77; }
-budget_umbrella=${CUARCH_COMPILE_BUDGET_UMBRELLA:-4.5}
-budget_edge=${CUARCH_COMPILE_BUDGET_EDGE:-16}
-budget_edge_compiled=${CUARCH_COMPILE_BUDGET_EDGE_COMPILED:-6}
+budget_umbrella=${CUARCH_COMPILE_BUDGET_UMBRELLA:-5}
+budget_edge=${CUARCH_COMPILE_BUDGET_EDGE:-18}
+budget_edge_compiled=${CUARCH_COMPILE_BUDGET_EDGE_COMPILED:-6.5}
 
-out=$(CXX=$cxx bash "$root/benchmarks/compile_cost.sh" "${CUARCH_COMPILE_RUNS:-7}") || { echo "FAIL: compile_cost.sh failed:"; echo "$out"; exit 1; }
-echo "$out"
-line=$(grep '^min_ratio ' <<<"$out" | tail -1)  # the fastest runs: steadiest on a shared machine
-umbrella=$(sed -n 's/.*umbrella=\([0-9.]*\).*/\1/p' <<<"$line")
-edge=$(sed -n 's/.* edge=\([0-9.]*\).*/\1/p' <<<"$line")
-edge_compiled=$(sed -n 's/.* edge_compiled=\([0-9.]*\).*/\1/p' <<<"$line")
-[[ -n $umbrella && -n $edge && -n $edge_compiled ]] || { echo "FAIL: no ratio line in the output"; exit 1; }
-
-fail=0
+judge() {  # measures once; prints the figures and a line per budget; exit status 1 when one is over
+  local out line umbrella edge edge_compiled fail=0
+  out=$(CXX=$cxx bash "$root/benchmarks/compile_cost.sh" "${CUARCH_COMPILE_RUNS:-7}") || { echo "FAIL: compile_cost.sh failed:"; echo "$out"; return 1; }
+  echo "$out"
+  line=$(grep '^min_ratio ' <<<"$out" | tail -1)  # the fastest runs: steadiest on a shared machine
+  umbrella=$(sed -n 's/.*umbrella=\([0-9.]*\).*/\1/p' <<<"$line")
+  edge=$(sed -n 's/.* edge=\([0-9.]*\).*/\1/p' <<<"$line")
+  edge_compiled=$(sed -n 's/.* edge_compiled=\([0-9.]*\).*/\1/p' <<<"$line")
+  [[ -n $umbrella && -n $edge && -n $edge_compiled ]] || { echo "FAIL: no ratio line in the output"; return 1; }
+  check "<cuarch/cuarch.hpp>" "$umbrella" "$budget_umbrella" || fail=1
+  check "<cuarch/detect.hpp>" "$edge" "$budget_edge" || fail=1
+  check "<cuarch/detect.hpp> in compiled mode" "$edge_compiled" "$budget_edge_compiled" || fail=1
+  return $fail
+}
 check() {  # check <what> <ratio> <budget>
   if awk -v r="$2" -v b="$3" 'BEGIN{exit !(r > b)}'; then
-    echo "FAIL: $1 costs ${2}x the baseline TU, over its budget of ${3}x (see docs/performance.md: what to cut)"; fail=1
-  else
-    echo "ok: $1 costs ${2}x the baseline TU (budget ${3}x)"
+    echo "over: $1 costs ${2}x the baseline TU, over its budget of ${3}x (see docs/performance.md: what to cut)"; return 1
   fi
+  echo "ok: $1 costs ${2}x the baseline TU (budget ${3}x)"
 }
-check "<cuarch/cuarch.hpp>" "$umbrella" "$budget_umbrella"
-check "<cuarch/detect.hpp>" "$edge" "$budget_edge"
-check "<cuarch/detect.hpp> in compiled mode" "$edge_compiled" "$budget_edge_compiled"
-exit $fail
+# A second measurement when the first is over (see above): a real regression is over both times.
+judge && exit 0
+echo "== over budget once; measuring again"
+judge && { echo "ok: within budget when measured again"; exit 0; }
+echo "FAIL: over budget in two measurements"
+exit 1
