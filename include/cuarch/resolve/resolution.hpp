@@ -129,7 +129,7 @@ struct compiler_provenance {
 };
 
 /// A disagreement between sources that bears on a resolution's answer (the doctor's finding,
-/// judged for this request: doctor/resolve_warnings.hpp): the answer stands, but a build that
+/// judged for this request: front_door/resolve_warnings.hpp): the answer stands, but a build that
 /// picks another source may not get what it says.
 struct resolution_warning {
   std::string kind;     // the doctor's finding kind: "nvcc_vs_nvrtc", "cuda_home_vs_path", ...
