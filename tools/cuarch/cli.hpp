@@ -54,7 +54,7 @@ inline bool asks_for_json(int argc, const char* const* argv) {
 /// the cuarch.error/1 document on stdout); returns exit_usage. `command` empty: none was recognised.
 /// Text for stderr: control characters from any input made visible, the lines kept (the doctor's
 /// escaping, cuarch::detail::printable). Every command prints its stderr through it.
-inline std::string say(std::string_view text) { return cuarch::detail::printable_lines(text); }
+inline std::string say(std::string_view text) { return cuarch::detail::printable(text, true); }
 
 inline int usage_error(std::string_view command, std::string_view message) {
   if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));

@@ -135,12 +135,6 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
   return std::nullopt;
 }
 
-/// The sm number of a cubin: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
-inline std::uint64_t cubin_sm(std::string_view b) noexcept {
-  const std::uint64_t flags = le(b, 0x30, 4);
-  return static_cast<unsigned char>(b[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
-}
-
 /// The text after `key` on the line that starts with it (".target" -> "sm_90a"), up to a space,
 /// comma or line end; empty when no line within the first 64 KiB starts with it.
 inline std::string_view ptx_directive(std::string_view text, std::string_view key) noexcept {
@@ -200,7 +194,8 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
   code_image img;
   img.target.form = arch_form::sass;
   img.size = b.size();
-  const std::uint64_t sm = cubin_sm(b);
+  // The sm number: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
+  const std::uint64_t sm = (le(b, 0x30, 4) >> (static_cast<unsigned char>(b[8]) >= 8 ? 8 : 0)) & 0xff;
   if (sm == 0) return bad_code(0x30, "a cubin whose ELF flags name no GPU");
   img.target.cc = cc_of_sm(sm);
   auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {

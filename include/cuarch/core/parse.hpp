@@ -187,8 +187,6 @@ constexpr expected<arch_target, error> read_dotted(std::string_view s, std::stri
   return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
 }
 
-constexpr bool has_ptx_suffix(std::string_view s) noexcept { return s.size() >= 4 && iequals(s.substr(s.size() - 4), "+ptx"); }
-
 struct prefix_form {
   std::string_view text;
   arch_form form;
@@ -246,7 +244,7 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   if (dialect == arch_dialect::nvcc) return detail::bad_token(token, position);
 
   std::string_view body = token;
-  const bool ptx = dialect != arch_dialect::cmake && detail::has_ptx_suffix(body);
+  const bool ptx = dialect != arch_dialect::cmake && body.size() >= 4 && detail::iequals(body.substr(body.size() - 4), "+ptx");
   if (ptx) body.remove_suffix(4);
   if (body.find('.') != std::string_view::npos && dialect != arch_dialect::cmake) {
     const auto sass = detail::read_dotted(body, token, position);
@@ -470,23 +468,14 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   bool rdc = false;  // -rdc=true: code=lto_ is allowed (nvcc_lto_flag)
   for (std::string_view word = next_word(); !word.empty(); word = next_word()) {
     const auto pos = static_cast<std::size_t>(word.data() - input.data());
-    const nvcc_flag_kind* flag = nullptr;
-    std::string_view value;
-    for (const auto& f : nvcc_arch_flags) {
-      if (!starts_with(word, f.name)) continue;
-      if (word.size() == f.name.size()) {  // "-arch sm_90": the value is the next word
-        value = next_word();
-        if (value.empty()) return bad_token(word, pos);
-      } else if (word[f.name.size()] == '=') {
-        value = word.substr(f.name.size() + 1);
-      } else {
-        continue;  // e.g. "-architecture": not this flag
-      }
-      flag = &f;
-      break;
-    }
+    const nvcc_flag_kind* flag = nullptr;  // "-architecture" is not -arch
+    for (const auto& f : nvcc_arch_flags)
+      if (!flag && starts_with(word, f.name) && (word.size() == f.name.size() || word[f.name.size()] == '=')) flag = &f;
     // cuarch reads target flags only: any other word (-O3, a file) is refused, not skipped.
     if (flag == nullptr) return bad_token(word, pos);
+    const bool separate = word.size() == flag->name.size();  // "-arch sm_90": the value is the next word
+    const std::string_view value = separate ? next_word() : word.substr(flag->name.size() + 1);
+    if (separate && value.empty()) return bad_token(word, pos);
     if (flag->kind == nvcc_flag::rdc) {  // the one non-target flag read: LTO IR needs it
       if (value != "true") return bad_token(word, pos);
       rdc = true;
@@ -616,14 +605,12 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
     std::size_t j = i;
     while (j < end && !separator(input[j])) ++j;
     const std::string_view token = input.substr(i, j - i);
-    // Runs of spaces are one separator; an empty entry between ';' or ',' is an error.
-    const bool space_gap = token.empty() && j < end && is_space(input[j]);
-    if (token.empty() && !space_gap) {
-      // Allow "8.0 ;9.0": an empty entry right after whitespace is part of the same gap.
-      const bool after_space = i > begin && is_space(input[i - 1]);
-      if (!after_space) return unexpected(errors::empty_input(source_kind::user_input, input, i));
-    }
-    if (!token.empty()) {
+    if (token.empty()) {
+      // Runs of spaces are one separator, and so is a ';' or ',' next to one ("8.0 ;9.0"); an empty
+      // entry between ';' or ',' is an error.
+      const bool gap = (j < end && is_space(input[j])) || (i > begin && is_space(input[i - 1]));
+      if (!gap) return unexpected(errors::empty_input(source_kind::user_input, input, i));
+    } else {
       const arch_keyword k = keyword_of(token);
       if (list.keyword() != arch_keyword::none || (k != arch_keyword::none && !list.empty()))
         return unexpected(errors::keyword_not_alone(source_kind::user_input, token, i));

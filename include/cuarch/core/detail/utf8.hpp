@@ -77,7 +77,8 @@ inline std::string hex_bytes(std::string_view raw) {
 /// The text for a terminal: valid printable UTF-8 as is; control characters as \n, \t, \r, \e
 /// or \xNN; bytes that are not UTF-8 as \xNN (so the raw bytes stay readable). Backslashes are
 /// kept as they are: this is for people; the JSON report is the exact form. `keep_line_breaks`:
-/// '\n' stays a line break (a message of several lines).
+/// '\n' stays a line break: what every command line prints on stderr goes through it, so a control
+/// character from any input (an argument, a variable, a tool's output) reaches the terminal escaped.
 inline std::string printable(std::string_view s, bool keep_line_breaks = false) {
   std::string out;
   out.reserve(s.size());
@@ -96,11 +97,6 @@ inline std::string printable(std::string_view s, bool keep_line_breaks = false) 
   }
   return out;
 }
-
-/// printable() for a message of several lines: each line's control characters made visible, the
-/// line breaks kept. What every command line prints on stderr goes through it, so a control
-/// character from any input (an argument, a variable, a tool's output) reaches the terminal escaped.
-inline std::string printable_lines(std::string_view text) { return printable(text, true); }
 
 }  // namespace detail
 CUARCH_END_NAMESPACE
