@@ -1,8 +1,7 @@
 // Explaining a failed resolution with what detection knows: which compiler decided and how it was
-// found ("PATH /usr/bin/nvcc (first on PATH ...)"), every other compiler detection saw that would
-// have satisfied the same request, each with the exact fix, and, when no compiler was found at
-// all, the places searched. The resolver (resolve/resolver.hpp) only knows the compiler's value;
-// the where and how live here, at the edge, so the pure layers stay free of detection.
+// found, every other compiler detection saw that would have satisfied the same request, each with
+// the exact fix, and, when no compiler was found at all, the places searched. The resolver only
+// knows the compiler's value: the where and how live here, so the pure layers stay free of detection.
 #pragma once
 
 #include <algorithm>
@@ -98,8 +97,7 @@ inline std::optional<compiler_provenance> provenance_of(const detection& d, cons
 }
 
 /// Names in `f` how its compiler was found (when `role` of `d` governed it) and, when no compiler
-/// was found at all, every place searched; copies the role's failure reason in when the resolver
-/// never got a compiler.
+/// was found at all, every place searched.
 inline void name_decider(resolution_failure& f, const detection& d, const selection& role) {
   auto p = provenance_of(d, role);
   if (p && (!f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location))
@@ -118,9 +116,8 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
   for (const candidate& c : d.candidates) {
     if (c.source != kind || !c.result || !c.compiler || &c == decider) continue;
     if (!decided_path.empty() && (c.real_path == decided_path || c.compiler->location == decided_path)) continue;
-    bool known = false;
-    for (const auto& a : f.alternatives) known = known || a.compiler.location == c.real_path;
-    if (known || !satisfies(*c.compiler)) continue;
+    const auto known = [&](const compiler_provenance& a) { return a.compiler.location == c.real_path; };
+    if (std::any_of(f.alternatives.begin(), f.alternatives.end(), known) || !satisfies(*c.compiler)) continue;
     compiler_provenance p = detail::provenance_from(d, c);
     p.fix = detail::aligning_fix(d, c);
     f.alternatives.push_back(std::move(p));
@@ -154,9 +151,8 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
   const detection& all = every ? *every : found;
   add_alternatives(f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
                    [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
-  std::size_t not_asked = 0;
-  for (const auto& c : all.candidates) not_asked += c.source == kind && !c.probed ? 1 : 0;
-  return not_asked;
+  return static_cast<std::size_t>(
+      std::count_if(all.candidates.begin(), all.candidates.end(), [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }
 
 CUARCH_END_NAMESPACE

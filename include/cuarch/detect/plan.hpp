@@ -57,7 +57,7 @@ struct plan_row {
   unsigned components;  // component_bit set: the components this tier can yield
 };
 
-/// THE discovery order (see the table at the top of this file).
+/// THE discovery order.
 inline constexpr plan_row discovery_plan[] = {
     {tier::explicit_argument, every_component}, {tier::variable, every_component},
     {tier::already_loaded, libraries},          {tier::beside_nvcc, ptxas_bit},

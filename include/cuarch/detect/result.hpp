@@ -101,13 +101,13 @@ struct candidate {
   source_kind source = source_kind::none;     // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
   source_kind describes = source_kind::none;  // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
   discovery how = discovery::explicit_argument;
-  std::string origin;        // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
-  std::string path;          // as found
-  std::string real_path;     // symlinks resolved: the identity
-  std::string toolkit_root;  // real path of the toolkit it belongs to, if any
-  std::vector<std::string> also_found_via;
-  expected<observation, error> result;    // what asking it gave
-  std::optional<compiler_info> compiler;  // NVRTC / nvcc / ptxas that answered
+  std::string origin;          // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
+  std::string path;            // as found
+  std::string real_path{};     // symlinks resolved: the identity
+  std::string toolkit_root{};  // real path of the toolkit it belongs to, if any
+  std::vector<std::string> also_found_via{};
+  expected<observation, error> result{};    // what asking it gave
+  std::optional<compiler_info> compiler{};  // NVRTC / nvcc / ptxas that answered
   bool chosen = false;
   bool probed = true;  // false: found but not asked, because detection's deadline had passed (result says so)
 };
@@ -131,9 +131,9 @@ struct toolkit_root {
   std::string path, real_path;
   discovery how = discovery::explicit_argument;
   std::string origin;
-  std::vector<std::string> also_found_via;
-  std::optional<error> problem;  // points nowhere, is not a toolkit, relative value, ...
-  std::string note;              // how cuarch read a named root it did not take verbatim (a bin directory)
+  std::vector<std::string> also_found_via{};
+  std::optional<error> problem{};  // points nowhere, is not a toolkit, relative value, ...
+  std::string note{};              // how cuarch read a named root it did not take verbatim (a bin directory)
 };
 
 /// A Python environment scanned for wheels.
@@ -141,8 +141,8 @@ struct python_environment {
   std::string prefix;
   discovery how = discovery::explicit_argument;
   std::string origin;
-  std::vector<std::string> site_packages;
-  std::optional<error> problem;
+  std::vector<std::string> site_packages{};
+  std::optional<error> problem{};
 };
 
 /// Everything detect() found.

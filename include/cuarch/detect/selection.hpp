@@ -55,9 +55,8 @@ class role_choice {
     }
   }
 
-  /// A toolkit root the caller named (--cuda-home, $CUDA_HOME, $CUDA_PATH) does not exist or lacks
-  /// this component: that is the role's answer. Falling back to a toolkit further down the order
-  /// would silently build with a toolkit the caller did not name.
+  /// A toolkit root the caller named does not exist or lacks this component: that is the role's
+  /// answer (falling back would silently build with a toolkit the caller did not name).
   void refuse(const error& e, std::string why) {
     if (decided_) return;
     decided_ = true;
@@ -68,8 +67,7 @@ class role_choice {
     sel_->why = std::move(why);
   }
 
-  /// The loader had none of the names asked: not a candidate, but the loader's words are the best
-  /// explanation if nothing else is found.
+  /// The loader had none of the names asked: not a candidate, but its words explain best if nothing is found.
   void loader_missed(const error& e) {
     if (!loader_miss_) loader_miss_ = e;
   }
@@ -80,8 +78,7 @@ class role_choice {
     return std::any_of(d_.candidates.begin() + static_cast<std::ptrdiff_t>(first_), d_.candidates.end(), mine);
   }
 
-  /// Fills the selection when no candidate governs. `searched`: every place looked in, for the
-  /// no-candidate-at-all case (the walk computes it only then).
+  /// Fills the selection when no candidate governs; `searched` only when no candidate was found at all.
   void finish(const detect_options& opts, std::vector<std::string> searched = {}) {
     if (!sel_ || decided_) return;
     const source_kind kind = comp_.kind;

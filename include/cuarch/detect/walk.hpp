@@ -61,7 +61,9 @@ class detector {
     role(nvcc_component, d_.offline_compiler, roles.has(detect_role::offline_compiler));
     if (opts_.probe_ptxas && roles.has(detect_role::offline_compiler)) walk(ptxas_component, nullptr);
     if (roles.has(detect_role::toolkit_files)) {
-      add_roots_of_candidates();
+      for (const candidate& c : d_.candidates)  // the toolkit around each component found
+        if (!c.toolkit_root.empty())
+          add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
       observe_roots();
       observe_wheels();
     }
@@ -90,12 +92,7 @@ class detector {
   }
 
   candidate& add(source_kind source, discovery how, const std::string& origin, const std::string& path) {
-    candidate& c = d_.candidates.emplace_back();
-    c.source = source;
-    c.how = how;
-    c.origin = origin;
-    c.path = path;
-    return c;
+    return d_.candidates.emplace_back(candidate{source, source_kind::none, how, origin, path});
   }
 
   // ---- roles: down the plan ------------------------------------------------------------------
@@ -254,11 +251,7 @@ class detector {
 
   // ---- one place -------------------------------------------------------------------------------
   void visit(const component_info& comp, const search_spec& s, role_choice& choice) {
-    candidate c;
-    c.source = comp.kind;
-    c.how = s.how;
-    c.origin = s.origin;
-    c.path = s.path.empty() ? s.soname : s.path;
+    candidate c{comp.kind, source_kind::none, s.how, s.origin, s.path.empty() ? s.soname : s.path};
     if (s.problem) {
       c.result = unexpected(*s.problem);
     } else if (passed()) {
@@ -448,25 +441,17 @@ class detector {
       search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
                     join(dir.empty() ? std::string(".") : dir, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
-      if (dir.empty() || dir.front() != '/') {  // PATH entry relative to the current directory
-        error e = errors::invalid_environment(comp.kind, "PATH", dir);
-        e.raw.append("entry '")
-            .append(dir)
-            .append("' is relative and holds ")
-            .append(name)
-            .append("; cuarch does not run programs from the current directory");
-        s.problem = e;
-      }
+      if (dir.empty() || dir.front() != '/')  // PATH entry relative to the current directory
+        s.problem = errors::invalid_environment(
+            comp.kind, "PATH", dir,
+            "entry '" + dir + "' is relative and holds " + name + "; cuarch does not run programs from the current directory");
       out.push_back(std::move(s));
     }
   }
 
   // ---- toolkit roots and Python environments, each tagged with its tier ---------------------
   void add_root(const std::string& path, discovery how, const std::string& origin, tier where, const std::string& variable = {}) {
-    toolkit_root r;
-    r.path = path;
-    r.how = how;
-    r.origin = origin;
+    toolkit_root r{path, {}, how, origin};
     if (!variable.empty()) r.problem = check_variable_path(variable, path, source_kind::toolkit_files);
     if (!r.problem) {
       r.real_path = real_path(path);
@@ -514,10 +499,7 @@ class detector {
   }
 
   void add_python(const std::string& prefix, discovery how, const std::string& origin, tier where, const std::string& variable) {
-    python_environment p;
-    p.prefix = prefix;
-    p.how = how;
-    p.origin = origin;
+    python_environment p{prefix, how, origin};
     if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
     if (!p.problem) {
       if (!is_directory(prefix)) {
@@ -547,12 +529,6 @@ class detector {
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------
-  void add_roots_of_candidates() {
-    for (const candidate& c : d_.candidates)
-      if (!c.toolkit_root.empty())
-        add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
-  }
-
   void observe_roots() {
     for (const auto& r : d_.toolkit_roots) {
       if (r.problem) continue;

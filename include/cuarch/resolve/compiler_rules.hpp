@@ -43,19 +43,15 @@ struct sm_number_bitmap {
   constexpr bool has(int sm) const noexcept { return sm >= 0 && sm < limit && ((words[sm / 64] >> (sm % 64)) & 1ULL) != 0; }
 };
 inline constexpr sm_number_bitmap known_sm_numbers{};
-// Every row fits (so has() is exactly "arch_index(...) != not_found": rows set their bits, nothing else does).
 constexpr bool every_row_in_bitmap() {
   for (const auto& row : arch_table)
-    if (row.cc.sm_number() < 0 || row.cc.sm_number() >= sm_number_bitmap::limit || !known_sm_numbers.has(row.cc.sm_number()))
-      return false;
+    if (!known_sm_numbers.has(row.cc.sm_number())) return false;  // has() is false for one past the limit
   return true;
 }
 static_assert(every_row_in_bitmap() && !known_sm_numbers.has(91), "the bitmap holds exactly the table's sm numbers");
 
-/// `a`/`f` of an arch the compiler lists. The table's rule (check_buildable) decides, with two
-/// overrides by the live list: an arch the compiler lists is not removed, whatever the table says
-/// about its release; and an arch the table does not know gets an explanation of why the table,
-/// not the compiler, is asked (compilers do not list variants).
+/// `a`/`f` of an arch the compiler lists: the table decides, but a listed arch is never removed, and
+/// one the table does not know gets an explanation (compilers do not list variants).
 inline expected<build_verdict, error> check_listed_variant(const arch_target& t, const compiler_info& c) {
   const auto table = check_buildable(t, c.version);
   if (table) return build_verdict{source_kind::knowledge_table};
@@ -77,9 +73,8 @@ inline expected<build_verdict, error> check_listed_variant(const arch_target& t,
 }  // namespace detail
 
 /// Whether `compiler` can build t. With a supported-arch list: the list decides baseline archs
-/// (errc::rejected_by_compiler when it lacks one the table claims; the table's own reason, e.g.
-/// removed_in_toolkit, when both agree), the table decides `a`/`f` (see the file comment).
-/// Without one: the table decides (check_buildable).
+/// (errc::rejected_by_compiler when it lacks one the table claims; the table's own reason when both
+/// agree), the table decides `a`/`f`. Without one: the table decides (check_buildable).
 inline expected<build_verdict, error> check_buildable_by(const arch_target& t, const compiler_info& compiler) {
   if (!compiler.supported_sm_numbers) {
     const auto r = check_buildable(t, compiler.version);

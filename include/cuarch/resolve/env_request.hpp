@@ -26,9 +26,6 @@ enum class env_override : unsigned char {
 constexpr env_override operator|(env_override a, env_override b) noexcept {
   return static_cast<env_override>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
 }
-constexpr bool has_override(env_override set, env_override one) noexcept {
-  return (static_cast<unsigned>(set) & static_cast<unsigned>(one)) != 0;
-}
 inline constexpr env_override all_env_overrides[] = {env_override::none, env_override::cuarch_archs,
                                                      env_override::torch_cuda_arch_list, env_override::cudaarchs};
 
@@ -88,10 +85,10 @@ inline constexpr env_variable override_variables[] = {
 
 }  // namespace detail
 
-/// Applies the environment overrides the request allows. Reads only the environment.
+/// Applies the environment overrides the request allows (the first set and not blank wins).
 inline effective_request read_request(const arch_request& request) {
   for (const auto& v : detail::override_variables) {
-    if (!has_override(request.overrides, v.flag)) continue;
+    if ((static_cast<unsigned>(request.overrides) & static_cast<unsigned>(v.flag)) == 0) continue;
     const char* value = request.env ? request.env->find(v.name) : environment::process_value(v.name);
     if (!value || detail::trim(value).empty()) continue;
     return effective_request{value, v.dialect, request_origin{source_kind::environment, v.name}};

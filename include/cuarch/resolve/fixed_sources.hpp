@@ -101,7 +101,6 @@ struct no_driver {
   }
 };
 
-/// What no_driver is for: PTX is not checked against a driver.
 template <>
 struct checks_ptx_against_driver<no_driver> : std::false_type {};
 

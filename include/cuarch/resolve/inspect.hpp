@@ -242,12 +242,12 @@ inline std::string inspect_text(const inspect_report& r) {
       for (const std::uint32_t k : detail::target_keys_of(o, true))
         if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
-    std::vector<std::pair<std::string, std::size_t>> counts;
-    for (const std::uint32_t k : order) counts.emplace_back(std::string(to_text(detail::target_of_key(k)).view()), per_key[k]);
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
            (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") + ", " +
            std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
-    for (const auto& [t, n] : counts) out += " " + t + (n == judged_objects ? "" : "(" + std::to_string(n) + ")");
+    for (const std::uint32_t k : order)
+      out += " " + std::string(to_text(detail::target_of_key(k)).view()) +
+             (per_key[k] == judged_objects ? "" : "(" + std::to_string(per_key[k]) + ")");
     out += "\n";
     for (const auto& d : f.devices) {
       const std::string cc(to_text(d.device.cc).view());
@@ -298,17 +298,16 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
   detail::json_optional_error(w, first);
   w.key("driver");
-  if (r.driver)
-    w.begin_object().key("version").value(std::string(to_text(*r.driver).view())).key("source").value(r.driver_source).end_object();
+  if (r.driver) w.begin_object().key("version").value(to_text(*r.driver).view()).key("source").value(r.driver_source).end_object();
   else w.null();
   const auto version_or_null = [&w](const std::optional<cuda_version>& v) {
-    if (v) w.value(std::string(to_text(*v).view()));
+    if (v) w.value(to_text(*v).view());
     else w.null();
   };
   w.key("devices").begin_array();
   for (std::size_t i = 0; i < r.devices.size(); ++i) {
     const device_info& d = r.devices[i];
-    w.begin_object().key("cc").value(std::string(to_text(d.cc).view())).key("name").value(d.name);
+    w.begin_object().key("cc").value(to_text(d.cc).view()).key("name").value(d.name);
     w.key("source").value(to_string(d.source)).key("driver");
     version_or_null(r.driver_of(i));
     w.end_object();
@@ -317,14 +316,7 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   for (const auto& n : r.nodes) {
     w.begin_object().key("name").value(n.name).key("gpus").begin_array();
     for (const auto& g : n.gpus)
-      w.begin_object()
-          .key("cc")
-          .value(std::string(to_text(g.cc).view()))
-          .key("count")
-          .value(g.count)
-          .key("product")
-          .value(g.product)
-          .end_object();
+      w.begin_object().key("cc").value(to_text(g.cc).view()).key("count").value(g.count).key("product").value(g.product).end_object();
     w.end_array().key("driver");
     version_or_null(n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
     w.key("driver_said").value(n.driver_said).key("driver_by_table").value(n.driver_by_table).key("no_gpu");
@@ -345,14 +337,14 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
       for (const auto& img : o.images) {
         w.begin_object().key("kind").value(detail::name_of(detail::image_kinds, img.target.form));
         w.key("target").value(to_text(img.target).view());
-        w.key("code_version").value(std::string(to_text(img.version).view())).key("compressed").value(img.compressed);
+        w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size)).end_object();
       }
       w.end_array().end_object();
     }
     w.end_array().key("devices").begin_array();
     for (const auto& d : f.devices) {
-      w.begin_object().key("cc").value(std::string(to_text(d.device.cc).view())).key("name").value(d.device.name);
+      w.begin_object().key("cc").value(to_text(d.device.cc).view()).key("name").value(d.device.name);
       w.key("loads").value(d.loads());
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
       w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit)).key("chosen").begin_array();
@@ -364,12 +356,7 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         if (k < chosen.size() && chosen[k]++ == 0) order.push_back(k);
       }
       for (const std::uint32_t k : order)
-        w.begin_object()
-            .key("target")
-            .value(std::string(to_text(detail::target_of_key(k)).view()))
-            .key("count")
-            .value(chosen[k])
-            .end_object();
+        w.begin_object().key("target").value(to_text(detail::target_of_key(k)).view()).key("count").value(chosen[k]).end_object();
       w.end_array().key("failing").begin_array();
       for (const auto& g : d.failing) {
         std::vector<std::string> ts;

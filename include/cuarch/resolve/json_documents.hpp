@@ -41,9 +41,8 @@ struct check_report {
   bool ok() const noexcept { return first_failure() == nullptr; }
 };
 
-/// Every target `toolkit` builds by the table: {"ok": true, "toolkit", "table": {"oldest",
-/// "newest"}, "newer_than_table", "targets": [{name, cc, variant, form}]}. A release newer than the
-/// table lists what the newest known release builds, and says so with "newer_than_table": true.
+/// Every target `toolkit` builds by the table; a release newer than the table lists what the newest
+/// known release builds, and says so ("newer_than_table").
 CUARCH_FUNC std::string list_json(const cuda_version& toolkit);
 
 /// `cuarch list` could not answer (a version that is not one): {"ok": false, "toolkit": null, "error"}.
@@ -53,17 +52,14 @@ CUARCH_FUNC std::string list_failure_json(const error& e);
 /// baseline sm_XY given with its sm_XYf fails with targets_conflict); nothing is skipped.
 CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, const cuda_version& toolkit);
 
-/// {"ok", "toolkit", "error": the first failure or null, "diagnostics": [{"target", "ok", "reason"}]}.
+/// The cuarch.check/1 document of a report.
 CUARCH_FUNC std::string to_json(const check_report& r);
 
-/// The input could not be checked (a malformed target or toolkit version): {"ok": false,
-/// "toolkit" (null when it was the toolkit), "error", "diagnostics": []}.
+/// The input could not be checked (a malformed target, or toolkit version: then `toolkit` is nullopt).
 CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit);
 
-/// A command line that could not be understood (an unknown option or command, a missing or repeated
-/// value), for `--format json` / `--json` callers, who read stdout: {"ok": false, "command": name or
-/// null, "error": {"code": "bad_usage" (no errc: nothing was asked of the library yet), "kind",
-/// "exit_status": 2, "message"}}. `command` empty: no command was recognised.
+/// A command line that could not be understood, for `--format json` callers, who read stdout; its
+/// code is "bad_usage" (no errc: nothing was asked of the library yet). `command` empty: none known.
 CUARCH_FUNC std::string usage_error_json(std::string_view command, std::string_view message);
 
 CUARCH_END_NAMESPACE

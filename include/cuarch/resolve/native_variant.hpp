@@ -109,8 +109,6 @@ class native_variant_preferences {
  public:
   static constexpr std::size_t capacity = 8;
 
-  constexpr std::size_t size() const noexcept { return size_; }
-
   /// Adds a rule, or replaces the rule for the same devices; false when full.
   constexpr bool set(const native_variant_rule& r) noexcept {
     const std::size_t i = index_of(r);

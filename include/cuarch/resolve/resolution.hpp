@@ -72,7 +72,6 @@ class boxed_error {
   explicit operator bool() const noexcept { return p_ != nullptr; }
   const error& operator*() const noexcept { return *p_; }
   const error* operator->() const noexcept { return p_.get(); }
-  void reset() noexcept { p_.reset(); }
 
  private:
   std::unique_ptr<error> p_;

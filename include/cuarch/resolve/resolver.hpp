@@ -200,8 +200,6 @@ class resolution_run {
     }
   }
 
-  /// A new diagnostic, built in place (no copies on the warm path).
-  diagnostic& next() { return diags_.emplace_back(); }
   /// t as d's result when it can be built, else d's reason (the first one kept); whether it can.
   bool judge(diagnostic& d, const arch_target& t) {
     auto verdict = check(t);
@@ -228,7 +226,7 @@ class resolution_run {
     }
     diags_.reserve(parsed.size());
     for (const parsed_target& p : parsed) {
-      diagnostic& d = next();
+      diagnostic& d = diags_.emplace_back();
       d.input = req_.list.substr(p.position, p.length);
       d.position = p.position;
       d.requested = p.target;
@@ -249,7 +247,7 @@ class resolution_run {
     if (!builder_.empty())
       for (const auto& dev : devs) {
         if (builder_.can_load_on(dev.cc)) continue;
-        diagnostic& d = next();
+        diagnostic& d = diags_.emplace_back();
         d.device = resolved_device{dev.ordinal, dev.cc, dev.name};
         d.requested = parsed[0].target;
         d.reason = no_device_loads(parsed[0].target, std::vector<device_info>{dev});
@@ -278,7 +276,7 @@ class resolution_run {
     if (!devs) return devs.error();
     diags_.reserve(devs->size());
     for (const device_info& dev : *devs) {
-      diagnostic& d = next();
+      diagnostic& d = diags_.emplace_back();
       d.input = "native";
       d.device = resolved_device{dev.ordinal, dev.cc, dev.name};
       const native_variant_rule rule = policy_.native_rule_for(dev.cc);
@@ -353,7 +351,7 @@ class resolution_run {
 
   std::optional<error> resolve_all(arch_keyword keyword) {
     auto one = [&](const arch_target& t) {
-      diagnostic& d = next();
+      diagnostic& d = diags_.emplace_back();
       d.input = to_string(keyword);
       d.requested = t;
       judge(d, t);

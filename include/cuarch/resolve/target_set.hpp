@@ -29,8 +29,8 @@ class target_set_builder;
 
 }  // namespace detail
 
-/// A non-empty set of CUDA targets in canonical order (compute capability, then baseline < a < f,
-/// then sm_ < compute_ < lto_), without duplicates. Fixed capacity: copying one allocates nothing.
+/// A non-empty set of CUDA targets in canonical order, without duplicates. Fixed capacity: copying
+/// one allocates nothing.
 class target_set {
  public:
   /// The most targets one set holds (as many as one parsed list).
@@ -106,7 +106,6 @@ class target_set_builder {
     return true;
   }
 
-  /// Removes t, if present.
   constexpr void remove(const arch_target& t) noexcept {
     std::size_t out = 0;
     for (std::size_t i = 0; i < set_.size_; ++i)
