@@ -268,6 +268,59 @@ TEST_CASE("no compiler anywhere is no_compiler, listing the directories searched
   CHECK(cuarch::exit_status(errc::no_compiler) == 1);
 }
 
+TEST_CASE("no compiler: every place searched, in discovery order, in words", "[provenance][no_compiler]") {
+  const std::string dir = cuarch_test::make_temp_dir("searched");
+  fs::create_directories(dir + "/p1");
+  fs::create_directories(dir + "/venv/lib/python3.12/site-packages");
+  fs::create_directories(dir + "/bare");
+  fs::create_directories(dir + "/root/targets/x86_64-linux/lib");
+  auto o = cuarch_test::hermetic({{"PATH", dir + "/p1::rel"}, {"VIRTUAL_ENV", dir + "/gone"}});
+  o.python_prefixes = {dir + "/venv", dir + "/bare"};
+  o.path_search = true;
+  o.default_locations = true;
+  o.default_roots = {dir + "/root"};
+  o.roles = cuarch::detect_role::offline_compiler | cuarch::detect_role::jit_compiler;
+  const auto d = cuarch::detect(o);
+  const std::string pip = " (pip wheels, python prefix " + dir + "/venv)";
+  const std::string bare = dir + "/bare (python prefix " + dir +
+                           "/bare: no lib/python3.*/site-packages here, and not a site-packages directory itself)";
+  const std::string gone = dir + "/gone (VIRTUAL_ENV=" + dir + "/gone: no such directory)";
+  const std::string root = " (default location " + dir + "/root)";
+  const auto& nvcc = d.offline_compiler.searched;
+  REQUIRE(nvcc.size() == 7);
+  CHECK(nvcc[0] == dir + "/venv/lib/python3.12/site-packages" + pip);
+  CHECK(nvcc[1] == bare);
+  CHECK(nvcc[2] == dir + "/p1 (PATH)");
+  CHECK(nvcc[3] == ". (PATH)");
+  CHECK(nvcc[4] == "rel (PATH)");
+  CHECK(nvcc[5] == gone);
+  CHECK(nvcc[6] == dir + "/root/bin" + root);
+  const auto& nvrtc = d.jit_compiler.searched;
+  REQUIRE(nvrtc.size() == 4);  // loader search is off
+  CHECK(nvrtc[0] == nvcc[0]);
+  CHECK(nvrtc[1] == bare);
+  CHECK(nvrtc[2] == gone);
+  CHECK(nvrtc[3] == dir + "/root/lib64, " + dir + "/root/lib, " + dir + "/root/targets/x86_64-linux/lib" + root);
+
+  // The loader, asked for names it does not have (only where this machine has no NVRTC).
+  o.loader_search = true;
+  o.env->set("LD_LIBRARY_PATH", dir + "/p1");
+  o.roles = cuarch::detect_role::jit_compiler;
+  const auto loader = cuarch::detect(o);
+  if (loader.jit_compiler.failure && loader.jit_compiler.failure->code == errc::no_compiler) {
+    const auto& words = loader.jit_compiler.searched;
+    REQUIRE(words.size() == 5);
+    CHECK(words[2].rfind("the dynamic loader (LD_LIBRARY_PATH=" + dir + "/p1, /etc/ld.so.cache) for libnvrtc.so.", 0) == 0);
+    CHECK(words[3] == gone);
+  }
+
+  o.env->unset("PATH");
+  o.python_prefixes.clear();
+  o.env->unset("VIRTUAL_ENV");
+  o.roles = cuarch::detect_role::offline_compiler;
+  CHECK(cuarch::detect(o).offline_compiler.searched == std::vector<std::string>{"PATH (not set)", dir + "/root/bin" + root});
+}
+
 TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, worded for its compile path", "[provenance][warnings]") {
   const path_vs_default layout;
   auto o = layout.options(cuarch::detect_mode::first_answer);

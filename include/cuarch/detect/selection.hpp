@@ -4,7 +4,6 @@
 // dropped by that walk: nothing carries over to the next role.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -72,14 +71,9 @@ class role_choice {
     if (!loader_miss_) loader_miss_ = e;
   }
 
-  /// Whether any candidate of this role was found (answered or not).
-  bool found_any() const {
-    const auto mine = [&](const candidate& c) { return c.source == comp_.kind; };
-    return std::any_of(d_.candidates.begin() + static_cast<std::ptrdiff_t>(first_), d_.candidates.end(), mine);
-  }
-
-  /// Fills the selection when no candidate governs; `searched` only when no candidate was found at all.
-  void finish(const detect_options& opts, std::vector<std::string> searched = {}) {
+  /// Fills the selection when no candidate governs; `searched`, every place the walk looked in, in
+  /// words, names them when no compiler was found at all.
+  void finish(const detect_options& opts, std::vector<std::string> searched) {
     if (!sel_ || decided_) return;
     const source_kind kind = comp_.kind;
     const std::string what(comp_.role_words);

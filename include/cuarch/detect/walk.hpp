@@ -104,6 +104,7 @@ class detector {
 
   void walk(const component_info& comp, selection* sel) {
     role_choice choice(d_, comp, sel);
+    std::vector<std::string> looked;  // every place met, in words, in discovery order
     const bool tools = opts_.mode == detect_mode::answer_and_tools;
     const auto enough = [&] { return opts_.mode != detect_mode::enumerate_all && choice.decided(); };
     for (const plan_row& row : discovery_plan) {
@@ -116,10 +117,10 @@ class detector {
       // runtime is only reported, the driver never comes from a toolkit root.)
       const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
       if (sel && compiler && (row.where == tier::explicit_root || row.where == tier::environment_root)) {
-        named_roots(row.where, comp, choice);
+        named_roots(row.where, comp, choice, looked);
         continue;
       }
-      for (const search_spec& s : places(row.where, comp)) {
+      for (const search_spec& s : places(row.where, comp, looked)) {
         if (enough() && !(tools && what_a_tool_runs(comp, row.where, s))) {
           if (tools) continue;
           break;
@@ -127,8 +128,7 @@ class detector {
         visit(comp, s, choice);
       }
     }
-    const bool nothing_found = sel && !choice.decided() && !choice.found_any();
-    choice.finish(opts_, nothing_found ? searched_places(comp) : std::vector<std::string>{});
+    choice.finish(opts_, std::move(looked));
   }
 
   /// Past a role's answer (detect_mode::answer_and_tools), the tiers that hold what the user's own
@@ -147,7 +147,7 @@ class detector {
   /// The toolkit roots the caller named (--cuda-home; $CUDA_HOME, then $CUDA_PATH), one at a time.
   /// A named root that does not exist, lacks the component or whose component fails is the role's
   /// answer: cuarch never moves on to a toolkit the caller did not name (PATH, /usr/local/cuda).
-  void named_roots(tier where, const component_info& comp, role_choice& choice) {
+  void named_roots(tier where, const component_info& comp, role_choice& choice, std::vector<std::string>& looked) {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
@@ -163,7 +163,7 @@ class detector {
         continue;
       }
       std::vector<search_spec> specs;
-      root_places(specs, where, comp, i);
+      root_places(specs, where, comp, looked, i);
       if (specs.empty()) {
         const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
                                                 : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
@@ -178,75 +178,6 @@ class detector {
         visit(comp, spec, choice);
       }
     }
-  }
-
-  /// Every place the walk for `comp` looks in, as words, in discovery order (only computed when
-  /// nothing at all was found: the no_compiler error lists them).
-  std::vector<std::string> searched_places(const component_info& comp) const {
-    std::vector<std::string> out;
-    for (const plan_row& row : discovery_plan) {
-      if ((row.components & comp.bit) == 0) continue;
-      switch (row.where) {
-        case tier::explicit_argument:
-          if (!explicit_path(opts_, comp.kind).empty()) out.push_back(explicit_path(opts_, comp.kind) + " (given explicitly)");
-          break;
-        case tier::variable:
-          for (const auto& v : comp.variables)
-            if (!v.name.empty())
-              if (const auto value = env_.get_nonempty(v.name)) out.push_back(*value + " (" + std::string(v.name) + ")");
-          break;
-        case tier::already_loaded:
-          if (opts_.already_loaded)
-            out.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
-          break;
-        case tier::beside_nvcc: break;
-        case tier::explicit_root:
-        case tier::environment_root:
-        case tier::conda_root:
-        case tier::default_root:
-        case tier::around_candidate:
-          for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
-            const toolkit_root& r = d_.toolkit_roots[i];
-            if (root_tiers_[i] != row.where) continue;
-            if (r.problem) {
-              out.push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
-            } else if (comp.program) {
-              out.push_back(join(r.path, "bin") + " (" + r.origin + ")");
-            } else {
-              std::string dirs;
-              for (const auto& dir : library_dirs(r.path)) dirs.append(dirs.empty() ? "" : ", ").append(dir);
-              out.push_back(dirs + " (" + r.origin + ")");
-            }
-          }
-          break;
-        case tier::explicit_python:
-        case tier::environment_python:
-          for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
-            const python_environment& p = d_.python_environments[i];
-            if (python_tiers_[i] != row.where) continue;
-            if (p.problem)
-              out.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
-            for (const auto& sp : p.site_packages) out.push_back(sp + " (pip wheels, " + p.origin + ")");
-          }
-          break;
-        case tier::search:
-          if (comp.program) {
-            if (!opts_.path_search) break;
-            if (const auto path = env_.get("PATH")) {
-              for (const auto& dir : split_path_list(*path)) out.push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
-            } else {
-              out.push_back("PATH (not set)");
-            }
-          } else if (opts_.loader_search) {
-            const std::string names = soname_words(loader_names(comp.kind));
-            const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
-            out.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " +
-                          names);
-          }
-          break;
-      }
-    }
-    return out;
   }
 
   // ---- one place -------------------------------------------------------------------------------
@@ -358,8 +289,8 @@ class detector {
     c.compiler = std::move(p->info);
   }
 
-  // ---- what a tier names, for one component -----------------------------------------------------
-  std::vector<search_spec> places(tier where, const component_info& comp) const {
+  // ---- what a tier names, for one component; `looked` gets each place in words ---------------------
+  std::vector<search_spec> places(tier where, const component_info& comp, std::vector<std::string>& looked) const {
     std::vector<search_spec> out;
     switch (where) {
       case tier::explicit_argument:
@@ -367,6 +298,7 @@ class detector {
           search_spec& s = out.emplace_back(discovery::explicit_argument, std::string(comp.explicit_words), path);
           s.sticky = true;
           s.allow_relative = true;
+          looked.push_back(path + " (given explicitly)");
         }
         break;
       case tier::variable:
@@ -375,12 +307,14 @@ class detector {
             search_spec& s = out.emplace_back(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
             s.sticky = var.sticky;
             s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
+            looked.push_back(*v + " (" + std::string(var.name) + ")");
           }
         break;
       case tier::already_loaded:
-        if (opts_.already_loaded)
-          for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
-            out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
+        if (!opts_.already_loaded) break;
+        looked.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+        for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
+          out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
         break;
       case tier::beside_nvcc:
         for (const auto& c : d_.candidates)
@@ -392,15 +326,18 @@ class detector {
       case tier::environment_root:
       case tier::conda_root:
       case tier::default_root:
-      case tier::around_candidate: root_places(out, where, comp); break;
+      case tier::around_candidate: root_places(out, where, comp, looked); break;
       case tier::explicit_python:
-      case tier::environment_python: wheel_places(out, where, comp.kind); break;
+      case tier::environment_python: wheel_places(out, where, comp.kind, looked); break;
       case tier::search:
         if (comp.program) {
-          path_places(out, comp);
+          path_places(out, comp, looked);
         } else if (opts_.loader_search) {
-          for (const auto& name : loader_names(comp.kind))
-            out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
+          const std::vector<std::string> names = loader_names(comp.kind);
+          const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
+          looked.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " +
+                           soname_words(names));
+          for (const auto& name : names) out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
         }
         break;
     }
@@ -408,36 +345,52 @@ class detector {
   }
 
   /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
-  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp,
+  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp, std::vector<std::string>& looked,
                    std::optional<std::size_t> only = std::nullopt) const {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       const auto& r = d_.toolkit_roots[i];
-      if (root_tiers_[i] != where || r.problem || (only && *only != i)) continue;
-      if (comp.program) {
+      if (root_tiers_[i] != where || (only && *only != i)) continue;
+      if (r.problem) {
+        looked.push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+      } else if (comp.program) {
+        looked.push_back(join(r.path, "bin") + " (" + r.origin + ")");
         const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
         if (is_file(f)) out.emplace_back(r.how, r.origin, f);
-        continue;
+      } else {
+        std::string dirs;
+        for (const auto& dir : library_dirs(r.path)) {
+          dirs.append(dirs.empty() ? "" : ", ").append(dir);
+          for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
+        }
+        looked.push_back(dirs + " (" + r.origin + ")");
       }
-      for (const auto& dir : library_dirs(r.path))
-        for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
     }
   }
 
-  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component) const {
+  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component, std::vector<std::string>& looked) const {
     for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
+      const python_environment& p = d_.python_environments[i];
       if (python_tiers_[i] != where) continue;
-      for (const auto& sp : d_.python_environments[i].site_packages)
+      if (p.problem)
+        looked.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
+      for (const auto& sp : p.site_packages) {
+        looked.push_back(sp + " (pip wheels, " + p.origin + ")");
         for (const auto& f : scan_site_packages(sp).files)
           if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
+      }
     }
   }
 
-  void path_places(std::vector<search_spec>& out, const component_info& comp) const {
+  void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>& looked) const {
     if (!opts_.path_search) return;
     const auto path = env_.get("PATH");
-    if (!path) return;
+    if (!path) {
+      looked.emplace_back("PATH (not set)");
+      return;
+    }
     const std::string name(comp.file_prefix);
     for (const auto& dir : split_path_list(*path)) {
+      looked.push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
       search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
                     join(dir.empty() ? std::string(".") : dir, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
