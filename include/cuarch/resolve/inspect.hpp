@@ -63,9 +63,7 @@ struct file_verdict {
 
   bool has_code() const noexcept { return !listing.objects.empty(); }
   bool loads_everywhere() const noexcept {
-    for (const auto& d : devices)
-      if (!d.loads()) return false;
-    return !unreadable;
+    return !unreadable && std::all_of(devices.begin(), devices.end(), [](const device_verdict& d) { return d.loads(); });
   }
 };
 

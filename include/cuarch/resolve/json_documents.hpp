@@ -71,22 +71,11 @@ CUARCH_END_NAMESPACE
 
 CUARCH_BEGIN_NAMESPACE
 
-namespace detail {
-
-inline void json_toolkit(json_writer& w, const std::optional<cuda_version>& toolkit) {
-  w.key("toolkit");
-  if (toolkit) w.value(to_text(*toolkit).view());
-  else w.null();
-}
-
-}  // namespace detail
-
 // ---- cuarch.list/1 ------------------------------------------------------------------------------
 
 CUARCH_FUNC std::string list_json(const cuda_version& toolkit) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::list).key("ok").value(true);
-  detail::json_toolkit(w, toolkit);
+  detail::begin_document(w, json_schema::list).key("ok").value(true).key("toolkit").value(to_text(toolkit).view());
   w.key("table").begin_object().key("oldest").value(to_text(oldest_known_toolkit()).view());
   w.key("newest").value(to_text(newest_known_toolkit()).view()).end_object();
   w.key("newer_than_table").value(newest_known_toolkit() < toolkit.release());
@@ -98,9 +87,7 @@ CUARCH_FUNC std::string list_json(const cuda_version& toolkit) {
 
 CUARCH_FUNC std::string list_failure_json(const error& e) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::list).key("ok").value(false);
-  detail::json_toolkit(w, std::nullopt);
-  w.key("error");
+  detail::begin_document(w, json_schema::list).key("ok").value(false).key("toolkit").null().key("error");
   detail::json_error(w, e);
   w.end_object();
   return w.str();
@@ -127,11 +114,8 @@ CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, 
 
 CUARCH_FUNC std::string to_json(const check_report& r) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::check).key("ok").value(r.ok());
-  detail::json_toolkit(w, r.toolkit);
-  w.key("error");
-  if (const error* first = r.first_failure()) detail::json_error(w, *first);
-  else w.null();
+  detail::begin_document(w, json_schema::check).key("ok").value(r.ok()).key("toolkit").value(to_text(r.toolkit).view()).key("error");
+  detail::json_optional_error(w, r.first_failure());
   w.key("diagnostics").begin_array();
   for (const auto& i : r.items) {
     w.begin_object().key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");
@@ -144,9 +128,7 @@ CUARCH_FUNC std::string to_json(const check_report& r) {
 
 CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::check).key("ok").value(false);
-  detail::json_toolkit(w, toolkit);
-  w.key("error");
+  detail::text_or_null(detail::begin_document(w, json_schema::check).key("ok").value(false).key("toolkit"), toolkit).key("error");
   detail::json_error(w, e);
   w.key("diagnostics").begin_array().end_array().end_object();
   return w.str();

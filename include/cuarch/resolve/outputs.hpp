@@ -205,20 +205,10 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
 
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
   std::string key = "cuarch-jit-key/2 compiler=";
-  key += to_string(compiler.kind);
-  key += " version=";
-  key += to_text(compiler.version).view();
-  key += " build=";
-  key += compiler.build_id.empty() ? std::string_view("none") : std::string_view(compiler.build_id);
-  key += " path=";
-  key += std::to_string(compiler.location.size());
-  key += ':';
-  key += compiler.location;
-  key += " targets=";
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    if (i) key += ',';
-    key += to_text(targets[i]).view();
-  }
+  key.append(to_string(compiler.kind)).append(" version=").append(to_text(compiler.version).view());
+  key.append(" build=").append(compiler.build_id.empty() ? std::string_view("none") : std::string_view(compiler.build_id));
+  key.append(" path=").append(std::to_string(compiler.location.size())).append(":").append(compiler.location).append(" targets=");
+  for (std::size_t i = 0; i < targets.size(); ++i) key.append(i ? "," : "").append(to_text(targets[i]).view());
   return key;
 }
 
@@ -240,6 +230,11 @@ inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arc
 
 /// `s`, or null when it is empty.
 inline json_writer& text_or_null(json_writer& w, std::string_view s) { return s.empty() ? w.null() : w.value(s); }
+/// to_text(*v), or null when there is none.
+template <class T>
+json_writer& text_or_null(json_writer& w, const std::optional<T>& v) {
+  return v ? w.value(to_text(*v).view()) : w.null();
+}
 
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
@@ -259,9 +254,8 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     } else {
       w.null();
     }
-    w.key("requested").value(to_text(d.requested).view()).key("outcome").value(to_string(d.outcome)).key("result");
-    if (d.result) w.value(to_text(*d.result).view());
-    else w.null();
+    w.key("requested").value(to_text(d.requested).view()).key("outcome").value(to_string(d.outcome));
+    text_or_null(w.key("result"), d.result);
     w.key("decided_by").value(to_string(d.decided_by)).key("reason");
     json_optional_error(w, d.reason);
     w.key("ptx_fallback").value(to_string(d.fallback)).key("ptx_fallback_error");

@@ -32,8 +32,6 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-// ---- helpers -----------------------------------------------------------------------------------
-
 /// Attaches the request's origin to an error about the request itself (parse errors, the summary).
 inline error with_origin(error e, const request_origin& origin) {
   if (origin.source == source_kind::environment) {
@@ -230,15 +228,12 @@ class resolution_run {
       d.input = req_.list.substr(p.position, p.length);
       d.position = p.position;
       d.requested = p.target;
-      if (!judge(d, p.target) && d.reason->code == errc::renamed_in_toolkit && policy_.follow_renames) {
-        const arch_target renamed = d.reason->replacement;
-        judge(d, renamed);
-      }
-      if (d.result && !devs.empty()) {
-        if (std::none_of(devs.begin(), devs.end(), [&](const device_info& dev) { return can_load(*d.result, dev.cc); })) {
-          d.reason = no_device_loads(*d.result, devs);
-          d.result.reset();
-        }
+      if (!judge(d, p.target) && d.reason->code == errc::renamed_in_toolkit && policy_.follow_renames)
+        judge(d, d.reason->replacement);  // judge() keeps the first reason: the reference stays valid
+      if (d.result && !devs.empty() &&
+          std::none_of(devs.begin(), devs.end(), [&](const device_info& dev) { return can_load(*d.result, dev.cc); })) {
+        d.reason = no_device_loads(*d.result, devs);
+        d.result.reset();
       }
       if (!finish(d)) return too_many_targets();
     }
