@@ -34,23 +34,22 @@ class role_choice {
   void consider(std::size_t index, bool sticky) {
     if (decided_) return;
     candidate& c = d_.candidates[index];
+    if (!c.result && !sticky) {
+      failed_before_.append(failed_before_.empty() ? "" : ", ").append(c.origin);
+      return;
+    }
+    decided_ = true;
+    if (!sel_) return;
     if (c.result) {
-      decided_ = true;
-      if (!sel_) return;
       c.chosen = true;
       sel_->index = index;
       sel_->why = c.origin + ": " + std::string(d_.how_found(c)) + "; the first " + std::string(comp_.role_words) +
                   " in cuarch's discovery order that answered";
       if (!failed_before_.empty()) sel_->why += " (before it, " + failed_before_ + " failed)";
-    } else if (sticky) {
-      decided_ = true;
-      if (!sel_) return;
+    } else {
       sel_->failure = c.result.error();
       sel_->given_and_failed = true;
       sel_->why = c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words);
-    } else {
-      if (!failed_before_.empty()) failed_before_ += ", ";
-      failed_before_ += c.origin;
     }
   }
 

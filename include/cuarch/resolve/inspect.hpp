@@ -189,10 +189,10 @@ inline std::string targets_text(const std::vector<arch_target>& ts) {
 
 /// The fix for a group, in cuarch's words: the driver for PTX it cannot JIT, else the target to add.
 inline std::string fix_text(const failing_group& g, const compute_capability& cc) {
-  if (g.why.code == errc::ptx_too_new_for_driver)
-    return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" +
-           std::to_string(cc.sm_number()) + " machine code";
   const std::string n = std::to_string(cc.sm_number());
+  if (g.why.code == errc::ptx_too_new_for_driver)
+    return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" + n +
+           " machine code";
   return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
          "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
          " or lower (compute_XY) for the driver to JIT";

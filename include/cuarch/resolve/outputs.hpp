@@ -268,11 +268,9 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
 }
 
 inline void json_spelling(json_writer& w, std::string_view name, const expected<std::string, error>& s) {
-  w.key(name);
-  if (s) w.value(*s);
-  else w.null();
-  w.key(std::string(name) + "_error");
-  json_optional_error(w, s ? std::optional<error>() : std::optional<error>(s.error()));
+  const std::string error_key = std::string(name) + "_error";
+  if (s) w.key(name).value(*s).key(error_key).null();
+  else json_error(w.key(name).null().key(error_key), s.error());
 }
 
 /// A compiler object with the keys of a success's "compiler" (kind, version, location,
@@ -294,17 +292,6 @@ inline void json_warnings(json_writer& w, const std::vector<resolution_warning>&
   w.end_array();
 }
 
-/// A failure's "compiler" (null when none decided), "alternatives", "searched" and "warnings".
-inline void json_failure_provenance(json_writer& w, const resolution_failure& f) {
-  w.key("compiler");
-  if (f.compiler) json_compiler_provenance(w, *f.compiler, false);
-  else w.null();
-  w.key("alternatives").begin_array();
-  for (const auto& a : f.alternatives) json_compiler_provenance(w, a, true);
-  w.end_array().key("searched").value(f.searched);
-  json_warnings(w, f.warnings);
-}
-
 /// The success document; `compiler` null: only what the resolution knows of its compiler.
 inline std::string resolution_json(const resolution& r, const compiler_provenance* compiler,
                                    const std::vector<resolution_warning>& warnings) {
@@ -324,9 +311,8 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
   w.end_array();
   w.key("nvcc").value(nvcc_gencode_flags(r.targets));
   w.key("nvrtc").begin_array();
-  for (const auto& c : nvrtc_compiles(r.targets)) {
+  for (const auto& c : nvrtc_compiles(r.targets))
     w.begin_object().key("target").value(to_text(c.target).view()).key("options").value(c.options).end_object();
-  }
   w.end_array();
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
   detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
@@ -354,7 +340,13 @@ CUARCH_FUNC std::string to_json(const resolution_failure& f) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
   detail::json_error(w, f.summary);
-  detail::json_failure_provenance(w, f);
+  w.key("compiler");  // null when none decided
+  if (f.compiler) detail::json_compiler_provenance(w, *f.compiler, false);
+  else w.null();
+  w.key("alternatives").begin_array();
+  for (const auto& a : f.alternatives) detail::json_compiler_provenance(w, a, true);
+  w.end_array().key("searched").value(f.searched);
+  detail::json_warnings(w, f.warnings);
   detail::json_diagnostics(w, f.diagnostics);
   w.end_object();
   return w.str();
