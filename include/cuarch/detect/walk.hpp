@@ -167,9 +167,8 @@ class detector {
       if (specs.empty()) {
         const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
                                                 : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
-        const std::string why = "it has no " + wanted + no_fallback;
         error e = errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"),
-                                          variable.empty() ? r.path : variable, why);
+                                          variable.empty() ? r.path : variable, "it has no " + wanted + no_fallback);
         choice.refuse(e, named + " has no " + std::string(comp.role_words) + no_fallback);
         continue;
       }
@@ -232,19 +231,18 @@ class detector {
     const auto lib = application_libraries::instance().load(s.path.empty() ? s.soname : s.path, [&] {
       return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_);
     });
+    if (!lib && s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
+      choice.loader_missed(lib.error());
+      return false;
+    }
+    if (lib) c.real_path = lib->path();
+    else if (!s.path.empty()) c.real_path = real_path(s.path);
+    if (lib && s.path.empty()) c.path = lib->path();
+    if (merge_duplicate(kind, c.real_path, s.origin)) return false;
     if (!lib) {
-      if (s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
-        choice.loader_missed(lib.error());
-        return false;
-      }
-      c.real_path = s.path.empty() ? std::string() : real_path(s.path);
-      if (merge_duplicate(kind, c.real_path, s.origin)) return false;
       c.result = unexpected(lib.error());
       return true;
     }
-    c.real_path = lib->path();
-    if (s.path.empty()) c.path = lib->path();
-    if (merge_duplicate(kind, c.real_path, s.origin)) return false;
     c.toolkit_root = toolkit_root_of(c.real_path);
     if (kind == source_kind::nvrtc) {
       take_compiler(c, probe_nvrtc_library(*lib, c.path, s.how));

@@ -27,8 +27,6 @@ struct build_verdict {
 
 namespace detail {
 
-inline bool lists_sm(const std::vector<int>& live, int sm) noexcept { return std::find(live.begin(), live.end(), sm) != live.end(); }
-
 /// The sm numbers of cuarch's table as a bitmap built at compile time. table_is_older_than runs
 /// on every resolution; scanning the table once per listed arch was a fifth of a warm resolve.
 struct sm_number_bitmap {
@@ -82,7 +80,7 @@ inline expected<build_verdict, error> check_buildable_by(const arch_target& t, c
     return build_verdict{};
   }
   const auto& live = *compiler.supported_sm_numbers;
-  if (!detail::lists_sm(live, t.cc.sm_number())) {
+  if (std::find(live.begin(), live.end(), t.cc.sm_number()) == live.end()) {
     const auto table = check_buildable(t, compiler.version);
     if (!table) return unexpected(table.error());  // both agree; the table says why
     detail::text<200> why("its supported-arch list has no sm_");

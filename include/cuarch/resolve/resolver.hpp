@@ -323,7 +323,6 @@ class resolution_run {
       return;
     }
     const arch_target ptx{*newest, arch_variant::baseline, arch_form::ptx};
-    // PTX of a cc at or below the device's JITs there, if the driver can JIT it and is asked to check.
     const auto verdict = checks_driver_ ? check(ptx) : unexpected(unchecked_driver_reason());
     if (!verdict) {
       d.fallback = ptx_fallback_status::refused;
