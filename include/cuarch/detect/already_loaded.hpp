@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "../core/config.hpp"
-#include "../core/detail/chars.hpp"
 #include "../sources/posix/dynamic_library.hpp"
 #include "../sources/posix/posix.hpp"
 #include "../sources/posix/process_lock.hpp"

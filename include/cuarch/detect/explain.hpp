@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "../core/config.hpp"
 #include "../core/observation.hpp"

@@ -14,7 +14,6 @@
 #include "../core/cuda_version.hpp"
 #include "../core/decode.hpp"
 #include "../core/error.hpp"
-#include "../core/observation.hpp"
 #include "../core/source_kind.hpp"
 #include "../sources/posix/posix.hpp"
 #include "../sources/toolkit_files.hpp"

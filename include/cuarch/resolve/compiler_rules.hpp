@@ -6,7 +6,6 @@
 #pragma once
 
 #include <algorithm>
-#include <string_view>
 #include <vector>
 
 #include "../core/arch.hpp"

@@ -18,8 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "../core/arch.hpp"
-#include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
