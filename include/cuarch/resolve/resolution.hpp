@@ -119,9 +119,7 @@ struct compiler_provenance {
   /// How it was found, in words: "PATH (first on PATH: what a build or shell runs)",
   /// "CUDA_HOME=/usr/local/cuda (named by the environment)"; empty when the caller passed a value.
   std::string found;
-  /// Alternatives only: what would make this compiler decide, e.g. "set CUDA_HOME=/usr/local/cuda-13.0,
-  /// or pass --nvcc /usr/local/cuda-13.0/bin/nvcc (CUARCH_NVCC=...)".
-  std::string fix;
+  std::string fix;  // alternatives only: how to make it decide ("export CUDA_HOME=... PATH=...": detect/explain.hpp)
 
   /// "nvcc 12.8.93 at /tmp/bin/nvcc, found via PATH (first on PATH: what a build or shell runs)".
   std::string describe() const;
