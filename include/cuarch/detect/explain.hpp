@@ -28,11 +28,8 @@ CUARCH_BEGIN_NAMESPACE
 namespace detail {
 
 inline compiler_provenance provenance_from(const detection& d, const candidate& c) {
-  compiler_provenance p;
-  p.compiler = *c.compiler;
+  compiler_provenance p{*c.compiler, c.path, c.origin + " (" + std::string(d.how_found(c)) + ")", {}};
   if (p.compiler.location.empty()) p.compiler.location = c.real_path;
-  p.path = c.path;
-  p.found = c.origin + " (" + std::string(d.how_found(c)) + ")";
   return p;
 }
 

@@ -25,18 +25,11 @@ CUARCH_BEGIN_NAMESPACE
 class fixed_compiler {
  public:
   /// A bare release, e.g. `fixed_compiler({12, 8})` for "nvcc 12.8, not asked".
-  explicit fixed_compiler(cuda_version version) {
-    info_.kind = source_kind::knowledge_table;
-    info_.version = version;
-  }
+  explicit fixed_compiler(cuda_version version) : info_{source_kind::knowledge_table, version, {}, {}} {}
   /// A release with its compiler's list of sm numbers (75, 90, 120), as nvrtcGetSupportedArchs gives.
   fixed_compiler(cuda_version version, std::vector<int> supported_sm_numbers, source_kind kind = source_kind::nvrtc,
-                 std::string location = {}) {
-    info_.kind = kind;
-    info_.version = version;
-    info_.location = std::move(location);
-    info_.supported_sm_numbers = std::move(supported_sm_numbers);
-  }
+                 std::string location = {})
+      : info_{kind, version, std::move(location), std::move(supported_sm_numbers)} {}
 
   expected<compiler_info, error> compiler() const { return info_; }
 
@@ -51,13 +44,7 @@ class fixed_devices {
   fixed_devices(std::initializer_list<compute_capability> ccs) : fixed_devices(std::vector<compute_capability>(ccs)) {}
   explicit fixed_devices(const std::vector<compute_capability>& ccs) {
     devices_.reserve(ccs.size());
-    for (const auto& cc : ccs) {
-      device_info d;
-      d.ordinal = static_cast<int>(devices_.size());
-      d.cc = cc;
-      d.source = source_kind::device_list;
-      devices_.push_back(std::move(d));
-    }
+    for (const auto& cc : ccs) devices_.push_back({static_cast<int>(devices_.size()), cc, {}, source_kind::device_list});
   }
   explicit fixed_devices(std::vector<device_info> list) : devices_(std::move(list)) {}
 
