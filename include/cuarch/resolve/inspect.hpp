@@ -167,13 +167,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
 
 /// Judges a file already read (or its read error) on every device of `r`, each under its driver.
 inline file_verdict judge_file(std::string path, expected<code_listing, error> listing, const inspect_report& r) {
-  file_verdict f;
-  f.path = std::move(path);
-  if (!listing) {
-    f.unreadable = listing.error();
-    return f;
-  }
-  f.listing = std::move(*listing);
+  if (!listing) return file_verdict{std::move(path), listing.error(), {}, {}};
+  file_verdict f{std::move(path), std::nullopt, std::move(*listing), {}};
   if (f.has_code())
     for (std::size_t i = 0; i < r.devices.size(); ++i) f.devices.push_back(judge_device(f.listing, r.devices[i], r.driver_of(i)));
   return f;
@@ -220,12 +215,9 @@ inline std::string inspect_text(const inspect_report& r) {
   }
   for (const auto& f : r.files) {
     out += f.path + ": ";
-    if (f.unreadable) {
-      out += "unreadable: " + f.unreadable->message() + "\n";
-      continue;
-    }
-    if (!f.has_code()) {
-      out += "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
+    if (f.unreadable || !f.has_code()) {
+      out += f.unreadable ? "unreadable: " + f.unreadable->message() + "\n"
+                          : "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
       continue;
     }
     // Targets with the number of code objects holding each, in the order of first appearance.

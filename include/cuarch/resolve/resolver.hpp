@@ -75,8 +75,8 @@ inline void set_outcome(diagnostic& d) {
 /// The summary of a resolution the policy refuses: which requests were rejected, in short.
 inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags,
                              bool some_resolved) {
-  std::size_t rejected = 0;
-  for (const auto& d : diags) rejected += d.outcome == resolution_outcome::rejected ? 1 : 0;
+  const auto rejected = std::count_if(diags.begin(), diags.end(),
+                                      [](const diagnostic& d) { return d.outcome == resolution_outcome::rejected; });
   text<200> why;
   why.append(to_string(policy.unbuildable))
       .append(" policy, ")
@@ -127,11 +127,10 @@ class resolution_run {
     if (stop) return failure(*stop);
     reject_conflicts();
 
-    bool rejected_any = false, device_left_without = false;
-    for (const auto& d : diags_) {
-      rejected_any = rejected_any || d.outcome == resolution_outcome::rejected;
-      device_left_without = device_left_without || (d.outcome == resolution_outcome::rejected && d.device);
-    }
+    const auto rejected = [](const diagnostic& d) { return d.outcome == resolution_outcome::rejected; };
+    const bool rejected_any = std::any_of(diags_.begin(), diags_.end(), rejected);
+    const bool device_left_without = std::any_of(diags_.begin(), diags_.end(),
+                                                 [&](const diagnostic& d) { return rejected(d) && d.device; });
     const bool refuse = builder_.empty() || device_left_without || (rejected_any && policy_.unbuildable == on_unbuildable::error);
     if (refuse) return failure(refusal_summary(req_, policy_, diags_, !builder_.empty()));
     auto set = builder_.build();  // cannot fail: not empty
