@@ -109,10 +109,8 @@ class detector {
     const auto enough = [&] { return opts_.mode != detect_mode::enumerate_all && choice.decided(); };
     for (const plan_row& row : discovery_plan) {
       if ((row.components & comp.bit) == 0) continue;
-      if (enough() && !(tools && tool_tier(comp, row.where))) {
-        if (tools) continue;
-        break;
-      }
+      if (enough() && !tools) break;                          // first_answer: the role has its answer
+      if (enough() && !tool_tier(comp, row.where)) continue;  // answer_and_tools: only what the user's tools run
       // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
       // runtime is only reported, the driver never comes from a toolkit root.)
       const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
@@ -121,10 +119,8 @@ class detector {
         continue;
       }
       for (const search_spec& s : places(row.where, comp, looked)) {
-        if (enough() && !(tools && what_a_tool_runs(comp, row.where, s))) {
-          if (tools) continue;
-          break;
-        }
+        if (enough() && !tools) break;
+        if (enough() && !what_a_tool_runs(comp, row.where, s)) continue;
         visit(comp, s, choice);
       }
     }
