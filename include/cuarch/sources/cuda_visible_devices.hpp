@@ -29,9 +29,11 @@
 #pragma once
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "../core/detail/chars.hpp"
@@ -110,20 +112,19 @@ inline cuda_device_order parse_cuda_device_order(const std::optional<std::string
 /// is approximated by compute capability, highest first (stable).
 inline std::vector<std::size_t> cuda_enumeration_order(const std::vector<enumerated_gpu>& gpus, cuda_device_order order) {
   std::vector<std::size_t> idx(gpus.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
   if (order == cuda_device_order::fastest_first)
     std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      if (gpus[a].cc_major != gpus[b].cc_major) return gpus[a].cc_major > gpus[b].cc_major;
-      return gpus[a].cc_minor > gpus[b].cc_minor;
+      return std::tie(gpus[a].cc_major, gpus[a].cc_minor) > std::tie(gpus[b].cc_major, gpus[b].cc_minor);
     });
   return idx;
 }
 
 /// Whether FASTEST_FIRST is a guess for these GPUs: they differ in compute capability or name.
 inline bool fastest_first_is_guess(const std::vector<enumerated_gpu>& gpus) {
-  for (const auto& g : gpus)
-    if (g.cc_major != gpus.front().cc_major || g.cc_minor != gpus.front().cc_minor || g.name != gpus.front().name) return true;
-  return false;
+  return std::any_of(gpus.begin(), gpus.end(), [&](const enumerated_gpu& g) {
+    return std::tie(g.cc_major, g.cc_minor, g.name) != std::tie(gpus.front().cc_major, gpus.front().cc_minor, gpus.front().name);
+  });
 }
 
 /// The devices CUDA would show for `gpus` given CUDA_VISIBLE_DEVICES (nullopt: unset) and
@@ -132,7 +133,7 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
                                                     cuda_device_order order) {
   device_visibility out;
   const std::vector<std::size_t> enumeration = cuda_enumeration_order(gpus, order);
-  const bool heterogeneous = !gpus.empty() && fastest_first_is_guess(gpus);
+  const bool heterogeneous = fastest_first_is_guess(gpus);
   // CUDA's devices before CUDA_VISIBLE_DEVICES: each GPU, or the MIG devices of a GPU in MIG mode.
   std::vector<visible_device> all;
   bool all_has_mig = false;  // matters only where `all` is used: unset, or integer indices

@@ -49,11 +49,8 @@ class driver_device_source {
         return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)", rc, where));
       if (const int rc = api->device_get_attribute(&minor, 76, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
         return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)", rc, where));
-      if (major < 1 || major > 99 || minor < 0 || minor > 9) {
-        error e = errors::malformed_output(source_kind::driver, "cuDeviceGetAttribute", where);
-        e.raw.append("device ").append_int(ordinal).append(" reports compute capability ").append_int(major).append('.').append_int(minor);
-        return unexpected(e);
-      }
+      if (auto e = detail::implausible_cc(major, minor, "cuDeviceGetAttribute", where, "device " + std::to_string(ordinal)))
+        return unexpected(std::move(*e));
       char name[256] = {};
       if (const int rc = api->device_get_name(name, static_cast<int>(sizeof name - 1), dev); rc != 0)
         return unexpected(detail::driver_call_failed("cuDeviceGetName", rc, where));

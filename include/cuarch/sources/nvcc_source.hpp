@@ -21,10 +21,6 @@ CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
-inline error tool_error(errc code, source_kind kind, const std::string& path, std::string_view raw, int status = 0) {
-  return located_error(code, kind, path, path, raw, status);
-}
-
 /// The line holding "release X.Y" (CR removed), for the observation's raw words.
 inline std::string release_line(std::string_view out) {
   const std::size_t at = out.find("release ");
@@ -49,7 +45,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
                                                            library_path_policy policy = library_path_policy::allow_relative,
                                                            const std::atomic<bool>* cancel = nullptr) {
   const auto unreadable = [kind](const std::string& what, std::string_view why, int status = 0) {
-    return unexpected(detail::tool_error(errc::file_unreadable, kind, what, why, status));
+    return unexpected(detail::file_read_error(kind, what, why, status));
   };
   if (path.empty()) return unreadable("(empty path)", "no program path given");
   if (path.front() != '/') {
@@ -74,9 +70,9 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   if (!run) return unexpected(run.error());
   if (!run->exit_status_lost && run->exit_status != 0) {
     const std::string why = detail::last_line(run->err.empty() ? run->out : run->err);
-    return unexpected(detail::tool_error(errc::process_failed, kind, path,
-                                         "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why),
-                                         run->exit_status));
+    return unexpected(detail::located_error(errc::process_failed, kind, path, path,
+                                            "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why),
+                                            run->exit_status));
   }
   auto version = parse_nvcc_version_output(run->out, kind);
   if (!version) version = parse_nvcc_version_output(run->err, kind);
@@ -87,7 +83,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
       std::string why(lost);
       why.append(run->output_complete ? "; its output names no release: " : "; its output, cut short, names no release: ")
           .append(detail::trim(std::string_view(run->out.empty() ? run->err : run->out).substr(0, 80)));
-      return unexpected(detail::tool_error(errc::process_failed, kind, path, why, -1));
+      return unexpected(detail::located_error(errc::process_failed, kind, path, path, why, -1));
     }
     error e = version.error();
     e.subject = std::string(to_string(kind)) + " --version";

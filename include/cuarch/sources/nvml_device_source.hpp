@@ -279,16 +279,9 @@ class nvml_device_source {
       enumerated_gpu g;
       if (const int rc = api->device_get_cuda_compute_capability(h, &g.cc_major, &g.cc_minor); rc != 0)
         return failed("nvmlDeviceGetCudaComputeCapability", rc);
-      if (g.cc_major < 1 || g.cc_major > 99 || g.cc_minor < 0 || g.cc_minor > 9) {
-        error e = errors::malformed_output(source_kind::driver, "nvmlDeviceGetCudaComputeCapability", where);
-        e.raw.append("NVML GPU ")
-            .append_int(i)
-            .append(" reports compute capability ")
-            .append_int(g.cc_major)
-            .append('.')
-            .append_int(g.cc_minor);
-        return unexpected(e);
-      }
+      if (auto e = detail::implausible_cc(g.cc_major, g.cc_minor, "nvmlDeviceGetCudaComputeCapability", where,
+                                          "NVML GPU " + std::to_string(i)))
+        return unexpected(std::move(*e));
       int rc = 0;
       g.uuid = detail::nvml_text(api->device_get_uuid, h, rc);
       if (rc != 0) return failed("nvmlDeviceGetUUID", rc);

@@ -83,14 +83,12 @@ struct bounded_job_base {
     if (--refs == 0) delete this;
   }
   /// The job this thread runs (a worker), whose `what.call` names the call now in progress.
-  static bounded_job_base*& current() {
-    static thread_local bounded_job_base* job = nullptr;
-    return job;
-  }
+  static inline thread_local bounded_job_base* current = nullptr;
   static void* worker(void* p) {
     auto* job = static_cast<bounded_job_base*>(p);
-    current() = job;
+    current = job;
     job->run();
+    current = nullptr;
     ::pthread_mutex_lock(&job->m);
     job->done = true;
     const bool abandoned = job->abandoned;
@@ -129,7 +127,7 @@ template <class F>
 auto bounded_call(source_kind src, const std::string& library, std::string call, F fn) -> decltype(fn()) {
   const library_bound bound = this_thread_library_bound();
   if (bound.end == library_clock::time_point::max()) {
-    auto* job = bounded_job_base::current();
+    auto* job = bounded_job_base::current;
     if (!job) return fn();
     // Inside a worker: run here, naming the call in progress for a report at the deadline (a load
     // stuck in dlopen() blocks the loader for every later question).
@@ -153,18 +151,11 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
   }
   auto until = bound.end;
   if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
-  const auto start = library_clock::now();
   auto* job = new bounded_job<F>(std::move(fn));
-  job->what = stuck_call{library, std::move(call), start};
+  job->what = stuck_call{library, std::move(call), library_clock::now()};
   pthread_t t;
-  const bool started = ::pthread_create(&t, nullptr, &bounded_job_base::worker, job) == 0;
-  if (started) ::pthread_detach(t);
-  if (!started) {  // no thread to be had: call directly
-    job->run();
-    auto r = std::move(*job->result);
-    delete job;
-    return r;
-  }
+  if (::pthread_create(&t, nullptr, &bounded_job_base::worker, job) == 0) ::pthread_detach(t);
+  else bounded_job_base::worker(job);  // no thread to be had: call directly
   // steady_clock is CLOCK_MONOTONIC (libstdc++ and libc++ on Linux): the condition variable's clock.
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch()).count();
   const timespec at{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
@@ -180,11 +171,7 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     stuck_calls().push_back(s);
   }
   ::pthread_mutex_unlock(&job->m);
-  if (!done) {
-    job->release();
-    return unexpected(stuck_error(src, s, "abandoned at the detection's deadline"));
-  }
-  auto r = std::move(*job->result);
+  decltype(fn()) r = done ? std::move(*job->result) : unexpected(stuck_error(src, s, "abandoned at the detection's deadline"));
   job->release();
   return r;
 }

@@ -342,10 +342,10 @@ inline std::vector<std::string> sonames_from_newest(std::string_view stem, std::
 /// are "libnvrtc.so.12 or a newer major", the others as they are.
 inline std::string soname_words(const std::vector<std::string>& sonames) {
   const auto major_prefix = [](const std::string& name) {  // "libnvrtc.so." for "libnvrtc.so.12", else ""
-    const std::size_t dot = name.rfind('.');
-    const bool major_only = dot != std::string::npos && dot >= 3 && name.compare(dot - 3, 4, ".so.") == 0 && dot + 1 < name.size() &&
-                            name.find_first_not_of("0123456789", dot + 1) == std::string::npos;
-    return major_only ? name.substr(0, dot + 1) : std::string();
+    const std::size_t so = name.rfind(".so.");
+    const bool major_only = so != std::string::npos && so + 4 < name.size() &&
+                            name.find_first_not_of("0123456789", so + 4) == std::string::npos;
+    return major_only ? name.substr(0, so + 4) : std::string();
   };
   std::string words;
   for (std::size_t i = 0; i < sonames.size(); ++i) {
@@ -402,6 +402,16 @@ inline expected<cuda_version, error> reported_version(int v, source_kind src, co
   if (!version) version.error().location = where;
   if (!version && !call.empty()) version.error().raw.append(call).append(" returned ").append_int(v);
   return version;
+}
+
+/// malformed_output unless a library call reported a compute capability from 1.0 to 99.9; the
+/// error says "<who> reports compute capability <major>.<minor>".
+inline std::optional<error> implausible_cc(int major, int minor, std::string_view call, const std::string& where,
+                                           const std::string& who) {
+  if (major >= 1 && major <= 99 && minor >= 0 && minor <= 9) return std::nullopt;
+  error e = errors::malformed_output(source_kind::driver, call, where);
+  e.raw.append(who).append(" reports compute capability ").append_int(major).append('.').append_int(minor);
+  return e;
 }
 
 /// A library's answer, kept for a source and its copies while its path names the same file (device
