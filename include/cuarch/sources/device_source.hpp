@@ -30,7 +30,7 @@ class driver_device_source {
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
     if (const int rc = api->init(0); rc != 0) return unexpected(with_visibility(detail::driver_call_failed("cuInit", rc, where)));
-    api->lib.pin();  // after cuInit libcuda must never be unmapped
+    // After cuInit the driver has started threads and registered exit handlers: never unmapped.
     api->lib.retain();
     int count = -1;
     if (const int rc = api->device_get_count(&count); rc != 0)

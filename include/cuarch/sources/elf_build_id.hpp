@@ -153,16 +153,4 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
   return ctx.id;
 }
 
-/// The build-id a loaded library's cache key carries: the mapped image's, else the file's.
-/// `replaced` says when the file at `path` now holds another build-id than the image that runs.
-inline std::string running_build_id(const void* address, const std::string& path, source_kind src, std::string& replaced) {
-  const std::string mapped = loaded_build_id(address, path);
-  auto on_disk = read_elf_build_id(path, src);
-  if (mapped.empty()) return on_disk ? *on_disk : std::string();
-  if (on_disk && *on_disk != mapped)
-    replaced = "the file " + path + " was replaced after this process loaded it: it now holds build-id " + *on_disk +
-               ", the loaded library (which keys the cache) has " + mapped + "; restart the process to use the new file";
-  return mapped;
-}
-
 CUARCH_END_NAMESPACE

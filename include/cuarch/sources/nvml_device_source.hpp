@@ -192,8 +192,7 @@ class nvml_device_source {
     if (!listed) return unexpected(listed.error());
     const std::vector<enumerated_gpu>& all = listed->gpus;
     const device_visibility_env env = env_ ? *env_ : device_visibility_env::from(environment::from_process());
-    const cuda_device_order order = parse_cuda_device_order(env.device_order);
-    const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, order);
+    const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, parse_cuda_device_order(env.device_order));
     const std::string& where = listed->library;
     if (vis.needs_driver) {
       return unexpected(
@@ -215,8 +214,8 @@ class nvml_device_source {
     if (!vis.ended.empty()) r.notes.push_back("CUDA_VISIBLE_DEVICES=\"" + *env.visible_devices + "\": " + vis.ended);
     if (vis.order_guessed)
       r.notes.push_back(
-          std::string("CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
-                      "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order"));
+          "CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
+          "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order");
     if (vis.mig_guessed)
       r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
     if (r.devices.empty()) {

@@ -90,11 +90,15 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   p.info.version = full_version_from_file_name(location, *version);
   p.info.location = location;
   // Two builds of one release answer the same nvrtcVersion; the build-id (in the cache key) differs.
-  std::string replaced;
-  p.info.build_id = running_build_id(image, location, source_kind::nvrtc, replaced);
+  // The mapped image's, else the file's: the file at `location` may have been replaced since the load.
+  const std::string mapped = loaded_build_id(image, location);
+  const auto on_disk = read_elf_build_id(location);
+  p.info.build_id = !mapped.empty() ? mapped : on_disk ? *on_disk : std::string();
   p.seen = {source_kind::nvrtc, *version, found_as.empty() ? location : found_as, how,
             "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor)};
-  if (!replaced.empty()) p.seen.raw += "; " + replaced;
+  if (!mapped.empty() && on_disk && *on_disk != mapped)
+    p.seen.raw += "; the file " + location + " was replaced after this process loaded it: it now holds build-id " + *on_disk +
+                  ", the loaded library (which keys the cache) has " + mapped + "; restart the process to use the new file";
   if (!c.count_archs || !c.archs) {
     p.seen.raw += "; nvrtcGetSupportedArchs: not in this library (NVRTC before 11.2)";
     return p;

@@ -92,13 +92,10 @@ inline wheel_scan scan_site_packages(const std::string& site_packages, discovery
   scan.site_packages = site_packages;
   for (const auto& loc : wheel_locations) {
     const std::string dir = detail::join(site_packages, loc.dir);
-    if (!detail::is_directory(dir)) continue;
     std::vector<std::string> hits;
-    for (const auto& name : detail::list_dir(dir)) {
-      const bool library = detail::ends_with(loc.file_prefix, ".");
-      if (library ? (detail::starts_with(name, loc.file_prefix) && name.find(".alt.") == std::string::npos) : name == loc.file_prefix)
-        hits.push_back(name);
-    }
+    const bool library = detail::ends_with(loc.file_prefix, ".");
+    for (auto& name : detail::list_dir(dir, loc.file_prefix))
+      if (library ? name.find(".alt.") == std::string::npos : name == loc.file_prefix) hits.push_back(std::move(name));
     // One file per library major: keep the shortest versioned name of each (the SONAME).
     std::sort(hits.begin(), hits.end(),
               [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });

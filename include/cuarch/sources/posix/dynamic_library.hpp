@@ -206,13 +206,6 @@ class dynamic_library {
     if (std::find(kept.begin(), kept.end(), lib_) == kept.end()) kept.push_back(lib_);
   }
 
-  /// Keeps the library mapped until the process exits (RTLD_NODELETE). For libcuda after cuInit:
-  /// the driver starts threads and registers exit handlers, so unmapping it is never safe.
-  void pin() const noexcept {
-    void* h = lib_ ? dlopen(lib_->path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) : nullptr;
-    if (h) dlclose(h);  // drops only the reference this call added; NODELETE stays
-  }
-
   /// Holds a registered handle (detail::adopt_library_handle makes them).
   explicit dynamic_library(std::shared_ptr<detail::loaded_library> l) : lib_(std::move(l)) {}
 

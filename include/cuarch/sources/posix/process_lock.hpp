@@ -48,13 +48,12 @@ inline void fork_child() noexcept {
   ++fork_shared.generation;
   fork_lock_init();  // not unlock: the child's thread has a new id, which a recursive mutex checks
 }
-inline void fork_state_init() noexcept {
-  fork_lock_init();
-  ::pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
 inline fork_state& fork_state_ready() noexcept {
   static_assert(PTHREAD_ONCE_INIT == 0, "fork_shared relies on a zeroed pthread_once_t being PTHREAD_ONCE_INIT");
-  ::pthread_once(&fork_shared.once, fork_state_init);
+  ::pthread_once(&fork_shared.once, [] {
+    fork_lock_init();
+    ::pthread_atfork(fork_prepare, fork_parent, fork_child);
+  });
   return fork_shared;
 }
 
