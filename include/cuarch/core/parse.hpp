@@ -187,45 +187,17 @@ constexpr expected<arch_target, error> read_dotted(std::string_view s, std::stri
   return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
 }
 
-struct prefix_form {
-  std::string_view text;
-  arch_form form;
-};
-// At namespace scope: a local constexpr array is built per call (C++17: no static in constexpr).
-inline constexpr prefix_form target_prefixes[] = {
-    {"compute_", arch_form::ptx}, {"sm_", arch_form::sass}, {"lto_", arch_form::lto}, {"sm", arch_form::sass}};
-
 /// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it);
 /// a token with none of them is malformed.
 constexpr expected<arch_target, error> parse_prefixed(std::string_view token, std::size_t position) {
-  for (const auto& p : target_prefixes) {
-    if (!starts_with(token, p.text)) continue;
-    const auto r = read_sm_number(token.substr(p.text.size()), token, position);
+  for (const arch_form form : {arch_form::sass, arch_form::ptx, arch_form::lto}) {
+    if (!starts_with(token, prefix(form))) continue;
+    const auto r = read_sm_number(token.substr(prefix(form).size()), token, position);
     if (!r) return r;
-    return with_form(*r, p.form);
+    return with_form(*r, form);
   }
+  if (starts_with(token, "sm")) return read_sm_number(token.substr(2), token, position);
   return bad_token(token, position);
-}
-
-/// `+PTX` asks for PTX that later GPUs can JIT; a/f code never runs on later GPUs.
-constexpr expected<token_targets, error> with_ptx(arch_target sass, bool ptx, std::string_view token, std::size_t position) {
-  if (!ptx) return token_targets{{sass}, 1};
-  if (sass.variant != arch_variant::baseline) {
-    return unexpected(errors::ptx_of_specific_variant(source_kind::user_input, sass, token, position));
-  }
-  return token_targets{{sass, with_form(sass, arch_form::ptx)}, 2};
-}
-
-/// Integer forms of `token`: "90a", "90-real", "90-virtual" (body: the token without "+PTX").
-/// `bare_means_both` is CMake's rule: a bare number means SASS and PTX.
-constexpr expected<token_targets, error> parse_integer(std::string_view body, std::string_view token, std::size_t position,
-                                                       bool bare_means_both) {
-  const bool real = ends_with(body, "-real"), virt = !real && ends_with(body, "-virtual");
-  body.remove_suffix(real ? 5 : virt ? 8 : 0);
-  const auto sass = read_sm_number(body, token, position);
-  if (!sass) return unexpected(sass.error());
-  if (real || virt) return token_targets{{with_form(*sass, real ? arch_form::sass : arch_form::ptx)}, 1};
-  return bare_means_both ? token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2} : token_targets{{*sass}, 1};
 }
 
 }  // namespace detail
@@ -236,30 +208,30 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   if (token.empty()) return unexpected(errors::empty_input(source_kind::user_input, token, position));
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
                         detail::starts_with(token, "lto_");
-  if (prefixed && (dialect == arch_dialect::generic || dialect == arch_dialect::nvcc)) {
+  if (dialect == arch_dialect::nvcc || (prefixed && dialect == arch_dialect::generic)) {
     const auto t = detail::parse_prefixed(token, position);
     if (!t) return unexpected(t.error());
     return token_targets{{*t}, 1};
   }
-  if (dialect == arch_dialect::nvcc) return detail::bad_token(token, position);
 
   std::string_view body = token;
   const bool ptx = dialect != arch_dialect::cmake && body.size() >= 4 && detail::iequals(body.substr(body.size() - 4), "+ptx");
   if (ptx) body.remove_suffix(4);
-  if (body.find('.') != std::string_view::npos && dialect != arch_dialect::cmake) {
-    const auto sass = detail::read_dotted(body, token, position);
-    if (!sass) return unexpected(sass.error());
-    // PyTorch's "9.0a+PTX" adds compute_90a beside sm_90a; elsewhere +PTX is portable PTX only.
-    if (ptx && dialect == arch_dialect::torch) return token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2};
-    return detail::with_ptx(*sass, ptx, token, position);
-  }
-  if (dialect == arch_dialect::torch) return detail::bad_token(token, position);
-  if (!ptx) return detail::parse_integer(token, token, position, dialect == arch_dialect::cmake);
-  // Generic "90+PTX": "90-real+PTX" is malformed.
-  const auto r = detail::parse_integer(body, token, position, false);
-  if (!r) return r;
-  if (body.find('-') != std::string_view::npos) return detail::bad_token(token, position);
-  return detail::with_ptx(r->items[0], true, token, position);
+  const bool dotted = dialect != arch_dialect::cmake && body.find('.') != std::string_view::npos;
+  if (dialect == arch_dialect::torch && !dotted) return detail::bad_token(token, position);
+  // Integer forms: "90a-real" (SASS only) and "90a-virtual" (PTX only), never with +PTX.
+  const bool real = !dotted && !ptx && detail::ends_with(body, "-real");
+  const bool virt = !dotted && !ptx && detail::ends_with(body, "-virtual");
+  body.remove_suffix(real ? 5 : virt ? 8 : 0);
+  const auto sass = dotted ? detail::read_dotted(body, token, position) : detail::read_sm_number(body, token, position);
+  if (!sass) return unexpected(sass.error());
+  if (real || virt) return token_targets{{with_form(*sass, real ? arch_form::sass : arch_form::ptx)}, 1};
+  // CMake's bare "90a" means SASS and PTX. Elsewhere only +PTX adds PTX, and asks for PTX that later
+  // GPUs can JIT, which a/f code never runs on; but PyTorch's "9.0a+PTX" adds compute_90a beside sm_90a.
+  if (!ptx && dialect != arch_dialect::cmake) return token_targets{{*sass}, 1};
+  if (ptx && dialect != arch_dialect::torch && sass->variant != arch_variant::baseline)
+    return unexpected(errors::ptx_of_specific_variant(source_kind::user_input, *sass, token, position));
+  return token_targets{{*sass, with_form(*sass, arch_form::ptx)}, 2};
 }
 
 /// Exactly one target: `sm_120a`, `compute_90`, `lto_90`, `12.0a`, `120a`, `90-virtual`.
@@ -531,16 +503,11 @@ constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::str
   text<200> expanded(token);
   if (token.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos) {  // names start with a capital
     for (const auto& g : torch_named_generations) {
-      const std::string_view v = expanded.view();
-      if (v.find(g.name) == std::string_view::npos) continue;
+      std::string_view v = expanded.view();
       text<200> replaced;
-      for (std::size_t k = 0; k < v.size();) {
-        const bool at_name = v.substr(k, g.name.size()) == g.name;
-        if (at_name) replaced.append(g.archs);
-        else replaced.append(v[k]);
-        k += at_name ? g.name.size() : 1;
-      }
-      expanded = replaced;
+      for (std::size_t at = 0; (at = v.find(g.name)) != std::string_view::npos; v.remove_prefix(at + g.name.size()))
+        replaced.append(v.substr(0, at)).append(g.archs);
+      expanded = replaced.append(v);
     }
   }
   std::string_view rest = expanded.view();
@@ -564,52 +531,41 @@ constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::str
   }
 }
 
-/// TORCH_CUDA_ARCH_LIST as PyTorch reads it (torch_named_generations above), positions in `input`.
-constexpr expected<void, error> fill_torch_list(parsed_arch_list& list, std::string_view input) {
-  if (input == "native") {
+/// Parses `input` into `list` (which the caller owns, so the 3 KB list is never copied); positions
+/// are offsets in `input`. TORCH_CUDA_ARCH_LIST is read as PyTorch reads it (torch_named_generations).
+constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
+  if (dialect == arch_dialect::nvcc) return parse_nvcc_flags(list, input);
+  const bool generic = dialect == arch_dialect::generic, torch = dialect == arch_dialect::torch;
+  if (torch && input == "native") {
     list.set_keyword(arch_keyword::native);
     return {};
   }
-  if (input.empty()) {  // cuarch's one convention: an empty list is never valid (docs/conformance.md)
+  if (torch && input.empty()) {  // cuarch's one convention: an empty list is never valid (docs/conformance.md)
     error e = errors::empty_input(source_kind::user_input);
     e.location = "TORCH_CUDA_ARCH_LIST; PyTorch reads an empty one as unset and builds for the visible GPUs, as native does";
     return unexpected(e);
   }
-  for (std::size_t i = 0;;) {
-    std::size_t j = i;
-    while (j < input.size() && input[j] != ' ' && input[j] != ';') ++j;
-    if (j == i) return unexpected(errors::empty_input(source_kind::user_input, input, i));  // PyTorch: "Unknown CUDA arch ()"
-    const auto r = add_torch_token(list, input.substr(i, j - i), i, input);
-    if (!r) return r;
-    if (j == input.size()) return {};
-    i = j + 1;
-  }
-}
-
-/// Parses `input` into `list` (which the caller owns, so the 3 KB list is never copied).
-constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::string_view input, arch_dialect dialect) {
-  if (dialect == arch_dialect::nvcc) { return parse_nvcc_flags(list, input); }
-  if (dialect == arch_dialect::torch) { return fill_torch_list(list, input); }
-  // Trailing/leading whitespace is tolerated, but not by CMake, which keeps it in the first and last
-  // entries (" 80;90" fails enable_language(CUDA)); empty entries between separators never are.
+  // Leading/trailing whitespace is tolerated in the generic dialect only: CMake keeps it in the first
+  // and last entries (" 80;90" fails enable_language(CUDA)), PyTorch reads an empty entry.
   std::size_t begin = 0, end = input.size();
-  while (dialect != arch_dialect::cmake && begin < end && is_space(input[begin])) ++begin;
-  while (dialect != arch_dialect::cmake && end > begin && is_space(input[end - 1])) --end;
+  while (generic && begin < end && is_space(input[begin])) ++begin;
+  while (generic && end > begin && is_space(input[end - 1])) --end;
   if (begin == end) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
 
-  // The dialect's separators decided once, not per character.
-  const bool comma_separates = dialect == arch_dialect::generic, space_separates = dialect != arch_dialect::cmake;
-  const auto separator = [&](char c) { return c == ';' || (comma_separates && c == ',') || (space_separates && is_space(c)); };
-  std::size_t i = begin;
-  while (i <= end) {
+  // ';' separates entries everywhere; so do ',' and any whitespace in the generic dialect, one ' ' in PyTorch's.
+  const auto separator = [&](char c) { return c == ';' || (generic && (c == ',' || is_space(c))) || (torch && c == ' '); };
+  for (std::size_t i = begin;;) {
     std::size_t j = i;
     while (j < end && !separator(input[j])) ++j;
     const std::string_view token = input.substr(i, j - i);
     if (token.empty()) {
-      // Runs of spaces are one separator, and so is a ';' or ',' next to one ("8.0 ;9.0"); an empty
-      // entry between ';' or ',' is an error.
-      const bool gap = (j < end && is_space(input[j])) || (i > begin && is_space(input[i - 1]));
+      // Generic: runs of spaces are one separator, and so is a ';' or ',' next to one ("8.0 ;9.0"); any
+      // other empty entry is an error (PyTorch: "Unknown CUDA arch ()").
+      const bool gap = generic && ((j < end && is_space(input[j])) || (i > begin && is_space(input[i - 1])));
       if (!gap) return unexpected(errors::empty_input(source_kind::user_input, input, i));
+    } else if (torch) {
+      const auto r = add_torch_token(list, token, i, input);
+      if (!r) return r;
     } else {
       const arch_keyword k = keyword_of(token);
       if (list.keyword() != arch_keyword::none || (k != arch_keyword::none && !list.empty()))
@@ -623,10 +579,9 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
         if (!r) return r;
       }
     }
-    if (j >= end) break;
+    if (j >= end) return {};
     i = j + 1;
   }
-  return {};
 }
 
 /// A malformed token's fix in each dialect's own grammar (the generic one, in error::message(), names
