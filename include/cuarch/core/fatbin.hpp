@@ -85,9 +85,9 @@ inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_fla
 constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
 
 /// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
-/// them is skipped). Appends to `out`.
+/// them is skipped). Appends to `out`, with offsets `base` + offsets in b.
 inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, std::uint64_t end, bool relocatable, code_listing& out,
-                                         std::size_t& images) {
+                                         std::size_t& images, std::uint64_t base = 0) {
   while (at < end) {
     if (b[static_cast<std::size_t>(at)] == 0) {  // padding to the next fatbin's alignment
       ++at;
@@ -98,9 +98,7 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
     const std::uint64_t header = le(b, at + 6, 2), size = le(b, at + 8, 8);
     if (header < 16 || header > end - at || size > end - at - header)
       return bad_code(at, "the fatbin's size (" + std::to_string(size) + " bytes) runs past the end of its section");
-    code_object obj;
-    obj.offset = at;
-    obj.relocatable = relocatable;
+    code_object obj{base + at, relocatable, {}};
     std::uint64_t e = at + header;
     const std::uint64_t stop = e + size;
     while (e < stop) {
@@ -115,18 +113,14 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
       if (++images > max_code_images)
         return bad_code(e, "more than " + std::to_string(max_code_images) + " images: not a plausible CUDA binary");
       const std::uint64_t flags = le(b, e + 40, 8), sm = le(b, e + 28, 4);
-      code_image img;
       if (kind != 1 && kind != 2 && kind != 8) return bad_code(e, "a fatbin entry of unknown kind " + std::to_string(kind));
-      img.target.form = kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto;
       if (sm == 0 || sm > 1000) return bad_code(e, "a fatbin entry names no plausible GPU (sm " + std::to_string(sm) + ")");
-      img.target.cc = cc_of_sm(sm);
-      if (flags & fatbin_flag_arch_specific) img.target.variant = arch_variant::arch_specific;
-      else if (flags & fatbin_flag_family_specific) img.target.variant = arch_variant::family_specific;
-      img.version = {static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
-      img.compressed = (flags & fatbin_flag_compressed) != 0;
-      img.offset = e;
-      img.size = payload;
-      obj.images.push_back(img);
+      const arch_variant variant = flags & fatbin_flag_arch_specific     ? arch_variant::arch_specific
+                                   : flags & fatbin_flag_family_specific ? arch_variant::family_specific
+                                                                         : arch_variant::baseline;
+      const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
+      const ptx_isa_version version{static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
+      obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, base + e, payload});
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
@@ -223,20 +217,16 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
 /// whatever the section order, as cuobjdump lists them (libnccl.so.2 of CUDA 13.0 has
 /// __nv_relfatbin before .nv_fatbin). Offsets are `base` + offsets in b.
 inline std::optional<error> read_elf_code(std::string_view b, std::uint64_t base, code_listing& out, std::size_t& images) {
-  code_listing mine;
+  const std::size_t first = out.objects.size();
   auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
     const bool relocatable = s.name == "__nv_relfatbin";
     if (s.name != ".nv_fatbin" && !relocatable) return std::nullopt;
-    return read_fatbins(b, s.offset, s.offset + s.size, relocatable, mine, images);
+    return read_fatbins(b, s.offset, s.offset + s.size, relocatable, out, images, base);
   });
-  if (e) return e;
-  std::stable_partition(mine.objects.begin(), mine.objects.end(), [](const code_object& o) { return !o.relocatable; });
-  for (auto& o : mine.objects) {
-    o.offset += base;
-    for (auto& img : o.images) img.offset += base;
-    out.objects.push_back(std::move(o));
-  }
-  return std::nullopt;
+  if (!e)
+    std::stable_partition(out.objects.begin() + static_cast<std::ptrdiff_t>(first), out.objects.end(),
+                          [](const code_object& o) { return !o.relocatable; });
+  return e;
 }
 
 /// The members of a static library (`ar`: "!<arch>\n", then 60-byte headers whose size is decimal
