@@ -17,9 +17,6 @@
 CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
-constexpr cuda_version first_release_of(const arch_row& row, arch_variant v) noexcept {
-  return v == arch_variant::arch_specific ? row.first_a : v == arch_variant::family_specific ? row.first_f : row.first;
-}
 constexpr text<200> older_than_table(const cuda_version& release) {
   text<200> why("CUDA ");
   why.append(to_text(release).view()).append(" is older than the oldest release cuarch knows (");
@@ -56,10 +53,11 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
     return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, tk, why.view()));
   }
   const arch_row& row = arch_table[index];
-  const cuda_version first = detail::first_release_of(row, t.variant);
-  if (!variant_exists(t.cc, t.variant) || detail::is_never(first)) {
+  const cuda_version first = t.variant == arch_variant::arch_specific     ? row.first_a
+                             : t.variant == arch_variant::family_specific ? row.first_f
+                                                                          : row.first;
+  if (!variant_exists(t.cc, t.variant) || detail::is_never(first))
     return unexpected(errors::variant_not_defined(source_kind::knowledge_table, t));
-  }
   if (!detail::is_never(row.removed_in) && row.removed_in <= tk) {
     if (row.renamed_to == compute_capability{})
       return unexpected(errors::removed_in_toolkit(source_kind::knowledge_table, t, row.removed_in, tk));
@@ -138,13 +136,10 @@ constexpr std::optional<ptx_isa_version> ptx_isa_of(const cuda_version& release)
 constexpr std::optional<ptx_isa_version> min_ptx_isa(const arch_target& t) noexcept {
   const std::size_t i = arch_index(t.cc);
   if (i == not_found) return std::nullopt;
-  ptx_isa_version m = arch_table[i].min_ptx;
-  const auto raise = [&m](const ptx_isa_version& floor) {
-    if (m < floor) m = floor;
-  };
-  if (t.variant == arch_variant::arch_specific) raise(first_ptx_isa_of_arch_specific);
-  if (t.variant == arch_variant::family_specific) raise(first_ptx_isa_of_family_specific);
-  return m;
+  const ptx_isa_version variant_floor = t.variant == arch_variant::arch_specific     ? first_ptx_isa_of_arch_specific
+                                        : t.variant == arch_variant::family_specific ? first_ptx_isa_of_family_specific
+                                                                                     : ptx_isa_version{};
+  return arch_table[i].min_ptx < variant_floor ? variant_floor : arch_table[i].min_ptx;
 }
 
 /// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.

@@ -20,20 +20,27 @@ struct compute_capability {
 };
 
 namespace detail {
-constexpr int compare(const compute_capability& a, const compute_capability& b) noexcept {
-  if (a.major != b.major) return a.major < b.major ? -1 : 1;
-  if (a.minor != b.minor) return a.minor < b.minor ? -1 : 1;
+constexpr int compare3(int a0, int a1, int a2, int b0, int b1, int b2) noexcept {
+  if (a0 != b0) return a0 < b0 ? -1 : 1;
+  if (a1 != b1) return a1 < b1 ? -1 : 1;
+  if (a2 != b2) return a2 < b2 ? -1 : 1;
   return 0;
+}
+constexpr int compare(const compute_capability& a, const compute_capability& b) noexcept {
+  return compare3(a.major, a.minor, 0, b.major, b.minor, 0);
 }
 }  // namespace detail
 
-// All six operators derive from one compare() so none can disagree with another.
-constexpr bool operator==(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) == 0; }
-constexpr bool operator!=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) != 0; }
-constexpr bool operator<(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) < 0; }
-constexpr bool operator<=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) <= 0; }
-constexpr bool operator>(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) > 0; }
-constexpr bool operator>=(const compute_capability& a, const compute_capability& b) noexcept { return detail::compare(a, b) >= 0; }
+// Six operators per type (here and in cuda_version.hpp), all derived from one compare() so none can
+// disagree with another.
+#define CUARCH_DETAIL_ORDERED(T)                                                                    \
+  constexpr bool operator==(const T& a, const T& b) noexcept { return detail::compare(a, b) == 0; } \
+  constexpr bool operator!=(const T& a, const T& b) noexcept { return detail::compare(a, b) != 0; } \
+  constexpr bool operator<(const T& a, const T& b) noexcept { return detail::compare(a, b) < 0; }   \
+  constexpr bool operator<=(const T& a, const T& b) noexcept { return detail::compare(a, b) <= 0; } \
+  constexpr bool operator>(const T& a, const T& b) noexcept { return detail::compare(a, b) > 0; }   \
+  constexpr bool operator>=(const T& a, const T& b) noexcept { return detail::compare(a, b) >= 0; }
+CUARCH_DETAIL_ORDERED(compute_capability)
 
 /// "12.0"
 constexpr detail::text<8> to_text(const compute_capability& cc) {

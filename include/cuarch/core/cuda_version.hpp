@@ -2,6 +2,7 @@
 // driver version (580.65.06). Raw integers and strings enter only through decode.hpp.
 #pragma once
 
+#include "compute_capability.hpp"
 #include "config.hpp"
 #include "detail/text.hpp"
 
@@ -33,12 +34,6 @@ struct driver_version {
 };
 
 namespace detail {
-constexpr int compare3(int a0, int a1, int a2, int b0, int b1, int b2) noexcept {
-  if (a0 != b0) return a0 < b0 ? -1 : 1;
-  if (a1 != b1) return a1 < b1 ? -1 : 1;
-  if (a2 != b2) return a2 < b2 ? -1 : 1;
-  return 0;
-}
 constexpr int compare(const cuda_version& a, const cuda_version& b) noexcept {
   return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
 }
@@ -50,18 +45,9 @@ constexpr int compare(const driver_version& a, const driver_version& b) noexcept
 }
 }  // namespace detail
 
-// Six operators per type, all derived from one compare().
-#define CUARCH_DETAIL_ORDERED(T)                                                                    \
-  constexpr bool operator==(const T& a, const T& b) noexcept { return detail::compare(a, b) == 0; } \
-  constexpr bool operator!=(const T& a, const T& b) noexcept { return detail::compare(a, b) != 0; } \
-  constexpr bool operator<(const T& a, const T& b) noexcept { return detail::compare(a, b) < 0; }   \
-  constexpr bool operator<=(const T& a, const T& b) noexcept { return detail::compare(a, b) <= 0; } \
-  constexpr bool operator>(const T& a, const T& b) noexcept { return detail::compare(a, b) > 0; }   \
-  constexpr bool operator>=(const T& a, const T& b) noexcept { return detail::compare(a, b) >= 0; }
 CUARCH_DETAIL_ORDERED(cuda_version)
 CUARCH_DETAIL_ORDERED(ptx_isa_version)
 CUARCH_DETAIL_ORDERED(driver_version)
-#undef CUARCH_DETAIL_ORDERED
 
 /// "13.0" or "12.4.127"
 constexpr detail::text<24> to_text(const cuda_version& v) {
