@@ -151,7 +151,7 @@ constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && 
 
 struct elf_section {
   std::string_view name;
-  std::uint64_t type = 0, offset = 0, size = 0;
+  std::uint64_t offset = 0, size = 0;
 };
 
 /// Calls f(elf_section) for each section of the ELF64 file b; an error when its table lies.
@@ -167,16 +167,10 @@ std::optional<error> for_each_section(std::string_view b, F&& f) {
   const std::string_view names = b.substr(static_cast<std::size_t>(names_at), static_cast<std::size_t>(names_size));
   for (std::uint64_t i = 0; i < shnum; ++i) {
     const std::uint64_t s = shoff + i * shentsize;
-    elf_section sec;
+    if (le(b, s + 4, 4) == 8) continue;  // SHT_NOBITS: no bytes in the file
     const std::uint64_t name = le(b, s, 4);
-    sec.type = le(b, s + 4, 4);
-    sec.offset = le(b, s + 24, 8);
-    sec.size = le(b, s + 32, 8);
-    if (name < names.size()) {
-      sec.name = names.substr(static_cast<std::size_t>(name));
-      sec.name = sec.name.substr(0, sec.name.find('\0'));
-    }
-    if (sec.type == 8) continue;  // SHT_NOBITS: no bytes in the file
+    const std::string_view named = name < names.size() ? names.substr(static_cast<std::size_t>(name)) : std::string_view();
+    const elf_section sec{named.substr(0, named.find('\0')), le(b, s + 24, 8), le(b, s + 32, 8)};
     if (!fits(b, sec.offset, sec.size))
       return bad_code(s, "ELF section '" + std::string(sec.name) + "' runs past the end of the file");
     if (auto e = f(sec)) return e;
@@ -185,8 +179,7 @@ std::optional<error> for_each_section(std::string_view b, F&& f) {
 }
 
 inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
-  code_image img;
-  img.target.form = arch_form::sass;
+  code_image img;  // SASS
   img.size = b.size();
   // The sm number: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
   const std::uint64_t sm = (le(b, 0x30, 4) >> (static_cast<unsigned char>(b[8]) >= 8 ? 8 : 0)) & 0xff;

@@ -288,11 +288,9 @@ constexpr arch_keyword keyword_of(std::string_view token) noexcept {
 
 constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
                                             std::string_view input) {
-  for (std::size_t i = 0; i < t.count; ++i) {
-    if (!list.add(parsed_target{t.items[i], position, length})) {
+  for (std::size_t i = 0; i < t.count; ++i)
+    if (!list.add(parsed_target{t.items[i], position, length}))
       return unexpected(errors::too_many_targets(source_kind::user_input, input));
-    }
-  }
   return {};
 }
 

@@ -41,7 +41,13 @@ class bad_expected_access : public std::exception {
   E error_;
 };
 
+struct unexpect_t {
+  explicit unexpect_t() = default;
+};
+inline constexpr unexpect_t unexpect{};
+
 namespace detail {
+
 /// value() on an error: throw, or abort where exceptions are disabled.
 template <class E>
 [[noreturn]] void bad_expected_access_of(const E& e) {
@@ -52,14 +58,8 @@ template <class E>
   std::abort();
 #endif
 }
-}  // namespace detail
 
-struct unexpect_t {
-  explicit unexpect_t() = default;
-};
-inline constexpr unexpect_t unexpect{};
-
-namespace detail {
+struct no_value {};  // what expected<void, E> holds on success
 
 // Storage: a union, trivially destructible when both members are (so it stays a literal type).
 template <class T, class E, bool = std::is_trivially_destructible_v<T>&& std::is_trivially_destructible_v<E>>
@@ -91,10 +91,13 @@ struct expected_storage<T, E, false> {
       : has_(o.has_) {
     construct(std::move(o));
   }
-  expected_storage& operator=(const expected_storage& o) { return assign(o); }
-  expected_storage& operator=(expected_storage&& o) noexcept(
+  // By value: a copy is made before this one is destroyed, so self-assignment is safe.
+  expected_storage& operator=(expected_storage o) noexcept(
       std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>) {
-    return assign(std::move(o));
+    destroy();
+    has_ = o.has_;
+    construct(std::move(o));
+    return *this;
   }
   ~expected_storage() { destroy(); }
   void destroy() {
@@ -106,15 +109,6 @@ struct expected_storage<T, E, false> {
   void construct(S&& o) {
     if (has_) ::new (&value_) T(std::forward<S>(o).value_);
     else ::new (&error_) E(std::forward<S>(o).error_);
-  }
-  template <class S>
-  expected_storage& assign(S&& o) {
-    if (this != &o) {
-      destroy();
-      has_ = o.has_;
-      construct(std::forward<S>(o));
-    }
-    return *this;
   }
 };
 
@@ -203,10 +197,6 @@ class expected {
   }
   detail::expected_storage<T, E> s_;
 };
-
-namespace detail {
-struct no_value {};  // what expected<void, E> holds on success
-}  // namespace detail
 
 // expected<void, E>: success carries nothing. The error lives in a union, so a success does not
 // construct (or zero) an E: cuarch::error is ~760 bytes and success is the hot path.
