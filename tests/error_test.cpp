@@ -12,6 +12,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "fuzz/json_invariants.hpp"
 #include "test_support.hpp"
 
 using namespace cuarch;
@@ -70,7 +71,7 @@ TEST_CASE("a cut falls between words, or between UTF-8 characters, never inside 
   CHECK(e.raw.view() == raw);
 
   e.location = std::string(316, 'x') + "\xc3\xa9\xc3\xa9!";  // byte 317 is inside the first 'é'
-  CHECK(detail::is_valid_utf8(e.location.view()));
+  CHECK(cuarch_fuzz::is_valid_utf8(e.location.view()));
   CHECK(e.location.view() == std::string(316, 'x') + "...");
 }
 
@@ -222,10 +223,10 @@ TEST_CASE("classify() of a value that is no errc says so instead of guessing", "
 TEST_CASE("the JSON of an error is valid UTF-8 even when its fields are not", "[error][json]") {
   error e = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda\xff/version.json", "No such file");
   e.location = std::string(300, 'x') + "\xc3!";  // the first byte of an 'é' alone: not UTF-8
-  REQUIRE_FALSE(detail::is_valid_utf8(e.location.view()));
+  REQUIRE_FALSE(cuarch_fuzz::is_valid_utf8(e.location.view()));
   detail::json_writer w;
   detail::json_error(w, e);
-  CHECK(detail::is_valid_utf8(w.str()));
+  CHECK(cuarch_fuzz::is_valid_utf8(w.str()));
   CHECK(w.str().find("\"location_bytes\":\"") != std::string::npos);
 }
 

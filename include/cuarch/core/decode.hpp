@@ -94,11 +94,10 @@ constexpr expected<cuda_version, error> parse_nvcc_version_output(std::string_vi
     std::string_view rest = out.substr(at + key.size());
     const std::size_t comma = rest.find(',');
     const std::size_t eol = rest.find_first_of("\r\n");
-    if (comma == std::string_view::npos || (eol != std::string_view::npos && comma > eol)) continue;
+    if (comma == std::string_view::npos || comma > eol) continue;  // eol: npos on the last line
     const auto release = parse_cuda_version(rest.substr(0, comma), src);
     if (!release) continue;
-    std::string_view tail = detail::trim(
-        rest.substr(comma + 1, eol == std::string_view::npos ? std::string_view::npos : eol - comma - 1));
+    std::string_view tail = detail::trim(rest.substr(comma + 1, eol - comma - 1));
     if (!tail.empty() && (tail.front() == 'V' || tail.front() == 'v')) {
       const std::size_t end = tail.find_first_of(" \t");
       const auto full = parse_cuda_version(tail.substr(0, end), src);

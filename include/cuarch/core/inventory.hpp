@@ -151,7 +151,7 @@ inline std::vector<std::string> csv_fields(std::string_view line) {
   std::vector<std::string> out;
   for (std::size_t at = 0;;) {
     const std::size_t comma = line.find(',', at);
-    out.emplace_back(trim(line.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at)));
+    out.emplace_back(trim(line.substr(at, comma - at)));  // comma npos: the rest
     if (comma == std::string_view::npos) return out;
     at = comma + 1;
   }

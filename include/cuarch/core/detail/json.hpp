@@ -208,7 +208,6 @@ class json_strings {
  public:
   static std::optional<std::map<std::string, std::string>> read(std::string_view text) {
     json_strings j(text);
-    j.skip_ws();
     if (!j.value(0, "")) return std::nullopt;
     j.skip_ws();
     if (j.pos_ != j.text_.size()) return std::nullopt;

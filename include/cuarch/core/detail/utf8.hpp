@@ -47,15 +47,6 @@ constexpr utf8_step decode_utf8(std::string_view s, std::size_t at) noexcept {
   return {n, true, cp};
 }
 
-constexpr bool is_valid_utf8(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < s.size();) {
-    const utf8_step step = decode_utf8(s, i);
-    if (!step.valid) return false;
-    i += step.length;
-  }
-  return true;
-}
-
 /// Control characters: C0, DEL and C1. Valid UTF-8, but they move cursors, recolour terminals or
 /// end lines when shown raw.
 constexpr bool is_control(char32_t cp) noexcept { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
