@@ -20,6 +20,7 @@
 // a different but valid-looking path. U+FFFD is visibly "not this", and the hex is exact.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -95,7 +96,6 @@ class json_writer {
     if (frame* f = top()) {
       if (f->is_array) {
         f->element_bytes.push_back(valid ? std::string() : hex_bytes(s));
-        f->any_invalid = f->any_invalid || !valid;
       } else if (!valid) {
         sibling(*f, "_bytes", '"' + hex_bytes(s) + '"');
       }
@@ -130,7 +130,6 @@ class json_writer {
     std::string key;                         // objects: the current member's key, as written
     std::string pending;                     // objects: siblings to write after the current member
     std::vector<std::string> element_bytes;  // arrays: hex of each string element ("" = valid, or not a string)
-    bool any_invalid = false;
   };
 
   frame* top() { return stack_.empty() ? nullptr : &stack_.back(); }
@@ -141,9 +140,8 @@ class json_writer {
     return element_done();
   }
   void sibling(frame& f, std::string_view suffix, const std::string& json_value) {
-    f.pending += ",\"" + f.key;  // the key as written is already valid, escaped JSON string content
-    f.pending += suffix;
-    f.pending += "\":" + json_value;
+    // The key as written is already valid, escaped JSON string content.
+    f.pending.append(",\"").append(f.key).append(suffix).append("\":").append(json_value);
   }
   /// A non-string value completed: in an array it is an element with nothing to recover.
   json_writer& element_done() {
@@ -174,11 +172,12 @@ class json_writer {
     frame* parent = top();
     if (!parent) return *this;
     if (parent->is_array) return element_done();
-    if (closed.is_array && closed.any_invalid) {
+    const auto& bytes = closed.element_bytes;
+    if (std::any_of(bytes.begin(), bytes.end(), [](const std::string& b) { return !b.empty(); })) {
       std::string list = "[";
-      for (std::size_t i = 0; i < closed.element_bytes.size(); ++i) {
+      for (std::size_t i = 0; i < bytes.size(); ++i) {
         if (i) list += ',';
-        list += closed.element_bytes[i].empty() ? std::string("null") : '"' + closed.element_bytes[i] + '"';
+        list += bytes[i].empty() ? std::string("null") : '"' + bytes[i] + '"';
       }
       sibling(*parent, "_bytes", list + "]");
     }
