@@ -44,12 +44,10 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
   const std::size_t index = arch_index(t.cc);
   if (index == not_found) {
     detail::text<200> why;
-    if (newest_known_toolkit() < tk)
-      why.append("cuarch's table ends at CUDA ")
-          .append(to_text(newest_known_toolkit()).view())
-          .append("; CUDA ")
-          .append(to_text(tk).view())
-          .append(" may support it, ask the compiler");
+    if (newest_known_toolkit() < tk) {
+      why.append("cuarch's table ends at CUDA ").append(to_text(newest_known_toolkit()).view());
+      why.append("; CUDA ").append(to_text(tk).view()).append(" may support it, ask the compiler");
+    }
     return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, tk, why.view()));
   }
   const arch_row& row = arch_table[index];

@@ -41,13 +41,9 @@ class text {
   }
 
   constexpr std::string_view view() const noexcept { return {data_, size_}; }
-  constexpr const char* data() const noexcept { return data_; }
   constexpr std::size_t size() const noexcept { return size_; }
   constexpr bool empty() const noexcept { return size_ == 0; }
   std::string str() const { return std::string(view()); }
-
-  friend constexpr bool operator==(const text& a, const text& b) noexcept { return a.view() == b.view(); }
-  friend constexpr bool operator!=(const text& a, const text& b) noexcept { return !(a == b); }
 
  private:
   // A cut text keeps a mark past its terminating NUL (data_[Capacity], never read as text once the
