@@ -231,14 +231,12 @@ inline std::optional<error> read_archive(std::string_view b, code_listing& out, 
       return bad_code(at, "an archive member header is cut off or malformed");
     const std::string_view header = b.substr(static_cast<std::size_t>(at), 60);
     std::uint64_t size = 0;
-    bool digits = false;
     for (std::size_t i = 48; i < 58 && header[i] != ' '; ++i) {
       if (header[i] < '0' || header[i] > '9') return bad_code(at, "an archive member size that is not a number");
       size = size * 10 + static_cast<std::uint64_t>(header[i] - '0');
-      digits = true;
     }
     const std::uint64_t data = at + 60;
-    if (!digits || !fits(b, data, size)) return bad_code(at, "an archive member runs past the end of the file");
+    if (header[48] == ' ' || !fits(b, data, size)) return bad_code(at, "an archive member runs past the end of the file");
     const std::string_view member = b.substr(static_cast<std::size_t>(data), static_cast<std::size_t>(size));
     // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
     // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
