@@ -41,11 +41,7 @@ CUARCH_DEVICE_HD constexpr target read_target(const char* s, decltype(sizeof(0))
   decltype(sizeof(0)) i = 0;
   if (!detail::skip_prefix(s, n, i, "sm_") && !detail::skip_prefix(s, n, i, "compute_")) detail::skip_prefix(s, n, i, "lto_");
   int digits = 0, value = 0;
-  while (i < n && s[i] >= '0' && s[i] <= '9') {
-    value = value * 10 + (s[i] - '0');
-    ++digits;
-    ++i;
-  }
+  for (; i < n && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) value = value * 10 + (s[i] - '0');
   if (digits == 0 || digits > 3) return t;
   if (i < n && s[i] == '.') {  // dotted: X.Y, one minor digit
     ++i;

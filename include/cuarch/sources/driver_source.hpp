@@ -64,19 +64,6 @@ inline error driver_call_failed(std::string_view call, int rc, const std::string
   return e;
 }
 
-/// Resolves every entry point; symbol_not_found for the first one missing.
-inline expected<driver_api, error> bind_driver(dynamic_library lib) {
-  driver_api api;
-  api.lib = std::move(lib);
-  const source_kind k = source_kind::driver;
-  for (auto e :
-       {api.lib.bind(api.driver_get_version, "cuDriverGetVersion", k), api.lib.bind(api.init, "cuInit", k),
-        api.lib.bind(api.device_get_count, "cuDeviceGetCount", k), api.lib.bind(api.device_get, "cuDeviceGet", k),
-        api.lib.bind(api.device_get_attribute, "cuDeviceGetAttribute", k), api.lib.bind(api.device_get_name, "cuDeviceGetName", k)})
-    if (e) return unexpected(std::move(*e));
-  return api;
-}
-
 /// The driver version in the first line of /proc/driver/nvidia/version:
 ///   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." or, for the open modules,
 ///   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...".
@@ -108,10 +95,19 @@ class driver_library_source {
     return driver_library_source(library_locator::search({std::string(driver_soname)}), discovery::loader_search);
   }
 
+  /// The library with every entry point resolved; symbol_not_found for the first one missing.
   expected<detail::driver_api, error> load() const {
     auto lib = locator_.load(source_kind::driver);
     if (!lib) return unexpected(lib.error());
-    return detail::bind_driver(std::move(*lib));
+    detail::driver_api api;
+    api.lib = std::move(*lib);
+    const source_kind k = source_kind::driver;
+    for (auto e :
+         {api.lib.bind(api.driver_get_version, "cuDriverGetVersion", k), api.lib.bind(api.init, "cuInit", k),
+          api.lib.bind(api.device_get_count, "cuDeviceGetCount", k), api.lib.bind(api.device_get, "cuDeviceGet", k),
+          api.lib.bind(api.device_get_attribute, "cuDeviceGetAttribute", k), api.lib.bind(api.device_get_name, "cuDeviceGetName", k)})
+      if (e) return unexpected(std::move(*e));
+    return api;
   }
 
   /// cuDriverGetVersion, bounded by the detection's deadline, the library's load included.

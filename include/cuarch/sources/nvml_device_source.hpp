@@ -126,25 +126,6 @@ struct nvml_api {
   int (*system_get_cuda_driver_version)(int*) = nullptr;
 };
 
-inline expected<nvml_api, error> bind_nvml(dynamic_library lib) {
-  nvml_api api;
-  api.lib = std::move(lib);
-  const source_kind k = source_kind::driver;
-  for (auto e : {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),
-                 api.lib.bind(api.device_get_count, "nvmlDeviceGetCount_v2", k),
-                 api.lib.bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", k),
-                 api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
-                 api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k), api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
-    if (e) return unexpected(std::move(*e));
-  // Optional: absent from older libraries (left null). The symbol_not_found errors are ignored.
-  api.lib.bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", k);
-  api.lib.bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", k);
-  api.lib.bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", k);
-  api.lib.bind(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", k);
-  api.lib.bind(api.system_get_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", k);
-  return api;
-}
-
 /// nvmlInit_v2, and nvmlShutdown when the returned guard goes: NVML holds nothing open after a query.
 inline expected<std::shared_ptr<void>, error> nvml_session(const nvml_api& api) {
   if (const int rc = api.init(); rc != 0) return unexpected(nvml_call_failed("nvmlInit_v2", rc, api.lib.path()));
@@ -242,7 +223,23 @@ class nvml_device_source {
     auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
                              : load_library_file(path_, source_kind::driver, policy_);
     if (!lib) return unexpected(lib.error());
-    return detail::bind_nvml(std::move(*lib));
+    detail::nvml_api api;
+    api.lib = std::move(*lib);
+    const source_kind k = source_kind::driver;
+    for (auto e :
+         {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),
+          api.lib.bind(api.device_get_count, "nvmlDeviceGetCount_v2", k),
+          api.lib.bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", k),
+          api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
+          api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k), api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
+      if (e) return unexpected(std::move(*e));
+    // Optional: absent from older libraries (left null). The symbol_not_found errors are ignored.
+    api.lib.bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", k);
+    api.lib.bind(api.device_get_mig_mode, "nvmlDeviceGetMigMode", k);
+    api.lib.bind(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", k);
+    api.lib.bind(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", k);
+    api.lib.bind(api.system_get_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", k);
+    return api;
   }
 
   /// Every GPU NVML reports, in PCI bus order (else NVML's), before CUDA_VISIBLE_DEVICES; those NVML

@@ -42,7 +42,6 @@ struct wheel_file {
 
 /// What one site-packages directory holds.
 struct wheel_scan {
-  std::string site_packages;
   std::vector<wheel_file> files;             // in wheel_locations order, versions newest first
   std::vector<file_observation> dist_infos;  // nvidia CUDA component *.dist-info names
 };
@@ -89,7 +88,6 @@ inline std::vector<std::string> site_packages_of(const std::string& prefix) {
 /// Finds every wheel-provided CUDA piece in one site-packages directory.
 inline wheel_scan scan_site_packages(const std::string& site_packages, discovery how = discovery::python_site_packages) {
   wheel_scan scan;
-  scan.site_packages = site_packages;
   for (const auto& loc : wheel_locations) {
     const std::string dir = detail::join(site_packages, loc.dir);
     std::vector<std::string> hits;

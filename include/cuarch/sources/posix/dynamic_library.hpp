@@ -65,13 +65,6 @@ inline std::shared_ptr<loaded_library> held_library(const std::string& real) {
   return it == registry().by_path.end() ? nullptr : it->second.lock();
 }
 
-/// The path the loader actually mapped for a handle (glibc: the link map's l_name).
-inline std::string mapped_path(void* handle) {
-  struct link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr || map->l_name == nullptr) return {};
-  return map->l_name;
-}
-
 /// dlopen(), bounded by the detection's deadline (bounded_call.hpp); the error names `asked_as`.
 inline expected<void*, error> bounded_dlopen(const std::string& what, source_kind src, std::string_view asked_as,
                                              int flags = RTLD_NOW | RTLD_LOCAL) {
@@ -218,7 +211,8 @@ namespace detail {
 /// `handle` in every outcome.
 inline expected<dynamic_library, error> adopt_library_handle(void* handle, const std::string& asked, source_kind src,
                                                              std::string_view asked_as) {
-  const std::string mapped = mapped_path(handle);
+  struct link_map* map = nullptr;  // the path the loader actually mapped: glibc's link map says
+  const std::string mapped = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name ? map->l_name : "";
   std::string real = real_path(mapped.empty() ? asked : mapped);
   if (real.empty()) real = mapped.empty() ? asked : mapped;
   if ((!mapped.empty() && mapped.front() != '/') || real.empty() || real.front() != '/') {

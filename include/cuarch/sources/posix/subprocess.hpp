@@ -51,14 +51,11 @@ struct process_result {
 
 namespace detail {
 
-inline std::string command_line(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s.append(s.empty() ? "" : " ").append(a);
-  return s;
-}
-
+/// An error naming the command line and the program.
 inline error process_error(errc code, source_kind src, const std::vector<std::string>& argv, int status, std::string_view raw) {
-  return located_error(code, src, command_line(argv), argv.empty() ? std::string_view() : std::string_view(argv.front()), raw, status);
+  std::string line;
+  for (const auto& a : argv) line.append(line.empty() ? "" : " ").append(a);
+  return located_error(code, src, line, argv.empty() ? std::string_view() : std::string_view(argv.front()), raw, status);
 }
 
 enum class reap_state { exited, running, lost };
