@@ -73,13 +73,11 @@ namespace detail {
 /// The entries of a comma-separated list, verbatim (empty entries kept).
 inline std::vector<std::string_view> split_commas(std::string_view list) {
   std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', start);
-    out.push_back(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (comma == std::string_view::npos) return out;
-    start = comma + 1;
+  for (std::size_t start = 0, comma = 0; comma != std::string_view::npos; start = comma + 1) {
+    comma = list.find(',', start);
+    out.push_back(list.substr(start, comma - start));  // npos - start: to the end
   }
+  return out;
 }
 
 /// strtoul's reading of an entry (blanks, a sign, digits, the rest ignored); -1 for no digit or a

@@ -59,12 +59,9 @@ struct fd_guard {
 /// Splits a PATH-style list at ':'. Empty entries (the current directory) are kept, to be refused.
 inline std::vector<std::string> split_path_list(std::string_view list) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t colon = list.find(':', start);
-    out.emplace_back(list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
+  for (std::size_t start = 0, colon = 0; colon != std::string_view::npos; start = colon + 1) {
+    colon = list.find(':', start);
+    out.emplace_back(list.substr(start, colon - start));  // npos - start: to the end
   }
   return out;
 }
