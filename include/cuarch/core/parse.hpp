@@ -180,11 +180,10 @@ constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std
 /// "12.0a" -> 12.0 + a; major one or two digits, minor exactly one digit.
 constexpr expected<arch_target, error> read_dotted(std::string_view s, std::string_view token, std::size_t position) {
   int major = 0, minor = 0;
-  std::size_t n = read_uint(s, major);
-  if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.') return bad_token(token, position);
-  const std::size_t m = read_uint(s.substr(n + 1), minor);
-  if (m != 1) return bad_token(token, position);
-  return read_variant(s, compute_capability{major, minor}, n + 1 + m, token, position);
+  const std::size_t n = read_uint(s, major);
+  if (n < 1 || n > 2 || s[0] == '0' || n >= s.size() || s[n] != '.' || read_uint(s.substr(n + 1), minor) != 1)
+    return bad_token(token, position);
+  return read_variant(s, compute_capability{major, minor}, n + 2, token, position);
 }
 
 /// `<prefix><number>[a|f]` with prefix sm_ / compute_ / lto_ (also `sm90`, as Triton writes it);

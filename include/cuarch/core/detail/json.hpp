@@ -281,9 +281,7 @@ class json_strings {
     }
     // number, true, false, null: skip the bare word
     const std::size_t start = pos_;
-    while (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+' || text_[pos_] == '.' || is_digit(text_[pos_]) ||
-                                   (text_[pos_] >= 'a' && text_[pos_] <= 'z') || text_[pos_] == 'E'))
-      ++pos_;
+    pos_ = std::min(text_.find_first_not_of("+-.0123456789Eabcdefghijklmnopqrstuvwxyz", pos_), text_.size());
     const std::string_view word = text_.substr(start, pos_ - start);
     return !word.empty() && (is_digit(word.front()) || word.front() == '-' || word == "true" || word == "false" || word == "null");
   }
