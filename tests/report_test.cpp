@@ -3,7 +3,6 @@
 // and `cuarch doctor` (when built) reports it end to end.
 #include <cuarch/doctor/report.hpp>
 #include <cuarch/sources/toolkit_files.hpp>  // detail::json_strings validates the JSON
-#include <cuarch/core/detail/utf8.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -203,7 +202,7 @@ TEST_CASE("hostile bytes from the machine: text escapes them, JSON stays valid U
 
   const std::string text = cuarch::render_text(d, fs);
   CHECK(text.find('\x1b') == std::string::npos);
-  CHECK(cuarch::detail::is_valid_utf8(text));
+  CHECK(cuarch_fuzz::is_valid_utf8(text));
   CHECK(text.find("/nonexistent/\\e[31mred\\xff\\xfe") != std::string::npos);
 
   const std::string json = cuarch::render_json(d, fs);
