@@ -265,7 +265,7 @@ class detector {
       note_nvcc_on_path(comp, s, *dup);  // already a candidate by another route; still the first nvcc on PATH if it is
       return false;
     }
-    c.toolkit_root = c.real_path.empty() ? std::string() : toolkit_root_of(c.real_path);
+    c.toolkit_root = toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, left());
     auto p = probe_tool_version(abs, kind, s.how, timeout,
                                 s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
