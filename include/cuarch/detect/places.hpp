@@ -66,10 +66,8 @@ inline std::vector<std::string> default_toolkit_roots() {
   std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
   for (auto& v : versioned) roots.push_back(std::move(v.second));
   roots.emplace_back("/opt/cuda");
-  std::vector<std::string> out;
-  for (auto& r : roots)
-    if (is_directory(r)) out.push_back(std::move(r));
-  return out;
+  roots.erase(std::remove_if(roots.begin(), roots.end(), [](const std::string& r) { return !is_directory(r); }), roots.end());
+  return roots;
 }
 
 /// The program a tiny wrapper script hands over to: the target of its final `exec /abs/path "$@"`
