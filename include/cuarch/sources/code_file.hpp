@@ -51,12 +51,9 @@ inline expected<code_listing, error> read_code_file(const std::string& path) {
 /// The regular files under `path` (itself when it is no directory), sorted, at most `max_files`,
 /// `max_depth` directories deep; symbolic links are not followed into directories.
 inline std::vector<std::string> code_files_under(const std::string& path, std::size_t max_files = 100000, int max_depth = 16) {
-  std::vector<std::string> out;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    out.push_back(path);
-    return out;
-  }
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {path};
+  std::vector<std::string> out;
   std::vector<std::pair<std::string, int>> dirs{{path, 0}};
   while (!dirs.empty() && out.size() < max_files) {
     const auto [dir, depth] = dirs.back();

@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -11,13 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +51,7 @@ struct loaded_library {
 /// process lock, which no dl*() call is made under.
 struct library_registry {
   std::map<std::string, std::weak_ptr<loaded_library>> by_path;
-  std::vector<std::shared_ptr<loaded_library>> kept;
+  std::set<std::shared_ptr<loaded_library>> kept;
 };
 inline library_registry& registry() {
   // Never destroyed: retained libraries outlive every static destructor.
@@ -194,9 +194,8 @@ class dynamic_library {
   /// Keeps this library loaded until exit (for libraries that answered): later loads share it.
   void retain() const {
     if (!lib_) return;
-    auto& kept = detail::registry().kept;
     detail::process_lock lock;
-    if (std::find(kept.begin(), kept.end(), lib_) == kept.end()) kept.push_back(lib_);
+    detail::registry().kept.insert(lib_);
   }
 
   /// Holds a registered handle (detail::adopt_library_handle makes them).
