@@ -38,9 +38,7 @@ struct fmt_via_text {
   template <class Ctx>
   auto put(std::string_view s, Ctx& ctx) const {
     if (spec.empty()) return std::copy(s.begin(), s.end(), ctx.out());
-    std::string f = "{:";
-    f.append(spec.data(), spec.size());
-    f += '}';
+    const std::string f = "{:" + std::string(spec) + "}";
     // fmt::format is compiled in the fmt library; format_to(ctx.out(), ...) would instantiate its
     // formatting core here (GCC 12-13 warn at -O2 in it: -Warray-bounds in bigint, C++20).
     const std::string padded = fmt::format(fmt::runtime(f), s);

@@ -17,10 +17,8 @@ namespace detail {
 
 /// "nvcc 12.4.131 (PATH: /usr/bin/nvcc)"
 inline std::string label(const candidate& c) {
-  std::string s(to_string(c.source));
-  if (c.result) s += " " + version_text(c.result->version);
-  s += " (" + c.origin + ": " + c.path + ")";
-  return s;
+  const std::string version = c.result ? " " + version_text(c.result->version) : "";
+  return std::string(to_string(c.source)) + version + " (" + c.origin + ": " + c.path + ")";
 }
 
 inline bool answered(const candidate* c) { return c && c->result; }
@@ -34,6 +32,13 @@ template <class Found>
 bool found_via(const Found& x, std::string_view prefix) {
   return starts_with(x.origin, prefix) ||
          std::any_of(x.also_found_via.begin(), x.also_found_via.end(), [&](const std::string& v) { return starts_with(v, prefix); });
+}
+
+/// The nvcc of the toolkit whose real path is `root` that answered, or null.
+inline const candidate* nvcc_in(const detection& d, const std::string& root) {
+  for (const auto& c : d.candidates)
+    if (c.source == source_kind::nvcc && c.result && !root.empty() && c.toolkit_root == root) return &c;
+  return nullptr;
 }
 
 /// "8.6, 12.0": the devices' compute capabilities, in their order or sorted.
@@ -151,13 +156,6 @@ class analyzer {
         {off, jit});
   }
 
-  /// The nvcc of toolkit root `r` that answered, or null.
-  const candidate* nvcc_in(const toolkit_root& r) const {
-    for (const auto& c : d_.candidates)
-      if (c.source == source_kind::nvcc && c.toolkit_root == r.real_path && c.result) return &c;
-    return nullptr;
-  }
-
   const toolkit_root* root_via(std::string_view prefix) const {
     for (const auto& r : d_.toolkit_roots)
       if (found_via(r, prefix)) return &r;
@@ -169,7 +167,7 @@ class analyzer {
   void overrides_vs_cuda_home() {
     const toolkit_root* home = root_via("CUDA_HOME=");
     if (!home || home->problem) return;
-    const candidate* home_nvcc = nvcc_in(*home);  // what says its release: its nvcc, else its first version file
+    const candidate* home_nvcc = nvcc_in(d_, home->real_path);  // what says its release: its nvcc, else its first version file
     for (const auto& c : d_.candidates)
       if (!home_nvcc && c.toolkit_root == home->real_path && c.result && c.source == source_kind::toolkit_files &&
           (c.describes == source_kind::none || c.describes == source_kind::nvcc))
@@ -219,7 +217,7 @@ class analyzer {
     if (!home || home->problem || !answered(on_path)) return;
     const std::string path_root = on_path->toolkit_root;
     if (path_root == home->real_path) return;
-    const candidate* home_nvcc = nvcc_in(*home);
+    const candidate* home_nvcc = nvcc_in(d_, home->real_path);
     const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
     add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
         "CUDA_HOME=" + *env_home +
@@ -364,19 +362,16 @@ class analyzer {
     if (std::any_of(devs->begin(), devs->end(), [&](const device_info& x) { return x.cc != devs->front().cc; }))
       add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + cc_list(*devs) + ")",
           "one target set must cover every device: native resolution builds for each compute capability present");
-    const candidate* roles[] = {d_.chosen(d_.jit_compiler), d_.chosen(d_.offline_compiler)};
-    std::vector<const candidate*> compilers(std::begin(roles), std::end(roles));
+    std::vector<const candidate*> compilers{d_.chosen(d_.jit_compiler), d_.chosen(d_.offline_compiler)};
     for (const auto& c : d_.candidates)  // Triton builds with its bundled ptxas
       if (c.source == source_kind::ptxas && c.compiler && c.path.find("/triton/") != std::string::npos) compilers.push_back(&c);
     for (const candidate* comp : compilers) {
       if (!comp || !comp->compiler) continue;
-      std::vector<compute_capability> done;
       for (const auto& dev : *devs) {
-        if (std::find(done.begin(), done.end(), dev.cc) != done.end()) continue;
-        done.push_back(dev.cc);
+        if (std::any_of(devs->data(), &dev, [&](const device_info& x) { return x.cc == dev.cc; })) continue;  // once per cc
         const std::string why = cannot_build(*comp->compiler, dev.cc);
         if (why.empty()) continue;
-        const std::string role = comp == roles[0] ? "JIT" : comp == roles[1] ? "offline" : "Triton";
+        const std::string role = comp == compilers[0] ? "JIT" : comp == compilers[1] ? "offline" : "Triton";
         add(finding_kind::device_not_buildable, severity::problem,
             role + " " + label(*comp) + " cannot build machine code for device " + std::to_string(dev.ordinal) + " (" +
                 std::string(to_text(dev.cc).view()) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,

@@ -4,7 +4,8 @@
 #include "../core/detail/json.hpp"
 #include "../core/detail/json_document.hpp"
 #include "../core/detail/json_error.hpp"
-#include "definitions.hpp"  // declarations; refused where definitions are not compiled
+#include "../resolve/outputs.hpp"  // text_or_null()
+#include "definitions.hpp"         // declarations; refused where definitions are not compiled
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -62,16 +63,12 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
 
   detail::json_objects(w.key("candidates"), d.candidates, [&](const candidate& c) {
     w.key("index").value(static_cast<long long>(&c - d.candidates.data())).key("source").value(to_string(c.source));
-    if (c.describes != source_kind::none) w.key("describes").value(to_string(c.describes));
-    else w.key("describes").null();
+    detail::text_or_null(w.key("describes"), c.describes == source_kind::none ? "" : to_string(c.describes));
     w.key("how").value(to_string(c.how)).key("origin").value(c.origin).key("path").value(c.path);
     w.key("real_path").value(c.real_path).key("toolkit_root").value(c.toolkit_root);
     w.key("also_found_via").value(c.also_found_via).key("chosen").value(c.chosen);
-    if (c.result) {
-      w.key("version").value(to_text(c.result->version).view()).key("raw").value(c.result->raw).key("error").null();
-    } else {
-      detail::json_error(w.key("version").null().key("error"), c.result.error());
-    }
+    if (c.result) w.key("version").value(to_text(c.result->version).view()).key("raw").value(c.result->raw).key("error").null();
+    else detail::json_error(w.key("version").null().key("error"), c.result.error());
     w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
   });
   detail::json_objects(w.key("toolkit_roots"), d.toolkit_roots, [&](const toolkit_root& r) {
@@ -92,9 +89,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   w.key("driver");
   if (d.driver_devices) detail::json_devices(w, *d.driver_devices);
   else w.null();
-  if (d.devices_via.empty()) w.key("driver_via").null();
-  else w.key("driver_via").value(d.devices_via);
-  w.key("driver_notes").value(d.devices_notes);
+  detail::text_or_null(w.key("driver_via"), d.devices_via).key("driver_notes").value(d.devices_notes);
   detail::json_devices(w.key("effective"), d.devices());
   w.end_object();
 

@@ -2,6 +2,7 @@
 // machine's, found as resolve finds them), every file read (sources/code_file.hpp) and judged.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,12 +39,9 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     auto fleet = read_inventory_file(o.inventory);
     if (!fleet) return fail(fleet.error());
     report.devices = fleet->devices();
-    for (const auto& d : report.devices)
-      for (const auto& n : fleet->nodes)
-        if (n.name == d.name) {
-          report.device_drivers.push_back(n.driver);
-          break;
-        }
+    for (const auto& d : report.devices)  // each named after its node
+      report.device_drivers.push_back(
+          std::find_if(fleet->nodes.begin(), fleet->nodes.end(), [&](const inventory_node& n) { return n.name == d.name; })->driver);
     out.notes = inventory_notes(*fleet);
     report.nodes = std::move(fleet->nodes);
     if (report.devices.empty())

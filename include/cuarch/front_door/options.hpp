@@ -78,39 +78,20 @@ struct resolve_options {
   std::optional<environment> env_snapshot;    // nullopt: the process's, snapshotted at the call
 };
 
-/// The options a front end may set from text.
-enum class option_name : unsigned char {
-  archs,
-  dialect,
-  env,
-  policy,
-  native_variant,
-  strict,  // request and policy
-  compiler,
-  toolkit,
-  supported_archs,
-  output,  // the compiler
-  cuda_home,
-  nvrtc,
-  nvcc,
-  cudart,
-  libcuda,
-  ptxas,
-  python_prefix,
-  isolated,  // where to look
-  devices,
-  driver,
-  cuinit_fallback,
-  timeout,  // devices, driver, deadline
-  inventory,
-};
-
-/// The library's name of each option (Python's keyword, the CMake helper's key), in enumerator order.
-inline constexpr std::string_view option_names[] = {
-    "archs",   "dialect",         "env",           "policy",    "native_variant", "strict", "compiler",
-    "toolkit", "supported_archs", "output",        "cuda_home", "nvrtc",          "nvcc",   "cudart",
-    "libcuda", "ptxas",           "python_prefix", "isolated",  "devices",        "driver", "cuinit_fallback",
-    "timeout", "inventory"};
+/// The options a front end may set from text: the request and policy, the compiler, where to look,
+/// the devices and driver. Listed once: each library name (Python's keyword, the CMake helper's key)
+/// is its enumerator's spelling.
+#define CUARCH_OPTION_NAMES(X)                                                                                                   \
+  X(archs), X(dialect), X(env), X(policy), X(native_variant), X(strict), X(compiler), X(toolkit), X(supported_archs), X(output), \
+      X(cuda_home), X(nvrtc), X(nvcc), X(cudart), X(libcuda), X(ptxas), X(python_prefix), X(isolated), X(devices), X(driver),    \
+      X(cuinit_fallback), X(timeout), X(inventory)
+#define CUARCH_OPTION_ENUMERATOR(name) name
+#define CUARCH_OPTION_NAME(name) #name
+enum class option_name : unsigned char { CUARCH_OPTION_NAMES(CUARCH_OPTION_ENUMERATOR) };
+inline constexpr std::string_view option_names[] = {CUARCH_OPTION_NAMES(CUARCH_OPTION_NAME)};
+#undef CUARCH_OPTION_NAME
+#undef CUARCH_OPTION_ENUMERATOR
+#undef CUARCH_OPTION_NAMES
 inline constexpr auto all_option_names = detail::enumerators<option_name>(option_names);
 constexpr std::string_view to_string(option_name e) noexcept { return detail::name_of(option_names, e); }
 constexpr std::optional<option_name> parse_option_name(std::string_view name) noexcept {
@@ -270,8 +251,7 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
   return not_this("is not an option");
 }
 
-CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell) {
-  const auto n = [&](option_name x) { return spell(x); };
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& n) {
   const bool named_nvrtc = !o.nvrtc.empty(), named_nvcc = !o.nvcc.empty();
   if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc)
     return n(option_name::compiler) + " nvrtc does not use the nvcc that " + n(option_name::nvcc) + " names";

@@ -56,22 +56,6 @@ CUARCH_END_NAMESPACE
 
 CUARCH_BEGIN_NAMESPACE
 
-namespace detail {
-
-/// A device source's and a driver source's answers, asked up front (no_driver's checks_ptx false).
-struct answered_devices {
-  expected<std::vector<device_info>, error> answer;
-  expected<std::vector<device_info>, error> devices() const { return answer; }
-};
-struct answered_driver {
-  expected<observation, error> answer;
-  bool checks;
-  expected<observation, error> driver_version() const { return answer; }
-  bool checks_ptx() const noexcept { return checks; }
-};
-
-}  // namespace detail
-
 CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const environment& env) {
   detect_options d;
   d.nvrtc_path = o.nvrtc;
@@ -93,15 +77,24 @@ CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const en
 
 namespace detail {
 
+/// A device source's and a driver source's answers, asked up front (no_driver's checks_ptx false).
+struct answered_devices {
+  expected<std::vector<device_info>, error> answer;
+  expected<std::vector<device_info>, error> devices() const { return answer; }
+};
+struct answered_driver {
+  expected<observation, error> answer;
+  bool checks;
+  expected<observation, error> driver_version() const { return answer; }
+  bool checks_ptx() const noexcept { return checks; }
+};
+
 /// The variables archs (given) makes resolution ignore, each said: never ignored silently.
 inline void note_ignored_overrides(const resolve_options& o, const environment& env, std::vector<std::string>& notes) {
   if (!o.archs || o.env) return;
   for (const auto one : all_env_overrides) {
     if (one == env_override::none) continue;
-    arch_request probe;
-    probe.overrides = one;
-    probe.env = &env;
-    const auto seen = read_request(probe);
+    const auto seen = read_request(arch_request{"native", arch_dialect::generic, one, &env});
     if (seen.origin.source != source_kind::environment) continue;
     notes.push_back("archs given; ignoring " + std::string(seen.origin.variable) + "=" + detail::echoed(seen.list) + " (env " +
                     std::string(to_string(one)) + " lets it override)");
@@ -122,11 +115,8 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
 
   // 1. One environment, and the request exactly as resolution will read it.
   const environment env = o.env_snapshot ? *o.env_snapshot : environment::from_process();
-  arch_request request;
-  request.list = o.archs ? std::string_view(*o.archs) : std::string_view("native");
-  request.dialect = o.dialect;
-  request.overrides = o.env ? *o.env : (o.archs ? env_override::none : env_override::cuarch_archs);
-  request.env = &env;
+  const arch_request request{o.archs ? std::string_view(*o.archs) : std::string_view("native"), o.dialect,
+                             o.env ? *o.env : (o.archs ? env_override::none : env_override::cuarch_archs), &env};
   detail::note_ignored_overrides(o, env, out.notes);
   const auto parsed = parse_request(read_request(request));
   const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt;  // as cuarch list and check say
@@ -195,7 +185,6 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
                     : resolve_result(unexpected(resolution_failure(info.error())));
 
   // 5. Only a detected compiler has a "who decided", alternatives and disagreements.
-  const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   if (d) {
     for (const auto& root : d->toolkit_roots)
       if (!root.note.empty()) out.notes.push_back(root.note);
@@ -203,6 +192,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   }
   if (d && !o.toolkit) {
     const selection& role = jit ? d->jit_compiler : d->offline_compiler;
+    const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
     out.compiler = provenance_of(*d, role);
     out.warnings = resolve_warnings(*d, kind, out.result ? &out.result->targets : nullptr);
     if (const candidate* decider = d->chosen(role); decider && out.result) {  // a failure lists them as alternatives

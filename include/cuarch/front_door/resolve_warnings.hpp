@@ -28,7 +28,6 @@ CUARCH_END_NAMESPACE
 #if CUARCH_DEFINITIONS
 #  include "../detect/explain.hpp"
 #  include "../doctor/analysis.hpp"
-#  include "../resolve/resolver.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -137,14 +137,6 @@ inline std::string program_of(std::string_view command) {
   return words.empty() ? std::string() : real_path(std::string(words.back()));
 }
 
-/// "nvcc 12.8 (CUDA_HOME=...: /x/bin/nvcc)" for the nvcc detection saw under `root`.
-inline std::string nvcc_under(const detection& d, const std::string& root) {
-  const std::string real = real_path(root);
-  for (const auto& c : d.candidates)
-    if (c.source == source_kind::nvcc && c.result && !real.empty() && c.toolkit_root == real) return label(c);
-  return "no nvcc cuarch asked";
-}
-
 }  // namespace detail
 
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
@@ -174,29 +166,24 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
         nvcc->path);
 
   tool_env out;
-  const auto list = [&](std::string_view variable, expected<std::string, error> spelled) -> std::optional<error> {
-    if (!spelled) {
-      error e = spelled.error();
-      e.subject = std::string(variable) + " of " + subject_of;
-      return e;
-    }
-    out.variables.push_back({std::string(variable), *spelled, {}, {}});
-    return std::nullopt;
-  };
   const auto set = [&](std::string_view variable, const std::string& value) {
     out.variables.push_back({std::string(variable), value, {}, {}});
   };
   std::optional<error> refused;
+  const auto list = [&](std::string_view variable, const expected<std::string, error>& spelled) {
+    if (spelled) set(variable, *spelled);
+    else (refused = spelled.error())->subject = std::string(variable) + " of " + subject_of;
+  };
   switch (tool) {
     case env_tool::torch:
-      refused = list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
+      list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
       set("CUDA_HOME", root);
       // PYTORCH_NVCC, when set, replaces $CUDA_HOME/bin/nvcc in the ninja file ("ccache <nvcc>" too).
       if (const auto cmd = env.get_nonempty("PYTORCH_NVCC"); cmd && detail::program_of(*cmd) != nvcc->real_path)
         set("PYTORCH_NVCC", nvcc->real_path);
       break;
     case env_tool::flashinfer:
-      refused = list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, true));
+      list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, true));
       set("CUDA_HOME", root);  // its nvcc version, hence its 12.0f/12.0a choice, comes from $CUDA_HOME/bin/nvcc
       set("FLASHINFER_NVCC", nvcc->real_path);
       if (const auto extra = env.get_nonempty("FLASHINFER_EXTRA_CUDAFLAGS"))
@@ -211,7 +198,7 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
           }
       break;
     case env_tool::cmake:
-      refused = list("CUDAARCHS", cmake_architectures(targets, cmake_version));
+      list("CUDAARCHS", cmake_architectures(targets, cmake_version));
       set("CUDACXX", nvcc->real_path);
       if (cmake_version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
         out.notes.push_back(
@@ -219,7 +206,7 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
             "version (cmake_version) to have it checked");
       break;
     case env_tool::tvm_ffi:
-      refused = list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, false));
+      list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, false));
       set("CUDA_HOME", root);
       break;
     case env_tool::triton: {
@@ -243,8 +230,10 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     if (!now || *now == v.value) continue;
     if (v.name == "CUDA_HOME" && detail::real_path(*now) == detail::real_path(v.value)) continue;  // the same toolkit
     v.was = *now;
-    if (v.name == "CUDA_HOME") v.note = "its nvcc: " + (d ? detail::nvcc_under(*d, *now) : std::string("not asked"));
-    else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
+    if (v.name == "CUDA_HOME") {
+      const candidate* its = d ? detail::nvcc_in(*d, detail::real_path(*now)) : nullptr;
+      v.note = "its nvcc: " + (its ? detail::label(*its) : d ? "no nvcc cuarch asked" : "not asked");
+    } else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
     out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value +
                         "'");
   }
@@ -298,10 +287,7 @@ CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, con
   detail::json_writer w;
   detail::begin_document(w, json_schema::env).key("ok").value(result.has_value());
   w.key("tool").value(to_string(tool)).key("tool_source").value(tool_sources[static_cast<std::size_t>(tool)]);
-  if (!result) {
-    w.key("error");
-    detail::json_error(w, result.error());
-  }
+  if (!result) detail::json_error(w.key("error"), result.error());
   w.key("compiler");
   if (done.compiler) detail::json_compiler_provenance(w, *done.compiler, false);
   else w.null();
@@ -312,9 +298,7 @@ CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, con
   if (result)
     for (const auto& v : result->variables) {
       w.begin_object().key("name").value(v.name).key("value").value(v.value).key("was");
-      if (v.was) w.value(*v.was);
-      else w.null();
-      w.key("note").value(v.note).end_object();
+      (v.was ? w.value(*v.was) : w.null()).key("note").value(v.note).end_object();
     }
   w.end_array();
   detail::json_warnings(w, result ? result->warnings : done.warnings);
