@@ -280,15 +280,11 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   if (err_r.fd >= 0) detail::read_available(err_r, result.err, limits.max_output, result.truncated);
   result.output_complete = out_r.fd < 0 && err_r.fd < 0;
   result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
-  if (state == detail::reap_state::lost) {
-    result.exit_status_lost = true;
-    result.exit_status = -1;
-    return result;
-  }
-  if (WIFSIGNALED(status))
+  result.exit_status_lost = state == detail::reap_state::lost;
+  if (!result.exit_status_lost && WIFSIGNALED(status))
     return unexpected(detail::process_error(errc::process_failed, src, argv, 128 + WTERMSIG(status),
                                             "killed by signal " + std::to_string(WTERMSIG(status))));
-  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.exit_status = !result.exit_status_lost && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
 
