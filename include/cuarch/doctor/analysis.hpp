@@ -17,7 +17,7 @@ namespace detail {
 
 /// "nvcc 12.4.131 (PATH: /usr/bin/nvcc)"
 inline std::string label(const candidate& c) {
-  const std::string version = c.result ? " " + version_text(c.result->version) : "";
+  const std::string version = c.result ? " " + text_of(c.result->version) : "";
   return std::string(to_string(c.source)) + version + " (" + c.origin + ": " + c.path + ")";
 }
 
@@ -61,7 +61,7 @@ inline std::string site_packages_home(const std::string& path) {
 /// Why `compiler` cannot build machine code for `cc` (empty if it can).
 inline std::string cannot_build(const compiler_info& compiler, const compute_capability& cc) {
   const arch_target sass{cc, arch_variant::baseline, arch_form::sass};
-  const std::string target(to_text(sass).view());
+  const std::string target = text_of(sass);
   const auto table = check_buildable(sass, compiler.version);
   if (compiler.supported_sm_numbers) {
     const auto& list = *compiler.supported_sm_numbers;
@@ -77,8 +77,7 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
   switch (e.code) {
     case errc::needs_newer_toolkit: return target + " needs CUDA >= " + release_text(e.required);
     case errc::removed_in_toolkit: return target + " was removed in CUDA " + release_text(e.required);
-    case errc::renamed_in_toolkit:
-      return target + " was renamed " + std::string(to_text(e.replacement).view()) + " in CUDA " + release_text(e.required);
+    case errc::renamed_in_toolkit: return target + " was renamed " + text_of(e.replacement) + " in CUDA " + release_text(e.required);
     case errc::unknown_arch:
       if (newest_known_toolkit() < compiler.version.release()) return {};  // a newer toolkit than the table: the table cannot say no
       return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
@@ -220,9 +219,8 @@ class analyzer {
     const candidate* home_nvcc = nvcc_in(d_, home->real_path);
     const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
     add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
-        "CUDA_HOME=" + *env_home +
-            (home_nvcc ? " holds nvcc " + version_text(home_nvcc->result->version) : std::string(" holds no nvcc")) +
-            ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + version_text(on_path->result->version) +
+        "CUDA_HOME=" + *env_home + (home_nvcc ? " holds nvcc " + text_of(home_nvcc->result->version) : std::string(" holds no nvcc")) +
+            ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + text_of(on_path->result->version) +
             (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
         "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
         "point both at the toolkit you mean",
@@ -268,7 +266,7 @@ class analyzer {
             : nvcc                           ? finding_kind::nvcc_vs_toolkit_files
             : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files
                                              : finding_kind::runtime_vs_toolkit_files,
-            severity::warning, label(c) + " but " + f.path + " says " + version_text(f.result->version) + " (" + f.result->raw + ")",
+            severity::warning, label(c) + " but " + f.path + " says " + text_of(f.result->version) + " (" + f.result->raw + ")",
             header && nvcc
                 ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
                   "wrapper for another toolkit); reinstall one toolkit cleanly"
@@ -294,8 +292,7 @@ class analyzer {
               (major ? " (" + drv->result->raw + ")" : std::string()),
           major ? "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
                   "Update the driver" +
-                      (row && row->min_driver.major ? " to " + std::string(to_text(row->min_driver).view()) + " or newer"
-                                                    : std::string()) +
+                      (row && row->min_driver.major ? " to " + text_of(row->min_driver) + " or newer" : std::string()) +
                       ", or use a CUDA " + std::to_string(driver.major) + ".x runtime"
                 : "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
                       " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
@@ -311,8 +308,8 @@ class analyzer {
       const error& e = jit.error();
       const bool known = e.ptx_required.major != 0 && e.ptx_supported.major != 0;
       add(finding_kind::ptx_too_new_for_driver, severity::problem,
-          label(*comp) + (known ? " emits PTX ISA " + std::string(to_text(e.ptx_required).view()) + ", but the driver (CUDA " +
-                                      release_text(driver) + ") JITs PTX ISA up to " + std::string(to_text(e.ptx_supported).view())
+          label(*comp) + (known ? " emits PTX ISA " + text_of(e.ptx_required) + ", but the driver (CUDA " + release_text(driver) +
+                                      ") JITs PTX ISA up to " + text_of(e.ptx_supported)
                                 : " is newer than the driver (CUDA " + release_text(driver) + ")"),
           "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
           "or update the driver to one serving CUDA " +
@@ -374,7 +371,7 @@ class analyzer {
         const std::string role = comp == compilers[0] ? "JIT" : comp == compilers[1] ? "offline" : "Triton";
         add(finding_kind::device_not_buildable, severity::problem,
             role + " " + label(*comp) + " cannot build machine code for device " + std::to_string(dev.ordinal) + " (" +
-                std::string(to_text(dev.cc).view()) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
+                text_of(dev.cc) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
             role == "JIT"
                 ? "JIT compilation for this GPU fails (or falls back to PTX of an older arch, if the driver can JIT it); load a newer NVRTC"
             : role == "offline"

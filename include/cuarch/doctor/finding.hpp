@@ -84,9 +84,12 @@ struct finding {
 
 namespace detail {
 
-// Version spellings shared by the analysis and the renderers.
-inline std::string version_text(const cuda_version& v) { return std::string(to_text(v).view()); }
-inline std::string release_text(const cuda_version& v) { return version_text(v.release()); }
+// Spellings shared by the analysis and the renderers: any value's to_text(), a version's release.
+template <class T>
+std::string text_of(const T& x) {
+  return std::string(to_text(x).view());
+}
+inline std::string release_text(const cuda_version& v) { return text_of(v.release()); }
 
 }  // namespace detail
 CUARCH_END_NAMESPACE

@@ -23,9 +23,8 @@ void json_objects(json_writer& w, const Range& items, Members&& members) {
   w.end_array();
 }
 
-inline void json_index(json_writer& w, const std::optional<std::size_t>& i) {
-  if (i) w.value(static_cast<long long>(*i));
-  else w.null();
+inline json_writer& json_index(json_writer& w, const std::optional<std::size_t>& i) {
+  return i ? w.value(static_cast<long long>(*i)) : w.null();
 }
 
 /// The devices, or {"error": ...} when they could not be read.
@@ -42,8 +41,7 @@ inline void json_devices(json_writer& w, const expected<std::vector<device_info>
 }
 
 inline void json_role(json_writer& w, const selection& s) {
-  json_index(w.begin_object().key("candidate"), s.index);
-  w.key("why").value(s.why);
+  json_index(w.begin_object().key("candidate"), s.index).key("why").value(s.why);
   json_optional_error(w.key("error"), s.failure);
   w.end_object();
 }
@@ -58,8 +56,7 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   detail::json_role(w.key("offline_compiler"), d.offline_compiler);
   detail::json_role(w.key("driver"), d.driver);
   detail::json_role(w.key("runtime"), d.runtime);
-  detail::json_index(w.key("nvcc_on_path"), d.nvcc_on_path);
-  w.end_object();
+  detail::json_index(w.key("nvcc_on_path"), d.nvcc_on_path).end_object();
 
   detail::json_objects(w.key("candidates"), d.candidates, [&](const candidate& c) {
     w.key("index").value(static_cast<long long>(&c - d.candidates.data())).key("source").value(to_string(c.source));

@@ -42,7 +42,7 @@ std::string text_origins(const Found& x) {
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
   const candidate* c = d.chosen(s);
-  out += (c ? pad(std::string(to_string(c->source)) + " " + version_text(c->result->version), 18) + path_and_real(c->path, c->real_path)
+  out += (c ? pad(std::string(to_string(c->source)) + " " + text_of(c->result->version), 18) + path_and_real(c->path, c->real_path)
             : "none: " + printable(s.failure ? s.failure->message() : std::string("not looked for"))) +
          "\n";
   if (c || !s.why.empty()) out += "           why: " + printable(s.why) + "\n";
@@ -58,13 +58,13 @@ inline void text_devices(std::string& out, const detection& d) {
   const auto devs = d.devices();
   if (devs) {
     for (const auto& dev : *devs)
-      out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(std::string(to_text(dev.cc).view()), 6) +
+      out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(text_of(dev.cc), 6) +
              (dev.name.empty() ? std::string() : printable(dev.name) + " ") + "(" + std::string(to_string(dev.source)) + ")\n";
     if (d.given_devices && d.driver_devices) {
       if (*d.driver_devices) {
         out += "  the driver shows:";
         for (const auto& dev : **d.driver_devices)
-          out += " " + std::to_string(dev.ordinal) + ":" + std::string(to_text(dev.cc).view()) + " " + printable(dev.name);
+          out += " " + std::to_string(dev.ordinal) + ":" + text_of(dev.cc) + " " + printable(dev.name);
         out += "\n";
       } else {
         out += "  (driver devices: " + printable(d.driver_devices->error().message()) + ")\n";
@@ -85,8 +85,8 @@ inline void text_sources(std::string& out, const detection& d) {
     const char mark = c.chosen ? '*' : c.result ? ' ' : '!';
     std::string kind = short_name(c.source);
     if (c.describes != source_kind::none) kind += ":" + short_name(c.describes);
-    out += "  " + std::string(1, mark) + " " + pad(kind, 13) +
-           pad(c.result ? version_text(c.result->version) : std::string("error"), 9) + path_and_real(c.path, c.real_path) + "\n";
+    out += "  " + std::string(1, mark) + " " + pad(kind, 13) + pad(c.result ? text_of(c.result->version) : std::string("error"), 9) +
+           path_and_real(c.path, c.real_path) + "\n";
     out += "      via " + text_origins(c);
     if (c.result && !c.result->raw.empty() && c.source != source_kind::nvrtc) out += "  [" + printable(c.result->raw) + "]";
     if (!c.result) out += "\n      " + printable(c.result.error().message());
@@ -115,7 +115,7 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
   if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
     const candidate& p = d.candidates[*d.nvcc_on_path];
     out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
-           (p.result ? "nvcc " + detail::version_text(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
+           (p.result ? "nvcc " + detail::text_of(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
            ")\n";
   }
   out += "load path\n";
