@@ -108,19 +108,15 @@ class json_writer {
   json_writer& value(int n) { return value(static_cast<long long>(n)); }
   json_writer& value(bool b) { return literal(b ? "true" : "false"); }
   json_writer& null() { return literal("null"); }
-  /// [n, ...]; or null when there is no list (e.g. "supported_sm_numbers" of a compiler without one).
-  json_writer& value(const std::optional<std::vector<int>>& numbers) {
-    if (!numbers) return null();
+  /// [x, ...]
+  template <class T>
+  json_writer& value(const std::vector<T>& items) {
     begin_array();
-    for (const int n : *numbers) value(n);
+    for (const T& x : items) value(x);
     return end_array();
   }
-  /// ["...", ...]
-  json_writer& value(const std::vector<std::string>& strings) {
-    begin_array();
-    for (const auto& s : strings) value(s);
-    return end_array();
-  }
+  /// The list, or null when there is none (e.g. "supported_sm_numbers" of a compiler without one).
+  json_writer& value(const std::optional<std::vector<int>>& numbers) { return numbers ? value(*numbers) : null(); }
   const std::string& str() const { return out_; }
 
  private:
