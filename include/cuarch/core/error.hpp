@@ -176,9 +176,8 @@ class error_category_impl final : public std::error_category {
   const char* name() const noexcept override { return "cuarch"; }
   std::string message(int c) const override { return std::string(classify(static_cast<errc>(c)).title); }
   std::error_condition default_error_condition(int c) const noexcept override {
-    const std::errc condition = classify(static_cast<errc>(c)).condition;
-    if (condition == std::errc{}) return std::error_condition(c, *this);
-    return std::make_error_condition(condition);
+    const std::errc condition = classify(static_cast<errc>(c)).condition;  // std::errc{}: none, only itself
+    return condition == std::errc{} ? std::error_condition(c, *this) : std::make_error_condition(condition);
   }
 };
 

@@ -25,7 +25,6 @@
 #include "detail/utf8.hpp"
 #include "device_list.hpp"
 #include "error.hpp"
-#include "errors.hpp"
 #include "expected.hpp"
 #include "observation.hpp"
 
