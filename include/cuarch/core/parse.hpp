@@ -501,6 +501,7 @@ constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::str
   if (token.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos) {  // names start with a capital
     for (const auto& g : torch_named_generations) {
       std::string_view v = expanded.view();
+      if (v.find(g.name) == std::string_view::npos) continue;  // "+PTX" has capitals too: no copies for it
       text<200> replaced;
       for (std::size_t at = 0; (at = v.find(g.name)) != std::string_view::npos; v.remove_prefix(at + g.name.size()))
         replaced.append(v.substr(0, at)).append(g.archs);
