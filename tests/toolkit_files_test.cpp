@@ -153,6 +153,21 @@ TEST_CASE("toolkit roots: the real local toolkit, one that is not there, and wha
     REQUIRE_FALSE(not_toolkit.front());
     CHECK(not_toolkit.front().error().raw.view().find("not a CUDA toolkit root") != std::string_view::npos);
   }
+  SECTION("a root stat() cannot reach says why in errno's words, as the walk does (ENOTDIR, ELOOP)") {
+    const std::string dir = cuarch_test::make_temp_dir("rooterrno");
+    cuarch_test::write_file(dir + "/file", "");
+    const std::string loop = dir + "/loop";
+    REQUIRE(::symlink(loop.c_str(), loop.c_str()) == 0);  // a link to itself
+    for (const auto& [root, words] : {std::pair<std::string, std::string>{dir + "/file/cuda", "Not a directory"},
+                                      std::pair<std::string, std::string>{loop, "Too many levels of symbolic links"}}) {
+      INFO(root);
+      const auto seen = cuarch::observe_toolkit_root(root);
+      REQUIRE(seen.size() == 1);
+      REQUIRE_FALSE(seen.front());
+      CHECK(seen.front().error().raw.view() == cuarch::detail::why_no_directory(root));
+      CHECK(seen.front().error().raw.view().find(words) != std::string_view::npos);
+    }
+  }
   SECTION("toolkit_root_of: bin, lib64, targets/*/lib; not a wheel's lib") {
     const std::string r = cuarch_test::make_temp_dir("roots");
     cuarch_test::write_file(r + "/include/cuda.h", "#define CUDA_VERSION 12040\n");

@@ -200,7 +200,7 @@ inline std::vector<expected<file_observation, error>> observe_toolkit_root(const
     out.emplace_back(unexpected(errors::file_unreadable(source_kind::toolkit_files, root, root, why)));
     return out;
   };
-  if (!detail::is_directory(root)) return not_toolkit(detail::exists(root) ? "not a directory" : "no such directory");
+  if (const std::string why = detail::why_no_directory(root); !why.empty()) return not_toolkit(why);
   if (const std::string f = detail::join(root, "version.json"); detail::exists(f)) out.push_back(read_version_json(f, how));
   if (const std::string f = detail::join(root, "version.txt"); detail::exists(f)) out.push_back(read_version_txt(f, how));
   if (const std::string f = detail::join(root, "include/cuda.h"); detail::exists(f)) {
