@@ -114,6 +114,37 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
   }
 }
 
+TEST_CASE("CUDA_HOME's and CUDA_PATH's roots are told by what each root records, not by the environment read again", "[report]") {
+  // A detection is a public value: its roots may come from one environment and its `env` from
+  // another (a copy with env replaced, one built by hand). The findings read the roots themselves.
+  using cuarch::discovery;
+  cuarch::detection d;
+  d.toolkit_roots.push_back({"/opt/cuda-12.8",
+                             "/opt/cuda-12.8",
+                             discovery::explicit_argument,
+                             "explicit toolkit root /opt/cuda-12.8",
+                             {"CUDA_HOME=/opt/cuda-12.8"}});
+  d.toolkit_roots.push_back({"/opt/cuda-12.9", "/opt/cuda-12.9", discovery::environment, "CUDA_PATH=/opt/cuda-12.9"});
+  cuarch::candidate nvcc{cuarch::source_kind::nvcc, cuarch::source_kind::none, discovery::path_search, "PATH /opt/cuda-13.0/bin",
+                         "/opt/cuda-13.0/bin/nvcc"};
+  nvcc.toolkit_root = "/opt/cuda-13.0";
+  nvcc.result = cuarch::observation{cuarch::source_kind::nvcc, {13, 0, 48}, nvcc.path, discovery::path_search, "release 13.0"};
+  d.candidates.push_back(nvcc);
+  d.nvcc_on_path = 0;
+  for (const auto& env : {cuarch::environment{}, cuarch::environment{{"CUDA_HOME", "/elsewhere"}, {"CUDA_PATH", "/elsewhere"}}}) {
+    d.env = env;
+    std::vector<std::string> what;
+    for (const auto& f : cuarch::find_disagreements(d))
+      if (f.kind == cuarch::finding_kind::cuda_home_vs_path || f.kind == cuarch::finding_kind::cuda_home_vs_cuda_path)
+        what.push_back(f.what);
+    REQUIRE(what.size() == 2);
+    CHECK(what[0] == "CUDA_HOME=/opt/cuda-12.8 and CUDA_PATH=/opt/cuda-12.9 are different toolkits (/opt/cuda-12.8 vs /opt/cuda-12.9)");
+    CHECK(what[1] ==
+          "CUDA_HOME=/opt/cuda-12.8 holds no nvcc, but the first nvcc on PATH is /opt/cuda-13.0/bin/nvcc (nvcc 13.0.48, "
+          "toolkit /opt/cuda-13.0)");
+  }
+}
+
 TEST_CASE("a compiler newer than cuarch's table is never called too old; the table's age is said", "[report]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);

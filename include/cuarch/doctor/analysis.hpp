@@ -27,11 +27,14 @@ inline bool same_release(const candidate* a, const candidate* b) {
   return a->result->version.release() == b->result->version.release();
 }
 
-/// Whether `x` (a candidate or a toolkit root) was met under `prefix` ("CUDA_HOME="), first or again.
+/// The route by which `x` (a candidate or a toolkit root) was met under `prefix` ("CUDA_HOME=/opt/cuda"),
+/// first or again; null if it was not.
 template <class Found>
-bool found_via(const Found& x, std::string_view prefix) {
-  return starts_with(x.origin, prefix) ||
-         std::any_of(x.also_found_via.begin(), x.also_found_via.end(), [&](const std::string& v) { return starts_with(v, prefix); });
+const std::string* found_via(const Found& x, std::string_view prefix) {
+  if (starts_with(x.origin, prefix)) return &x.origin;
+  const auto it = std::find_if(x.also_found_via.begin(), x.also_found_via.end(),
+                               [&](const std::string& v) { return starts_with(v, prefix); });
+  return it == x.also_found_via.end() ? nullptr : &*it;
 }
 
 /// The nvcc of the toolkit whose real path is `root` that answered, or null.
@@ -155,16 +158,18 @@ class analyzer {
         {off, jit});
   }
 
-  const toolkit_root* root_via(std::string_view prefix) const {
+  /// The first toolkit root met under `prefix`, and that route in words. What the root records, never
+  /// the environment read again: a detection's `env` need not be the one its roots came from.
+  std::pair<const toolkit_root*, std::string> root_via(std::string_view prefix) const {
     for (const auto& r : d_.toolkit_roots)
-      if (found_via(r, prefix)) return &r;
-    return nullptr;
+      if (const std::string* via = found_via(r, prefix)) return {&r, *via};
+    return {};
   }
 
   /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
   /// another release: PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
   void overrides_vs_cuda_home() {
-    const toolkit_root* home = root_via("CUDA_HOME=");
+    const toolkit_root* home = root_via("CUDA_HOME=").first;
     if (!home || home->problem) return;
     const candidate* home_nvcc = nvcc_in(d_, home->real_path);  // what says its release: its nvcc, else its first version file
     for (const auto& c : d_.candidates)
@@ -205,13 +210,11 @@ class analyzer {
 
   void cuda_home_vs_path() {
     const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
-    const toolkit_root *home = root_via("CUDA_HOME="), *cuda_path = root_via("CUDA_PATH=");
-    const auto env_home = d_.env.get_nonempty("CUDA_HOME");
-    const auto env_path = d_.env.get_nonempty("CUDA_PATH");
-    if (env_home && env_path && home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
+    const auto [home, home_via] = root_via("CUDA_HOME=");
+    const auto [cuda_path, cuda_path_via] = root_via("CUDA_PATH=");
+    if (home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
       add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
-          "CUDA_HOME=" + *env_home + " and CUDA_PATH=" + *env_path + " are different toolkits (" + home->real_path + " vs " +
-              cuda_path->real_path + ")",
+          home_via + " and " + cuda_path_via + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
           "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
     if (!home || home->problem || !answered(on_path)) return;
     const std::string path_root = on_path->toolkit_root;
@@ -219,7 +222,7 @@ class analyzer {
     const candidate* home_nvcc = nvcc_in(d_, home->real_path);
     const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
     add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
-        "CUDA_HOME=" + *env_home + (home_nvcc ? " holds nvcc " + text_of(home_nvcc->result->version) : std::string(" holds no nvcc")) +
+        home_via + (home_nvcc ? " holds nvcc " + text_of(home_nvcc->result->version) : std::string(" holds no nvcc")) +
             ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + text_of(on_path->result->version) +
             (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
         "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
