@@ -145,6 +145,23 @@ TEST_CASE("CUDA_HOME's and CUDA_PATH's roots are told by what each root records,
   }
 }
 
+TEST_CASE("an empty device list given to detect() is no device, never the driver's devices", "[report]") {
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
+  env.set("CUARCH_STUB_DEVICES", "12.0");
+  auto opts = cuarch_test::hermetic({{"CUARCH_LIBCUDA", stub_dir() + "/lib/libcuda.so.1"}});
+  opts.device_ccs = std::vector<cuarch::compute_capability>{};
+  const auto d = cuarch::detect(opts);
+  const auto devs = d.devices();
+  REQUIRE_FALSE(devs);
+  CHECK(devs.error().code == errc::no_device);
+  CHECK(devs.error().raw.view() == "the device list is empty");
+  const auto fs = cuarch::find_disagreements(d);
+  CHECK(cuarch::render_text(d, fs).find("none: ") != std::string::npos);
+  CHECK(cuarch::render_json(d, fs).find("\"given\":{\"error\":{\"code\":\"no_device\"") != std::string::npos);
+}
+
 TEST_CASE("a compiler newer than cuarch's table is never called too old; the table's age is said", "[report]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);

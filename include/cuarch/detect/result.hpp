@@ -155,7 +155,7 @@ struct detection {
   selection runtime;                        // libcudart: what a framework in this process links
   selection driver;                         // libcuda: the load path
   std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
-  std::optional<std::vector<device_info>> given_devices;
+  std::optional<expected<std::vector<device_info>, error>> given_devices;   // an empty list is no_device, never "not given"
   std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
   /// "NVML (<path>)", or "cuInit (<path>)" where NVML could not answer (devices_notes say why).
   std::string devices_via;

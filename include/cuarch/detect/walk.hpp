@@ -517,10 +517,7 @@ class detector {
   }
 
   void detect_devices(bool asked) {
-    if (opts_.device_ccs) {
-      const auto given = fixed_devices(*opts_.device_ccs).devices();
-      if (given) d_.given_devices = *given;
-    }
+    if (opts_.device_ccs) d_.given_devices = fixed_devices(*opts_.device_ccs).devices();
     if (!asked || !opts_.query_devices) return;
     if (const candidate* c = d_.chosen(d_.driver)) {
       if (passed()) {

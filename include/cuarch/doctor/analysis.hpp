@@ -350,8 +350,8 @@ class analyzer {
   }
 
   void devices() {
-    if (d_.given_devices && d_.driver_devices && *d_.driver_devices) {
-      const std::string given = cc_list(*d_.given_devices, true), seen = cc_list(**d_.driver_devices, true);
+    if (d_.given_devices && *d_.given_devices && d_.driver_devices && *d_.driver_devices) {
+      const std::string given = cc_list(**d_.given_devices, true), seen = cc_list(**d_.driver_devices, true);
       if (given != seen)
         add(finding_kind::given_devices_vs_driver, severity::warning,
             "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
