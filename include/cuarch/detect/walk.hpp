@@ -369,10 +369,18 @@ class detector {
         looked.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
       for (const auto& sp : p.site_packages) {
         looked.push_back(sp + " (pip wheels, " + p.origin + ")");
-        for (const auto& f : scan_site_packages(sp).files)
+        for (const auto& f : scanned(sp).files)
           if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
       }
     }
+  }
+
+  /// One site-packages directory's wheels, listed once per detection: each role's walk and the
+  /// toolkit-files pass ask for the same directories.
+  const wheel_scan& scanned(const std::string& sp) const {
+    for (const auto& s : scans_)
+      if (s.first == sp) return s.second;
+    return scans_.emplace_back(sp, scan_site_packages(sp)).second;
   }
 
   void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>& looked) const {
@@ -508,11 +516,11 @@ class detector {
   void observe_wheels() {
     for (const auto& env : d_.python_environments)
       for (const auto& sp : env.site_packages)
-        for (auto& o : scan_site_packages(sp).dist_infos) {
+        for (const auto& o : scanned(sp).dist_infos) {
           candidate& c = add(source_kind::python_wheel, discovery::python_site_packages, env.origin, o.seen.location);
           c.describes = o.describes;
           c.real_path = real_path(c.path);
-          c.result = std::move(o.seen);
+          c.result = o.seen;
         }
   }
 
@@ -551,8 +559,9 @@ class detector {
   environment env_;
   const std::chrono::steady_clock::time_point end_;  // the deadline
   detection d_;
-  std::vector<tier> root_tiers_;    // the tier each of d_.toolkit_roots was met in
-  std::vector<tier> python_tiers_;  // the tier each of d_.python_environments was met in
+  std::vector<tier> root_tiers_;                                   // the tier each of d_.toolkit_roots was met in
+  std::vector<tier> python_tiers_;                                 // the tier each of d_.python_environments was met in
+  mutable std::vector<std::pair<std::string, wheel_scan>> scans_;  // scanned(): each site-packages directory met
 };
 
 }  // namespace detail
