@@ -31,23 +31,6 @@ inline std::optional<error> check_variable_path(const std::string& name, const s
       src, name, value, "a relative path: cuarch does not load or run anything from the current directory; use an absolute path");
 }
 
-/// Files named prefix* in a directory, one per real file, SONAME before full-version names.
-inline std::vector<std::string> versioned_files(const std::string& dir, std::string_view prefix) {
-  std::vector<std::string> hits;
-  for (const auto& name : list_dir(dir, prefix))
-    if (name.find(".alt.") == std::string::npos) hits.push_back(name);
-  std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
-  std::vector<std::string> out, reals;
-  for (const auto& h : hits) {
-    const std::string p = join(dir, h);
-    const std::string r = real_path(p);
-    if (std::find(reals.begin(), reals.end(), r) != reals.end()) continue;
-    reals.push_back(r);
-    out.push_back(p);
-  }
-  return out;
-}
-
 /// The library directories of a toolkit root.
 inline std::vector<std::string> library_dirs(const std::string& root) {
   std::vector<std::string> dirs{join(root, "lib64"), join(root, "lib")};

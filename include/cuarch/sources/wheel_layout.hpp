@@ -56,6 +56,23 @@ inline bool soname_before(std::string_view a, std::string_view b, std::size_t pr
   if (a.size() != b.size()) return a.size() < b.size();
   return a < b;
 }
+
+/// Files named prefix* in a directory, one per real file, SONAME before full-version names.
+inline std::vector<std::string> versioned_files(const std::string& dir, std::string_view prefix) {
+  std::vector<std::string> hits;
+  for (const auto& name : list_dir(dir, prefix))
+    if (name.find(".alt.") == std::string::npos) hits.push_back(name);
+  std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
+  std::vector<std::string> out, reals;
+  for (const auto& h : hits) {
+    const std::string p = join(dir, h);
+    const std::string r = real_path(p);
+    if (std::find(reals.begin(), reals.end(), r) != reals.end()) continue;
+    reals.push_back(r);
+    out.push_back(p);
+  }
+  return out;
+}
 }  // namespace detail
 
 /// The site-packages directories of a Python prefix: <prefix>/lib{,64}/python3.*/{site,dist}-packages,
@@ -89,21 +106,10 @@ inline std::vector<std::string> site_packages_of(const std::string& prefix) {
 inline wheel_scan scan_site_packages(const std::string& site_packages, discovery how = discovery::python_site_packages) {
   wheel_scan scan;
   for (const auto& loc : wheel_locations) {
-    const std::string dir = detail::join(site_packages, loc.dir);
-    std::vector<std::string> hits;
-    const bool library = detail::ends_with(loc.file_prefix, ".");
-    for (auto& name : detail::list_dir(dir, loc.file_prefix))
-      if (library ? name.find(".alt.") == std::string::npos : name == loc.file_prefix) hits.push_back(std::move(name));
-    // One file per library major: keep the shortest versioned name of each (the SONAME).
-    std::sort(hits.begin(), hits.end(),
-              [&](const std::string& a, const std::string& b) { return detail::soname_before(a, b, loc.file_prefix.size()); });
-    std::vector<std::string> real_seen;
-    for (const auto& h : hits) {
-      std::string path = detail::join(dir, h), real = detail::real_path(path);
-      if (!real.empty() && std::find(real_seen.begin(), real_seen.end(), real) != real_seen.end()) continue;
-      real_seen.push_back(std::move(real));
-      scan.files.push_back(wheel_file{loc.component, std::move(path), std::string(loc.package)});
-    }
+    const bool library = detail::ends_with(loc.file_prefix, ".");  // else a program, by its exact name
+    for (auto& path : detail::versioned_files(detail::join(site_packages, loc.dir), loc.file_prefix))
+      if (library || detail::file_name(path) == loc.file_prefix)
+        scan.files.push_back(wheel_file{loc.component, std::move(path), std::string(loc.package)});
   }
   for (const auto& name : detail::list_dir(site_packages))
     if (auto o = parse_dist_info_name(detail::join(site_packages, name), how)) scan.dist_infos.push_back(std::move(*o));
