@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,35 +79,27 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
   });
 }
 
-/// This process's e_machine (0: unknown, not checked) and multiarch triple (/usr/lib/<triple>; "" if none).
+/// This process's e_machine, from the vDSO's ELF header (0 without one: not checked), and its
+/// multiarch triple (/usr/lib/<triple>; "" if none) for the loader's default directories.
+inline std::uint16_t native_elf_machine() {
+  const auto* vdso = reinterpret_cast<const ElfW(Ehdr)*>(::getauxval(AT_SYSINFO_EHDR));
+  return vdso ? vdso->e_machine : 0;
+}
 #if defined(__x86_64__)
-inline constexpr std::uint16_t native_elf_machine = EM_X86_64;
 inline constexpr const char* native_multiarch = "x86_64-linux-gnu";
 #elif defined(__aarch64__)
-inline constexpr std::uint16_t native_elf_machine = EM_AARCH64;
 inline constexpr const char* native_multiarch = "aarch64-linux-gnu";
 #elif defined(__powerpc64__)
-inline constexpr std::uint16_t native_elf_machine = EM_PPC64;
 inline constexpr const char* native_multiarch = "powerpc64le-linux-gnu";
 #else
-inline constexpr std::uint16_t native_elf_machine =
-#  if defined(__s390x__)
-    EM_S390;
-#  elif defined(__riscv)
-    EM_RISCV;
-#  elif defined(__i386__)
-    EM_386;
-#  elif defined(__arm__)
-    EM_ARM;
-#  else
-    0;
-#  endif
 inline constexpr const char* native_multiarch = "";
 #endif
 
 /// Whether `path` is a library this process can dlopen(), from its ELF header alone: read_regular_file's
-/// error (a FIFO), or library_not_found saying why it is no shared object of this process's kind.
-inline std::optional<error> check_library_file(const std::string& path, source_kind src, std::string_view asked_as) {
+/// error (a FIFO), or library_not_found saying why it is no shared object of this process's kind
+/// (`*foreign` set where it is an ELF file of another class or machine, which the loader's search skips).
+inline std::optional<error> check_library_file(const std::string& path, source_kind src, std::string_view asked_as,
+                                               bool* foreign = nullptr) {
   constexpr std::size_t header_size = sizeof(Elf64_Ehdr) > sizeof(Elf32_Ehdr) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
   const auto head = read_regular_file(path, header_size, src, read_extent::prefix);
   if (!head) {
@@ -121,6 +114,7 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
                             : "not an ELF library: no ELF magic at its start (a linker script or a text file?)");
   constexpr unsigned char own_class = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
   const unsigned char cls = static_cast<unsigned char>(h[EI_CLASS]);
+  if (foreign) *foreign = cls != own_class;
   if (cls != own_class)
     return refuse(std::string(cls == ELFCLASS32   ? "a 32-bit"
                               : cls == ELFCLASS64 ? "a 64-bit"
@@ -135,23 +129,31 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
   std::uint16_t type = 0, machine = 0;  // e_type and e_machine sit at the same offsets in both classes
   std::memcpy(&type, h.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
   std::memcpy(&machine, h.data() + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
-  if (native_elf_machine != 0 && machine != native_elf_machine)
+  const std::uint16_t own_machine = native_elf_machine();
+  if (foreign) *foreign = own_machine != 0 && machine != own_machine;
+  if (own_machine != 0 && machine != own_machine)
     return refuse("an ELF file for machine " + std::to_string(machine) + " (e_machine), not this process's machine " +
-                  std::to_string(native_elf_machine));
+                  std::to_string(own_machine));
   if (type != ET_DYN) return refuse("an ELF file of type " + std::to_string(type) + " (e_type), not a shared object");
   return std::nullopt;
 }
 
-/// The system directories the loader searches (its cache's entries live there): checked before
-/// dlopen() by SONAME, so that a FIFO there cannot block it either.
-inline const std::vector<std::string>& system_library_dirs() {
-  static const std::vector<std::string> dirs = [] {
-    std::vector<std::string> d;
-    if (*native_multiarch) d = {std::string("/lib/") + native_multiarch, std::string("/usr/lib/") + native_multiarch};
-    for (const char* s : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) d.emplace_back(s);
-    return d;
-  }();
-  return dirs;
+/// The files /etc/ld.so.cache names for `soname`, in its order (none if unreadable). The format (also
+/// after the old one): a 48-byte header "glibc-ld.so.cache1.1" (entry count at byte 20), 24-byte
+/// entries whose key and value (bytes 4 and 8) are string offsets from the header's start.
+inline std::vector<std::string> cached_library_paths(const std::string& soname) {
+  std::vector<std::string> paths;
+  const auto cache = read_regular_file("/etc/ld.so.cache", std::size_t{64} << 20, source_kind::none);
+  const std::string c = cache ? *cache : std::string();
+  const std::size_t base = c.find("glibc-ld.so.cache1.1");
+  std::uint32_t n = 0, key = 0, value = 0;
+  if (base != std::string::npos && base + 48 <= c.size()) std::memcpy(&n, &c[base + 20], sizeof n);
+  for (std::size_t e = base + 48; n-- > 0 && e + 24 <= c.size(); e += 24) {
+    std::memcpy(&key, &c[e + 4], sizeof key);
+    std::memcpy(&value, &c[e + 8], sizeof value);
+    if (base + key < c.size() && base + value < c.size() && soname == &c[base + key]) paths.emplace_back(&c[base + value]);
+  }
+  return paths;
 }
 
 }  // namespace detail
@@ -262,49 +264,47 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
   return detail::adopt_library_handle(*h, real, src, path);
 }
 
-/// Loads a library by SONAME as the loader would find it, letting it open nothing unchecked.
-/// LD_LIBRARY_PATH (from `env`, else the process) is walked here: a relative or empty entry holding
-/// the library is refused (invalid_environment); no regular file is the answer (file_unreadable); a
-/// file of another kind is passed over as the loader does (named if nothing is found); the first good
-/// one is loaded by path. The system directories are checked the same way, then dlopen(soname) does
-/// the rest (ld.so.cache, RUNPATH; the caller's RPATH is not looked at).
+/// Loads a library by SONAME as the loader would find it (glibc is the oracle: dynamic_library_test),
+/// letting it open nothing unchecked. It looks past a missing file and passes over an ELF file of
+/// another class or machine (named if nothing is found); any other file ends the search with its
+/// error, as it ends the loader's (a FIFO, which would block it, too). LD_LIBRARY_PATH (from `env`,
+/// else the process) first: a relative or empty entry holding the library is refused
+/// (invalid_environment); a good file is loaded by path. Else ld.so.cache and, where it names no
+/// good file, the system directories are checked, and dlopen(soname) does the rest (RUNPATH too).
 inline expected<dynamic_library, error> load_library_by_name(const std::string& soname, source_kind src,
                                                              const environment* env = nullptr) {
   if (soname.empty() || soname.find('/') != std::string::npos)
     return unexpected(errors::library_not_found(src, soname, "", "not a library name (use load_library_file for paths)"));
+  const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH");
   std::string passed_over;
-  // Returns the error that ends the search, or the path to load; empty path = keep looking.
-  const auto consider = [&](const std::string& candidate) -> expected<std::string, error> {
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) != 0) return std::string();
-    auto bad = detail::check_library_file(candidate, src, soname);
-    if (!bad) return candidate;
-    if (bad->code != errc::library_not_found) return unexpected(std::move(*bad));
-    passed_over.append(passed_over.empty() ? "" : "; ").append("passed over ").append(candidate).append(": ").append(bad->raw.view());
+  // The first good file of `dirs` + `suffix` (empty: none), or the error that ends the search.
+  const auto first = [&](const std::vector<std::string>& dirs, const std::string& suffix) -> expected<std::string, error> {
+    for (const auto& dir : dirs) {
+      const std::string candidate = (dir.empty() ? std::string(".") : dir) + suffix;
+      bool foreign = false;
+      if (::access(candidate.c_str(), F_OK) != 0) continue;
+      if (dir.empty() || dir.front() != '/')  // only LD_LIBRARY_PATH has such entries
+        return unexpected(errors::invalid_environment(
+            src, "LD_LIBRARY_PATH", llp,
+            "entry '" + dir + "' is relative and holds " + soname + "; cuarch does not load libraries from the current directory"));
+      auto bad = detail::check_library_file(candidate, src, soname, &foreign);
+      if (!bad) return candidate;
+      if (!foreign) return unexpected(std::move(*bad));
+      passed_over.append(passed_over.empty() ? "" : "; ").append("passed over ").append(candidate).append(": ").append(bad->raw.view());
+    }
     return std::string();
   };
-  if (const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH")) {
-    for (const auto& entry : detail::split_path_list(llp)) {
-      const std::string candidate = (entry.empty() ? std::string(".") : entry) + "/" + soname;
-      if (entry.empty() || entry.front() != '/') {
-        if (::access(candidate.c_str(), F_OK) == 0)
-          return unexpected(errors::invalid_environment(src, "LD_LIBRARY_PATH", llp,
-                                                        "entry '" + entry + "' is relative and holds " + soname +
-                                                            "; cuarch does not load libraries from the current directory"));
-        continue;
-      }
-      auto found = consider(candidate);
-      if (!found) return unexpected(std::move(found.error()));
-      if (found->empty()) continue;
-      const auto h = detail::bounded_dlopen(*found, src, soname);
-      if (!h) return unexpected(h.error());
-      return detail::adopt_library_handle(*h, *found, src, soname);
-    }
+  auto found = first(llp ? detail::split_path_list(llp) : std::vector<std::string>{}, "/" + soname);
+  if (found && !found->empty()) {
+    const auto h = detail::bounded_dlopen(*found, src, soname);
+    if (!h) return unexpected(h.error());
+    return detail::adopt_library_handle(*h, *found, src, soname);
   }
-  for (const auto& dir : detail::system_library_dirs()) {
-    auto found = consider(dir + "/" + soname);
-    if (!found) return unexpected(std::move(found.error()));
-  }
+  if (found) found = first(detail::cached_library_paths(soname), "");
+  const std::string triple = detail::native_multiarch;  // the loader's directories when its cache names none
+  if (found && found->empty())
+    found = first({"/lib/" + triple, "/usr/lib/" + triple, "/lib64", "/usr/lib64", "/lib", "/usr/lib"}, "/" + soname);
+  if (!found) return unexpected(std::move(found.error()));
   auto h = detail::bounded_dlopen(soname, src, soname);
   if (!h) {
     error e = h.error();
