@@ -104,21 +104,22 @@ class detector {
 
   void walk(const component_info& comp, selection* sel) {
     role_choice choice(d_, comp, sel);
-    std::vector<std::string> looked;  // every place met, in words, in discovery order
+    std::vector<std::string> looked;  // every place met, in words; said only where no compiler is found (finish)
     const bool tools = opts_.mode == detect_mode::answer_and_tools;
     const auto enough = [&] { return opts_.mode != detect_mode::enumerate_all && choice.decided(); };
+    const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
     for (const plan_row& row : discovery_plan) {
       if ((row.components & comp.bit) == 0) continue;
       if (enough() && !tools) break;                          // first_answer: the role has its answer
       if (enough() && !tool_tier(comp, row.where)) continue;  // answer_and_tools: only what the user's tools run
+      std::vector<std::string>* const words = compiler && !choice.decided() ? &looked : nullptr;  // only while they may be said
       // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
       // runtime is only reported, the driver never comes from a toolkit root.)
-      const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
       if (sel && compiler && (row.where == tier::explicit_root || row.where == tier::environment_root)) {
-        named_roots(row.where, comp, choice, looked);
+        named_roots(row.where, comp, choice, words);
         continue;
       }
-      for (const search_spec& s : places(row.where, comp, looked)) {
+      for (const search_spec& s : places(row.where, comp, words)) {
         if (enough() && !tools) break;
         if (enough() && !what_a_tool_runs(comp, row.where, s)) continue;
         visit(comp, s, choice);
@@ -143,7 +144,7 @@ class detector {
   /// The toolkit roots the caller named (--cuda-home; $CUDA_HOME, then $CUDA_PATH), one at a time.
   /// A named root that does not exist, lacks the component or whose component fails is the role's
   /// answer: cuarch never moves on to a toolkit the caller did not name (PATH, /usr/local/cuda).
-  void named_roots(tier where, const component_info& comp, role_choice& choice, std::vector<std::string>& looked) {
+  void named_roots(tier where, const component_info& comp, role_choice& choice, std::vector<std::string>* looked) {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
@@ -283,8 +284,8 @@ class detector {
     c.compiler = std::move(p->info);
   }
 
-  // ---- what a tier names, for one component; `looked` gets each place in words ---------------------
-  std::vector<search_spec> places(tier where, const component_info& comp, std::vector<std::string>& looked) const {
+  // ---- what a tier names, for one component; `looked`, if given, gets each place in words -----------
+  std::vector<search_spec> places(tier where, const component_info& comp, std::vector<std::string>* looked) const {
     std::vector<search_spec> out;
     switch (where) {
       case tier::explicit_argument:
@@ -292,7 +293,7 @@ class detector {
           search_spec& s = out.emplace_back(discovery::explicit_argument, std::string(comp.explicit_words), path);
           s.sticky = true;
           s.allow_relative = true;
-          looked.push_back(path + " (given explicitly)");
+          if (looked) looked->push_back(path + " (given explicitly)");
         }
         break;
       case tier::variable:
@@ -301,12 +302,12 @@ class detector {
             search_spec& s = out.emplace_back(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
             s.sticky = var.sticky;
             s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
-            looked.push_back(*v + " (" + std::string(var.name) + ")");
+            if (looked) looked->push_back(*v + " (" + std::string(var.name) + ")");
           }
         break;
       case tier::already_loaded:
         if (!opts_.already_loaded) break;
-        looked.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+        if (looked) looked->push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
         for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
           out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
         break;
@@ -328,9 +329,9 @@ class detector {
           path_places(out, comp, looked);
         } else if (opts_.loader_search) {
           const std::vector<std::string> names = loader_names(comp.kind);
-          const auto ld = env_.get_nonempty("LD_LIBRARY_PATH");
-          looked.push_back("the dynamic loader (LD_LIBRARY_PATH=" + (ld ? *ld : std::string("<unset>")) + ", /etc/ld.so.cache) for " +
-                           soname_words(names));
+          if (looked)
+            looked->push_back("the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
+                              ", /etc/ld.so.cache) for " + soname_words(names));
           for (const auto& name : names) out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
         }
         break;
@@ -339,15 +340,15 @@ class detector {
   }
 
   /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
-  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp, std::vector<std::string>& looked,
+  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp, std::vector<std::string>* looked,
                    std::optional<std::size_t> only = std::nullopt) const {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       const auto& r = d_.toolkit_roots[i];
       if (root_tiers_[i] != where || (only && *only != i)) continue;
       if (r.problem) {
-        looked.push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+        if (looked) looked->push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
       } else if (comp.program) {
-        looked.push_back(join(r.path, "bin") + " (" + r.origin + ")");
+        if (looked) looked->push_back(join(r.path, "bin") + " (" + r.origin + ")");
         const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
         if (is_file(f)) out.emplace_back(r.how, r.origin, f);
       } else {
@@ -356,19 +357,19 @@ class detector {
           dirs.append(dirs.empty() ? "" : ", ").append(dir);
           for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
         }
-        looked.push_back(dirs + " (" + r.origin + ")");
+        if (looked) looked->push_back(dirs + " (" + r.origin + ")");
       }
     }
   }
 
-  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component, std::vector<std::string>& looked) const {
+  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component, std::vector<std::string>* looked) const {
     for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
       const python_environment& p = d_.python_environments[i];
       if (python_tiers_[i] != where) continue;
-      if (p.problem)
-        looked.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
+      if (p.problem && looked)
+        looked->push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
       for (const auto& sp : p.site_packages) {
-        looked.push_back(sp + " (pip wheels, " + p.origin + ")");
+        if (looked) looked->push_back(sp + " (pip wheels, " + p.origin + ")");
         for (const auto& f : scanned(sp).files)
           if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
       }
@@ -383,16 +384,16 @@ class detector {
     return scans_.emplace_back(sp, scan_site_packages(sp)).second;
   }
 
-  void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>& looked) const {
+  void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>* looked) const {
     if (!opts_.path_search) return;
     const auto path = env_.get("PATH");
     if (!path) {
-      looked.emplace_back("PATH (not set)");
+      if (looked) looked->emplace_back("PATH (not set)");
       return;
     }
     const std::string name(comp.file_prefix);
     for (const auto& dir : split_path_list(*path)) {
-      looked.push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
+      if (looked) looked->push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
       search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
                     join(dir.empty() ? std::string(".") : dir, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
@@ -457,16 +458,14 @@ class detector {
     python_environment p{prefix, how, origin};
     if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
     if (!p.problem) {
-      if (!is_directory(prefix)) {
-        const std::string why = why_no_directory(prefix);
+      if (const std::string why = why_no_directory(prefix); !why.empty()) {
         p.problem = variable.empty() ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, why)
                                      : errors::invalid_environment(source_kind::python_wheel, variable, prefix, why);
       } else {
         p.site_packages = site_packages_of(prefix);
-        if (p.site_packages.empty() && variable.empty()) {
+        if (p.site_packages.empty() && variable.empty())
           p.problem = errors::file_unreadable(source_kind::python_wheel, prefix, prefix,
                                               "no lib/python3.*/site-packages here, and not a site-packages directory itself");
-        }
       }
     }
     d_.python_environments.push_back(std::move(p));
