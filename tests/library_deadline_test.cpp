@@ -6,10 +6,14 @@
 #include <cuarch/detect.hpp>
 #include <cuarch/sources/posix/subprocess.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "fixtures/fixture_support.hpp"
 #include "test_support.hpp"
@@ -18,13 +22,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// tests/fixtures/<source> built as `so`, with `hang` ("constructor" or an entry point) sleeping 30 s.
-std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so, const std::string& hang) {
+/// tests/fixtures/<source> built as `so`, with `hang` ("constructor" or an entry point) sleeping 30 s
+/// (or running `body` instead), and `extra` C code.
+std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so, const std::string& hang,
+                          const std::string& body = "sleep(30); return 0;", const std::string& extra = "") {
   const std::string c = dir + "/hang_" + hang + ".c";
   const bool ctor = hang == "constructor";
   cuarch_test::write_file(
-      c, std::string("#include <unistd.h>\n") + (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n"
-                                                      : "int " + hang + "() { sleep(30); return 0; }\n"));
+      c, std::string("#include <unistd.h>\n") + extra +
+             (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n" : "int " + hang + "() { " + body + " }\n"));
   const char* cc_env = std::getenv("CC");
   const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const std::string rename = ctor ? std::string() : " -D" + hang + "=" + hang + "_not_called";
@@ -167,4 +173,48 @@ TEST_CASE("a detection whose library call was abandoned says its deadline passed
   CHECK(second < 0.3);
   REQUIRE(again.jit_compiler.failure);
   CHECK(again.jit_compiler.failure->message().find("has not returned") != std::string::npos);
+}
+
+TEST_CASE("a library whose abandoned call returns later is not closed on the worker thread, after its caller has gone", "[deadline]") {
+  // nvrtcVersion returns an error after 0.6 s, past a 0.2 s deadline: the library never answered,
+  // so nothing retains it, and the worker's copy is the last. Its destructor writes the thread it
+  // ran on: a dlclose() there would run after detect() returned (while the process may be exiting).
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("late-lib");
+  const std::string so = dir + "/libnvrtc.so.12", mark = dir + "/closed-on-thread";
+  const std::string extra =
+      "#include <stdio.h>\n#include <sys/syscall.h>\n__attribute__((destructor)) static void closed(void) {\n"
+      "  FILE* f = fopen(\"" +
+      mark + "\", \"w\"); if (f) { fprintf(f, \"%ld\", (long)syscall(SYS_gettid)); fclose(f); } }\n";
+  if (build_hanging(dir, "stub_libnvrtc.c", so, "nvrtcVersion", "usleep(600000); return 1;", extra).empty())
+    SKIP("no C compiler for the stub");
+  cuarch::detect_options o;
+  o.env = cuarch::environment{};
+  o.nvrtc_path = so;
+  o.already_loaded = o.loader_search = o.path_search = o.default_locations = false;
+  o.query_devices = false;
+  o.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
+  o.deadline = std::chrono::milliseconds(200);
+  o.tool_timeout = std::chrono::milliseconds(200);
+  {
+    const auto d = cuarch::detect(o);
+    REQUIRE(d.jit_compiler.failure);
+    REQUIRE(d.jit_compiler.failure->code == cuarch::errc::deadline_exceeded);
+  }
+  // The call returns (other tests' calls may stay stuck); the worker then drops what it held.
+  const std::string real = fs::canonical(so).string();
+  const auto stuck = [&] {
+    cuarch::detail::process_lock lock;
+    for (const auto& s : cuarch::detail::stuck_calls())
+      if (s.library == real) return true;
+    return false;
+  };
+  for (int i = 0; i < 100 && stuck(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE_FALSE(stuck());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::string tid;
+  std::ifstream(mark) >> tid;
+  INFO("the library's destructor ran on thread " << tid << "; this (the caller's) thread is " << ::getpid());
+  CHECK(tid.empty());  // still loaded: never closed by a worker whose caller has gone
 }

@@ -63,7 +63,8 @@ inline std::vector<stuck_call>& stuck_calls() {  // under process_lock; never de
 struct bounded_job_base {
   pthread_mutex_t m;
   pthread_cond_t cv;
-  bool done = false, abandoned = false;
+  bool done = false;
+  std::atomic<bool> abandoned{false};
   std::atomic<int> refs{2};
   stuck_call what;
   bounded_job_base() {
@@ -84,11 +85,12 @@ struct bounded_job_base {
   }
   /// The job this thread runs (a worker), whose `what.call` names the call now in progress.
   static inline thread_local bounded_job_base* current = nullptr;
+  /// Whether this thread is a worker whose caller has gone (abandoned it, or took its answer).
+  static bool caller_gone() { return current && (current->done || current->abandoned); }
   static void* worker(void* p) {
     auto* job = static_cast<bounded_job_base*>(p);
     current = job;
     job->run();
-    current = nullptr;
     ::pthread_mutex_lock(&job->m);
     job->done = true;
     const bool abandoned = job->abandoned;
@@ -97,11 +99,11 @@ struct bounded_job_base {
     if (abandoned) {  // it returned after all: no longer stuck
       process_lock lock;
       auto& v = stuck_calls();
-      const auto it = std::find_if(
-          v.begin(), v.end(), [job](const stuck_call& s) { return s.library == job->what.library && s.since == job->what.since; });
-      if (it != v.end()) v.erase(it);
+      const auto same = [job](const stuck_call& s) { return s.library == job->what.library && s.since == job->what.since; };
+      v.erase(std::remove_if(v.begin(), v.end(), same), v.end());
     }
-    job->release();
+    job->release();  // still `current`: a library whose last copy it held stays loaded (dynamic_library.hpp)
+    current = nullptr;
     return nullptr;
   }
 };

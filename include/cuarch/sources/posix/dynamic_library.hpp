@@ -43,8 +43,8 @@ struct loaded_library {
   loaded_library(void* h, std::string p) : handle(h), path(std::move(p)) {}
   loaded_library(const loaded_library&) = delete;
   loaded_library& operator=(const loaded_library&) = delete;
-  ~loaded_library() {
-    if (handle) dlclose(handle);
+  ~loaded_library() {  // not on a worker whose caller has gone (the process may be exiting): then it stays loaded
+    if (handle && !bounded_job_base::caller_gone()) dlclose(handle);
   }
 };
 
