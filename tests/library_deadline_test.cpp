@@ -2,7 +2,8 @@
 // `cuarch resolve --timeout 2` against a library whose constructor, init function or version call
 // blocks for 30 s returns in under 3 s, names the library and the call (deadline_exceeded), and the
 // detection says its deadline passed. Reality cannot hang on demand: the stubs of tests/fixtures
-// are rebuilt with one entry point (or a constructor) that sleeps.
+// are rebuilt with one entry point (or a constructor) that sleeps. Staged away from its trees, it
+// takes them from CUARCH_SOURCE_DIR (tests/fixtures) and CUARCH_CLI (tests/scripts/staged_deadline_test.sh).
 #include <cuarch/detect.hpp>
 #include <cuarch/sources/posix/subprocess.hpp>
 
@@ -49,7 +50,8 @@ struct timed_run {
 };
 
 timed_run run_cli(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{CUARCH_CLI_PATH, "resolve"};
+  const char* staged = std::getenv("CUARCH_CLI");  // a staged copy, as the script tests name it
+  std::vector<std::string> argv{staged && *staged ? staged : CUARCH_CLI_PATH, "resolve"};
   argv.insert(argv.end(), args.begin(), args.end());
   cuarch::process_limits limits;
   limits.timeout = std::chrono::seconds(40);
