@@ -238,6 +238,18 @@ TEST_CASE("every option reads its text in one place; contradictions are usage er
   for (const auto n : cuarch::all_option_names) CHECK(cuarch::parse_option_name(cuarch::to_string(n)) == n);
 }
 
+TEST_CASE("an empty device list is refused as the text \"\" is, never read as this machine's GPUs or as none", "[front_door][options]") {
+  cuarch::resolve_options text;
+  const auto parsed = cuarch::set_option(text, cuarch::option_name::devices, "");
+  REQUIRE(parsed);
+  cuarch::resolve_options o;
+  o.archs = "9.0";
+  o.toolkit = cuarch::cuda_version{12, 8, -1};
+  o.devices = std::vector<cuarch::compute_capability>{};
+  CHECK(cuarch::check_options(o).value_or("") == "devices: " + parsed->message);
+  CHECK(cuarch::resolve_here(o).exit_status() == 2);
+}
+
 TEST_CASE("\"first on PATH\" is said only of the nvcc that is first on PATH", "[front_door][edges]") {
   if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
   // The first nvcc on PATH fails; the second (the local toolkit's) decides: it is not the first.

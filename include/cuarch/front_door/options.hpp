@@ -266,6 +266,7 @@ CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, c
     return n(option_name::toolkit) + " names the compiler by release; " + n(option_name::compiler) + ", " + n(option_name::nvcc) +
            ", " + n(option_name::nvrtc) + ", " + n(option_name::cuda_home) + ", " + n(option_name::python_prefix) + " and " +
            n(option_name::isolated) + " detect one: use one or the other";
+  if (o.devices && o.devices->empty()) return n(option_name::devices) + ": " + parse_device_list("").error().message();
   if (!o.inventory.empty() && (o.devices || o.driver != driver_from::none))
     return n(option_name::inventory) + " gives the devices and their drivers, node by node; " + n(option_name::devices) + " and " +
            n(option_name::driver) + " give them too: use one or the other";
