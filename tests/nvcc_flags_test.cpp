@@ -146,3 +146,21 @@ TEST_CASE("the nvcc dialect reads every recorded flag string as nvcc 13.0 did", 
   INFO(agree << " of " << rows.size() - std::size(deliberately_refused) << " rows agree");
   CHECK(disagreements.empty());
 }
+
+TEST_CASE("one nvcc token reads as the recorded -arch=<token> does", "[nvcc][flags][parse]") {
+  // parse_arch_token(token, nvcc) is the reader's spelling rule: where nvcc refused -arch=X for its
+  // spelling (not for the release), the token must be refused too, and accepted where the reader accepts.
+  std::size_t compared = 0;
+  for (const auto& r : recorded_rows()) {
+    if (r.flags.rfind("-arch=", 0) != 0 || r.flags.find(' ') != std::string::npos) continue;
+    const std::string token = r.flags.substr(6);
+    if (token.empty() || token.find_first_of(",[") != std::string::npos || token.rfind("all", 0) == 0 ||
+        token.rfind("lto_", 0) == 0)  // lto_ needs -rdc=true, a flag rule and no spelling rule
+      continue;
+    INFO(r.flags);
+    CHECK(parse_arch_token(token, arch_dialect::nvcc).has_value() == parse_arch_list(r.flags, arch_dialect::nvcc).has_value());
+    if (!parse_arch_list(r.flags, arch_dialect::nvcc)) CHECK_FALSE(r.accepted);
+    ++compared;
+  }
+  CHECK(compared > 40);
+}

@@ -184,6 +184,14 @@ TEST_CASE("keywords native, all and all-major stand alone", "[parse]") {
   CUARCH_CHECK_BOTH(parse_arch_list("native")->empty());
 }
 
+TEST_CASE("the nvcc dialect reads one token as nvcc does: no Triton spelling", "[parse][nvcc]") {
+  // nvcc 13.0: "nvcc fatal : Unsupported gpu architecture 'sm90'" (tests/data/nvcc_flags_13.0.tsv)
+  CUARCH_CHECK_BOTH(parse_arch_token("sm90", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_token("compute90", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_token("sm90").has_value());  // the generic dialect keeps Triton's spelling
+  CUARCH_CHECK_BOTH(parse_arch_token("sm_90a", arch_dialect::nvcc)->items[0] == sm(9, 0, A));
+}
+
 TEST_CASE("parse_arch takes exactly one target", "[parse]") {
   CUARCH_CHECK_BOTH(parse_arch("sm_120a")->cc == compute_capability{12, 0});
   CUARCH_CHECK_BOTH(parse_arch(" 9.0a ")->cc == compute_capability{9, 0});

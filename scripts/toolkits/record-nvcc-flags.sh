@@ -65,7 +65,8 @@ corpus() {
     echo "$v"
   done
   # Malformed or refused.
-  for v in "-arch=sm90" "-arch=sm_9" "-arch=sm_090" "-arch=sm_90A" "-arch=SM_90" "-arch=" "-arch" "-arch=sm_90," \
+  for v in "-arch=sm90" "-arch=compute90" "-gencode=arch=compute90,code=sm_90" "-gencode=arch=compute_90,code=sm90" \
+    "-arch=compute_90 -code=sm90" "-arch=sm_9" "-arch=sm_090" "-arch=sm_90A" "-arch=SM_90" "-arch=" "-arch" "-arch=sm_90," \
     "-arch=sm_80,sm_90" "-arch=[sm_80,sm_90]" "-arch=9.0" "-arch=90" "--gpu-architecture" "--arch=sm_90" "-arch:sm_90" \
     "-code=sm_90" "--gpu-code=sm_90" "-gencode=arch=compute_80" "-gencode arch=compute_80" "-gencode=code=sm_80" \
     "-gencode=arch=compute_80,code=sm_80,compute_80" "-gencode=arch=compute_80,code=sm_80,sm_86" \

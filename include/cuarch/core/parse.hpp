@@ -199,6 +199,11 @@ constexpr expected<arch_target, error> parse_prefixed(std::string_view token, st
   return bad_token(token, position);
 }
 
+/// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
+constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
+  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_")) return bad_token(flag, position);
+  return parse_prefixed(v, position);
+}
 }  // namespace detail
 
 /// One token of a list in the given dialect (no keywords, no named generations, no nvcc flags).
@@ -208,7 +213,8 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
                         detail::starts_with(token, "lto_");
   if (dialect == arch_dialect::nvcc || (prefixed && dialect == arch_dialect::generic)) {
-    const auto t = detail::parse_prefixed(token, position);
+    const auto t = dialect == arch_dialect::nvcc ? detail::parse_nvcc_target(token, position, token)
+                                                 : detail::parse_prefixed(token, position);
     if (!t) return unexpected(t.error());
     return token_targets{{*t}, 1};
   }
@@ -302,12 +308,6 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
 //   -arch=compute_V -code=C1,C2   only the codes, each built from compute_V (no -code without -arch)
 //   -gencode=arch=compute_V,code=C or code=[C1,C2]   keyword=value items in any order
 // Only the last -arch counts (an earlier one is checked, then forgotten); -code and -gencode add up.
-
-/// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
-constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
-  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_")) return bad_token(flag, position);
-  return parse_prefixed(v, position);
-}
 
 /// The image nvcc builds for code `c` from the virtual architecture `virt` (compute_V), or nullopt
 /// where nvcc refuses ("Incompatible code generation requested", or ptxas's "cannot be compiled to
