@@ -70,7 +70,14 @@ TEST_CASE("ordering of versions derives from one compare and treats patch as fin
   CUARCH_CHECK_BOTH(compute_capability{12, 0} > compute_capability{9, 0});  // numeric, not lexicographic
   CUARCH_CHECK_BOTH(compute_capability{10, 0}.sm_number() == 100);
   CUARCH_CHECK_BOTH(*decode_cudart_version(12080) == cuda_version{12, 8});
+  CUARCH_CHECK_BOTH(ptx_isa_version{8, 8} < ptx_isa_version{9, 0} && ptx_isa_version{9, 0} >= ptx_isa_version{9, 0});
+  CUARCH_CHECK_BOTH(driver_version{580, 65, 6} > driver_version{580, 65} && driver_version{570, 26} != driver_version{580, 65});
 }
+
+// The operators come from no helper macro left defined in the user's translation unit.
+#ifdef CUARCH_DETAIL_ORDERED
+#  error "CUARCH_DETAIL_ORDERED leaks out of <cuarch/core/cuda_version.hpp> into every user's code"
+#endif
 
 TEST_CASE("to_text spellings", "[version]") {
   CUARCH_CHECK_BOTH(to_text(cuda_version{13, 0}).view() == "13.0");

@@ -6,6 +6,11 @@
 // standard with -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Werror.
 #include "all_headers.hpp"
 
+// No helper macro of cuarch's own is left defined in a user's code (compute_capability.hpp's was).
+#ifdef CUARCH_DETAIL_ORDERED
+#  error "CUARCH_DETAIL_ORDERED leaks out of cuarch's headers"
+#endif
+
 #include <cstdio>
 #include <string>
 #include <vector>

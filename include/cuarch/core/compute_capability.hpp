@@ -7,6 +7,15 @@
 
 CUARCH_BEGIN_NAMESPACE
 
+namespace detail {
+constexpr int compare3(int a0, int a1, int a2, int b0, int b1, int b2) noexcept {
+  if (a0 != b0) return a0 < b0 ? -1 : 1;
+  if (a1 != b1) return a1 < b1 ? -1 : 1;
+  if (a2 != b2) return a2 < b2 ? -1 : 1;
+  return 0;
+}
+}  // namespace detail
+
 /// A device's compute capability. Plain data members (not major()/minor() functions: glibc defines
 /// function-like macros with those names).
 struct compute_capability {
@@ -17,30 +26,27 @@ struct compute_capability {
   constexpr int sm_number() const noexcept { return major * 10 + minor; }
   /// `__CUDA_ARCH__` encoding: 100 * major + 10 * minor (1200 for 12.0).
   constexpr int cuda_arch_macro() const noexcept { return major * 100 + minor * 10; }
+  friend constexpr int compare(const compute_capability& a, const compute_capability& b) noexcept {
+    return detail::compare3(a.major, a.minor, 0, b.major, b.minor, 0);
+  }
 };
 
-namespace detail {
-constexpr int compare3(int a0, int a1, int a2, int b0, int b1, int b2) noexcept {
-  if (a0 != b0) return a0 < b0 ? -1 : 1;
-  if (a1 != b1) return a1 < b1 ? -1 : 1;
-  if (a2 != b2) return a2 < b2 ? -1 : 1;
-  return 0;
-}
-constexpr int compare(const compute_capability& a, const compute_capability& b) noexcept {
-  return compare3(a.major, a.minor, 0, b.major, b.minor, 0);
-}
-}  // namespace detail
-
-// Six operators per type (here and in cuda_version.hpp), all derived from one compare() so none can
-// disagree with another.
-#define CUARCH_DETAIL_ORDERED(T)                                                                    \
-  constexpr bool operator==(const T& a, const T& b) noexcept { return detail::compare(a, b) == 0; } \
-  constexpr bool operator!=(const T& a, const T& b) noexcept { return detail::compare(a, b) != 0; } \
-  constexpr bool operator<(const T& a, const T& b) noexcept { return detail::compare(a, b) < 0; }   \
-  constexpr bool operator<=(const T& a, const T& b) noexcept { return detail::compare(a, b) <= 0; } \
-  constexpr bool operator>(const T& a, const T& b) noexcept { return detail::compare(a, b) > 0; }   \
-  constexpr bool operator>=(const T& a, const T& b) noexcept { return detail::compare(a, b) >= 0; }
-CUARCH_DETAIL_ORDERED(compute_capability)
+// Six operators for each value type with a compare() friend (here and in cuda_version.hpp), derived
+// from it so none can disagree with another; templates, so no macro is left in the user's code.
+// clang-format off
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator==(const T& a, const T& b) noexcept { return compare(a, b) == 0; }
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator!=(const T& a, const T& b) noexcept { return compare(a, b) != 0; }
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator<(const T& a, const T& b) noexcept { return compare(a, b) < 0; }
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator<=(const T& a, const T& b) noexcept { return compare(a, b) <= 0; }
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator>(const T& a, const T& b) noexcept { return compare(a, b) > 0; }
+template <class T, class = decltype(compare(T{}, T{}))>
+constexpr bool operator>=(const T& a, const T& b) noexcept { return compare(a, b) >= 0; }
+// clang-format on
 
 /// "12.0"
 constexpr detail::text<8> to_text(const compute_capability& cc) {

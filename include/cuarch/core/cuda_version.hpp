@@ -18,12 +18,18 @@ struct cuda_version {
   constexpr bool has_patch() const noexcept { return patch >= 0; }
   /// The same release without its patch level: what the knowledge table is keyed on.
   constexpr cuda_version release() const noexcept { return {major, minor, -1}; }
+  friend constexpr int compare(const cuda_version& a, const cuda_version& b) noexcept {
+    return detail::compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
+  }
 };
 
 /// A PTX ISA version, as in the `.version 9.0` line of a PTX file.
 struct ptx_isa_version {
   int major = 0;
   int minor = 0;
+  friend constexpr int compare(const ptx_isa_version& a, const ptx_isa_version& b) noexcept {
+    return detail::compare3(a.major, a.minor, 0, b.major, b.minor, 0);
+  }
 };
 
 /// An NVIDIA driver version, e.g. 580.65.06 (`patch` is -1 for a two-part version like 570.26).
@@ -31,23 +37,10 @@ struct driver_version {
   int major = 0;
   int minor = 0;
   int patch = -1;
+  friend constexpr int compare(const driver_version& a, const driver_version& b) noexcept {
+    return detail::compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
+  }
 };
-
-namespace detail {
-constexpr int compare(const cuda_version& a, const cuda_version& b) noexcept {
-  return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
-}
-constexpr int compare(const ptx_isa_version& a, const ptx_isa_version& b) noexcept {
-  return compare3(a.major, a.minor, 0, b.major, b.minor, 0);
-}
-constexpr int compare(const driver_version& a, const driver_version& b) noexcept {
-  return compare3(a.major, a.minor, a.patch, b.major, b.minor, b.patch);
-}
-}  // namespace detail
-
-CUARCH_DETAIL_ORDERED(cuda_version)
-CUARCH_DETAIL_ORDERED(ptx_isa_version)
-CUARCH_DETAIL_ORDERED(driver_version)
 
 /// "13.0" or "12.4.127"
 constexpr detail::text<24> to_text(const cuda_version& v) {
