@@ -83,6 +83,8 @@ TEST_CASE("to_text spellings", "[version]") {
   CUARCH_CHECK_BOTH(to_text(cuda_version{13, 0}).view() == "13.0");
   CUARCH_CHECK_BOTH(to_text(cuda_version{12, 4, 127}).view() == "12.4.127");
   CUARCH_CHECK_BOTH(to_text(driver_version{580, 65, 6}).view() == "580.65.06");
+  CUARCH_CHECK_BOTH(to_text(driver_version{575, 51, 13}).view() == "575.51.13");
+  CUARCH_CHECK_BOTH(to_text(driver_version{570, 26}).view() == "570.26");
   CUARCH_CHECK_BOTH(to_text(compute_capability{12, 1}).view() == "12.1");
   CUARCH_CHECK_BOTH(to_text(ptx_isa_version{9, 0}).view() == "9.0");
 }

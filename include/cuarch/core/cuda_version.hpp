@@ -57,11 +57,7 @@ constexpr detail::text<16> to_text(const ptx_isa_version& v) {
 constexpr detail::text<24> to_text(const driver_version& v) {
   detail::text<24> t;
   t.append_int(v.major).append('.').append_int(v.minor);
-  if (v.patch >= 0) {
-    t.append('.');
-    if (v.patch < 10) t.append('0');
-    t.append_int(v.patch);
-  }
+  if (v.patch >= 0) t.append(v.patch < 10 ? ".0" : ".").append_int(v.patch);
   return t;
 }
 
