@@ -3,6 +3,7 @@
 #include <cuarch/core/literals.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -108,6 +109,28 @@ TEST_CASE("a driver JITs PTX only up to its own PTX ISA", "[driver]") {
   const auto e = check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {12, 8});
   REQUIRE_FALSE(e);
   CHECK(e.error().message().find("PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7") != std::string::npos);
+}
+
+TEST_CASE("one rule says which PTX ISA a driver reads, asked by compiler or by ISA", "[driver][ptx]") {
+  // The PTX of each release, as NVIDIA's PTX ISA release history pairs them (the table's rows, and
+  // 8.6 with 12.7: no 12.7 toolkit shipped, but r565 drivers report CUDA 12.7).
+  std::vector<std::pair<cuda_version, ptx_isa_version>> emitted{{{12, 7, -1}, {8, 6}}};
+  for (const auto& row : toolkit_table) emitted.emplace_back(row.release, row.ptx_isa);
+  std::vector<cuda_version> drivers{{10, 2, -1}, {12, 7, -1}, {12, 7, 1}, {newest_known_toolkit().major, 9, -1}};
+  for (const auto& row : toolkit_table) drivers.push_back(row.release);
+  const arch_target t = CUARCH_ARCH("compute_75");  // PTX ISA 6.3 and up: no floor in the way
+  for (const auto& [compiler, isa] : emitted)
+    for (const auto& driver : drivers) {
+      INFO("PTX ISA " << to_text(isa).view() << " (CUDA " << to_text(compiler).view() << ") on a CUDA " << to_text(driver).view()
+                      << " driver");
+      CHECK(check_driver_can_jit(t, compiler, driver).has_value() == check_driver_can_jit_isa(t, isa, driver).has_value());
+    }
+  // A 12.7 driver reads 8.6 and no newer (cuda-python's get_minimal_required_cuda_ver_from_ptx_ver("8.6") is 12070).
+  CHECK(check_driver_can_jit_isa(t, {8, 6}, {12, 7}).has_value());
+  const auto e = check_driver_can_jit(t, {12, 8}, {12, 7});
+  REQUIRE_FALSE(e);
+  CHECK(e.error().ptx_supported == ptx_isa_version{8, 6});
+  CHECK(e.error().message().find("PTX ISA 8.7, but the driver (CUDA 12.7) JITs PTX ISA up to 8.6") != std::string::npos);
 }
 
 TEST_CASE("for_each_buildable lists what a release builds", "[table]") {

@@ -140,24 +140,40 @@ constexpr std::optional<ptx_isa_version> min_ptx_isa(const arch_target& t) noexc
   return arch_table[i].min_ptx < variant_floor ? variant_floor : arch_table[i].min_ptx;
 }
 
-/// Whether a driver that supports CUDA `driver` can JIT PTX target t emitted by CUDA `compiler`.
-/// SASS needs no JIT. PTX needs the driver to understand the compiler's PTX ISA (a 13.0 driver
-/// refuses `.version 9.1`: docs/design.md, "Vocabulary"); a release unknown to the table, the
-/// driver's release to be at least the compiler's.
+/// The newest PTX ISA a driver of CUDA `driver` JITs (a 13.0 driver refuses `.version 9.1`: docs/design.md):
+/// the newest release's at or below it, as PTX ISA X.Y needs a driver of the release that introduced it
+/// (NVIDIA's PTX ISA release history; cuda-python's get_minimal_required_cuda_ver_from_ptx_ver). 12.7,
+/// no toolkit but r565 drivers, introduced 8.6. nullopt: newer than the table, no known limit; 0.0: older.
+constexpr std::optional<ptx_isa_version> ptx_isa_read_by(const cuda_version& driver) noexcept {
+  const cuda_version d = driver.release();
+  if (newest_known_toolkit() < d) return std::nullopt;
+  if (d == cuda_version{12, 7}) return ptx_isa_version{8, 6};
+  ptx_isa_version isa{};
+  for (const auto& row : toolkit_table)
+    if (!(d < row.release)) isa = row.ptx_isa;
+  return isa;
+}
+
+/// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` (target t), as `cuarch inspect` reads it off a file.
+constexpr expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
+  const std::optional<ptx_isa_version> understood = ptx_isa_read_by(driver);
+  if (!understood || isa <= *understood) return {};
+  return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, *understood));
+}
+
+/// Whether a driver of CUDA `driver` JITs PTX target t emitted by CUDA `compiler` (SASS needs no JIT):
+/// by the compiler's PTX ISA (above), or for a compiler the table does not know, by release.
 constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
   if (t.form == arch_form::sass) return {};
-  const std::optional<ptx_isa_version> emitted = ptx_isa_of(compiler);
-  const std::optional<ptx_isa_version> understood = ptx_isa_of(driver);
+  const std::optional<ptx_isa_version> understood = ptx_isa_read_by(driver), floor = min_ptx_isa(t), emitted = ptx_isa_of(compiler);
   // The target's own floor first: below it no compiler can help, only a newer driver.
-  const std::optional<ptx_isa_version> floor = min_ptx_isa(t);
   if (floor && understood && *understood < *floor) {
     detail::text<200> why("PTX ISA ");
     why.append(to_text(*floor).view()).append(" is the lowest with this target, whatever the compiler");
     return unexpected(
         errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(), *floor, *understood, why.view()));
   }
-  const bool ok = (emitted && understood) ? *emitted <= *understood : compiler.release() <= driver.release();
-  if (ok) return {};
+  if (emitted ? check_driver_can_jit_isa(t, *emitted, driver).has_value() : compiler.release() <= driver.release()) return {};
   return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(),
                                                    emitted.value_or(ptx_isa_version{}), understood.value_or(ptx_isa_version{})));
 }

@@ -311,19 +311,6 @@ struct image_choice {
   bool loads() const noexcept { return image != none; }
 };
 
-/// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` (target t): the ISA its release
-/// understands, by the table. A release the table does not list reads what the newest listed one
-/// before it reads; one newer than the table has no known limit; one older, nothing cuarch can vouch for.
-inline expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
-  std::optional<ptx_isa_version> understood;
-  for (const auto& row : toolkit_table)
-    if (!(driver.release() < row.release)) understood = row.ptx_isa;
-  if (newest_known_toolkit() < driver.release()) return {};  // newer than the table: no known limit
-  if (understood && isa <= *understood) return {};
-  return unexpected(
-      errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, understood.value_or(ptx_isa_version{})));
-}
-
 /// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
 /// nearest compute capability first (arch-specific before family before baseline on a tie); else
 /// PTX that loads and, when the driver's release is known, that it can JIT, the newest first. LTO
