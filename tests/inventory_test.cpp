@@ -275,6 +275,31 @@ TEST_CASE("inspect --inventory: every GPU node judged under its own driver, ever
   CHECK(ptx.report.files[0].devices[1].failing.at(0).why.code == errc::ptx_too_new_for_driver);
 }
 
+TEST_CASE("inspect refuses what check_options refuses, first, as resolve does: a usage error", "[inventory][inspect][options]") {
+  const std::vector<std::string> built{std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90.o"};
+  cuarch::resolve_options o;  // no inventory: a toolkit by release and an nvcc to detect
+  o.devices = std::vector<compute_capability>{{9, 0}};
+  o.driver = cuarch::driver_from::given;
+  o.driver_version = cuda_version{13, 0, -1};
+  o.toolkit = cuda_version{12, 8, -1};
+  o.nvcc = "/usr/bin/nvcc";
+  REQUIRE(cuarch::check_options(o));
+  auto done = cuarch::inspect_here(built, o);
+  CHECK(done.exit_status() == 2);
+  CHECK(done.usage == cuarch::check_options(o));
+  CHECK(done.report.files.empty());  // nothing was judged
+  // An inventory with devices: the library's usage error, not an unreadable inventory.
+  o = cuarch::resolve_options{};
+  o.inventory = fleet_json;
+  o.devices = std::vector<compute_capability>{{9, 0}};
+  REQUIRE(cuarch::check_options(o));
+  done = cuarch::inspect_here(built, o);
+  CHECK(done.exit_status() == 2);
+  CHECK_FALSE(done.failure);
+  CHECK(done.usage.value_or("").find("inventory gives the devices") == 0);
+  CHECK(done.report.files.empty());
+}
+
 #ifdef CUARCH_CLI_PATH
 TEST_CASE("the command line: resolve and inspect --inventory, text and json", "[inventory][cli]") {
   const auto run = [](std::vector<std::string> args) {
@@ -307,6 +332,10 @@ TEST_CASE("the command line: resolve and inspect --inventory, text and json", "[
   r = run({"inspect", built + "all_major.o", "--inventory", fleet_json, "--format", "json"});
   CHECK(r.exit_status == 0);
   CHECK(r.out.find(R"("no_gpu":"no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity")") != std::string::npos);
+  r = run({"inspect", built + "sm_90a.o", "--inventory", fleet_json, "--device-cc", "9.0", "--format", "json"});
+  CHECK(r.exit_status == 2);  // check_options: a usage error, as for resolve
+  CHECK(r.out.find(R"("code":"bad_usage")") != std::string::npos);
+  CHECK(r.err.find("--inventory gives the devices") != std::string::npos);
   r = run({"inspect", built + "sm_90a.o", "--inventory", data + "h200-noheader.csv", "--format", "json"});
   CHECK(r.exit_status == 2);
   CHECK(r.out.find(R"("code":"unreadable_input")") != std::string::npos);

@@ -20,6 +20,7 @@ outcome inspect(const std::vector<std::string>& paths, const option_list& option
   if (auto bad = read_options(options, env, o, document)) return *bad;
   o.cancel = cancel;  // Ctrl-C stops the device detection (cuarch_ext.cpp, interruptible)
   const cuarch::inspect_outcome done = cuarch::inspect_here(paths, o);
+  if (done.usage) return usage(*done.usage);  // check_options() refused: ValueError, as resolve()
   outcome out;
   out.json = cuarch::inspect_json(done.report, done.failure);
   for (const auto& n : done.notes) out.note += (out.note.empty() ? "" : "; ") + n;

@@ -72,6 +72,15 @@ def test_inventory_judges_every_node_under_its_driver():
     assert doc["exit_status"] == 1
 
 
+def test_inventory_with_devices_is_a_usage_error():
+    # The library's check_options() refuses it, as for resolve and the command line: a plain
+    # ValueError (the usage path), not an inventory that cannot be read.
+    for kwargs in ({"devices": "9.0"}, {"driver": "12.8"}):
+        with pytest.raises(ValueError, match="use one or the other") as e:
+            cuarch.inspect(os.path.join(DATA, "sm_90.o"), inventory=INVENTORY, **kwargs)
+        assert not isinstance(e.value, cuarch.ResolveError)
+
+
 def test_inventory_resolves_one_set_for_the_fleet_or_names_the_node():
     with pytest.warns(cuarch.CuarchWarning):
         assert cuarch.resolve(toolkit="12.8", inventory=INVENTORY).targets == ["sm_75", "sm_90a"]

@@ -54,6 +54,7 @@ int run_inspect(const inspect_flags& flags) {
     const detecting scope;  // stdout is the report's: what libraries print goes to stderr (cli.hpp)
     return cuarch::inspect_here(paths, o);
   }();
+  if (done.usage) return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
   for (const auto& n : done.notes) fmt::print(stderr, "cuarch inspect: note: {}\n", say(n));
   if (done.failure) {
     if (json) fmt::print("{}\n", cuarch::inspect_json(done.report, done.failure));

@@ -16,12 +16,14 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// The report, notes for people, or the error that stopped it before any file was judged.
+/// The report, notes for people, or what stopped it before any file was judged: options that
+/// check_options() refuses (`usage`, exit 2, as resolve_here's), else an error.
 struct inspect_outcome {
   inspect_report report;
   std::vector<std::string> notes;
   std::optional<error> failure;
-  int exit_status() const noexcept { return failure ? cuarch::exit_status(failure->code) : report.exit_status(); }
+  std::optional<std::string> usage;
+  int exit_status() const noexcept { return usage ? 2 : failure ? cuarch::exit_status(failure->code) : report.exit_status(); }
 };
 
 /// Judges every file under `paths` on the devices `o.devices` (or inventory) names, else this
@@ -33,9 +35,8 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     out.failure = e;
     return std::move(out);
   };
+  if ((out.usage = check_options(o))) return out;
   if (!o.inventory.empty()) {  // a fleet: every GPU node under its own driver (core/inventory.hpp)
-    if (const auto bad = check_options(o))
-      return fail(errors::unreadable_input(source_kind::device_list, o.inventory, o.inventory, *bad));
     auto fleet = read_inventory_file(o.inventory);
     if (!fleet) return fail(fleet.error());
     report.devices = fleet->devices();
