@@ -123,6 +123,27 @@ TEST_CASE("a bare cubin's a and f variants, which cuobjdump does not print", "[i
   CHECK(variant_of("k_sm_121.cubin") == arch_target{cc(12, 1), arch_variant::baseline, arch_form::sass});
 }
 
+TEST_CASE("a cubin names the CUDA that built it; compressed cubins, PTX and LTO IR name none", "[inspect][cubin]") {
+  // .note.nv.tkinfo: "Cuda compilation tools, release 13.0, V13.0.88": every artefact of the corpus is nvcc 13.0's.
+  std::size_t said = 0;
+  for (const auto& r : corpus()) {
+    INFO(r.file);
+    const auto listing = read_code_file(data_dir + r.file);
+    REQUIRE(listing.has_value());
+    for (const auto& o : listing->objects)
+      for (const auto& img : o.images) {
+        const bool readable = img.target.form == arch_form::sass && !img.compressed;
+        CHECK(img.built_by == (readable ? cuarch::cuda_version{13, 0, -1} : cuarch::cuda_version{}));
+        said += readable ? 1 : 0;
+      }
+  }
+  CHECK(said >= 39);  // every uncompressed cubin of the corpus
+  // Bytes that do not read as a cubin name no CUDA, and fail nothing: fatbin_of's payloads are zeros.
+  const auto zeros = cuarch::list_code(fatbin_of(3));
+  REQUIRE(zeros.has_value());
+  CHECK(zeros->objects.at(0).images.at(2).built_by.major == 0);
+}
+
 TEST_CASE("a static library (ar) lists the code of its object members, in order", "[inspect][archive]") {
   // As `ar rcs libk.a sm_90.o mix_89_100a_120.o` writes it: a symbol table "/", then the members.
   const auto member = [](std::string name, const std::string& bytes) {

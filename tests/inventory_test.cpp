@@ -275,6 +275,43 @@ TEST_CASE("inspect --inventory: every GPU node judged under its own driver, ever
   CHECK(ptx.report.files[0].devices[1].failing.at(0).why.code == errc::ptx_too_new_for_driver);
 }
 
+TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run what CUDA 13.0 built", "[inventory][inspect]") {
+  // sm_80.o and all_major.o: machine code built by nvcc 13.0, uncompressed, each cubin's
+  // .note.nv.tkinfo saying "release 13.0". The same fleet, the same CUDA: the same verdict.
+  const std::string built = std::string(CUARCH_TEST_DATA_DIR) + "/inspect/";
+  cuarch::resolve_options o;
+  o.inventory = scratch("majors.csv", "host, compute_cap, cuda_version\nnew, 8.0, 13.0\nold, 8.0, 12.8\n");
+  const auto done = cuarch::inspect_here({built + "sm_80.o"}, o);
+  REQUIRE(done.report.files.at(0).devices.size() == 2);
+  const auto& on = done.report.files[0].devices;
+  CHECK(on[0].loads());  // the CUDA 13.0 node
+  REQUIRE_FALSE(on[1].loads());
+  const cuarch::error& why = on[1].failing.at(0).why;
+  INFO(why.message());
+  CHECK(why.found == cuda_version{12, 8, -1});     // the node's driver
+  CHECK(why.required == cuda_version{13, 0, -1});  // the CUDA that built it, as its cubin says
+  CHECK(why.message().find("minor-version compatibility does not cross majors") != std::string::npos);
+  CHECK(done.exit_status() == 1);
+  o.toolkit = cuda_version{13, 0, -1};  // resolve's verdict on the same fleet for the same CUDA
+  o.archs = "8.0";
+  CHECK(cuarch::resolve_here(o).exit_status() == 1);
+  o.toolkit.reset();
+  o.archs = cuarch::given_text{};
+  // The T4 node of the kubectl fleet serves CUDA 12.2: all_major.o's sm_75 (built by 13.0) does not run there.
+  o.inventory = fleet_json;
+  const auto fleet = cuarch::inspect_here({built + "all_major.o"}, o);
+  REQUIRE(fleet.report.files.at(0).devices.size() == 2);
+  CHECK(fleet.report.files[0].devices[0].loads());
+  CHECK_FALSE(fleet.report.files[0].devices[1].loads());
+  const std::string text = cuarch::inspect_text(fleet.report);
+  INFO(text);
+  CHECK(text.find("fix: update the driver to one that serves CUDA 13.0 or newer, or build with CUDA 12.x") != std::string::npos);
+  // What the file does not say is not invented: a compressed cubin's note is not read, so only its
+  // PTX (ISA 9.0, which a 12.8 driver cannot JIT) is judged against the driver; its SASS loads.
+  o.inventory = scratch("majors.csv", "host, compute_cap, cuda_version\nold, 9.0, 12.8\n");
+  CHECK(cuarch::inspect_here({built + "compress_all.o"}, o).report.files.at(0).devices.at(0).loads());
+}
+
 TEST_CASE("inspect refuses what check_options refuses, first, as resolve does: a usage error", "[inventory][inspect][options]") {
   const std::vector<std::string> built{std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90.o"};
   cuarch::resolve_options o;  // no inventory: a toolkit by release and an nvcc to detect
@@ -330,7 +367,8 @@ TEST_CASE("the command line: resolve and inspect --inventory, text and json", "[
         std::string::npos);
   CHECK(r.out.find("cc 7.5 (gpu-t4-0): CANNOT LOAD") != std::string::npos);
   r = run({"inspect", built + "all_major.o", "--inventory", fleet_json, "--format", "json"});
-  CHECK(r.exit_status == 0);
+  CHECK(r.exit_status == 1);  // nvcc 13.0 built it: the T4 node's driver (CUDA 12.2) does not run it, as resolve says
+  CHECK(r.out.find("which a driver serving CUDA 12.2 does not run") != std::string::npos);
   CHECK(r.out.find(R"("no_gpu":"no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity")") != std::string::npos);
   r = run({"inspect", built + "sm_90a.o", "--inventory", fleet_json, "--device-cc", "9.0", "--format", "json"});
   CHECK(r.exit_status == 2);  // check_options: a usage error, as for resolve

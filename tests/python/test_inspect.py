@@ -15,16 +15,22 @@ DATA = os.path.join(REPO, "tests", "data", "inspect")
 
 
 def test_images_and_verdict_per_device():
-    doc = cuarch.inspect(os.path.join(DATA, "mix_80_90a_c90.o"), devices="7.5,8.9,9.0,10.0", driver="12.8")
+    path = os.path.join(DATA, "mix_80_90a_c90.o")  # built by nvcc 13.0
+    doc = cuarch.inspect(path, devices="7.5,8.9,9.0,10.0", driver="13.0")
     assert doc["schema"] == "cuarch.inspect/1"
     f = doc["files"][0]
     assert [i["target"] for o in f["code_objects"] for i in o["images"]] == ["sm_80", "sm_90a", "compute_90"]
     verdict = {d["cc"]: d for d in f["devices"]}
     assert verdict["8.9"]["loads"] and verdict["8.9"]["chosen"] == [{"target": "sm_80", "count": 1}]
     assert verdict["9.0"]["chosen"] == [{"target": "sm_90a", "count": 1}]
+    assert verdict["10.0"]["chosen"] == [{"target": "compute_90", "count": 1}]
     assert not verdict["7.5"]["loads"]
-    # compute_90 is PTX ISA 9.0: a CUDA 12.8 driver reads up to 8.7.
+    # Under a CUDA 12.8 driver: compute_90 is PTX ISA 9.0, and it reads up to 8.7; the machine code,
+    # built by CUDA 13.0, does not run under a 12.x driver (minor-version compatibility does not cross majors).
+    doc = cuarch.inspect(path, devices="7.5,8.9,9.0,10.0", driver="12.8")
+    verdict = {d["cc"]: d for d in doc["files"][0]["devices"]}
     assert verdict["10.0"]["failing"][0]["error"]["code"] == "ptx_too_new_for_driver"
+    assert "does not cross majors" in verdict["8.9"]["failing"][0]["error"]["message"]
     assert doc["ok"] is False and doc["exit_status"] == 1
 
 

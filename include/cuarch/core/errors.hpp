@@ -139,10 +139,11 @@ constexpr error rejected_by_compiler(source_kind source, const arch_target& targ
 
 // --- what a device or driver can load --------------------------------------------------------
 
-/// target cannot run on a device of compute capability `device`; raw may name every device asked.
+/// target cannot run on a device of compute capability `device`; raw may name every device asked. Or
+/// it can, but CUDA `required` built it, of a later major than the driver's `found` (driver_runs_code_of).
 constexpr error cannot_load_on_device(source_kind source, const arch_target& target, const compute_capability& device,
-                                      std::string_view raw = {}) {
-  error e = detail::make_target_error(errc::cannot_load_on_device, source, target, {}, {}, raw);
+                                      std::string_view raw = {}, const cuda_version& required = {}, const cuda_version& found = {}) {
+  error e = detail::make_target_error(errc::cannot_load_on_device, source, target, required, found, raw);
   e.device = device;
   return e;
 }

@@ -38,6 +38,7 @@ struct code_image {
   bool compressed = false;    // stored compressed in the fatbin
   std::uint64_t offset = 0;   // where its header (a fatbin entry) or the file itself starts
   std::uint64_t size = 0;     // its payload as stored, in bytes
+  cuda_version built_by{};    // SASS: the CUDA whose ptxas wrote it, as its cubin's .note.nv.tkinfo says ({}: unsaid, compressed)
 };
 
 /// One fatbin (a code object: the driver loads one of its images for the kernels it holds), or the
@@ -83,6 +84,9 @@ inline constexpr std::uint64_t fatbin_flag_compressed = 0x2000u | 0x8000u;
 inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_flag_family_specific = 0x200000u;
 
 constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
+/// A 64-bit little-endian ELF file, with room for its header.
+constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
+inline std::optional<error> read_cubin(std::string_view b, code_listing& out);
 
 /// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
 /// them is skipped). Appends to `out`, with offsets `base` + offsets in b.
@@ -121,6 +125,10 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
       const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
       const ptx_isa_version version{static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
       obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, base + e, payload});
+      // An uncompressed cubin names the CUDA that built it; bytes that read as no cubin name none, and fail nothing.
+      const std::string_view cubin = b.substr(static_cast<std::size_t>(e + entry_header), static_cast<std::size_t>(payload));
+      if (code_listing own; kind == 2 && !obj.images.back().compressed && is_elf64(cubin) && !read_cubin(cubin, own))
+        obj.images.back().built_by = own.objects[0].images[0].built_by;
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
@@ -145,9 +153,6 @@ inline std::string_view ptx_directive(std::string_view text, std::string_view ke
   }
   return {};
 }
-
-/// A 64-bit little-endian ELF file, with room for its header.
-constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
 
 struct elf_section {
   std::string_view name;
@@ -193,9 +198,12 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
         if (attribute == 9 && format == 2 && bytes[at + 2] == 1) img.target.variant = arch_variant::arch_specific;
         at += format == 4 ? 4 + static_cast<std::size_t>(le(bytes, at + 2, 2)) : 4;
       }
-    } else if (s.name == ".note.nv.tkinfo" && img.target.variant == arch_variant::baseline) {
-      // The producer's command line ends the note: "-arch sm_100f -m 64". Its -arch names f.
-      if (bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
+    } else if (s.name == ".note.nv.tkinfo") {
+      // The producer's version, then its command line: "Cuda compilation tools, release 13.0, V13.0.88
+      // ... -arch sm_100f -m 64". Its release built the cubin; its -arch names f.
+      if (const std::size_t at = bytes.find(", release "); at != std::string_view::npos)
+        if (const auto v = parse_cuda_version(bytes.substr(at + 10, bytes.substr(at + 10).find(',')))) img.built_by = *v;
+      if (img.target.variant == arch_variant::baseline && bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
         img.target.variant = arch_variant::family_specific;
     }
     return std::nullopt;
@@ -313,8 +321,8 @@ struct image_choice {
 
 /// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
 /// nearest compute capability first (arch-specific before family before baseline on a tie); else
-/// PTX that loads and, when the driver's release is known, that it can JIT, the newest first. LTO
-/// IR never loads (it needs the device linker).
+/// PTX that loads and, when the driver's release is known, that it can JIT, the newest first; never
+/// what a later major built (driver_runs_code_of). LTO IR never loads (it needs the device linker).
 inline image_choice choose_image(const code_object& obj, const compute_capability& device, const std::optional<cuda_version>& driver) {
   image_choice out;
   const auto rank = [](const arch_target& t) {
@@ -326,9 +334,11 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
       if (img.target.form != form) continue;
       auto ok = check_loadable(img.target, device);
       if (ok && form == arch_form::ptx && driver) ok = check_driver_can_jit_isa(img.target, img.version, *driver);
+      if (ok && driver && img.built_by.major && !driver_runs_code_of(*driver, img.built_by))  // as resolve --inventory's nodes
+        ok = unexpected(errors::cannot_load_on_device(source_kind::driver, img.target, device, {}, img.built_by, *driver));
       if (!ok) {
-        // Remember the most telling miss: a JIT refusal beats "wrong device".
-        if (!out.why || ok.error().code == errc::ptx_too_new_for_driver) out.why = ok.error();
+        // Remember the most telling miss: the driver's refusal (JIT, or a later major) beats "wrong device".
+        if (!out.why || ok.error().source == source_kind::driver) out.why = ok.error();
         continue;
       }
       if (out.image == image_choice::none || rank(img.target) > rank(obj.images[out.image].target)) out.image = i;

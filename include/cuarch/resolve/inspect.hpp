@@ -188,6 +188,9 @@ inline std::string fix_text(const failing_group& g, const compute_capability& cc
   if (g.why.code == errc::ptx_too_new_for_driver)
     return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" + n +
            " machine code";
+  if (g.why.found.major)  // built by a later major than the driver serves (choose_image)
+    return "update the driver to one that serves CUDA " + std::string(to_text(g.why.required.release()).view()) +
+           " or newer, or build with CUDA " + std::to_string(g.why.found.major) + ".x";
   return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
          "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
          " or lower (compute_XY) for the driver to JIT";
