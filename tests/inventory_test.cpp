@@ -63,7 +63,11 @@ TEST_CASE("a driver release serves the CUDA of cuarch's table of minimum drivers
   cuda_version newest_published{};  // rows whose minimum driver NVIDIA has not published answer for no driver
   for (const auto& row : cuarch::toolkit_table)
     if (row.min_driver.major != 0) newest_published = row.release;
-  CHECK(cuarch::toolkit_served_by({999, 0, -1}) == newest_published);
+  CHECK(cuarch::toolkit_served_by({595, 99, -1}) == newest_published);  // the newest published branch
+  // A later branch may serve a release whose minimum is unpublished, or one newer than the table:
+  // unknown (PTX not checked for it, a note says so), never a release it would be "too old" for.
+  CHECK(cuarch::toolkit_served_by({610, 43, 2}).major == 0);
+  CHECK(cuarch::toolkit_served_by({999, 0, -1}).major == 0);
   CHECK(cuarch::toolkit_served_by({400, 0, -1}).major == 0);  // older than the table: unknown
   CHECK(cuarch::driver_runs_code_of({12, 2, -1}, {12, 8, -1}));
   CHECK_FALSE(cuarch::driver_runs_code_of({12, 2, -1}, {13, 0, -1}));
@@ -310,6 +314,21 @@ TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run wha
   // PTX (ISA 9.0, which a 12.8 driver cannot JIT) is judged against the driver; its SASS loads.
   o.inventory = scratch("majors.csv", "host, compute_cap, cuda_version\nold, 9.0, 12.8\n");
   CHECK(cuarch::inspect_here({built + "compress_all.o"}, o).report.files.at(0).devices.at(0).loads());
+}
+
+TEST_CASE("a driver of a later branch than cuarch's table of minimum drivers is never called too old", "[inventory]") {
+  // 610.43.02: past every minimum driver the table publishes (595.45.04: CUDA 13.2), so it may serve
+  // 13.3 or later; PTX ISA 9.3 (CUDA 13.3) must not be refused with "update the driver", by either command.
+  const std::string ptx = scratch("k93.ptx", ".version 9.3\n.target sm_90\n.address_size 64\n");
+  cuarch::resolve_options o;
+  o.inventory = scratch("610.csv", "host, compute_cap, driver_version\nnew, 9.0, 610.43.02\n");
+  const auto done = cuarch::inspect_here({ptx}, o);
+  REQUIRE(done.report.files.at(0).devices.size() == 1);
+  INFO(cuarch::inspect_text(done.report));
+  CHECK(done.report.files[0].devices[0].loads());
+  o.toolkit = cuda_version{13, 3, -1};
+  o.archs = "9.0+PTX";
+  CHECK(cuarch::resolve_here(o).exit_status() == 0);
 }
 
 TEST_CASE("inspect refuses what check_options refuses, first, as resolve does: a usage error", "[inventory][inspect][options]") {

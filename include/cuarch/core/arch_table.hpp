@@ -162,12 +162,18 @@ constexpr const toolkit_row* find_toolkit_row(const cuda_version& v) noexcept {
 }
 
 /// The newest release whose minimum driver (GA, Linux) `d` meets: the CUDA a driver serves by
-/// NVIDIA's table (580.159.04 -> 13.0, 535.54.03 -> 12.2); {} below the table's oldest row.
+/// NVIDIA's table (580.159.04 -> 13.0, 535.54.03 -> 12.2); {} below the table's oldest row, and for a
+/// later branch than the newest published minimum (610.x past 595.45.04): it may serve a release whose
+/// minimum is unpublished, or one newer than the table, so it is unknown, never "too old".
 constexpr cuda_version toolkit_served_by(const driver_version& d) noexcept {
   cuda_version best{};
-  for (const auto& r : toolkit_table)
-    if (r.min_driver.major != 0 && !(d < r.min_driver)) best = r.release;
-  return best;
+  int branch = 0;  // the newest published minimum's driver major
+  for (const auto& r : toolkit_table) {
+    if (r.min_driver.major == 0) continue;  // unpublished
+    branch = r.min_driver.major;
+    if (!(d < r.min_driver)) best = r.release;
+  }
+  return d.major > branch ? cuda_version{} : best;
 }
 
 /// Whether `cc` is an integrated (Tegra) part: Jetson, Thor, the table's "(Tegra" rows. Machine

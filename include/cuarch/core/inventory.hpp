@@ -241,7 +241,7 @@ inline std::vector<std::string> inventory_notes(const inventory& inv) {
     else if (n.driver.major == 0)
       words = ": the CUDA its driver serves is unknown (" +
               (n.driver_said.empty() ? std::string("no driver label or column")
-                                     : "driver " + n.driver_said + " is older than cuarch's table") +
+                                     : "driver " + n.driver_said + " is outside cuarch's table of minimum drivers") +
               "): PTX is not checked for it";
     else if (n.driver_by_table)
       words = ": driver " + n.driver_said + " serves CUDA " + std::string(to_text(n.driver).view()) +
