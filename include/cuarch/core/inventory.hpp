@@ -101,8 +101,8 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
     const std::string* name = get(at + "metadata.name");
     n.name = name ? *name : "items[" + std::to_string(i) + "]";
     const std::string where = "node " + n.name;
-    const auto label = [&](const char* key) { return get(at + "metadata.labels.nvidia.com/" + key); };
-    const auto number = [&](const char* key, int& into) {
+    const auto label = [&](const std::string& key) { return get(at + "metadata.labels.nvidia.com/" + key); };
+    const auto number = [&](const std::string& key, int& into) {
       const std::string* v = label(key);
       return v && parse_uint(*v, into);
     };
@@ -118,10 +118,9 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
       if (!number("gpu.count", g.count) && !(capacity && parse_uint(*capacity, g.count))) g.count = 1;
       n.gpus.push_back(std::move(g));
       cuda_version v{0, 0, -1};
-      if (number("cuda.runtime-version.major", v.major) && number("cuda.runtime-version.minor", v.minor))
-        n.driver_said = "nvidia.com/cuda.runtime-version " + std::to_string(v.major) + "." + std::to_string(v.minor);
-      else if (number("cuda.runtime.major", v.major) && number("cuda.runtime.minor", v.minor))
-        n.driver_said = "nvidia.com/cuda.runtime " + std::to_string(v.major) + "." + std::to_string(v.minor);
+      for (const std::string key : {"cuda.runtime-version", "cuda.runtime"})  // newer GFD's, else older's
+        if (n.driver_said.empty() && number(key + ".major", v.major) && number(key + ".minor", v.minor))
+          n.driver_said = "nvidia.com/" + key + " " + std::to_string(v.major) + "." + std::to_string(v.minor);
       if (!n.driver_said.empty()) n.driver = v;
       else if (const std::string* full = label("cuda.driver-version.full")) driver_from_release(n, *full);
       else if (const std::string* dm = label("cuda.driver.major"), *dn = label("cuda.driver.minor"); dm && dn) {
