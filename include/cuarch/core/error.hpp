@@ -115,8 +115,8 @@ inline std::string error::message() const {
     case errc::cannot_load_on_device:
       if (found.major)  // built by a later major than the driver serves (driver_runs_code_of; choose_image)
         return tgt + " was built by CUDA " + req + ", which a driver serving CUDA " + fnd + " does not run" + where +
-               ": minor-version compatibility does not cross majors; fix: update the driver, or build with CUDA " +
-               std::to_string(found.major) + ".x";
+               ": minor-version compatibility does not cross majors; fix: update the driver to one that serves CUDA " + req +
+               " or newer, or build with CUDA " + std::to_string(found.major) + ".x";
       return tgt + " cannot run on a device of compute capability " + str(device) + where +
              "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
     case errc::ptx_too_new_for_driver:
