@@ -109,6 +109,17 @@ TEST_CASE("a driver JITs PTX only up to its own PTX ISA", "[driver]") {
   const auto e = check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {12, 8});
   REQUIRE_FALSE(e);
   CHECK(e.error().message().find("PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7") != std::string::npos);
+  // A compiler newer than the table is judged by release: its PTX ISA is unknown, never "PTX ISA 0.0".
+  const auto newer = check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 0}, {13, 0});
+  REQUIRE_FALSE(newer);
+  CHECK(newer.error().message() ==
+        "compute_90 is PTX of CUDA 14.0, whose PTX ISA cuarch's table does not know; the driver (CUDA 13.0) is of an older "
+        "release and JITs PTX ISA up to 9.0 (driver); fix: update the driver to one of CUDA 14.0 or newer, or ship machine code (sm_) for "
+        "the device instead of PTX");
+  // Both newer than the table: the releases alone decide, and no ISA is named.
+  CHECK(check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 1}, {14, 0}).error().message() ==
+        "compute_90 is PTX of CUDA 14.1, whose PTX ISA cuarch's table does not know; the driver (CUDA 14.0) is of an older release "
+        "(driver); fix: update the driver to one of CUDA 14.1 or newer, or ship machine code (sm_) for the device instead of PTX");
 }
 
 TEST_CASE("one rule says which PTX ISA a driver reads, asked by compiler or by ISA", "[driver][ptx]") {

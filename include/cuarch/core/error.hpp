@@ -119,9 +119,18 @@ inline std::string error::message() const {
                " or newer, or build with CUDA " + std::to_string(found.major) + ".x";
       return tgt + " cannot run on a device of compute capability " + str(device) + where +
              "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
-    case errc::ptx_too_new_for_driver:
-      return tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ") JITs PTX ISA up to " +
-             str(ptx_supported) + where + "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
+    case errc::ptx_too_new_for_driver: {
+      // An ISA of 0.0 is unknown: a compiler newer than the table (judged by release), or a driver
+      // older than it (newer ones have no known limit).
+      const std::string up_to = ptx_supported.major ? " JITs PTX ISA up to " + str(ptx_supported) : std::string();
+      if (!ptx_required.major)
+        return tgt + " is PTX of CUDA " + req + ", whose PTX ISA cuarch's table does not know; the driver (CUDA " + fnd +
+               ") is of an older release" + (up_to.empty() ? "" : " and" + up_to) + where +
+               "; fix: update the driver to one of CUDA " + req + " or newer, or ship machine code (sm_) for the device instead of PTX";
+      return tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ")" +
+             (up_to.empty() ? " is older than cuarch's table, which cannot vouch for the PTX it JITs" : up_to) + where +
+             "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
+    }
     case errc::library_not_found:
       return "could not load " + subj + where + said(": ") + "; fix: install it, or pass its absolute path explicitly";
     case errc::symbol_not_found:
