@@ -13,6 +13,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -131,6 +132,19 @@ TEST_CASE("kubectl: the driver from the release when no CUDA label, one Node, mi
   e = refused(scratch("half.json", one_node(R"("nvidia.com/gpu.compute.major":"9")")));
   CHECK(e.message().find("must both be numbers") != std::string::npos);
   refused(scratch("nan.json", one_node(R"("nvidia.com/gpu.compute.major":"nine","nvidia.com/gpu.compute.minor":"0")")));
+  // Any other label or count cuarch reads is read or refused, as the CSV's columns are: never one
+  // GPU for "4x", never "no driver label" for a driver label it could not read.
+  const std::string h200 = R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0",)";
+  for (const auto& [label, status] : std::vector<std::pair<std::string, std::string>>{
+           {R"("nvidia.com/gpu.count":"4x")", "{}"},
+           {R"("nvidia.com/gpu.product":"H200")", R"({"capacity":{"nvidia.com/gpu":"four"}})"},
+           {R"("nvidia.com/cuda.runtime-version.major":"13","nvidia.com/cuda.runtime-version.minor":"zero")", "{}"},
+           {R"("nvidia.com/cuda.driver-version.full":"580.x")", "{}"},
+           {R"("nvidia.com/cuda.driver.major":"580","nvidia.com/cuda.driver.minor":"sixty")", "{}"}}) {
+    INFO(label << " " << status);
+    e = refused(scratch("badlabel.json", one_node(h200 + label, status)));
+    CHECK(e.message().find("node n1") != std::string::npos);
+  }
 }
 
 TEST_CASE("kubectl: malformed JSON, another kind, and control characters are refused naming the file", "[inventory]") {

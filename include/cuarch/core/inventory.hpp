@@ -102,9 +102,15 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
     n.name = name ? *name : "items[" + std::to_string(i) + "]";
     const std::string where = "node " + n.name;
     const auto label = [&](const std::string& key) { return get(at + "metadata.labels.nvidia.com/" + key); };
+    std::string unread;  // the first value read that says nothing: an error, never a default in its place
     const auto number = [&](const std::string& key, int& into) {
       const std::string* v = label(key);
+      if (v && !parse_uint(*v, into) && unread.empty()) unread = "label nvidia.com/" + key + " '" + *v + "' is not a number";
       return v && parse_uint(*v, into);
+    };
+    const auto release = [&](const std::string& key, const std::string& value) {
+      if (!driver_from_release(n, value) && unread.empty())
+        unread = "label nvidia.com/" + key + " '" + value + "' is not a driver release";
     };
     const std::string *major = label("gpu.compute.major"), *minor = label("gpu.compute.minor");
     const std::string* capacity = get(at + "status.capacity.nvidia.com/gpu");
@@ -115,18 +121,20 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
                                           "labels nvidia.com/gpu.compute.major and .minor must both be numbers, not '" +
                                               (major ? *major : "") + "' and '" + (minor ? *minor : "") + "'"));
       if (const std::string* product = label("gpu.product")) g.product = *product;
-      if (!number("gpu.count", g.count) && !(capacity && parse_uint(*capacity, g.count))) g.count = 1;
+      if (!number("gpu.count", g.count) && capacity && !parse_uint(*capacity, g.count) && unread.empty())
+        unread = "capacity nvidia.com/gpu '" + *capacity + "' is not a number";
       n.gpus.push_back(std::move(g));
       cuda_version v{0, 0, -1};
       for (const std::string key : {"cuda.runtime-version", "cuda.runtime"})  // newer GFD's, else older's
         if (n.driver_said.empty() && number(key + ".major", v.major) && number(key + ".minor", v.minor))
           n.driver_said = "nvidia.com/" + key + " " + std::to_string(v.major) + "." + std::to_string(v.minor);
       if (!n.driver_said.empty()) n.driver = v;
-      else if (const std::string* full = label("cuda.driver-version.full")) driver_from_release(n, *full);
+      else if (const std::string* full = label("cuda.driver-version.full")) release("cuda.driver-version.full", *full);
       else if (const std::string* dm = label("cuda.driver.major"), *dn = label("cuda.driver.minor"); dm && dn) {
         const std::string* rev = label("cuda.driver.rev");
-        driver_from_release(n, *dm + "." + *dn + (rev && !rev->empty() ? "." + *rev : ""));
+        release("cuda.driver.major/.minor/.rev", *dm + "." + *dn + (rev && !rev->empty() ? "." + *rev : ""));
       }
+      if (!unread.empty()) return unexpected(inventory_error(inv.path, where, unread));
     } else {
       int gpus = 0;
       const std::string gpu_labels = at + "metadata.labels.nvidia.com/gpu.";
