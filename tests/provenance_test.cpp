@@ -337,6 +337,14 @@ TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, word
                                  [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::override_vs_cuda_home; });
     REQUIRE(it != findings.end());
     CHECK(contains(it->what, "holds CUDA 13.0"));
+    // The same root also named by cuda_home (met first that way): the finding still names CUDA_HOME.
+    o.cuda_home = layout.toolkit;
+    const auto also = cuarch::find_disagreements(cuarch::detect(o));
+    const auto again = std::find_if(also.begin(), also.end(),
+                                    [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::override_vs_cuda_home; });
+    REQUIRE(again != also.end());
+    CHECK(contains(again->what, "but CUDA_HOME=" + layout.toolkit + " holds CUDA 13.0"));
+    o.cuda_home.clear();
     o.nvcc_path.clear();
     o.mode = cuarch::detect_mode::enumerate_all;
     CHECK(cuarch::resolve_warnings(cuarch::detect(o), source_kind::nvcc).empty());

@@ -169,7 +169,7 @@ class analyzer {
   /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
   /// another release: PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
   void overrides_vs_cuda_home() {
-    const toolkit_root* home = root_via("CUDA_HOME=").first;
+    const auto [home, home_via] = root_via("CUDA_HOME=");
     if (!home || home->problem) return;
     const candidate* home_nvcc = nvcc_in(d_, home->real_path);  // what says its release: its nvcc, else its first version file
     for (const auto& c : d_.candidates)
@@ -184,8 +184,7 @@ class analyzer {
                           !starts_with(c->origin, "CUDA_PATH=") && !starts_with(c->origin, "CONDA_PREFIX="));
       if (!named || same_release(c, home_nvcc)) continue;
       add(finding_kind::override_vs_cuda_home, severity::warning,
-          label(*c) + " was named explicitly, but " + home->origin + " holds CUDA " + release_of(home_nvcc) + " (" + home_nvcc->path +
-              ")",
+          label(*c) + " was named explicitly, but " + home_via + " holds CUDA " + release_of(home_nvcc) + " (" + home_nvcc->path + ")",
           "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc, not with the compiler named here: set CUDA_HOME to "
           "the named compiler's toolkit, or drop the override",
           {c, home_nvcc});
