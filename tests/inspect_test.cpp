@@ -456,3 +456,36 @@ TEST_CASE("the image a device loads: exact SASS, compatible SASS, then PTX the d
   REQUIRE(lto.has_value());
   CHECK_FALSE(choose_image(lto->objects.at(0), cc(10, 0), std::nullopt).loads());
 }
+
+TEST_CASE("code objects alike but for why they fail are told apart, so each fix is said", "[inspect][verdict]") {
+  // compute_90 PTX of ISA 9.1, 9.1 and 9.2 on cc 9.0 under a 13.0 driver (JITs up to 9.0): updating
+  // the driver for 9.1 leaves the 9.2 object failing, so 9.2 must be named. The same for SASS that
+  // later majors (14.0, 15.0) built: a driver for 14.0 does not run what 15.0 built.
+  code_listing l;
+  l.kind = container_kind::fatbin;
+  for (const int minor : {1, 1, 2}) {
+    code_image img;
+    img.target = arch_target{cc(9, 0), arch_variant::baseline, arch_form::ptx};
+    img.version = ptx_isa_version{9, minor};
+    l.objects.push_back(code_object{0, false, {img}});
+  }
+  for (const int major : {14, 15}) {
+    code_image img;
+    img.target = arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass};
+    img.built_by = cuda_version{major, 0};
+    l.objects.push_back(code_object{0, false, {img}});
+  }
+  const device_verdict v = judge_device(l, device_info{0, cc(9, 0), "", source_kind::device_list}, cuda_version{13, 0});
+  CHECK(v.failed() == 5);
+  REQUIRE(v.failing.size() == 4);  // largest first: the two 9.1 objects, then one each
+  CHECK(v.failing[0].count == 2);
+  CHECK(v.failing[0].why.ptx_required == ptx_isa_version{9, 1});
+  inspect_report r;
+  r.devices.push_back(v.device);
+  r.driver = cuda_version{13, 0};
+  r.files.push_back(judge_file("alike", l, r));
+  const std::string text = inspect_text(r);
+  INFO(text);
+  CHECK(text.find("JITs PTX ISA 9.2") != std::string::npos);
+  CHECK(text.find("serves CUDA 15.0") != std::string::npos);
+}

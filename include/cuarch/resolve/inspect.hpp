@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -129,10 +130,13 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
   v.device = device;
   v.choice.assign(listing.objects.size(), image_choice::none);
   const bool loadable = has_loadable(listing);
-  struct miss {
+  struct miss {  // alike when all but `object` are: the same targets, failing for the same reason
     std::vector<std::uint32_t> keys;
     errc code;
+    cuda_version built_by;  // the later major that built it (the driver-major rule)
+    ptx_isa_version ptx;    // the ISA the driver cannot JIT
     std::size_t object;
+    auto alike() const { return std::tie(code, keys, built_by, ptx); }
   };
   std::vector<miss> misses;
   for (std::size_t i = 0; i < listing.objects.size(); ++i) {
@@ -145,13 +149,14 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
       ++(c.jit ? v.by_ptx_jit : v.by_sass);
       continue;
     }
-    misses.push_back(miss{detail::target_keys_of(o), c.why ? c.why->code : errc::cannot_load_on_device, i});
+    static const error no_reason{};
+    const error& why = c.why ? *c.why : no_reason;
+    misses.push_back(miss{detail::target_keys_of(o), c.why ? why.code : errc::cannot_load_on_device, why.required, why.ptx_required, i});
   }
-  std::stable_sort(misses.begin(), misses.end(),
-                   [](const miss& a, const miss& b) { return a.code != b.code ? a.code < b.code : a.keys < b.keys; });
+  std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) { return a.alike() < b.alike(); });
   for (std::size_t at = 0; at < misses.size();) {
     std::size_t end = at + 1;
-    while (end < misses.size() && misses[end].code == misses[at].code && misses[end].keys == misses[at].keys) ++end;
+    while (end < misses.size() && misses[end].alike() == misses[at].alike()) ++end;
     failing_group g;
     for (const std::uint32_t k : misses[at].keys) g.targets.push_back(detail::target_of_key(k));
     g.count = end - at;
