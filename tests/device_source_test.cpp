@@ -65,6 +65,22 @@ TEST_CASE("a bare number below 30 is never read as a compute capability 1.x or 2
   CHECK(*cuarch::parse_compute_capability("sm_120") == compute_capability{12, 0});
 }
 
+TEST_CASE("a refused device is told how a device is written, never a target's spelling", "[devices][edges]") {
+  // The target grammar's fix ("write it like sm_90a, compute_90, ... 90-real") named what a device list
+  // refuses, the input itself among them ("'sm_90a' ...; fix: write it like sm_90a").
+  for (const char* bad : {"sm_90a", "compute_90", "9.0a", "9.0+PTX", "abc", "12", "9.10"}) {
+    const auto r = cuarch::parse_compute_capability(bad);
+    REQUIRE_FALSE(r);
+    const std::string m = r.error().message();
+    INFO(m);
+    for (const char* target_spelling : {"sm_90a", "compute_90", "9.0a", "90a", "+PTX", "-real"})
+      CHECK(m.find(std::string("fix: ") + "write it like " + target_spelling) == std::string::npos);
+    CHECK((m.find("like 9.0, 12.0, 90 or sm_120") != std::string::npos ||
+           m.find("like 12.0, or as its sm number, like 120") != std::string::npos));
+  }
+  for (const char* example : {"9.0", "12.0", "90", "sm_120", "120"}) CHECK(cuarch::parse_compute_capability(example));
+}
+
 TEST_CASE("parse_device_list: separators, positions of bad entries, empty lists", "[devices]") {
   const auto l = cuarch::parse_device_list("12.0,9.0;sm_121 8.6");
   REQUIRE(l);

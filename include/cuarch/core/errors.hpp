@@ -68,8 +68,9 @@ constexpr error empty_input(source_kind source, std::string_view subject = {}, s
   return detail::input_error(errc::empty_input, source, subject, position, raw);
 }
 /// "sm_", "abc": subject is the token.
-constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position) {
-  return detail::input_error(errc::malformed_token, source, subject, position);
+constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position,
+                                std::string_view fix = {}) {  // default fix: the target grammar's spellings
+  return detail::input_error(errc::malformed_token, source, subject, position, fix);
 }
 /// "compute_90b": subject is the token.
 constexpr error unknown_suffix(source_kind source, std::string_view subject, std::size_t position = no_position) {
