@@ -66,6 +66,18 @@ timed_run run_cli(const std::vector<std::string>& args) {
   return t;
 }
 
+/// Detection of the JIT role from the NVRTC at `so` alone, bounded by `deadline`.
+cuarch::detect_options only_nvrtc(const std::string& so, std::chrono::milliseconds deadline) {
+  cuarch::detect_options o;
+  o.env = cuarch::environment{};
+  o.nvrtc_path = so;
+  o.already_loaded = o.loader_search = o.path_search = o.default_locations = false;
+  o.query_devices = false;
+  o.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
+  o.deadline = o.tool_timeout = deadline;
+  return o;
+}
+
 }  // namespace
 
 #ifdef CUARCH_CLI_PATH
@@ -152,14 +164,7 @@ TEST_CASE("a detection whose library call was abandoned says its deadline passed
   const std::string dir = cuarch_test::make_temp_dir("hang-lib");
   const std::string so = dir + "/libnvrtc.so.12";
   if (build_hanging(dir, "stub_libnvrtc.c", so, "nvrtcVersion").empty()) SKIP("no C compiler for the hanging stub");
-  cuarch::detect_options o;
-  o.env = cuarch::environment{};
-  o.nvrtc_path = so;
-  o.already_loaded = o.loader_search = o.path_search = o.default_locations = false;
-  o.query_devices = false;
-  o.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
-  o.deadline = std::chrono::milliseconds(500);
-  o.tool_timeout = std::chrono::milliseconds(500);
+  const cuarch::detect_options o = only_nvrtc(so, std::chrono::milliseconds(500));
   auto start = std::chrono::steady_clock::now();
   const auto d = cuarch::detect(o);
   const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -191,14 +196,7 @@ TEST_CASE("a library whose abandoned call returns later is not closed on the wor
       mark + "\", \"w\"); if (f) { fprintf(f, \"%ld\", (long)syscall(SYS_gettid)); fclose(f); } }\n";
   if (build_hanging(dir, "stub_libnvrtc.c", so, "nvrtcVersion", "usleep(600000); return 1;", extra).empty())
     SKIP("no C compiler for the stub");
-  cuarch::detect_options o;
-  o.env = cuarch::environment{};
-  o.nvrtc_path = so;
-  o.already_loaded = o.loader_search = o.path_search = o.default_locations = false;
-  o.query_devices = false;
-  o.roles = cuarch::role_set{} | cuarch::detect_role::jit_compiler;
-  o.deadline = std::chrono::milliseconds(200);
-  o.tool_timeout = std::chrono::milliseconds(200);
+  const cuarch::detect_options o = only_nvrtc(so, std::chrono::milliseconds(200));
   {
     const auto d = cuarch::detect(o);
     REQUIRE(d.jit_compiler.failure);
