@@ -193,8 +193,10 @@ inline std::string fix_text(const failing_group& g, const compute_capability& cc
   if (g.why.code == errc::ptx_too_new_for_driver)
     return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" + n +
            " machine code";
-  if (g.why.found.major)  // a later major built it: the error's own fix (core/error.hpp words the rule once)
-    return g.why.message().substr(g.why.message().find("; fix: ") + 7);
+  if (g.why.found.major) {  // a later major built it: the error's own fix (core/error.hpp words the rule once)
+    const std::string words = g.why.message();
+    return words.substr(words.find("; fix: ") + 7);
+  }
   return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
          "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
          " or lower (compute_XY) for the driver to JIT";

@@ -142,6 +142,17 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
   return std::nullopt;
 }
 
+/// The directories the loader searches when its cache names no file for a SONAME.
+inline const std::vector<std::string>& system_library_dirs() {
+  static const std::vector<std::string>* const dirs = [] {  // never destroyed
+    auto* d = new std::vector<std::string>;
+    if (*native_multiarch) *d = {std::string("/lib/") + native_multiarch, std::string("/usr/lib/") + native_multiarch};
+    for (const char* s : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) d->emplace_back(s);
+    return d;
+  }();
+  return *dirs;
+}
+
 /// The files /etc/ld.so.cache names for `soname`, in its order (none if unreadable). The format (also
 /// after the old one): a 48-byte header "glibc-ld.so.cache1.1" (entry count at byte 20), 24-byte
 /// entries whose key and value (bytes 4 and 8) are string offsets from the header's start. Read and
@@ -326,9 +337,7 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
     return detail::adopt_library_handle(*h, *found, src, soname);
   }
   if (found) found = first(detail::cached_library_paths(soname), "");
-  const std::string triple = detail::native_multiarch;  // the loader's directories when its cache names none
-  if (found && found->empty())
-    found = first({"/lib/" + triple, "/usr/lib/" + triple, "/lib64", "/usr/lib64", "/lib", "/usr/lib"}, "/" + soname);
+  if (found && found->empty()) found = first(detail::system_library_dirs(), "/" + soname);
   if (!found) return unexpected(std::move(found.error()));
   auto h = detail::bounded_dlopen(soname, src, soname);
   if (!h) {
