@@ -43,6 +43,26 @@ std::string build_slow_stub(const std::string& dir, const std::string& source, c
   return so;
 }
 
+/// An LD_AUDIT module whose la_objopen() sleeps 300 ms for a library whose path contains "slowmap":
+/// glibc calls it while the loader's state is RT_ADD (mapping), so a load of such a library stays
+/// mid-mapping that long.
+std::string build_slow_map_audit(const std::string& dir) {
+  const std::string c = dir + "/audit_slow_map.c", so = dir + "/audit_slow_map.so";
+  cuarch_test::write_file(c,
+                          "#define _GNU_SOURCE\n#include <link.h>\n#include <string.h>\n#include <time.h>\n"
+                          "unsigned la_version(unsigned v) { (void)v; return LAV_CURRENT; }\n"
+                          "unsigned la_objopen(struct link_map* m, Lmid_t id, uintptr_t* cookie) {\n"
+                          "  (void)id; (void)cookie;\n"
+                          "  if (m->l_name && strstr(m->l_name, \"slowmap\")) {\n"
+                          "    struct timespec t = {0, 300000000L};\n    nanosleep(&t, 0);\n  }\n  return 0;\n}\n");
+  const char* cc_env = std::getenv("CC");
+  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(120);
+  const auto r = cuarch::run_process({"/bin/sh", "-c", cc + " -shared -fPIC -O1 -o " + so + " " + c}, limits);
+  return r && r->exit_status == 0 ? so : std::string();
+}
+
 /// What a child does: detect with every role a resolve can ask, then exit 0 if the answers are
 /// the expected ones (the NVRTC, the nvcc, one device), 1 if not; SIGALRM (14) if it hangs.
 struct child_check {
@@ -189,4 +209,43 @@ TEST_CASE("a child forked at any moment of another thread's detect() can detect 
   INFO(timings << " fork timings");
   for (const auto& f : failures) UNSCOPED_INFO(f);
   CHECK(failures.empty());
+}
+
+// A fork while cuarch's dlopen() is still mapping a library: the child's first dlopen() would abort
+// in glibc (dl-open.c asserts r_state == RT_CONSISTENT, exit 127). fork() must wait for the mapping.
+// The mapping is made slow (300 ms) by an LD_AUDIT module, so this test re-runs this binary under
+// LD_AUDIT with the hidden case below.
+TEST_CASE("a fork while another thread's dlopen() maps a library waits until the mapping is done", "[fork]") {
+  const scene s = make_scene();
+  if (s.dir.empty()) SKIP(s.why_not);
+  const std::string audit = build_slow_map_audit(s.dir);
+  if (audit.empty()) SKIP("no C compiler for the LD_AUDIT module");
+  cuarch::process_limits limits;
+  limits.timeout = std::chrono::seconds(60);
+  const auto self = fs::read_symlink("/proc/self/exe").string();
+  const auto r = cuarch::run_process(
+      {"/usr/bin/env", "LD_AUDIT=" + audit, "CUARCH_TEST_SLOW_MAP_DIR=" + s.dir, self, "[.fork-while-mapping]"}, limits);
+  REQUIRE(r);
+  INFO(r->out << r->err);
+  CHECK(r->exit_status == 0);
+  CHECK(r->out.find("All tests passed (1 assertion") != std::string::npos);
+}
+
+TEST_CASE("(run under LD_AUDIT by the case above) fork 50 ms into a 300 ms mapping", "[.fork-while-mapping]") {
+  const char* dir = std::getenv("CUARCH_TEST_SLOW_MAP_DIR");
+  if (!dir) SKIP("run by the case above, under LD_AUDIT");
+  const scene s = make_scene();
+  if (s.dir.empty()) SKIP(s.why_not);
+  const std::string child_home = s.dir + "/child-cuda", home = std::string(dir) + "/slowmap-cuda";
+  fs::create_directories(child_home + "/lib64");
+  fs::create_directories(home + "/lib64");
+  fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", child_home + "/lib64/libnvrtc.so.12");
+  fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
+  const child_check child{options_for(s, child_home), fs::canonical(child_home + "/lib64/libnvrtc.so.12").string(), false};
+  const auto opts = options_for(s, home);
+  std::thread busy([&] { (void)cuarch::detect(opts); });
+  std::this_thread::sleep_for(50ms);
+  const std::string r = fork_and_check(child);
+  busy.join();
+  CHECK(r == "");
 }

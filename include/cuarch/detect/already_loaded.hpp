@@ -105,7 +105,7 @@ class application_libraries {
   static bool mapped_now(const std::string& name) {
     if (name.empty()) return false;
     const auto h = bounded_dlopen(name, source_kind::none, name, RTLD_LAZY | RTLD_NOLOAD);
-    if (h) ::dlclose(*h);
+    if (h) close_library(*h);
     return h.has_value();
   }
 

@@ -40,6 +40,12 @@ enum class library_path_policy : unsigned char { absolute_only, allow_relative }
 
 namespace detail {
 
+/// dlclose(), which fork() waits for (process_lock.hpp: a child copied mid-unmap cannot load).
+inline void close_library(void* handle) {
+  const loader_call c;
+  ::dlclose(handle);
+}
+
 /// One dlopen handle. Shared by every dynamic_library that loaded the same file.
 struct loaded_library {
   void* handle = nullptr;
@@ -48,7 +54,7 @@ struct loaded_library {
   loaded_library(const loaded_library&) = delete;
   loaded_library& operator=(const loaded_library&) = delete;
   ~loaded_library() {  // not on a worker whose caller has gone (the process may be exiting): then it stays loaded
-    if (handle && !bounded_job_base::caller_gone()) dlclose(handle);
+    if (handle && !bounded_job_base::caller_gone()) close_library(handle);
   }
 };
 
@@ -74,6 +80,7 @@ inline std::shared_ptr<loaded_library> held_library(const std::string& real) {
 inline expected<void*, error> bounded_dlopen(const std::string& what, source_kind src, std::string_view asked_as,
                                              int flags = RTLD_NOW | RTLD_LOCAL) {
   return bounded_call(src, what, "dlopen", [what, src, asked = std::string(asked_as), flags]() -> expected<void*, error> {
+    const loader_call c;  // fork() waits for it (process_lock.hpp)
     void* h = dlopen(what.c_str(), flags);
     if (!h) {
       const char* e = dlerror();
@@ -254,7 +261,7 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
   if (real.empty()) real = mapped.empty() ? asked : mapped;
   if ((!mapped.empty() && mapped.front() != '/') || real.empty() || real.front() != '/') {
     // Found relative to the current directory (LD_LIBRARY_PATH=":..." or "."): refused.
-    dlclose(handle);
+    close_library(handle);
     return unexpected(errors::library_not_found(src, asked_as, mapped.empty() ? real : mapped,
                                                 "the loader found it through a relative path (current directory); "
                                                 "cuarch does not load libraries from there"));
@@ -271,7 +278,7 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
       return dynamic_library(std::move(lib));
     }
   }
-  dlclose(handle);  // the loader returned the same mapping with one more reference; give it back
+  close_library(handle);  // the loader returned the same mapping with one more reference; give it back
   return dynamic_library(std::move(existing));
 }
 }  // namespace detail

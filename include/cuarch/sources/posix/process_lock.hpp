@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <new>
@@ -20,7 +21,9 @@ namespace detail {
 struct fork_state {
   pthread_mutex_t lock;  // recursive, initialised by fork_state_init
   pthread_once_t once;
-  unsigned long generation;  // +1 in each child
+  unsigned long generation;          // +1 in each child
+  std::atomic<int> loader_calls;     // cuarch's dlopen()/dlclose() calls under way
+  std::atomic<long long> loader_at;  // when the latest began (steady clock, ns)
 };
 // Zero-initialised (no guard a fork could leave half-taken, no destructor a thread abandoned in a
 // hung library may race at exit).
@@ -33,20 +36,25 @@ inline void fork_lock_init() noexcept {
   ::pthread_mutex_init(&fork_shared.lock, &a);
   ::pthread_mutexattr_destroy(&a);
 }
+inline long long steady_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 inline void fork_prepare() noexcept {
-  // A fork while another thread's dlopen() maps a library makes the child's first dlopen() abort in
-  // glibc (dl-open.c: r_state == RT_CONSISTENT; seen in fork_safety_test). Mapping takes
-  // milliseconds: wait for it, at most 50 ms.
-  for (int i = 0; i < 50 && _r_debug.r_state != r_debug::RT_CONSISTENT; ++i) {
-    const timespec ms{0, 1000000};
-    ::nanosleep(&ms, nullptr);
-  }
+  // A child forked while a dlopen() or dlclose() maps or unmaps a library aborts in its first
+  // dlopen() (glibc's dl-open.c asserts r_state == RT_CONSISTENT; fork_safety_test). The lock stops
+  // cuarch from starting another; then wait for cuarch's own calls to end, until 100 ms after the
+  // latest began (one past that is in a constructor, which holds the loader's lock: nothing maps),
+  // and for anyone's mapping to finish, at most 1 s.
   ::pthread_mutex_lock(&fork_shared.lock);
+  const timespec ms{0, 1000000};
+  while (fork_shared.loader_calls > 0 && steady_ns() - fork_shared.loader_at < 100000000) ::nanosleep(&ms, nullptr);
+  for (int i = 0; i < 1000 && _r_debug.r_state != r_debug::RT_CONSISTENT; ++i) ::nanosleep(&ms, nullptr);
 }
 inline void fork_parent() noexcept { ::pthread_mutex_unlock(&fork_shared.lock); }
 inline void fork_child() noexcept {
   ++fork_shared.generation;
-  fork_lock_init();  // not unlock: the child's thread has a new id, which a recursive mutex checks
+  fork_shared.loader_calls = 0;  // their threads are not in this process
+  fork_lock_init();              // not unlock: the child's thread has a new id, which a recursive mutex checks
 }
 inline fork_state& fork_state_ready() noexcept {
   static_assert(PTHREAD_ONCE_INIT == 0, "fork_shared relies on a zeroed pthread_once_t being PTHREAD_ONCE_INIT");
@@ -67,6 +75,19 @@ class process_lock {
 
  private:
   fork_state& s_;
+};
+
+/// Held across each dlopen() and dlclose() cuarch makes, so that fork() waits for it (fork_prepare).
+class loader_call {
+ public:
+  loader_call() noexcept {
+    process_lock g;
+    ++fork_shared.loader_calls;
+    fork_shared.loader_at = steady_ns();
+  }
+  ~loader_call() { --fork_shared.loader_calls; }
+  loader_call(const loader_call&) = delete;
+  loader_call& operator=(const loader_call&) = delete;
 };
 
 class fork_safe_mutex {
