@@ -29,16 +29,11 @@ constexpr env_override operator|(env_override a, env_override b) noexcept {
 inline constexpr env_override all_env_overrides[] = {env_override::none, env_override::cuarch_archs,
                                                      env_override::torch_cuda_arch_list, env_override::cudaarchs};
 
+/// The short names, indexed by the flag's value: 3 is only ever a combination, so its name is "".
+inline constexpr std::string_view env_override_names[] = {"none", "cuarch", "torch", "", "cmake"};
+
 /// The short name of one override: "none", "cuarch", "torch", "cmake" ("" for a combination).
-constexpr std::string_view to_string(env_override one) noexcept {
-  switch (one) {
-    case env_override::none: return "none";
-    case env_override::cuarch_archs: return "cuarch";
-    case env_override::torch_cuda_arch_list: return "torch";
-    case env_override::cudaarchs: return "cmake";
-  }
-  return "";
-}
+constexpr std::string_view to_string(env_override one) noexcept { return detail::name_of(env_override_names, one); }
 /// The override named `name` (as to_string writes it); nullopt for any other text.
 constexpr std::optional<env_override> parse_env_override(std::string_view name) noexcept {
   return detail::find_by_name(all_env_overrides, name);
