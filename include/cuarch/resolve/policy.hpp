@@ -102,18 +102,15 @@ struct strict_policy : resolve_policy {};
 /// Unbuildable targets are dropped and reported; renamed archs follow their new name. Still an
 /// error when nothing remains or a native device is left with nothing it can load.
 struct best_effort_policy : resolve_policy {
-  constexpr best_effort_policy() noexcept {
-    unbuildable = on_unbuildable::drop;
-    follow_renames = true;
-  }
+  constexpr best_effort_policy() noexcept { apply_policy(policy_name::best_effort, *this); }
 };
 
 /// For a JIT library compiling for the GPUs of this process: strict, explicit targets verified
 /// against the devices, PTX fallback for a device newer than the compiler when the driver can JIT it.
 struct jit_policy : resolve_policy {
   constexpr jit_policy() noexcept {
-    ptx_fallback = true;
-    verify_on_devices = true;
+    apply_policy(policy_name::ptx_fallback, *this);
+    apply_policy(policy_name::verify_devices, *this);
   }
 };
 
