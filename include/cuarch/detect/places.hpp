@@ -76,18 +76,6 @@ inline std::string exec_wrapper_target(const std::string& path) {
   return real != path ? real : std::string();
 }
 
-/// How the caller names a component explicitly (for "not found" errors).
-constexpr std::string_view option_hint(source_kind kind) noexcept {
-  switch (kind) {
-    case source_kind::nvrtc: return "detect_options::nvrtc_path, CUARCH_NVRTC, or the doctor's --nvrtc";
-    case source_kind::cuda_runtime: return "detect_options::cudart_path, CUARCH_CUDART, or --cudart";
-    case source_kind::driver: return "detect_options::libcuda_path, CUARCH_LIBCUDA, or --libcuda";
-    case source_kind::nvcc: return "detect_options::nvcc_path, CUARCH_NVCC, CUDACXX, or --nvcc";
-    case source_kind::ptxas: return "detect_options::ptxas_path, CUARCH_PTXAS, or --ptxas";
-    default: return "an explicit path";
-  }
-}
-
 }  // namespace detail
 
 CUARCH_END_NAMESPACE

@@ -77,45 +77,33 @@ struct component_variable {
 struct component_info {
   source_kind kind;
   unsigned bit;
-  std::string_view role_words;      // in selection::why and errors: "libnvrtc", "nvcc"
-  std::string_view explicit_words;  // origin of the explicit argument: "explicit NVRTC library"
-  std::string_view file_prefix;     // libraries: "libnvrtc.so."; programs: the program's name
+  std::string_view role_words;   // in selection::why and errors: "libnvrtc", "nvcc"
+  std::string_view file_prefix;  // libraries: "libnvrtc.so."; programs: the program's name
   bool program;
-  component_variable variables[2];  // empty names: none
+  component_variable variables[2];             // empty names: none
+  std::vector<std::string> (*loader_names)();  // asked of the loader in the search tier, newest first; programs: nullptr
+  std::string detect_options::*explicit_path;  // the explicit argument
+  std::string_view explicit_words;             // origin of the explicit argument: "explicit NVRTC library"
+  std::string_view option_hint;                // how the caller names the component (for "not found" errors)
 };
 
+// clang-format off
 inline constexpr component_info nvrtc_component{
-    source_kind::nvrtc, nvrtc_bit, "libnvrtc", "explicit NVRTC library", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}}};
-inline constexpr component_info runtime_component{source_kind::cuda_runtime,       runtime_bit,     "libcudart",
-                                                  "explicit CUDA runtime library", "libcudart.so.", false,
-                                                  {{"CUARCH_CUDART", true}}};
+    source_kind::nvrtc, nvrtc_bit, "libnvrtc", "libnvrtc.so.", false, {{"CUARCH_NVRTC", true}}, nvrtc_sonames,
+    &detect_options::nvrtc_path, "explicit NVRTC library", "detect_options::nvrtc_path, CUARCH_NVRTC, or the doctor's --nvrtc"};
+inline constexpr component_info runtime_component{
+    source_kind::cuda_runtime, runtime_bit, "libcudart", "libcudart.so.", false, {{"CUARCH_CUDART", true}}, cudart_sonames,
+    &detect_options::cudart_path, "explicit CUDA runtime library", "detect_options::cudart_path, CUARCH_CUDART, or --cudart"};
 inline constexpr component_info driver_component{
-    source_kind::driver, driver_bit, "libcuda.so.1", "explicit driver library", "libcuda.so.", false, {{"CUARCH_LIBCUDA", true}}};
+    source_kind::driver, driver_bit, "libcuda.so.1", "libcuda.so.", false, {{"CUARCH_LIBCUDA", true}}, driver_sonames,
+    &detect_options::libcuda_path, "explicit driver library", "detect_options::libcuda_path, CUARCH_LIBCUDA, or --libcuda"};
 inline constexpr component_info nvcc_component{
-    source_kind::nvcc, nvcc_bit, "nvcc", "explicit nvcc", "nvcc", true, {{"CUARCH_NVCC", true}, {"CUDACXX", true}}};
+    source_kind::nvcc, nvcc_bit, "nvcc", "nvcc", true, {{"CUARCH_NVCC", true}, {"CUDACXX", true}}, nullptr,
+    &detect_options::nvcc_path, "explicit nvcc", "detect_options::nvcc_path, CUARCH_NVCC, CUDACXX, or --nvcc"};
 inline constexpr component_info ptxas_component{
-    source_kind::ptxas, ptxas_bit, "ptxas", "explicit ptxas", "ptxas", true, {{"CUARCH_PTXAS", true}, {"TRITON_PTXAS_PATH", false}}};
-
-/// The explicit argument of a component.
-inline const std::string& explicit_path(const detect_options& o, source_kind kind) {
-  switch (kind) {
-    case source_kind::nvrtc: return o.nvrtc_path;
-    case source_kind::cuda_runtime: return o.cudart_path;
-    case source_kind::driver: return o.libcuda_path;
-    case source_kind::nvcc: return o.nvcc_path;
-    default: return o.ptxas_path;
-  }
-}
-
-/// The names the loader is asked for in the search tier, newest first.
-inline std::vector<std::string> loader_names(source_kind kind) {
-  switch (kind) {
-    case source_kind::nvrtc: return nvrtc_sonames();
-    case source_kind::cuda_runtime: return cudart_sonames();
-    case source_kind::driver: return {std::string(driver_soname)};
-    default: return {};
-  }
-}
+    source_kind::ptxas, ptxas_bit, "ptxas", "ptxas", true, {{"CUARCH_PTXAS", true}, {"TRITON_PTXAS_PATH", false}}, nullptr,
+    &detect_options::ptxas_path, "explicit ptxas", "detect_options::ptxas_path, CUARCH_PTXAS, or --ptxas"};
+// clang-format on
 
 /// A place to look, before looking: what one tier yields for one component.
 struct search_spec {

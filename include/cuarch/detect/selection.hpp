@@ -13,7 +13,6 @@
 #include "../core/config.hpp"
 #include "../core/error.hpp"
 #include "../core/source_kind.hpp"
-#include "places.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 
@@ -117,7 +116,7 @@ class role_choice {
       e.location = "explicit arguments, environment, toolkit roots, Python environments" +
                    std::string(comp_.program ? (opts.path_search ? ", PATH" : "") : (opts.loader_search ? ", loader search" : "")) +
                    std::string(opts.default_locations ? ", default locations" : "");
-      e.raw.append("not found anywhere cuarch looked (to name it: ").append(option_hint(kind)).append(")");
+      e.raw.append("not found anywhere cuarch looked (to name it: ").append(comp_.option_hint).append(")");
     }
     sel_->failure = e;
   }

@@ -289,7 +289,7 @@ class detector {
     std::vector<search_spec> out;
     switch (where) {
       case tier::explicit_argument:
-        if (const std::string& path = explicit_path(opts_, comp.kind); !path.empty()) {
+        if (const std::string& path = opts_.*comp.explicit_path; !path.empty()) {
           search_spec& s = out.emplace_back(discovery::explicit_argument, std::string(comp.explicit_words), path);
           s.sticky = true;
           s.allow_relative = true;
@@ -328,7 +328,7 @@ class detector {
         if (comp.program) {
           path_places(out, comp, looked);
         } else if (opts_.loader_search) {
-          const std::vector<std::string> names = loader_names(comp.kind);
+          const std::vector<std::string> names = comp.loader_names();
           if (looked)
             looked->push_back("the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
                               ", /etc/ld.so.cache) for " + soname_words(names));

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <iterator>
+#include <vector>
 
 #include "../core/decode.hpp"
 #include "posix/dynamic_library.hpp"
@@ -18,6 +19,9 @@ CUARCH_BEGIN_NAMESPACE
 inline constexpr std::string_view driver_soname = "libcuda.so.1";
 
 namespace detail {
+
+/// The loader's names for the driver, as a list like nvrtc_sonames(): its one SONAME.
+inline std::vector<std::string> driver_sonames() { return {std::string(driver_soname)}; }
 
 /// CUresult names of the codes detection can meet (the stub has no cuGetErrorName), and hints.
 struct cu_result_text {
@@ -92,7 +96,7 @@ class driver_library_source {
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
   /// The loader's search for libcuda.so.1.
   static driver_library_source from_loader() {
-    return driver_library_source(library_locator::search({std::string(driver_soname)}), discovery::loader_search);
+    return driver_library_source(library_locator::search(detail::driver_sonames()), discovery::loader_search);
   }
 
   /// The library with every entry point resolved; symbol_not_found for the first one missing.
