@@ -101,23 +101,6 @@ inline constexpr arch_row arch_table[] = {
 };
 // clang-format on
 
-/// A real library that disagrees with the table, and why the table is right about the release.
-/// tests/ground_truth_test.cpp accepts exactly these differences and no others.
-struct recorded_deviation {
-  std::string_view release;        // full NVRTC release as recorded
-  std::string_view origin_prefix;  // which build of it ("debian:")
-  std::string_view spellings;      // comma-separated targets, or "supported:N" for nvrtcGetSupportedArchs
-  std::string_view reason;
-};
-
-inline constexpr recorded_deviation recorded_deviations[] = {
-    {"11.2.152", "debian:", "compute_53,sm_53,compute_62,sm_62,compute_72,sm_72",
-     "Debian 11's libnvrtc-builtins11.2 lacks these Tegra builtins (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE "
-     "\"failed to load builtins\"); NVIDIA's 11.7 and 11.8 libraries build them"},
-    {"11.2.152", "debian:", "supported:69",
-     "NVRTC 11.2 lists 69 in nvrtcGetSupportedArchs, a compute capability no GPU has; compiling for it fails"},
-};
-
 /// The PTX ISA versions that introduced the variants (PTX ISA "Target ISA notes": sm_90a from PTX ISA
 /// 8.0, family-specific targets such as sm_100f and sm_120f from 8.8; LLVM's NVPTX.td, which mirrors
 /// them, agrees: sm_90a PTX80, sm_100f/sm_101f/sm_120f PTX88). A variant needs the higher of its
