@@ -7,10 +7,7 @@
 // those of nvml_api below; nvmlReturn_t is an int-sized C enum, NVML_SUCCESS = 0;
 // nvmlInit_v2 / nvmlShutdown are reference counted. "The NVML index may not correlate with other APIs,
 // such as the CUDA device index": the GPUs are therefore put in PCI bus order (nvmlDeviceGetPciInfo_v3)
-// before the CUDA rules apply; a GPU whose handle is NVML_ERROR_NO_PERMISSION (counted by _v2 all the
-// same) is one CUDA cannot use. NVML_DEVICE_NAME_V2_BUFFER_SIZE and NVML_DEVICE_UUID_V2_BUFFER_SIZE are
-// 96; NVML_DEVICE_MIG_ENABLE is 1; nvmlDeviceGetMigDeviceHandleByIndex says NOT_FOUND where no MIG
-// device sits at an index.
+// before the CUDA rules apply. The other constants are named where they are used.
 #pragma once
 
 #include <algorithm>
@@ -58,35 +55,16 @@ namespace detail {
 
 inline error nvml_call_failed(std::string_view call, int rc, const std::string& where) {
   // nvmlReturn_t names (nvml.h, enum nvmlReturn_enum) less their NVML_ERROR_ prefix: 1 to 29, then 999.
-  constexpr std::string_view names[] = {"UNINITIALIZED",
-                                        "INVALID_ARGUMENT",
-                                        "NOT_SUPPORTED",
-                                        "NO_PERMISSION",
-                                        "ALREADY_INITIALIZED",
-                                        "NOT_FOUND",
-                                        "INSUFFICIENT_SIZE",
-                                        "INSUFFICIENT_POWER",
-                                        "DRIVER_NOT_LOADED",
-                                        "TIMEOUT",
-                                        "IRQ_ISSUE",
-                                        "LIBRARY_NOT_FOUND",
-                                        "FUNCTION_NOT_FOUND",
-                                        "CORRUPTED_INFOROM",
-                                        "GPU_IS_LOST",
-                                        "RESET_REQUIRED",
-                                        "OPERATING_SYSTEM",
-                                        "LIB_RM_VERSION_MISMATCH",
-                                        "IN_USE",
-                                        "MEMORY",
-                                        "NO_DATA",
-                                        "VGPU_ECC_NOT_SUPPORTED",
-                                        "INSUFFICIENT_RESOURCES",
-                                        "FREQ_NOT_SUPPORTED",
-                                        "ARGUMENT_VERSION_MISMATCH",
-                                        "DEPRECATED",
-                                        "NOT_READY",
-                                        "GPU_NOT_FOUND",
-                                        "INVALID_STATE"};
+  // clang-format off
+  constexpr std::string_view names[] = {
+      /*  1 */ "UNINITIALIZED", "INVALID_ARGUMENT", "NOT_SUPPORTED", "NO_PERMISSION", "ALREADY_INITIALIZED",
+      /*  6 */ "NOT_FOUND", "INSUFFICIENT_SIZE", "INSUFFICIENT_POWER", "DRIVER_NOT_LOADED", "TIMEOUT",
+      /* 11 */ "IRQ_ISSUE", "LIBRARY_NOT_FOUND", "FUNCTION_NOT_FOUND", "CORRUPTED_INFOROM", "GPU_IS_LOST",
+      /* 16 */ "RESET_REQUIRED", "OPERATING_SYSTEM", "LIB_RM_VERSION_MISMATCH", "IN_USE", "MEMORY",
+      /* 21 */ "NO_DATA", "VGPU_ECC_NOT_SUPPORTED", "INSUFFICIENT_RESOURCES", "FREQ_NOT_SUPPORTED", "ARGUMENT_VERSION_MISMATCH",
+      /* 26 */ "DEPRECATED", "NOT_READY", "GPU_NOT_FOUND", "INVALID_STATE"};
+  // clang-format on
+  static_assert(sizeof names / sizeof names[0] == 29, "names[rc - 1] for rc 1 to 29");
   const std::string_view name = rc >= 1 && rc <= 29 ? names[rc - 1] : rc == 999 ? "UNKNOWN" : "";
   const std::string_view hint = rc == 9    ? "the NVIDIA kernel driver is not loaded"
                                 : rc == 4  ? "no permission to talk to the driver (/dev/nvidia*)"
@@ -243,7 +221,7 @@ class nvml_device_source {
   }
 
   /// Every GPU NVML reports, in PCI bus order (else NVML's), before CUDA_VISIBLE_DEVICES; those NVML
-  /// may not open (NVML_ERROR_NO_PERMISSION) are left out and noted. Bounded, the load included.
+  /// counts but may not open (NVML_ERROR_NO_PERMISSION) are left out and noted. Bounded, the load included.
   expected<detail::nvml_gpu_list, error> gpus() const {
     return detail::bounded_call(source_kind::driver, library_name(), "nvmlInit_v2 and the device queries",
                                 [self = *this] { return self.gpus_now(); });
