@@ -68,10 +68,8 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
 
 constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) { return check_buildable(t, toolkit).has_value(); }
 
-/// Whether code built for t can run on a device of compute capability `device` (docs/design.md,
-/// "Vocabulary", has the sources; cases in tests/compatibility_test.cpp). LTO IR follows PTX:
-///   sm_XY   cubin: same major, minor >= Y           sm_XYa: exactly X.Y     sm_XYf: same major, minor >= Y
-///   compute_XY PTX: any cc >= X.Y (driver JIT)      compute_XYa: exactly X.Y compute_XYf: same major, minor >= Y
+/// Whether code built for t can run on a device of compute capability `device`: the rules are
+/// docs/design.md's "Loadability" table, checked there on an H200; cases in tests/compatibility_test.cpp.
 constexpr expected<void, error> check_loadable(const arch_target& t, const compute_capability& device) {
   const bool later_minor = t.cc.major == device.major && device.minor >= t.cc.minor;
   const bool jit_forward = t.variant == arch_variant::baseline && t.form != arch_form::sass;

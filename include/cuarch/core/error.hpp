@@ -1,7 +1,5 @@
 // error: the one structured error of cuarch, a literal type (constexpr parsing returns it under
-// C++17) whose text is rendered on demand by message(). Make one with its factory in
-// cuarch::errors (core/errors.hpp, included below), e.g.
-//   errors::library_not_found(source_kind::nvrtc, "libnvrtc.so.13", "/opt/cuda/lib64", dlerror())
+// C++17) whose text is rendered on demand by message(); cuarch::errors (core/errors.hpp) makes them.
 // What each code means outside cuarch is decided once, by classify() (core/errc.hpp).
 #pragma once
 

@@ -388,8 +388,7 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   return add_nvcc_codes(list, code_value, *virt, false, true, position, flag, input);  // lto_: -rdc checked at the end
 }
 
-/// -arch=X without -code: the images nvcc embeds for it (see above), in nvcc's order: the SASS of
-/// sm_X, then the baseline PTX or LTO IR, then X's own (the same one for a baseline X).
+/// -arch=X without -code: the images nvcc embeds for it, as listed above and in that order (nvcc's).
 constexpr expected<void, error> add_nvcc_arch(parsed_arch_list& list, const arch_target& a, std::size_t position,
                                               std::string_view flag, std::string_view input) {
   const arch_target v = with_form(a, a.form == arch_form::lto ? arch_form::lto : arch_form::ptx);

@@ -1,9 +1,7 @@
 // Resolution policies: what happens to a target the compiler cannot build, to a device newer than
-// the compiler, and which variant `native` picks for each device (docs/design.md, "Resolution").
-// Why `a` by default: native code is for these devices only, and an `a` target gives it the whole
-// feature set of the device (wgmma on 9.0a, tcgen05 on 10.0a) and loads on exactly that compute
-// capability (sm_90a on an H200); Triton, numba-cuda and FlashInfer choose the same for cc >= 9.0.
-// Substitution (a lower minor's machine code) is opt-in: compatible_minor.
+// the compiler, and which variant `native` picks for each device. docs/design.md, "Resolution", says
+// why that is `a` by default (Triton, numba-cuda and FlashInfer agree for cc >= 9.0) and why a lower
+// minor's machine code is used only under compatible_minor.
 #pragma once
 
 #include <optional>

@@ -430,10 +430,8 @@ class resolver {
   DriverSource driver_;
 };
 
-// Compiled mode (core/config.hpp): the resolutions most programs make are instantiated once, in
-// src/cuarch.cpp, and every other TU is told not to instantiate them (an explicit instantiation
-// declaration), so it generates no code for the resolver: the defaults with a compiler by value or
-// a fixed_compiler. Other combinations are instantiated where they are used, as in header-only mode.
+// Compiled mode (docs/design.md, "Templates"): these two are instantiated once, in src/cuarch.cpp;
+// every other TU is told not to (extern template), so it generates no code for the resolver.
 #if defined(CUARCH_COMPILED)
 #  if CUARCH_DEFINITIONS
 #    define CUARCH_INSTANTIATE template
