@@ -107,7 +107,6 @@ inline constexpr component_info ptxas_component{
 
 /// A place to look, before looking: what one tier yields for one component.
 struct search_spec {
-  search_spec() = default;
   search_spec(discovery h, std::string o, std::string p) : how(h), origin(std::move(o)), path(std::move(p)) {}
 
   discovery how = discovery::explicit_argument;

@@ -85,8 +85,7 @@ class detector {
   }
   bool passed() const { return left().count() <= 0; }
   /// A place met after the deadline: what would have been asked, and where.
-  error not_probed(source_kind kind, std::string_view what, std::string_view where) {
-    d_.deadline_passed = true;
+  error not_probed(source_kind kind, std::string_view what, std::string_view where) const {
     const std::string why = "deadline " + std::to_string(opts_.deadline.count()) + " ms from the start of detection";
     return errors::deadline_exceeded(kind, what, where, why);
   }

@@ -184,11 +184,10 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
   nvrtc_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
-  /// The loader's search: libnvrtc.so.<major>, newest first; or exactly `soname`. Its answer is
-  /// kept per process (detail::loader_search_answers): a JIT library that asks per call pays for the
-  /// search and the questions once.
-  static nvrtc_library_source from_loader(std::string soname = {}) {
-    if (!soname.empty()) return {library_locator::search({std::move(soname)}), discovery::loader_search};
+  /// The loader's search: libnvrtc.so.<major>, newest first. Its answer is kept per process
+  /// (detail::loader_search_answers): a JIT library that asks per call pays for the search and the
+  /// questions once.
+  static nvrtc_library_source from_loader() {
     static const auto* const names = new std::vector<std::string>(nvrtc_sonames());
     return {library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};
   }

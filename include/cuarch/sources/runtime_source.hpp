@@ -35,24 +35,17 @@ inline expected<observation, error> probe_cudart_library(const dynamic_library& 
       });
 }
 
-/// A dynamically loaded CUDA runtime: a named file, or the loader's search. A version source (`observe()`).
+/// A dynamically loaded CUDA runtime, from a named file. A version source (`observe()`).
 class cuda_runtime_source {
  public:
   explicit cuda_runtime_source(std::string path, discovery how = discovery::explicit_argument,
                                library_path_policy policy = library_path_policy::allow_relative)
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
-  cuda_runtime_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
-  static cuda_runtime_source from_loader(std::string soname = {}) {
-    return {soname.empty() ? library_locator::search(cudart_sonames(), "libcudart.so (any version)")
-                           : library_locator::search({std::move(soname)}),
-            discovery::loader_search};
-  }
 
   /// A named file's answer is kept for this source and its copies (detail::file_answer_memo).
   expected<observation, error> observe() const {
-    return memo_->ask(locator_, source_kind::cuda_runtime, [&](const dynamic_library& lib) {
-      return probe_cudart_library(lib, locator_.path, how_);  // empty when searching: the real path
-    });
+    return memo_->ask(locator_, source_kind::cuda_runtime,
+                      [&](const dynamic_library& lib) { return probe_cudart_library(lib, locator_.path, how_); });
   }
 
  private:

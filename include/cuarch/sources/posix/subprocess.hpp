@@ -46,7 +46,6 @@ struct process_result {
   bool exit_status_lost = false;
   // Both pipes reached end-of-file: nothing the child (or a grandchild) could still write is missing.
   bool output_complete = false;
-  std::chrono::milliseconds elapsed{0};
 };
 
 namespace detail {
@@ -194,8 +193,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   if (limits.cancel && limits.cancel->load())
     return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller before it started"));
 
-  const auto start = clock::now();
-  const auto deadline = start + limits.timeout;
+  const auto deadline = clock::now() + limits.timeout;
   volatile int exec_errno = 0;
   const detail::child_plan plan{argv.front().c_str(), args.data(), environ, out_w.fd, err_w.fd, ::getpid(), &exec_errno};
   const pid_t pid = detail::spawn_child(plan);
@@ -279,7 +277,6 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   if (out_r.fd >= 0) detail::read_available(out_r, result.out, limits.max_output, result.truncated);
   if (err_r.fd >= 0) detail::read_available(err_r, result.err, limits.max_output, result.truncated);
   result.output_complete = out_r.fd < 0 && err_r.fd < 0;
-  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
   result.exit_status_lost = state == detail::reap_state::lost;
   if (!result.exit_status_lost && WIFSIGNALED(status))
     return unexpected(detail::process_error(errc::process_failed, src, argv, 128 + WTERMSIG(status),
