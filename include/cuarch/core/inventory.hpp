@@ -153,16 +153,6 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
   return inv;
 }
 
-inline std::vector<std::string> csv_fields(std::string_view line) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0;;) {
-    const std::size_t comma = line.find(',', at);
-    out.emplace_back(trim(line.substr(at, comma - at)));  // comma npos: the rest
-    if (comma == std::string_view::npos) return out;
-    at = comma + 1;
-  }
-}
-
 inline expected<inventory, error> read_csv(std::string_view text, inventory inv) {
   std::vector<std::string> header;
   enum { host, cc, driver, cuda, product, columns };
@@ -175,7 +165,8 @@ inline expected<inventory, error> read_csv(std::string_view text, inventory inv)
     at = end + 1;
     const std::string where = "line " + std::to_string(++number);
     if (line.empty() || line.front() == '#') continue;
-    std::vector<std::string> f = csv_fields(line);
+    std::vector<std::string> f;
+    for (const std::string_view field : split(line, ',')) f.emplace_back(trim(field));
     if (header.empty()) {
       for (auto& name : f) {
         name = std::string(trim(name.substr(0, name.find(" ["))));  // "memory.total [MiB]"

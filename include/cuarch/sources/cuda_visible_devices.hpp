@@ -70,16 +70,6 @@ struct device_visibility {
 
 namespace detail {
 
-/// The entries of a comma-separated list, verbatim (empty entries kept).
-inline std::vector<std::string_view> split_commas(std::string_view list) {
-  std::vector<std::string_view> out;
-  for (std::size_t start = 0, comma = 0; comma != std::string_view::npos; start = comma + 1) {
-    comma = list.find(',', start);
-    out.push_back(list.substr(start, comma - start));  // npos - start: to the end
-  }
-  return out;
-}
-
 /// strtoul's reading of an entry (blanks, a sign, digits, the rest ignored); -1 for no digit or a
 /// negative number; a huge number saturates.
 inline long long visible_index(std::string_view entry) {
@@ -202,7 +192,7 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     return {};
   };
   // The first invalid entry ends the list; a device named twice before that invalidates it all.
-  const auto entries = detail::split_commas(list);
+  const auto entries = detail::split(list, ',');
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::vector<visible_device> named;
     if (const std::string why = resolve(entries[i], named); !why.empty()) {

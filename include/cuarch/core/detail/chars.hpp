@@ -1,8 +1,10 @@
-// constexpr character helpers for the parsers (no <cctype>: it is locale-dependent and not constexpr).
+// constexpr character helpers for the parsers (no <cctype>: it is locale-dependent and not constexpr),
+// and split(), the one splitter of comma- and colon-separated lists.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "../config.hpp"
 
@@ -46,6 +48,16 @@ constexpr std::size_t read_uint(std::string_view s, int& out) noexcept {
 
 /// The whole of s is one unsigned decimal number.
 constexpr bool parse_uint(std::string_view s, int& out) noexcept { return !s.empty() && read_uint(s, out) == s.size(); }
+
+/// The entries of a list separated by `sep`, verbatim: n separators make n + 1 entries, empty ones kept.
+inline std::vector<std::string_view> split(std::string_view list, char sep) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0, at = 0; at != std::string_view::npos; start = at + 1) {
+    at = list.find(sep, start);
+    out.push_back(list.substr(start, at - start));  // npos - start: to the end
+  }
+  return out;
+}
 
 }  // namespace detail
 CUARCH_END_NAMESPACE

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../../core/config.hpp"
+#include "../../core/detail/chars.hpp"
 #include "../../core/error.hpp"
 #include "../../core/expected.hpp"
 #include "../../core/source_kind.hpp"
@@ -58,12 +59,8 @@ struct fd_guard {
 
 /// Splits a PATH-style list at ':'. Empty entries (the current directory) are kept, to be refused.
 inline std::vector<std::string> split_path_list(std::string_view list) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0, colon = 0; colon != std::string_view::npos; start = colon + 1) {
-    colon = list.find(':', start);
-    out.emplace_back(list.substr(start, colon - start));  // npos - start: to the end
-  }
-  return out;
+  const auto entries = split(list, ':');
+  return std::vector<std::string>(entries.begin(), entries.end());
 }
 
 /// The entries of a directory (not "." and ".."), sorted; empty when it cannot be read. With a
