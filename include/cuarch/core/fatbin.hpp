@@ -209,7 +209,6 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
     return std::nullopt;
   });
   if (e) return e;
-  out.kind = container_kind::cubin;
   out.objects.push_back(code_object{0, false, {img}});
   return std::nullopt;
 }
@@ -268,26 +267,20 @@ inline expected<code_listing, error> list_code(std::string_view b) {
   using detail::le;
   code_listing out;
   std::size_t images = 0;
-  if (b.size() >= 16 && le(b, 0, 4) == detail::fatbin_magic) {
-    out.kind = container_kind::fatbin;
-    if (auto e = detail::read_fatbins(b, 0, b.size(), false, out, images)) return unexpected(*e);
-    return out;
-  }
+  // A container's kind is said only when code was found in it (a fatbin or cubin always has some).
+  const auto read = [&out](std::optional<error> failed, container_kind kind) -> expected<code_listing, error> {
+    if (failed) return unexpected(*failed);
+    if (!out.objects.empty()) out.kind = kind;
+    return std::move(out);
+  };
+  if (b.size() >= 16 && le(b, 0, 4) == detail::fatbin_magic)
+    return read(detail::read_fatbins(b, 0, b.size(), false, out, images), container_kind::fatbin);
   if (detail::starts_with(b, "\177ELF")) {
     if (!detail::is_elf64(b)) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
-    if (le(b, 0x12, 2) == 190) {           // EM_CUDA: a cubin
-      if (auto e = detail::read_cubin(b, out)) return unexpected(*e);
-      return out;
-    }
-    if (auto e = detail::read_elf_code(b, 0, out, images)) return unexpected(*e);
-    if (!out.objects.empty()) out.kind = container_kind::elf;
-    return out;
+    if (le(b, 0x12, 2) == 190) return read(detail::read_cubin(b, out), container_kind::cubin);  // EM_CUDA: a cubin
+    return read(detail::read_elf_code(b, 0, out, images), container_kind::elf);
   }
-  if (detail::starts_with(b, "!<arch>\n")) {
-    if (auto e = detail::read_archive(b, out, images)) return unexpected(*e);
-    if (!out.objects.empty()) out.kind = container_kind::archive;
-    return out;
-  }
+  if (detail::starts_with(b, "!<arch>\n")) return read(detail::read_archive(b, out, images), container_kind::archive);
   const std::string_view target = detail::ptx_directive(b, ".target"), version = detail::ptx_directive(b, ".version");
   if (!target.empty() && !version.empty()) {
     const auto t = detail::parse_prefixed(target, 0);
