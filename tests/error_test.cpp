@@ -1,6 +1,6 @@
 // The error type: a literal type, rendered on demand, bridged to std::error_code; its factories;
 // and the one classification (core/errc.hpp) behind the category, the exit status and the JSON.
-#include <cuarch/core/detail/json_error.hpp>
+#include <cuarch/core/detail/json.hpp>
 #include <cuarch/core/error.hpp>
 #include <cuarch/core/parse.hpp>
 #include <cuarch/resolve/resolution.hpp>

@@ -2,8 +2,6 @@
 #pragma once
 
 #include "../core/detail/json.hpp"
-#include "../core/detail/json_document.hpp"
-#include "../core/detail/json_error.hpp"
 #include "../resolve/outputs.hpp"  // text_or_null()
 #include "definitions.hpp"         // declarations; refused where definitions are not compiled
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "../core/detail/json_document.hpp"  // cuarch_version_text()
+#include "../core/detail/json.hpp"  // cuarch_version_text()
 #include "../core/detail/utf8.hpp"
 #include "definitions.hpp"  // declarations; refused where definitions are not compiled
 

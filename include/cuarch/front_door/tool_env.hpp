@@ -74,8 +74,6 @@ CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
-#  include "../core/detail/json_document.hpp"
-#  include "../core/detail/json_error.hpp"
 #  include "../doctor/analysis.hpp"
 #  include "../resolve/outputs.hpp"
 #  include "../sources/posix/posix.hpp"

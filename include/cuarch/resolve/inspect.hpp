@@ -17,8 +17,6 @@
 #include "../core/arch.hpp"
 #include "../core/config.hpp"
 #include "../core/detail/json.hpp"
-#include "../core/detail/json_document.hpp"
-#include "../core/detail/json_error.hpp"
 #include "../core/error.hpp"
 #include "../core/expected.hpp"
 #include "../core/fatbin.hpp"
@@ -26,10 +24,6 @@
 #include "../core/observation.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-namespace json_schema {
-inline constexpr std::string_view inspect = "cuarch.inspect/1";  // cuarch inspect --format json, cuarch.inspect()
-}  // namespace json_schema
 
 /// Code objects that fail on one device for one reason, alike: the same targets, the same cause.
 struct failing_group {

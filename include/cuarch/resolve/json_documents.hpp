@@ -2,7 +2,7 @@
 // understood (cuarch.list/1, cuarch.check/1, cuarch.error/1). The command line and the Python
 // module both print these, so they cannot drift apart. The resolution's documents are in
 // outputs.hpp, the doctor's in doctor/render_json.hpp; every document starts with "schema" and
-// "cuarch_version" (core/detail/json_document.hpp). Members and versioning: docs/json.md.
+// "cuarch_version" (core/detail/json.hpp, begin_document). Members and versioning: docs/json.md.
 #pragma once
 
 #include <optional>
@@ -66,8 +66,6 @@ CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
-#  include "../core/detail/json_document.hpp"
-#  include "../core/detail/json_error.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 

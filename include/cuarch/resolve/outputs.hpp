@@ -80,8 +80,6 @@ CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
-#  include "../core/detail/json_document.hpp"
-#  include "../core/detail/json_error.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 

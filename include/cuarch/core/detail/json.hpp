@@ -1,5 +1,6 @@
-// The one JSON writer of cuarch's reports (doctor --json, resolve --format json), and the one
-// reader (json_strings, at the end: version.json, kubectl's node list).
+// The one JSON writer of cuarch's reports (doctor --json, resolve --format json), what every
+// document shares (its head, the error object), and the one reader (json_strings, at the end:
+// version.json, kubectl's node list).
 //
 // Its documents are always valid UTF-8 and well-formed RFC 8259 JSON, whatever bytes they are
 // given: paths, environment values and tool output are bytes, not text.
@@ -28,6 +29,9 @@
 #include <vector>
 
 #include "../config.hpp"
+#include "../errc.hpp"
+#include "../error.hpp"
+#include "../version.hpp"
 #include "chars.hpp"
 #include "utf8.hpp"
 
@@ -194,6 +198,65 @@ class json_writer {
   std::vector<frame> stack_;
   bool after_key_ = false;
 };
+
+}  // namespace detail
+
+// The head of every JSON document cuarch prints: its schema id and the cuarch version that wrote
+// it, always the first two members, so a reader can decide whether it understands the document
+// before reading anything else. The ids and the versioning rule are in docs/json.md; each id has a
+// JSON Schema in docs/schema/ (cuarch.resolve/1 -> docs/schema/cuarch.resolve-1.schema.json).
+
+/// The schema ids of cuarch's JSON documents. "/1" changes only when a member is removed or
+/// renamed, or changes its type or meaning (docs/json.md); adding members keeps it.
+namespace json_schema {
+inline constexpr std::string_view resolve = "cuarch.resolve/1";  // cuarch resolve --format json, Python to_json()
+inline constexpr std::string_view doctor = "cuarch.doctor/1";    // cuarch doctor --json, cuarch.doctor()
+inline constexpr std::string_view list = "cuarch.list/1";        // cuarch list --format json
+inline constexpr std::string_view check = "cuarch.check/1";      // cuarch check --format json
+inline constexpr std::string_view error = "cuarch.error/1";      // a command line that could not be understood
+inline constexpr std::string_view env = "cuarch.env/1";          // cuarch env --for TOOL --format json, cuarch.env()
+inline constexpr std::string_view inspect = "cuarch.inspect/1";  // cuarch inspect --format json, cuarch.inspect()
+}  // namespace json_schema
+
+/// "0.1.0": the version of this cuarch (core/version.hpp).
+inline std::string cuarch_version_text() {
+  return std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." + std::to_string(CUARCH_VERSION_PATCH);
+}
+
+namespace detail {
+
+/// Opens a document's object and writes its first members, "schema" and "cuarch_version"; the
+/// caller adds the rest and closes the object.
+inline json_writer& begin_document(json_writer& w, std::string_view schema) {
+  return w.begin_object().key("schema").value(schema).key("cuarch_version").value(cuarch_version_text());
+}
+
+/// One JSON shape for a cuarch::error, shared by every report: the members and their meaning are in
+/// docs/json.md, "The error object"; everything comes from classify() (core/errc.hpp).
+inline void json_error(json_writer& w, const error& e) {
+  const errc_class c = classify(e.code);
+  w.begin_object();
+  w.key("code").value(c.name);
+  w.key("kind").value(c.name);
+  w.key("title").value(c.title);
+  w.key("errc").value(static_cast<int>(e.code));
+  w.key("exit_status").value(static_cast<int>(c.exit));
+  w.key("source").value(to_string(e.source));
+  w.key("subject").value(e.subject.view());
+  w.key("location").value(e.location.view());
+  w.key("raw").value(e.raw.view());
+  w.key("native_status").value(e.native_status);
+  w.key("message").value(e.message());
+  w.end_object();
+}
+
+/// The error, or null: the value of every "error"/"reason" key. `e` is a std::optional<error> or
+/// anything that reads like one (bool, *).
+template <class OptionalError>
+void json_optional_error(json_writer& w, const OptionalError& e) {
+  if (e) json_error(w, *e);
+  else w.null();
+}
 
 /// The one JSON reader (version.json, `kubectl get nodes -o json`): every string member by its
 /// path, object keys joined by '.', array elements indexed ("cuda_nvcc.version" -> "12.4.131",
