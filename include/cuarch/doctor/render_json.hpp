@@ -2,28 +2,11 @@
 #pragma once
 
 #include "../core/detail/json.hpp"
-#include "../resolve/outputs.hpp"  // text_or_null()
-#include "definitions.hpp"         // declarations; refused where definitions are not compiled
+#include "definitions.hpp"  // declarations; refused where definitions are not compiled
 
 CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
-
-/// [{...}, ...]: one object per item, its members written by `members(item)`.
-template <class Range, class Members>
-void json_objects(json_writer& w, const Range& items, Members&& members) {
-  w.begin_array();
-  for (const auto& item : items) {
-    w.begin_object();
-    members(item);
-    w.end_object();
-  }
-  w.end_array();
-}
-
-inline json_writer& json_index(json_writer& w, const std::optional<std::size_t>& i) {
-  return i ? w.value(static_cast<long long>(*i)) : w.null();
-}
 
 /// The devices, or {"error": ...} when they could not be read.
 inline void json_devices(json_writer& w, const expected<std::vector<device_info>, error>& devs) {

@@ -293,54 +293,36 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   w.key("driver");
   if (r.driver) w.begin_object().key("version").value(to_text(*r.driver).view()).key("source").value(r.driver_source).end_object();
   else w.null();
-  const auto version_or_null = [&w](const std::optional<cuda_version>& v) {
-    if (v) w.value(to_text(*v).view());
-    else w.null();
-  };
-  w.key("devices").begin_array();
-  for (std::size_t i = 0; i < r.devices.size(); ++i) {
-    const device_info& d = r.devices[i];
-    w.begin_object().key("cc").value(to_text(d.cc).view()).key("name").value(d.name);
-    w.key("source").value(to_string(d.source)).key("driver");
-    version_or_null(r.driver_of(i));
-    w.end_object();
-  }
-  w.end_array().key("nodes").begin_array();  // inspect --inventory: every node, GPU or not
-  for (const auto& n : r.nodes) {
-    w.begin_object().key("name").value(n.name).key("gpus").begin_array();
-    for (const auto& g : n.gpus)
-      w.begin_object().key("cc").value(to_text(g.cc).view()).key("count").value(g.count).key("product").value(g.product).end_object();
-    w.end_array().key("driver");
-    version_or_null(n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
+  detail::json_objects(w.key("devices"), r.devices, [&](const device_info& d) {
+    w.key("cc").value(to_text(d.cc).view()).key("name").value(d.name).key("source").value(to_string(d.source));
+    detail::text_or_null(w.key("driver"), r.driver_of(static_cast<std::size_t>(&d - r.devices.data())));
+  });
+  detail::json_objects(w.key("nodes"), r.nodes, [&](const inventory_node& n) {  // inspect --inventory: every node, GPU or not
+    detail::json_objects(w.key("name").value(n.name).key("gpus"), n.gpus, [&](const inventory_gpu& g) {
+      w.key("cc").value(to_text(g.cc).view()).key("count").value(g.count).key("product").value(g.product);
+    });
+    detail::text_or_null(w.key("driver"), n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
     w.key("driver_said").value(n.driver_said).key("driver_by_table").value(n.driver_by_table).key("no_gpu");
     if (n.gpus.empty()) w.value(n.no_gpu);
     else w.null();
-    w.end_object();
-  }
-  w.end_array().key("files").begin_array();
-  for (const auto& f : r.files) {
-    w.begin_object().key("path").value(f.path).key("error");
+  });
+  detail::json_objects(w.key("files"), r.files, [&](const file_verdict& f) {
+    w.key("path").value(f.path).key("error");
     detail::json_optional_error(w, f.unreadable);
     w.key("kind").value(to_string(f.listing.kind)).key("has_cuda_code").value(f.has_code());
-    w.key("code_objects").begin_array();
     const bool loadable = has_loadable(f.listing);
-    for (const auto& o : f.listing.objects) {
-      w.begin_object().key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
-      w.key("judged").value(judged(o, loadable)).key("images").begin_array();
-      for (const auto& img : o.images) {
-        w.begin_object().key("kind").value(detail::name_of(detail::image_kinds, img.target.form));
-        w.key("target").value(to_text(img.target).view());
+    detail::json_objects(w.key("code_objects"), f.listing.objects, [&](const code_object& o) {
+      w.key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
+      detail::json_objects(w.key("judged").value(judged(o, loadable)).key("images"), o.images, [&](const code_image& img) {
+        w.key("kind").value(detail::name_of(detail::image_kinds, img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
-        w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size)).end_object();
-      }
-      w.end_array().end_object();
-    }
-    w.end_array().key("devices").begin_array();
-    for (const auto& d : f.devices) {
-      w.begin_object().key("cc").value(to_text(d.device.cc).view()).key("name").value(d.device.name);
-      w.key("loads").value(d.loads());
+        w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size));
+      });
+    });
+    detail::json_objects(w.key("devices"), f.devices, [&](const device_verdict& d) {
+      w.key("cc").value(to_text(d.device.cc).view()).key("name").value(d.device.name).key("loads").value(d.loads());
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
-      w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit)).key("chosen").begin_array();
+      w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit));
       std::vector<long long> chosen(detail::target_keys, 0);  // the images it loads, by target: how many code objects
       std::vector<std::uint32_t> order;
       for (std::size_t i = 0; i < d.choice.size(); ++i) {
@@ -348,21 +330,18 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         const std::uint32_t k = detail::target_key(f.listing.objects[i].images[d.choice[i]].target);
         if (k < chosen.size() && chosen[k]++ == 0) order.push_back(k);
       }
-      for (const std::uint32_t k : order)
-        w.begin_object().key("target").value(to_text(detail::target_of_key(k)).view()).key("count").value(chosen[k]).end_object();
-      w.end_array().key("failing").begin_array();
-      for (const auto& g : d.failing) {
+      detail::json_objects(w.key("chosen"), order, [&](std::uint32_t k) {
+        w.key("target").value(to_text(detail::target_of_key(k)).view()).key("count").value(chosen[k]);
+      });
+      detail::json_objects(w.key("failing"), d.failing, [&](const failing_group& g) {
         std::vector<std::string> ts;
         for (const auto& t : g.targets) ts.emplace_back(to_text(t).view());
-        w.begin_object().key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error");
-        detail::json_error(w, g.why);
-        w.key("fix").value(detail::fix_text(g, d.device.cc)).end_object();
-      }
-      w.end_array().end_object();
-    }
-    w.end_array().end_object();
-  }
-  w.end_array().end_object();
+        detail::json_error(w.key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error"), g.why);
+        w.key("fix").value(detail::fix_text(g, d.device.cc));
+      });
+    });
+  });
+  w.end_object();
   return w.str();
 }
 

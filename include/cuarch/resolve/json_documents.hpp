@@ -114,13 +114,11 @@ CUARCH_FUNC std::string to_json(const check_report& r) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::check).key("ok").value(r.ok()).key("toolkit").value(to_text(r.toolkit).view()).key("error");
   detail::json_optional_error(w, r.first_failure());
-  w.key("diagnostics").begin_array();
-  for (const auto& i : r.items) {
-    w.begin_object().key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");
+  detail::json_objects(w.key("diagnostics"), r.items, [&](const check_item& i) {
+    w.key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");
     detail::json_optional_error(w, i.reason);
-    w.end_object();
-  }
-  w.end_array().end_object();
+  });
+  w.end_object();
   return w.str();
 }
 

@@ -226,25 +226,15 @@ namespace detail {
 
 inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arch_form's order
 
-/// `s`, or null when it is empty.
-inline json_writer& text_or_null(json_writer& w, std::string_view s) { return s.empty() ? w.null() : w.value(s); }
-/// to_text(*v), or null when there is none.
-template <class T>
-json_writer& text_or_null(json_writer& w, const std::optional<T>& v) {
-  return v ? w.value(to_text(*v).view()) : w.null();
-}
-
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
   w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
 }
 
 inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags) {
-  w.key("diagnostics").begin_array();
-  for (const auto& d : diags) {
-    w.begin_object().key("input").value(d.input.view()).key("position");
-    if (d.position == error::no_position) w.null();
-    else w.value(static_cast<long long>(d.position));
+  json_objects(w.key("diagnostics"), diags, [&](const diagnostic& d) {
+    w.key("input").value(d.input.view());
+    json_index(w.key("position"), d.position == error::no_position ? std::nullopt : std::optional<std::size_t>(d.position));
     w.key("device");
     if (d.device) {
       w.begin_object().key("ordinal").value(d.device->ordinal).key("cc").value(to_text(d.device->cc).view());
@@ -260,9 +250,8 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     json_optional_error(w, d.fallback_error);
     text_or_null(w.key("preference"), d.preference.view());  // native: the variant rule that applied
     text_or_null(w.key("note"), d.note.view());
-    w.key("message").value(d.message()).end_object();
-  }
-  w.end_array();
+    w.key("message").value(d.message());
+  });
 }
 
 inline void json_spelling(json_writer& w, std::string_view name, const expected<std::string, error>& s) {
@@ -284,10 +273,9 @@ inline void json_compiler_provenance(json_writer& w, const compiler_provenance& 
 }
 
 inline void json_warnings(json_writer& w, const std::vector<resolution_warning>& warnings) {
-  w.key("warnings").begin_array();
-  for (const auto& x : warnings)
-    w.begin_object().key("kind").value(x.kind).key("what").value(x.what).key("meaning").value(x.meaning).end_object();
-  w.end_array();
+  json_objects(w.key("warnings"), warnings, [&](const resolution_warning& x) {
+    w.key("kind").value(x.kind).key("what").value(x.what).key("meaning").value(x.meaning);
+  });
 }
 
 /// The success document; `compiler` null: only what the resolution knows of its compiler.
@@ -308,10 +296,8 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
   for (const auto& t : r.targets) detail::json_target(w, t);
   w.end_array();
   w.key("nvcc").value(nvcc_gencode_flags(r.targets));
-  w.key("nvrtc").begin_array();
-  for (const auto& c : nvrtc_compiles(r.targets))
-    w.begin_object().key("target").value(to_text(c.target).view()).key("options").value(c.options).end_object();
-  w.end_array();
+  json_objects(w.key("nvrtc"), nvrtc_compiles(r.targets),
+               [&](const nvrtc_compile& c) { w.key("target").value(to_text(c.target).view()).key("options").value(c.options); });
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
   detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
   if (compiler) w.key("cache_key").value(jit_cache_key(compiler->compiler, r.targets));

@@ -258,6 +258,31 @@ void json_optional_error(json_writer& w, const OptionalError& e) {
   else w.null();
 }
 
+/// [{...}, ...]: one object per item, its members written by `members(item)`.
+template <class Range, class Members>
+void json_objects(json_writer& w, const Range& items, Members&& members) {
+  w.begin_array();
+  for (const auto& item : items) {
+    w.begin_object();
+    members(item);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+/// The index, or null when there is none.
+inline json_writer& json_index(json_writer& w, const std::optional<std::size_t>& i) {
+  return i ? w.value(static_cast<long long>(*i)) : w.null();
+}
+
+/// `s`, or null when it is empty.
+inline json_writer& text_or_null(json_writer& w, std::string_view s) { return s.empty() ? w.null() : w.value(s); }
+/// to_text(*v), or null when there is none.
+template <class T>
+json_writer& text_or_null(json_writer& w, const std::optional<T>& v) {
+  return v ? w.value(to_text(*v).view()) : w.null();
+}
+
 /// The one JSON reader (version.json, `kubectl get nodes -o json`): every string member by its
 /// path, object keys joined by '.', array elements indexed ("cuda_nvcc.version" -> "12.4.131",
 /// "items[0].metadata.name" -> "gpu-1"); numbers, booleans and null are checked and skipped.
