@@ -143,9 +143,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
       ++(c.jit ? v.by_ptx_jit : v.by_sass);
       continue;
     }
-    static const error no_reason{};
-    const error& why = c.why ? *c.why : no_reason;
-    misses.push_back(miss{detail::target_keys_of(o), c.why ? why.code : errc::cannot_load_on_device, why.required, why.ptx_required, i});
+    const error& why = *c.why;  // choose_image() says why whenever nothing loads
+    misses.push_back(miss{detail::target_keys_of(o), why.code, why.required, why.ptx_required, i});
   }
   std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) { return a.alike() < b.alike(); });
   for (std::size_t at = 0; at < misses.size();) {
@@ -154,8 +153,7 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     failing_group g;
     for (const std::uint32_t k : misses[at].keys) g.targets.push_back(detail::target_of_key(k));
     g.count = end - at;
-    const image_choice first = choose_image(listing.objects[misses[at].object], device.cc, driver);  // its reason
-    g.why = first.why ? *first.why : errors::cannot_load_on_device(source_kind::none, arch_target{device.cc}, device.cc);
+    g.why = *choose_image(listing.objects[misses[at].object], device.cc, driver).why;  // its reason, judged again
     v.failing.push_back(std::move(g));
     at = end;
   }
@@ -195,8 +193,6 @@ inline std::string fix_text(const failing_group& g, const compute_capability& cc
          "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
          " or lower (compute_XY) for the driver to JIT";
 }
-
-inline constexpr std::string_view image_kinds[] = {"sass", "ptx", "lto"};  // arch_form's order
 
 }  // namespace detail
 
@@ -314,7 +310,7 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     detail::json_objects(w.key("code_objects"), f.listing.objects, [&](const code_object& o) {
       w.key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
       detail::json_objects(w.key("judged").value(judged(o, loadable)).key("images"), o.images, [&](const code_image& img) {
-        w.key("kind").value(detail::name_of(detail::image_kinds, img.target.form)).key("target").value(to_text(img.target).view());
+        w.key("kind").value(detail::name_of(detail::form_names, img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size));
       });

@@ -224,8 +224,6 @@ CUARCH_FUNC std::string jit_cache_digest(std::string_view key) {
 
 namespace detail {
 
-inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};  // arch_form's order
-
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
   w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
