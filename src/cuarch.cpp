@@ -13,8 +13,6 @@
 
 #include "cuarch/detect/detector.hpp"
 #include "cuarch/doctor/analysis.hpp"
-#include "cuarch/doctor/render_json.hpp"
-#include "cuarch/doctor/render_text.hpp"
 #include "cuarch/doctor/report.hpp"
 #include "cuarch/front_door/options.hpp"
 #include "cuarch/front_door/resolve_here.hpp"

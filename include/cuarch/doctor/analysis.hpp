@@ -9,7 +9,13 @@
 #include "../core/arch.hpp"
 #include "../core/arch_table.hpp"
 #include "../core/compatibility.hpp"
-#include "definitions.hpp"  // declarations; refused where definitions are not compiled
+#include "report.hpp"  // the declarations
+
+// This header defines an entry point; in a compiled-mode TU it would define it a second time.
+#if !CUARCH_DEFINITIONS
+#  error \
+      "this header defines an entry point compiled into cuarch::compiled (CUARCH_COMPILED): include <cuarch/doctor/report.hpp> instead"
+#endif
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -1,7 +1,7 @@
 // The JSON documents of `cuarch list`, `cuarch check` and of a command line that could not be
 // understood (cuarch.list/1, cuarch.check/1, cuarch.error/1). The command line and the Python
 // module both print these, so they cannot drift apart. The resolution's documents are in
-// outputs.hpp, the doctor's in doctor/render_json.hpp; every document starts with "schema" and
+// outputs.hpp, the doctor's in doctor/report.hpp; every document starts with "schema" and
 // "cuarch_version" (core/detail/json.hpp, begin_document). Members and versioning: docs/json.md.
 #pragma once
 
