@@ -23,7 +23,7 @@ namespace detail {
 
 /// "nvcc 12.4.131 (PATH: /usr/bin/nvcc)"
 inline std::string label(const candidate& c) {
-  const std::string version = c.result ? " " + text_of(c.result->version) : "";
+  const std::string version = c.result ? " " + to_text(c.result->version).str() : "";
   return std::string(to_string(c.source)) + version + " (" + c.origin + ": " + c.path + ")";
 }
 
@@ -70,7 +70,7 @@ inline std::string site_packages_home(const std::string& path) {
 /// Why `compiler` cannot build machine code for `cc` (empty if it can).
 inline std::string cannot_build(const compiler_info& compiler, const compute_capability& cc) {
   const arch_target sass{cc, arch_variant::baseline, arch_form::sass};
-  const std::string target = text_of(sass);
+  const std::string target = to_text(sass).str();
   const auto table = check_buildable(sass, compiler.version);
   if (compiler.supported_sm_numbers) {
     const auto& list = *compiler.supported_sm_numbers;
@@ -86,7 +86,8 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
   switch (e.code) {
     case errc::needs_newer_toolkit: return target + " needs CUDA >= " + release_text(e.required);
     case errc::removed_in_toolkit: return target + " was removed in CUDA " + release_text(e.required);
-    case errc::renamed_in_toolkit: return target + " was renamed " + text_of(e.replacement) + " in CUDA " + release_text(e.required);
+    case errc::renamed_in_toolkit:
+      return target + " was renamed " + to_text(e.replacement).str() + " in CUDA " + release_text(e.required);
     case errc::unknown_arch:
       if (newest_known_toolkit() < compiler.version.release()) return {};  // a newer toolkit than the table: the table cannot say no
       return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
@@ -101,8 +102,7 @@ class analyzer {
   std::vector<finding> run() {
     roles();
     compilers_vs_each_other();
-    cuda_home_vs_path();
-    overrides_vs_cuda_home();
+    cuda_home_vs_others();
     compilers_vs_driver();
     environment_problems();
     against_toolkit_files();
@@ -172,13 +172,31 @@ class analyzer {
     return {};
   }
 
-  /// A compiler named explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) while $CUDA_HOME holds
-  /// another release: PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
-  void overrides_vs_cuda_home() {
+  /// $CUDA_HOME against $CUDA_PATH, against the first nvcc on PATH, and against a compiler named
+  /// explicitly (an option, CUARCH_NVCC/CUARCH_NVRTC, CUDACXX) of another release: PyTorch extensions
+  /// and FlashInfer build with $CUDA_HOME/bin/nvcc all the same.
+  void cuda_home_vs_others() {
+    const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
     const auto [home, home_via] = root_via("CUDA_HOME=");
+    const auto [cuda_path, cuda_path_via] = root_via("CUDA_PATH=");
+    if (home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
+      add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
+          home_via + " and " + cuda_path_via + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
+          "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
     if (!home || home->problem) return;
-    const candidate* home_nvcc = nvcc_in(d_, home->real_path);  // what says its release: its nvcc, else its first version file
-    for (const auto& c : d_.candidates)
+    const candidate* home_nvcc = nvcc_in(d_, home->real_path);
+    if (answered(on_path) && on_path->toolkit_root != home->real_path) {
+      const std::string& path_root = on_path->toolkit_root;
+      const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
+      add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
+          home_via + (home_nvcc ? " holds nvcc " + to_text(home_nvcc->result->version).str() : std::string(" holds no nvcc")) +
+              ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + to_text(on_path->result->version).str() +
+              (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
+          "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
+          "point both at the toolkit you mean",
+          {home_nvcc, on_path});
+    }
+    for (const auto& c : d_.candidates)  // what says its release: its nvcc, else its first version file
       if (!home_nvcc && c.toolkit_root == home->real_path && c.result && c.source == source_kind::toolkit_files &&
           (c.describes == source_kind::none || c.describes == source_kind::nvcc))
         home_nvcc = &c;
@@ -211,28 +229,6 @@ class analyzer {
               std::to_string(drv->result->version.major) + ".x toolkit",
           {c, drv});
     }
-  }
-
-  void cuda_home_vs_path() {
-    const candidate* on_path = d_.nvcc_on_path ? &d_.candidates[*d_.nvcc_on_path] : nullptr;
-    const auto [home, home_via] = root_via("CUDA_HOME=");
-    const auto [cuda_path, cuda_path_via] = root_via("CUDA_PATH=");
-    if (home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
-      add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
-          home_via + " and " + cuda_path_via + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
-          "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
-    if (!home || home->problem || !answered(on_path)) return;
-    const std::string path_root = on_path->toolkit_root;
-    if (path_root == home->real_path) return;
-    const candidate* home_nvcc = nvcc_in(d_, home->real_path);
-    const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
-    add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
-        home_via + (home_nvcc ? " holds nvcc " + text_of(home_nvcc->result->version) : std::string(" holds no nvcc")) +
-            ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + text_of(on_path->result->version) +
-            (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
-        "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
-        "point both at the toolkit you mean",
-        {home_nvcc, on_path});
   }
 
   void environment_problems() {
@@ -274,7 +270,7 @@ class analyzer {
             : nvcc                           ? finding_kind::nvcc_vs_toolkit_files
             : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files
                                              : finding_kind::runtime_vs_toolkit_files,
-            severity::warning, label(c) + " but " + f.path + " says " + text_of(f.result->version) + " (" + f.result->raw + ")",
+            severity::warning, label(c) + " but " + f.path + " says " + to_text(f.result->version).str() + " (" + f.result->raw + ")",
             header && nvcc
                 ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
                   "wrapper for another toolkit); reinstall one toolkit cleanly"
@@ -300,7 +296,7 @@ class analyzer {
               (major ? " (" + drv->result->raw + ")" : std::string()),
           major ? "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
                   "Update the driver" +
-                      (row && row->min_driver.major ? " to " + text_of(row->min_driver) + " or newer" : std::string()) +
+                      (row && row->min_driver.major ? " to " + to_text(row->min_driver).str() + " or newer" : std::string()) +
                       ", or use a CUDA " + std::to_string(driver.major) + ".x runtime"
                 : "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
                       " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
@@ -316,8 +312,8 @@ class analyzer {
       const error& e = jit.error();
       const bool known = e.ptx_required.major != 0 && e.ptx_supported.major != 0;
       add(finding_kind::ptx_too_new_for_driver, severity::problem,
-          label(*comp) + (known ? " emits PTX ISA " + text_of(e.ptx_required) + ", but the driver (CUDA " + release_text(driver) +
-                                      ") JITs PTX ISA up to " + text_of(e.ptx_supported)
+          label(*comp) + (known ? " emits PTX ISA " + to_text(e.ptx_required).str() + ", but the driver (CUDA " +
+                                      release_text(driver) + ") JITs PTX ISA up to " + to_text(e.ptx_supported).str()
                                 : " is newer than the driver (CUDA " + release_text(driver) + ")"),
           "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
           "or update the driver to one serving CUDA " +
@@ -379,7 +375,7 @@ class analyzer {
         const std::string role = comp == compilers[0] ? "JIT" : comp == compilers[1] ? "offline" : "Triton";
         add(finding_kind::device_not_buildable, severity::problem,
             role + " " + label(*comp) + " cannot build machine code for device " + std::to_string(dev.ordinal) + " (" +
-                text_of(dev.cc) + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
+                to_text(dev.cc).str() + (dev.name.empty() ? "" : ", " + dev.name) + "): " + why,
             role == "JIT"
                 ? "JIT compilation for this GPU fails (or falls back to PTX of an older arch, if the driver can JIT it); load a newer NVRTC"
             : role == "offline"

@@ -84,12 +84,8 @@ struct finding {
 
 namespace detail {
 
-// Spellings shared by the analysis and the renderers: any value's to_text(), a version's release.
-template <class T>
-std::string text_of(const T& x) {
-  return std::string(to_text(x).view());
-}
-inline std::string release_text(const cuda_version& v) { return text_of(v.release()); }
+/// "12.4": a version's release, as the analysis and the reports spell it.
+inline std::string release_text(const cuda_version& v) { return to_text(v.release()).str(); }
 
 }  // namespace detail
 CUARCH_END_NAMESPACE

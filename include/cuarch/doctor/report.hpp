@@ -66,7 +66,7 @@ std::string text_origins(const Found& x) {
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
   const candidate* c = d.chosen(s);
-  out += (c ? pad(std::string(to_string(c->source)) + " " + text_of(c->result->version), 18) + path_and_real(c->path, c->real_path)
+  out += (c ? pad(std::string(to_string(c->source)) + " " + to_text(c->result->version).str(), 18) + path_and_real(c->path, c->real_path)
             : "none: " + printable(s.failure ? s.failure->message() : std::string("not looked for"))) +
          "\n";
   if (c || !s.why.empty()) out += "           why: " + printable(s.why) + "\n";
@@ -82,13 +82,13 @@ inline void text_devices(std::string& out, const detection& d) {
   const auto devs = d.devices();
   if (devs) {
     for (const auto& dev : *devs)
-      out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(text_of(dev.cc), 6) +
+      out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(to_text(dev.cc).str(), 6) +
              (dev.name.empty() ? std::string() : printable(dev.name) + " ") + "(" + std::string(to_string(dev.source)) + ")\n";
     if (d.given_devices && d.driver_devices) {
       if (*d.driver_devices) {
         out += "  the driver shows:";
         for (const auto& dev : **d.driver_devices)
-          out += " " + std::to_string(dev.ordinal) + ":" + text_of(dev.cc) + " " + printable(dev.name);
+          out += " " + std::to_string(dev.ordinal) + ":" + to_text(dev.cc).str() + " " + printable(dev.name);
         out += "\n";
       } else {
         out += "  (driver devices: " + printable(d.driver_devices->error().message()) + ")\n";
@@ -109,8 +109,8 @@ inline void text_sources(std::string& out, const detection& d) {
     const char mark = c.chosen ? '*' : c.result ? ' ' : '!';
     std::string kind = short_name(c.source);
     if (c.describes != source_kind::none) kind += ":" + short_name(c.describes);
-    out += "  " + std::string(1, mark) + " " + pad(kind, 13) + pad(c.result ? text_of(c.result->version) : std::string("error"), 9) +
-           path_and_real(c.path, c.real_path) + "\n";
+    out += "  " + std::string(1, mark) + " " + pad(kind, 13) +
+           pad(c.result ? to_text(c.result->version).str() : std::string("error"), 9) + path_and_real(c.path, c.real_path) + "\n";
     out += "      via " + text_origins(c);
     if (c.result && !c.result->raw.empty() && c.source != source_kind::nvrtc) out += "  [" + printable(c.result->raw) + "]";
     if (!c.result) out += "\n      " + printable(c.result.error().message());
@@ -139,8 +139,7 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
   if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
     const candidate& p = d.candidates[*d.nvcc_on_path];
     out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
-           (p.result ? "nvcc " + detail::text_of(p.result->version) : "fails: " + std::string(to_string(p.result.error().code))) +
-           ")\n";
+           (p.result ? "nvcc " + to_text(p.result->version).str() : "fails: " + std::string(to_string(p.result.error().code))) + ")\n";
   }
   out += "load path\n";
   detail::text_role(out, d, d.driver, "driver");
@@ -163,14 +162,15 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
 
 namespace detail {
 
-/// The devices, or {"error": ...} when they could not be read.
-inline void json_devices(json_writer& w, const expected<std::vector<device_info>, error>& devs) {
-  if (!devs) {
-    json_error(w.begin_object().key("error"), devs.error());
+/// The devices, {"error": ...} when they could not be read, or null when they were not asked for.
+inline void json_devices(json_writer& w, const std::optional<expected<std::vector<device_info>, error>>& devs) {
+  if (!devs) return void(w.null());
+  if (!*devs) {
+    json_error(w.begin_object().key("error"), devs->error());
     w.end_object();
     return;
   }
-  json_objects(w, *devs, [&](const device_info& dev) {
+  json_objects(w, **devs, [&](const device_info& dev) {
     w.key("ordinal").value(dev.ordinal).key("cc").value(to_text(dev.cc).view());
     w.key("name").value(dev.name).key("source").value(to_string(dev.source));
   });
@@ -216,12 +216,8 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
   });
 
   // The devices each way they were read; driver_via null when the driver was not asked.
-  w.key("devices").begin_object().key("given");
-  if (d.given_devices) detail::json_devices(w, *d.given_devices);
-  else w.null();
-  w.key("driver");
-  if (d.driver_devices) detail::json_devices(w, *d.driver_devices);
-  else w.null();
+  detail::json_devices(w.key("devices").begin_object().key("given"), d.given_devices);
+  detail::json_devices(w.key("driver"), d.driver_devices);
   detail::text_or_null(w.key("driver_via"), d.devices_via).key("driver_notes").value(d.devices_notes);
   detail::json_devices(w.key("effective"), d.devices());
   w.end_object();

@@ -216,7 +216,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     std::string first;
     for (const auto& n : fleet->nodes) {
       if (n.gpus.empty() || n.driver.major == 0 || driver_runs_code_of(n.driver, info->version)) continue;
-      const std::string why = "node " + detail::printable(n.name) + ": its driver serves CUDA " + detail::text_of(n.driver) +
+      const std::string why = "node " + detail::printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() +
                               ", older than the CUDA " + detail::release_text(info->version) + " that builds";
       const std::string fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
       if (failing < 10)  // each said, up to ten: a fleet of thousands gives a few lines
