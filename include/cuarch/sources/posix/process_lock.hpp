@@ -6,6 +6,7 @@
 
 #include <link.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 #include <atomic>
@@ -21,9 +22,10 @@ namespace detail {
 struct fork_state {
   pthread_mutex_t lock;  // recursive, initialised by fork_state_init
   pthread_once_t once;
-  unsigned long generation;          // +1 in each child
-  std::atomic<int> loader_calls;     // cuarch's dlopen()/dlclose() calls under way
-  std::atomic<long long> loader_at;  // when the latest began (steady clock, ns)
+  unsigned long generation;              // +1 in each child
+  std::atomic<int> loader_calls;         // cuarch's dlopen()/dlclose() calls under way
+  std::atomic<long long> loader_at;      // when the latest began (steady clock, ns)
+  const volatile r_debug* loader_state;  // the loader's own, which it writes (loader_debug_state())
 };
 // Zero-initialised (no guard a fork could leave half-taken, no destructor a thread abandoned in a
 // hung library may race at exit).
@@ -39,6 +41,22 @@ inline void fork_lock_init() noexcept {
 inline long long steady_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+/// The loader's r_debug, the one it updates and debuggers read: DT_DEBUG in the executable's dynamic
+/// section names it. `_r_debug` may be a copy the loader never updates (a PIE executable that names
+/// the symbol gets a copy relocation); it is used only when no DT_DEBUG is found.
+inline const r_debug* loader_debug_state() noexcept {
+  const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(::getauxval(AT_PHDR));
+  const auto n = ::getauxval(AT_PHNUM);
+  const ElfW(Dyn)* dyn = nullptr;
+  for (unsigned long i = 0; ph && i < n; ++i)
+    if (ph[i].p_type == PT_PHDR)
+      for (unsigned long j = 0; j < n; ++j)  // the load bias: where the headers are less where they say they are
+        if (ph[j].p_type == PT_DYNAMIC)
+          dyn = reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) - ph[i].p_vaddr + ph[j].p_vaddr);
+  for (; dyn && dyn->d_tag != DT_NULL; ++dyn)
+    if (dyn->d_tag == DT_DEBUG && dyn->d_un.d_ptr) return reinterpret_cast<const r_debug*>(dyn->d_un.d_ptr);
+  return &_r_debug;
+}
 inline void fork_prepare() noexcept {
   // A child forked while a dlopen() or dlclose() maps or unmaps a library aborts in its first
   // dlopen() (glibc's dl-open.c asserts r_state == RT_CONSISTENT; fork_safety_test). The lock stops
@@ -48,7 +66,7 @@ inline void fork_prepare() noexcept {
   ::pthread_mutex_lock(&fork_shared.lock);
   const timespec ms{0, 1000000};
   while (fork_shared.loader_calls > 0 && steady_ns() - fork_shared.loader_at < 100000000) ::nanosleep(&ms, nullptr);
-  for (int i = 0; i < 1000 && _r_debug.r_state != r_debug::RT_CONSISTENT; ++i) ::nanosleep(&ms, nullptr);
+  for (int i = 0; i < 1000 && fork_shared.loader_state->r_state != r_debug::RT_CONSISTENT; ++i) ::nanosleep(&ms, nullptr);
 }
 inline void fork_parent() noexcept { ::pthread_mutex_unlock(&fork_shared.lock); }
 inline void fork_child() noexcept {
@@ -60,6 +78,7 @@ inline fork_state& fork_state_ready() noexcept {
   static_assert(PTHREAD_ONCE_INIT == 0, "fork_shared relies on a zeroed pthread_once_t being PTHREAD_ONCE_INIT");
   ::pthread_once(&fork_shared.once, [] {
     fork_lock_init();
+    fork_shared.loader_state = loader_debug_state();
     ::pthread_atfork(fork_prepare, fork_parent, fork_child);
   });
   return fork_shared;
