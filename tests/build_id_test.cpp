@@ -158,17 +158,10 @@ TEST_CASE("the key names the NVRTC this process runs, not the file now at its pa
 
 TEST_CASE("the build-id of a loaded library is read from its mapped image", "[build_id]") {
   const std::string dir = cuarch_test::make_temp_dir("mapped_id");
-  const char* cc_env = std::getenv("CC");
-  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const auto build = [&](const std::string& so, const std::string& id) {
-    cuarch::process_limits limits;
-    limits.timeout = std::chrono::seconds(120);
-    const auto r = cuarch::run_process(
-        {"/bin/sh", "-c",
-         cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() + "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" +
-             id + " -Wl,-soname,libnvrtc-stub-mapped.so.12"},
-        limits);
-    return r && r->exit_status == 0;
+    return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() +
+                                  "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" + id + " -Wl,-soname,libnvrtc-stub-mapped.so.12")
+        .empty();
   };
   const std::string a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
   if (!build(dir + "/libnvrtc.so.12", a) || !build(dir + "/b.so", b)) SKIP("no C compiler for the stub NVRTC");

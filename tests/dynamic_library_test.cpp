@@ -99,10 +99,7 @@ std::string loader_picks(const std::string& soname, const std::string& llp) {
         "int main(int c, char** v) { (void)c; void* h = dlopen(v[1], RTLD_NOW | RTLD_LOCAL);\n"
         "  if (!h) { printf(\"ERR %s\\n\", dlerror()); return 1; }\n  struct link_map* m = 0; dlinfo(h, RTLD_DI_LINKMAP, &m);\n"
         "  printf(\"OK %s\\n\", realpath(m->l_name, 0)); return 0; }\n");
-    const char* cc_env = std::getenv("CC");
-    const std::string cc = cc_env && *cc_env ? cc_env : "cc";
-    const auto r = cuarch::run_process({"/bin/sh", "-c", cc + " -o " + dir + "/oracle " + dir + "/oracle.c -ldl"});
-    return r && r->exit_status == 0 ? dir + "/oracle" : std::string();
+    return cuarch_test::compile_c("-o " + dir + "/oracle " + dir + "/oracle.c -ldl").empty() ? dir + "/oracle" : std::string();
   }();
   if (oracle.empty()) return {};
   cuarch::process_limits limits;

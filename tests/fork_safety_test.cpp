@@ -25,22 +25,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A stub library (tests/fixtures/<source>) whose constructor sleeps `ms`, built into `so`.
-std::string build_slow_stub(const std::string& dir, const std::string& source, const std::string& so, int ms) {
+/// A stub library (tests/fixtures/<stub>) whose constructor sleeps `ms`, built into `so`.
+std::string build_slow_stub(const std::string& dir, const std::string& stub, const std::string& so, int ms) {
   const std::string ctor = dir + "/slow_" + std::to_string(ms) + ".c";
   cuarch_test::write_file(ctor, "#include <time.h>\n__attribute__((constructor)) static void slow(void) {\n  struct timespec t = {0, " +
                                     std::to_string(ms) + "000000L};\n  nanosleep(&t, 0);\n}\n");
-  const char* cc_env = std::getenv("CC");
-  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const std::string soname = "lib" + fs::path(so).filename().string() + "-fork-stub.so";
-  cuarch::process_limits limits;
-  limits.timeout = std::chrono::seconds(120);
-  const auto r = cuarch::run_process({"/bin/sh", "-c",
-                                      cc + " -shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() + "/tests/fixtures/" +
-                                          source + " " + ctor + " -Wl,-soname," + soname},
-                                     limits);
-  if (!r || r->exit_status != 0) return {};
-  return so;
+  const std::string source = cuarch_test::source_dir() + "/tests/fixtures/" + stub;
+  return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + source + " " + ctor + " -Wl,-soname," + soname).empty() ? so : "";
 }
 
 /// An LD_AUDIT module whose la_objopen() sleeps 300 ms for a library whose path contains "slowmap":
@@ -55,12 +47,7 @@ std::string build_slow_map_audit(const std::string& dir) {
                           "  (void)id; (void)cookie;\n"
                           "  if (m->l_name && strstr(m->l_name, \"slowmap\")) {\n"
                           "    struct timespec t = {0, 300000000L};\n    nanosleep(&t, 0);\n  }\n  return 0;\n}\n");
-  const char* cc_env = std::getenv("CC");
-  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
-  cuarch::process_limits limits;
-  limits.timeout = std::chrono::seconds(120);
-  const auto r = cuarch::run_process({"/bin/sh", "-c", cc + " -shared -fPIC -O1 -o " + so + " " + c}, limits);
-  return r && r->exit_status == 0 ? so : std::string();
+  return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + c).empty() ? so : "";
 }
 
 /// What a child does: detect with every role a resolve can ask, then exit 0 if the answers are
