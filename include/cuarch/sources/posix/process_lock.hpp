@@ -47,12 +47,15 @@ inline long long steady_ns() noexcept {
 inline const r_debug* loader_debug_state() noexcept {
   const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(::getauxval(AT_PHDR));
   const auto n = ::getauxval(AT_PHNUM);
-  const ElfW(Dyn)* dyn = nullptr;
-  for (unsigned long i = 0; ph && i < n; ++i)
-    if (ph[i].p_type == PT_PHDR)
-      for (unsigned long j = 0; j < n; ++j)  // the load bias: where the headers are less where they say they are
-        if (ph[j].p_type == PT_DYNAMIC)
-          dyn = reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) - ph[i].p_vaddr + ph[j].p_vaddr);
+  const ElfW(Phdr)* self = nullptr, *dynamic = nullptr;  // the headers' own entry, and the dynamic section's
+  for (unsigned long i = 0; ph && i < n; ++i) {
+    if (ph[i].p_type == PT_PHDR) self = &ph[i];
+    if (ph[i].p_type == PT_DYNAMIC) dynamic = &ph[i];
+  }
+  // The load bias: where the headers are, less where they say they are.
+  const ElfW(Dyn)* dyn = self && dynamic
+                             ? reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) - self->p_vaddr + dynamic->p_vaddr)
+                             : nullptr;
   for (; dyn && dyn->d_tag != DT_NULL; ++dyn)
     if (dyn->d_tag == DT_DEBUG && dyn->d_un.d_ptr) return reinterpret_cast<const r_debug*>(dyn->d_un.d_ptr);
   return &_r_debug;
