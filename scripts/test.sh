@@ -22,6 +22,16 @@ if [[ ! -f "$build_dir/CMakeCache.txt" && -z "${CMAKE_GENERATOR:-}" ]] && comman
   generator=(-G Ninja)
 fi
 
+# ccache, where the machine has it, makes a rebuild of unchanged sources (a fresh clone, a CI run)
+# a cache hit. The environment variables reach every nested CMake build too: the wheels, the package
+# tests, the sanitizer builds. CCACHE_BASEDIR makes paths relative and CCACHE_NOHASHDIR leaves the
+# build folder out of the key (only the debug info's compile folder can name another clone), so two
+# clones share hits.
+if [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]] && command -v ccache >/dev/null 2>&1; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+fi
+
 echo "== configure ($build_dir, ${CUARCH_BUILD_TYPE:-RelWithDebInfo})"
 cmake -S . -B "$build_dir" "${generator[@]}" "-DCMAKE_BUILD_TYPE=${CUARCH_BUILD_TYPE:-RelWithDebInfo}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
 echo "== build (-j$jobs)"
