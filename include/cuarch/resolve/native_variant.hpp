@@ -117,8 +117,6 @@ class native_variant_preferences {
     if (i == size_) ++size_;
     return true;
   }
-  /// Whether set(r) would succeed: room left, or a rule for the same devices to replace.
-  constexpr bool can_set(const native_variant_rule& r) const noexcept { return index_of(r) < capacity; }
 
   /// The most specific rule for `device`, if any.
   constexpr std::optional<native_variant_rule> rule_for(const compute_capability& device) const noexcept {
@@ -166,7 +164,6 @@ constexpr bool read_rule_devices(std::string_view s, native_variant_rule& r) noe
 constexpr expected<native_variant_preferences, native_variant_spec_error> parse_native_variant_spec(std::string_view spec) {
   native_variant_preferences out;
   native_variant_rule current;  // default, until an entry names devices
-  bool open = false;            // `current` has entries not yet stored
   auto fail = [&](std::size_t at, std::string_view entry, std::string_view why) {
     return unexpected(native_variant_spec_error{spec, at, entry, why});
   };
@@ -178,20 +175,18 @@ constexpr expected<native_variant_preferences, native_variant_spec_error> parse_
     std::string_view variant_text = entry;
     const std::size_t eq = entry.find('=');
     if (eq != std::string_view::npos) {
-      if (open) out.set(current);  // can_set() held when the rule began
       current = native_variant_rule{};
       if (!detail::read_rule_devices(entry.substr(0, eq), current))
         return fail(start, entry, "the devices must be a compute capability (12.0), a major (9) or 'default'");
-      if (!out.can_set(current)) return fail(start, entry, "more rules than a policy holds (8)");
+      if (!out.set(current)) return fail(start, entry, "more rules than a policy holds (8)");
       variant_text = entry.substr(eq + 1);
     }
     const auto v = parse_arch_variant(variant_text);  // "a", "f", "baseline", or the full names
     if (!v) return fail(start, entry, "a variant is 'a', 'f' or 'baseline'");
     if (!current.chain.add(*v)) return fail(start, entry, "this variant is already in the chain");
-    open = true;
+    out.set(current);  // fits: its slot was taken when the rule began (above), or it is the first
     start = end + 1;
   }
-  if (open) out.set(current);
   return out;
 }
 
