@@ -300,37 +300,31 @@ class resolution_run {
         add_note(d, (found ? "policy compatible-minor: " : "policy compatible-minor would use ") + std::string(to_text(*lower).view()) +
                         (found ? "" : ", which") + " runs on " + cc + " but without " + cc + "-specific features");
       }
-      if (!found) ptx_fallback(dev, d);
+      if (!found) d.fallback = ptx_fallback(dev, d);
       if (!finish(d)) return too_many_targets();
     }
     return std::nullopt;
   }
 
-  /// PTX of the newest buildable arch at or below the device, if the policy allows it and the
-  /// driver can JIT it (jitify2's rule, with cuda.core's driver check; never CuPy's old SASS).
-  void ptx_fallback(const device_info& dev, diagnostic& d) {
-    if (!policy_.ptx_fallback) {
-      d.fallback = ptx_fallback_status::off;
-      return;
-    }
+  /// PTX of the newest buildable arch at or below the device as d's result, if the policy allows it
+  /// and the driver can JIT it (jitify2's rule, with cuda.core's driver check; never CuPy's old
+  /// SASS). Returns how that went; a refusal's reason is d's fallback_error.
+  ptx_fallback_status ptx_fallback(const device_info& dev, diagnostic& d) {
+    if (!policy_.ptx_fallback) return ptx_fallback_status::off;
     std::optional<compute_capability> newest;
     for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
       if (cc <= dev.cc) newest = cc;
     });
-    if (!newest) {
-      d.fallback = ptx_fallback_status::no_candidate;
-      return;
-    }
+    if (!newest) return ptx_fallback_status::no_candidate;
     const arch_target ptx{*newest, arch_variant::baseline, arch_form::ptx};
     const auto verdict = checks_driver_ ? check(ptx) : unexpected(unchecked_driver_reason());
     if (!verdict) {
-      d.fallback = ptx_fallback_status::refused;
       d.fallback_error = verdict.error();
-      return;
+      return ptx_fallback_status::refused;
     }
     d.result = ptx;
     d.decided_by = verdict->decided_by;
-    d.fallback = ptx_fallback_status::used;
+    return ptx_fallback_status::used;
   }
 
   /// Why PTX cannot be checked: the error of a driver source that does not check (no_driver says
