@@ -51,20 +51,15 @@ static_assert(every_row_in_bitmap() && !known_sm_numbers.has(91), "the bitmap ho
 /// one the table does not know gets an explanation (compilers do not list variants).
 inline expected<build_verdict, error> check_listed_variant(const arch_target& t, const compiler_info& c) {
   const auto table = check_buildable(t, c.version);
-  if (table) return build_verdict{source_kind::knowledge_table};
-  switch (table.error().code) {
-    case errc::removed_in_toolkit:
-    case errc::renamed_in_toolkit: return build_verdict{source_kind::knowledge_table};
-    case errc::unknown_arch: {
-      text<200> why("the compiler lists sm_");
-      why.append_int(t.cc.sm_number())
-          .append(", but cuarch's table cannot tell whether its '")
-          .append(suffix(t.variant))
-          .append("' variant exists (compilers do not list variants)");
-      return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, c.version, why.view()));
-    }
-    default: return unexpected(table.error());
-  }
+  if (table || table.error().code == errc::removed_in_toolkit || table.error().code == errc::renamed_in_toolkit)
+    return build_verdict{source_kind::knowledge_table};
+  if (table.error().code != errc::unknown_arch) return unexpected(table.error());
+  text<200> why("the compiler lists sm_");
+  why.append_int(t.cc.sm_number())
+      .append(", but cuarch's table cannot tell whether its '")
+      .append(suffix(t.variant))
+      .append("' variant exists (compilers do not list variants)");
+  return unexpected(errors::unknown_arch(source_kind::knowledge_table, t, c.version, why.view()));
 }
 
 }  // namespace detail
@@ -73,15 +68,11 @@ inline expected<build_verdict, error> check_listed_variant(const arch_target& t,
 /// (errc::rejected_by_compiler when it lacks one the table claims; the table's own reason when both
 /// agree), the table decides `a`/`f`. Without one: the table decides (check_buildable).
 inline expected<build_verdict, error> check_buildable_by(const arch_target& t, const compiler_info& compiler) {
-  if (!compiler.supported_sm_numbers) {
-    const auto r = check_buildable(t, compiler.version);
-    if (!r) return unexpected(r.error());
-    return build_verdict{};
-  }
-  const auto& live = *compiler.supported_sm_numbers;
-  if (std::find(live.begin(), live.end(), t.cc.sm_number()) == live.end()) {
+  const auto& live = compiler.supported_sm_numbers;
+  if (!live || std::find(live->begin(), live->end(), t.cc.sm_number()) == live->end()) {
     const auto table = check_buildable(t, compiler.version);
-    if (!table) return unexpected(table.error());  // both agree; the table says why
+    if (!table) return unexpected(table.error());  // with a list: both agree, and the table says why
+    if (!live) return build_verdict{};
     detail::text<200> why("its supported-arch list has no sm_");
     why.append_int(t.cc.sm_number()).append(" although cuarch's table expects one");
     return unexpected(errors::rejected_by_compiler(compiler.kind, t, compiler.version, compiler.location, why.view()));

@@ -16,7 +16,6 @@
 #include "../core/config.hpp"
 #include "../core/cuda_version.hpp"
 #include "../core/error.hpp"
-#include "../core/format.hpp"
 #include "outputs.hpp"
 
 CUARCH_BEGIN_NAMESPACE
