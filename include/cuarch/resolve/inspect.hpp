@@ -139,12 +139,9 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     ++v.judged;
     const image_choice c = choose_image(o, device.cc, driver);
     v.choice[i] = c.image;
-    if (c.loads()) {
-      ++(c.jit ? v.by_ptx_jit : v.by_sass);
-      continue;
-    }
-    const error& why = *c.why;  // choose_image() says why whenever nothing loads
-    misses.push_back(miss{detail::target_keys_of(o), why.code, why.required, why.ptx_required, i});
+    if (c.loads()) ++(c.jit ? v.by_ptx_jit : v.by_sass);
+    else  // choose_image() says why whenever nothing loads
+      misses.push_back(miss{detail::target_keys_of(o), c.why->code, c.why->required, c.why->ptx_required, i});
   }
   std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) { return a.alike() < b.alike(); });
   for (std::size_t at = 0; at < misses.size();) {
