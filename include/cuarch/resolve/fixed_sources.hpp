@@ -68,10 +68,7 @@ struct no_devices {
 /// A driver known by value: the CUDA version it supports (cuDriverGetVersion, 13000 -> 13.0).
 class fixed_driver {
  public:
-  explicit fixed_driver(cuda_version version) {
-    observation_.source = source_kind::driver;
-    observation_.version = version;
-  }
+  explicit fixed_driver(cuda_version version) : observation_{source_kind::driver, version, {}, discovery::explicit_argument, {}} {}
 
   expected<observation, error> driver_version() const { return observation_; }
 
