@@ -286,8 +286,7 @@ class resolution_run {
           continue;
         }
         const arch_target t{dev.cc, v, arch_form::sass};
-        if (first) d.requested = t;
-        first = false;
+        if (std::exchange(first, false)) d.requested = t;
         if ((found = judge(d, t))) break;  // the device's own architecture: it loads
       }
       // Machine code of a lower minor of the same major loads on the device, but is another
