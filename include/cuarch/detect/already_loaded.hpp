@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -37,7 +38,7 @@ class application_libraries {
 
   /// Takes the snapshot if no detection has yet; call before a detection loads anything.
   void snapshot() {
-    const loading_lock lock(loading_);
+    const auto lock = loading_lock();
     snapshot_locked();
   }
 
@@ -47,8 +48,8 @@ class application_libraries {
   /// the next detection would no longer count what the application loaded as loaded).
   template <class Load>
   auto load(const std::string& name, Load&& load_fn) -> decltype(load_fn()) {
-    const loading_lock lock(loading_);
-    if (!lock.held)  // another thread's load is still under way at this detection's deadline
+    const auto lock = loading_lock();
+    if (!lock.owns_lock())  // another thread's load is still under way at this detection's deadline
       return unexpected(errors::deadline_exceeded(source_kind::none, "loading " + name, name,
                                                   "waited for another thread's library load until the detection's deadline"));
     snapshot_locked();
@@ -72,7 +73,7 @@ class application_libraries {
 
   /// The application's libraries whose file name starts with `prefix`, in load order.
   std::vector<std::string> paths(std::string_view prefix) {
-    const loading_lock lock(loading_);  // past the deadline without it: in_flight_ still leaves a load out
+    const auto lock = loading_lock();  // past the deadline without it: in_flight_ still leaves a load out
     snapshot_locked();
     std::vector<std::string> out;
     for (auto& p : loaded_library_paths(prefix)) {
@@ -89,16 +90,9 @@ class application_libraries {
   application_libraries() = default;
 
   /// The loading lock, waited for until this thread's library deadline (posix/bounded_call.hpp).
-  struct loading_lock {
-    fork_safe_mutex& m;
-    bool held;
-    explicit loading_lock(fork_safe_mutex& mu) : m(mu), held(mu.try_lock_until(this_thread_library_bound().end)) {}
-    ~loading_lock() {
-      if (held) m.unlock();
-    }
-    loading_lock(const loading_lock&) = delete;
-    loading_lock& operator=(const loading_lock&) = delete;
-  };
+  std::unique_lock<fork_safe_mutex> loading_lock() {
+    return std::unique_lock<fork_safe_mutex>(loading_, this_thread_library_bound().end);
+  }
 
   /// Whether `name` is mapped in this process now (RTLD_NOLOAD: asks, loads nothing; bounded, as
   /// the loader's lock may be held by a library's constructor that hangs).
