@@ -32,34 +32,32 @@ class role_choice {
   void consider(std::size_t index, bool sticky) {
     if (decided_) return;
     candidate& c = d_.candidates[index];
-    if (!c.result && !sticky) {
+    if (!c.result && sticky)
+      return refuse(c.result.error(),
+                    c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words), false);
+    if (!c.result) {
       failed_before_.append(failed_before_.empty() ? "" : ", ").append(c.origin);
       return;
     }
     decided_ = true;
     if (!sel_) return;
-    if (c.result) {
-      c.chosen = true;
-      sel_->index = index;
-      sel_->why = c.origin + ": " + std::string(d_.how_found(c)) + "; the first " + std::string(comp_.role_words) +
-                  " in cuarch's discovery order that answered";
-      if (!failed_before_.empty()) sel_->why += " (before it, " + failed_before_ + " failed)";
-    } else {
-      sel_->failure = c.result.error();
-      sel_->given_and_failed = true;
-      sel_->why = c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words);
-    }
+    c.chosen = true;
+    sel_->index = index;
+    sel_->why = c.origin + ": " + std::string(d_.how_found(c)) + "; the first " + std::string(comp_.role_words) +
+                " in cuarch's discovery order that answered";
+    if (!failed_before_.empty()) sel_->why += " (before it, " + failed_before_ + " failed)";
   }
 
-  /// A toolkit root the caller named does not exist or lacks this component: that is the role's
-  /// answer (falling back would silently build with a toolkit the caller did not name).
-  void refuse(const error& e, std::string why) {
+  /// A source the caller named failed, or a toolkit root the caller named (`named_root`) does not
+  /// exist or lacks this component: that is the role's answer (falling back would silently build
+  /// with a compiler or toolkit the caller did not name).
+  void refuse(const error& e, std::string why, bool named_root = true) {
     if (decided_) return;
     decided_ = true;
     if (!sel_) return;
     sel_->failure = e;
     sel_->given_and_failed = true;
-    sel_->named_root_failed = true;
+    sel_->named_root_failed = named_root;
     sel_->why = std::move(why);
   }
 
@@ -76,11 +74,14 @@ class role_choice {
     const std::string what(comp_.role_words);
     error e = comp_.program ? errors::file_unreadable(kind, what) : errors::library_not_found(kind, what);
     std::size_t found = 0, not_probed = 0;
-    for (std::size_t i = first_; i < d_.candidates.size(); ++i)
-      if (d_.candidates[i].source == kind) {
-        ++found;
-        if (!d_.candidates[i].probed) ++not_probed;
-      }
+    const error* first_failure = nullptr;  // the most telling: it is the highest tier
+    for (std::size_t i = first_; i < d_.candidates.size(); ++i) {
+      const candidate& c = d_.candidates[i];
+      if (c.source != kind) continue;
+      ++found;
+      if (!c.probed) ++not_probed;
+      if (!c.result && !first_failure) first_failure = &c.result.error();
+    }
     const bool compiler = kind == source_kind::nvrtc || kind == source_kind::nvcc;
     sel_->why = "no " + what + " found";
     if (found == 0 && compiler) {
@@ -103,12 +104,7 @@ class role_choice {
       e.subject = what;
       e.location = "loader search" + std::string(opts.default_locations ? " and every other place in the discovery order" : "");
     } else if (found != 0) {
-      // Every candidate failed: the first failure is the most telling (it is the highest tier).
-      for (std::size_t i = first_; i < d_.candidates.size(); ++i)
-        if (d_.candidates[i].source == kind && !d_.candidates[i].result) {
-          e = d_.candidates[i].result.error();
-          break;
-        }
+      if (first_failure) e = *first_failure;  // every candidate failed
       sel_->why = not_probed == 0 ? "every " + what + " found failed"
                                   : "no " + what + " answered before detection's deadline (" + std::to_string(not_probed) + " of " +
                                         std::to_string(found) + " candidates not probed)";
