@@ -392,9 +392,9 @@ class detector {
     }
     const std::string name(comp.file_prefix);
     for (const auto& dir : split_path_list(*path)) {
-      if (looked) looked->push_back((dir.empty() ? std::string(".") : dir) + " (PATH)");
-      search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
-                    join(dir.empty() ? std::string(".") : dir, name));
+      const std::string at = dir.empty() ? "." : dir;  // an empty entry is the current directory
+      if (looked) looked->push_back(at + " (PATH)");
+      search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir), join(at, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
       if (dir.empty() || dir.front() != '/')  // PATH entry relative to the current directory
         s.problem = errors::invalid_environment(
@@ -453,60 +453,48 @@ class detector {
     }
   }
 
-  void add_python(const std::string& prefix, discovery how, const std::string& origin, tier where, const std::string& variable) {
-    python_environment p{prefix, how, origin};
-    if (!variable.empty()) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
+  /// A Python environment given explicitly (`variable` empty) or by a variable.
+  void add_python(const std::string& prefix, const std::string& variable = {}) {
+    const bool given = variable.empty();
+    python_environment p{prefix, given ? discovery::explicit_argument : discovery::environment,
+                         (given ? "python prefix " : variable + "=") + echoed(prefix, path_words)};
+    if (!given) p.problem = check_variable_path(variable, prefix, source_kind::python_wheel);
     if (!p.problem) {
       if (const std::string why = why_no_directory(prefix); !why.empty()) {
-        p.problem = variable.empty() ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, why)
-                                     : errors::invalid_environment(source_kind::python_wheel, variable, prefix, why);
+        p.problem = given ? errors::file_unreadable(source_kind::python_wheel, prefix, prefix, why)
+                          : errors::invalid_environment(source_kind::python_wheel, variable, prefix, why);
       } else {
         p.site_packages = site_packages_of(prefix);
-        if (p.site_packages.empty() && variable.empty())
+        if (p.site_packages.empty() && given)
           p.problem = errors::file_unreadable(source_kind::python_wheel, prefix, prefix,
                                               "no lib/python3.*/site-packages here, and not a site-packages directory itself");
       }
     }
     d_.python_environments.push_back(std::move(p));
-    python_tiers_.push_back(where);
+    python_tiers_.push_back(given ? tier::explicit_python : tier::environment_python);
   }
 
   void collect_python() {
-    for (const auto& prefix : opts_.python_prefixes) {
-      const std::string p = absolute_path(prefix);
-      add_python(p, discovery::explicit_argument, "python prefix " + echoed(p, path_words), tier::explicit_python, {});
-    }
+    for (const auto& prefix : opts_.python_prefixes) add_python(absolute_path(prefix));
     for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-      if (const auto v = env_.get_nonempty(var))
-        add_python(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_python, var);
+      if (const auto v = env_.get_nonempty(var)) add_python(*v, var);
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------
   void observe_roots() {
     for (const auto& r : d_.toolkit_roots) {
       if (r.problem) continue;
-      const auto of_root = [&]() -> candidate& {
+      if (passed()) {
         candidate& c = add(source_kind::toolkit_files, r.how, r.origin, r.path);
         c.toolkit_root = r.real_path;
-        return c;
-      };
-      if (passed()) {
-        candidate& c = of_root();
         c.probed = false;
         c.result = unexpected(not_probed(source_kind::toolkit_files, "the toolkit's version files", r.path));
         continue;
       }
       for (auto& o : observe_toolkit_root(r.path, r.how)) {
-        candidate& c = of_root();
-        if (o) {
-          c.source = o->seen.source;
-          c.describes = o->describes;
-          c.path = o->seen.location;
-          c.real_path = real_path(c.path);
-          c.result = std::move(o->seen);
-        } else {
-          c.result = unexpected(o.error());
-        }
+        candidate& c = o ? add_file(std::move(*o), r.how, r.origin) : add(source_kind::toolkit_files, r.how, r.origin, r.path);
+        c.toolkit_root = r.real_path;
+        if (!o) c.result = unexpected(o.error());
       }
     }
   }
@@ -514,12 +502,16 @@ class detector {
   void observe_wheels() {
     for (const auto& env : d_.python_environments)
       for (const auto& sp : env.site_packages)
-        for (const auto& o : scanned(sp).dist_infos) {
-          candidate& c = add(source_kind::python_wheel, discovery::python_site_packages, env.origin, o.seen.location);
-          c.describes = o.describes;
-          c.real_path = real_path(c.path);
-          c.result = o.seen;
-        }
+        for (const auto& o : scanned(sp).dist_infos) add_file(o, discovery::python_site_packages, env.origin);
+  }
+
+  /// A version file (or a dist-info name) as a candidate: what it says, of which component.
+  candidate& add_file(file_observation o, discovery how, const std::string& origin) {
+    candidate& c = add(o.seen.source, how, origin, o.seen.location);
+    c.describes = o.describes;
+    c.real_path = real_path(c.path);
+    c.result = std::move(o.seen);
+    return c;
   }
 
   void detect_devices(bool asked) {
