@@ -97,7 +97,8 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
 
 class analyzer {
  public:
-  explicit analyzer(const detection& d) : d_(d) {}
+  explicit analyzer(const detection& d)
+      : d_(d), jit_(d.chosen(d.jit_compiler)), off_(d.chosen(d.offline_compiler)), rt_(d.chosen(d.runtime)), drv_(d.chosen(d.driver)) {}
 
   std::vector<finding> run() {
     roles();
@@ -151,17 +152,15 @@ class analyzer {
   }
 
   void compilers_vs_each_other() {
-    const candidate* jit = d_.chosen(d_.jit_compiler);
-    const candidate* off = d_.chosen(d_.offline_compiler);
-    if (!answered(jit) || !answered(off) || same_release(jit, off)) return;
+    if (!answered(jit_) || !answered(off_) || same_release(jit_, off_)) return;
     add(finding_kind::nvcc_vs_nvrtc, severity::warning,
-        "offline " + label(*off) + " and JIT " + label(*jit) + " are different releases",
-        "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_of(jit) +
+        "offline " + label(*off_) + " and JIT " + label(*jit_) + " are different releases",
+        "a JIT that calls NVRTC (CuPy, jitify, cuda.core) builds with NVRTC " + release_of(jit_) +
             "; offline builds and a JIT that runs nvcc (FlashInfer, PyTorch extensions: $CUDA_HOME/bin/nvcc) build with nvcc " +
-            release_of(off) +
+            release_of(off_) +
             ": they build different target sets, so decide each one's targets from the compiler it "
             "runs (cuarch resolve --compiler nvrtc|nvcc); to make them agree, put one toolkit's bin first on PATH and set CUDA_HOME to the same toolkit.",
-        {off, jit});
+        {off_, jit_});
   }
 
   /// The first toolkit root met under `prefix`, and that route in words. What the root records, never
@@ -201,7 +200,7 @@ class analyzer {
           (c.describes == source_kind::none || c.describes == source_kind::nvcc))
         home_nvcc = &c;
     if (!home_nvcc) return;
-    for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
+    for (const candidate* c : {off_, jit_}) {
       if (!answered(c) || c->toolkit_root == home->real_path) continue;
       const bool named = c->how == discovery::explicit_argument ||
                          (c->how == discovery::environment && !starts_with(c->origin, "CUDA_HOME=") &&
@@ -218,16 +217,15 @@ class analyzer {
   /// A governing compiler of a newer major release than the driver: minor-version compatibility
   /// does not cross majors, so even its machine code may not load here.
   void compilers_vs_driver() {
-    const candidate* drv = d_.chosen(d_.driver);
-    if (!answered(drv)) return;
-    for (const candidate* c : {d_.chosen(d_.offline_compiler), d_.chosen(d_.jit_compiler)}) {
-      if (!answered(c) || driver_runs_code_of(drv->result->version, c->result->version)) continue;
+    if (!answered(drv_)) return;
+    for (const candidate* c : {off_, jit_}) {
+      if (!answered(c) || driver_runs_code_of(drv_->result->version, c->result->version)) continue;
       add(finding_kind::compiler_newer_than_driver, severity::warning,
-          label(*c) + " is a newer major release than the driver, which serves CUDA " + release_text(drv->result->version),
+          label(*c) + " is a newer major release than the driver, which serves CUDA " + release_text(drv_->result->version),
           "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or compile "
           "with a CUDA " +
-              std::to_string(drv->result->version.major) + ".x toolkit",
-          {c, drv});
+              std::to_string(drv_->result->version.major) + ".x toolkit",
+          {c, drv_});
     }
   }
 
@@ -236,8 +234,8 @@ class analyzer {
       if (!r.problem) continue;
       const bool from_env = r.how == discovery::environment;
       std::string used;
-      if (const candidate* c = d_.chosen(d_.offline_compiler)) used = "nvcc " + c->path;
-      if (const candidate* c = d_.chosen(d_.jit_compiler)) used += std::string(used.empty() ? "" : " and ") + "NVRTC " + c->path;
+      if (off_) used = "nvcc " + off_->path;
+      if (jit_) used += std::string(used.empty() ? "" : " and ") + "NVRTC " + jit_->path;
       add(from_env ? finding_kind::invalid_environment : finding_kind::invalid_toolkit_root,
           from_env ? severity::warning : severity::problem, r.origin + ": " + r.problem->message(),
           from_env
@@ -284,16 +282,15 @@ class analyzer {
   }
 
   void runtime_and_driver() {
-    const candidate* drv = d_.chosen(d_.driver);
-    if (!answered(drv)) return;
-    const cuda_version driver = drv->result->version.release();
-    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt) && driver < rt->result->version.release()) {
-      const cuda_version runtime = rt->result->version.release();
+    if (!answered(drv_)) return;
+    const cuda_version driver = drv_->result->version.release();
+    if (answered(rt_) && driver < rt_->result->version.release()) {
+      const cuda_version runtime = rt_->result->version.release();
       const bool major = runtime.major > driver.major;
       const toolkit_row* row = find_toolkit_row(runtime);
       add(finding_kind::runtime_vs_driver, major ? severity::problem : severity::warning,
-          label(*rt) + " is newer than the driver, which serves CUDA " + release_text(driver) +
-              (major ? " (" + drv->result->raw + ")" : std::string()),
+          label(*rt_) + " is newer than the driver, which serves CUDA " + release_text(driver) +
+              (major ? " (" + drv_->result->raw + ")" : std::string()),
           major ? "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
                   "Update the driver" +
                       (row && row->min_driver.major ? " to " + to_text(row->min_driver).str() + " or newer" : std::string()) +
@@ -301,10 +298,9 @@ class analyzer {
                 : "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
                       " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
                       " cannot be JIT-compiled by this driver",
-          {rt, drv});
+          {rt_, drv_});
     }
-    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler}) {
-      const candidate* comp = d_.chosen(*s);
+    for (const candidate* comp : {jit_, off_}) {
       if (!answered(comp)) continue;
       const arch_target any_ptx{{7, 5}, arch_variant::baseline, arch_form::ptx};
       const auto jit = check_driver_can_jit(any_ptx, comp->result->version, driver);
@@ -318,19 +314,17 @@ class analyzer {
           "PTX (compute_XY) from this compiler fails to load with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; ship machine code (sm_XY) for each device, "
           "or update the driver to one serving CUDA " +
               release_of(comp) + " or newer",
-          {comp, drv});
+          {comp, drv_});
     }
   }
 
   /// The runtime a framework links against the JIT compiler: information, since JIT targets follow NVRTC.
   void runtime_vs_nvrtc() {
-    const candidate* rt = d_.chosen(d_.runtime);
-    const candidate* jit = d_.chosen(d_.jit_compiler);
-    if (!answered(rt) || !answered(jit) || same_release(rt, jit)) return;
-    add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt) + " and JIT " + label(*jit) + " are different releases",
-        "a framework built for CUDA " + release_of(rt) + " JIT-compiles with NVRTC " + release_of(jit) +
+    if (!answered(rt_) || !answered(jit_) || same_release(rt_, jit_)) return;
+    add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt_) + " and JIT " + label(*jit_) + " are different releases",
+        "a framework built for CUDA " + release_of(rt_) + " JIT-compiles with NVRTC " + release_of(jit_) +
             ": JIT targets follow NVRTC, not the framework's CUDA version",
-        {rt, jit});
+        {rt_, jit_});
   }
 
   void compile_time() {
@@ -338,16 +332,16 @@ class analyzer {
     for (const auto& c : d_.candidates)
       if (c.source == source_kind::compile_time && c.result) ct = &c;
     if (!ct) return;
-    if (const candidate* jit = d_.chosen(d_.jit_compiler); answered(jit) && !same_release(jit, ct))
+    if (answered(jit_) && !same_release(jit_, ct))
       add(finding_kind::compile_time_vs_nvrtc, severity::warning,
-          "this program was compiled against CUDA " + release_of(ct) + " headers (" + ct->path + ") but loads " + label(*jit),
+          "this program was compiled against CUDA " + release_of(ct) + " headers (" + ct->path + ") but loads " + label(*jit_),
           "code that uses NVRTC or driver APIs of its compile-time release may meet a library of another release; build against the NVRTC you load, "
           "or load the NVRTC you built against",
-          {ct, jit});
-    if (const candidate* rt = d_.chosen(d_.runtime); answered(rt) && rt->result->version.major != ct->result->version.major)
+          {ct, jit_});
+    if (answered(rt_) && rt_->result->version.major != ct->result->version.major)
       add(finding_kind::compile_time_vs_runtime, severity::warning,
-          "compile-time CUDA " + release_of(ct) + " and " + label(*rt) + " are different major releases",
-          "a program built against one major release's headers and run with another's runtime is unsupported", {ct, rt});
+          "compile-time CUDA " + release_of(ct) + " and " + label(*rt_) + " are different major releases",
+          "a program built against one major release's headers and run with another's runtime is unsupported", {ct, rt_});
   }
 
   void devices() {
@@ -363,7 +357,7 @@ class analyzer {
     if (std::any_of(devs->begin(), devs->end(), [&](const device_info& x) { return x.cc != devs->front().cc; }))
       add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + cc_list(*devs) + ")",
           "one target set must cover every device: native resolution builds for each compute capability present");
-    std::vector<const candidate*> compilers{d_.chosen(d_.jit_compiler), d_.chosen(d_.offline_compiler)};
+    std::vector<const candidate*> compilers{jit_, off_};
     for (const auto& c : d_.candidates)  // Triton builds with its bundled ptxas
       if (c.source == source_kind::ptxas && c.compiler && c.path.find("/triton/") != std::string::npos) compilers.push_back(&c);
     for (const candidate* comp : compilers) {
@@ -388,8 +382,8 @@ class analyzer {
 
   /// Candidates of another release than the one governing their role, and those that failed.
   void other_candidates() {
-    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler, &d_.runtime, &d_.driver}) {
-      const candidate* gov = d_.chosen(*s);
+    for (const auto& [gov, other] : {std::pair{jit_, finding_kind::other_nvrtc}, std::pair{off_, finding_kind::other_nvcc},
+                                     std::pair{rt_, finding_kind::other_runtime}, std::pair{drv_, finding_kind::other_driver}}) {
       if (!gov) continue;
       for (const auto& c : d_.candidates) {
         if (&c == gov || c.source != gov->source) continue;
@@ -402,11 +396,7 @@ class analyzer {
                      : "not used; listed so nothing is hidden",
               {&c, gov});  // both: a resolve judged by `gov` reports the failure that ranks above it
         } else if (!same_release(&c, gov)) {
-          add(c.source == source_kind::nvcc     ? finding_kind::other_nvcc
-              : c.source == source_kind::nvrtc  ? finding_kind::other_nvrtc
-              : c.source == source_kind::driver ? finding_kind::other_driver
-                                                : finding_kind::other_runtime,
-              severity::info, "also found " + label(c) + "; " + label(*gov) + " governs",
+          add(other, severity::info, "also found " + label(c) + "; " + label(*gov) + " governs",
               "a process or build that picks the other one (another PATH, CUDA_HOME, loader path or Python environment) targets another release",
               {&c, gov});
         }
@@ -415,16 +405,15 @@ class analyzer {
   }
 
   void table_age() {
-    for (const selection* s : {&d_.jit_compiler, &d_.offline_compiler}) {
-      const candidate* c = d_.chosen(*s);
+    for (const candidate* c : {jit_, off_})
       if (answered(c) && newest_known_toolkit() < c->result->version.release())
         add(finding_kind::table_older_than_compiler, severity::info,
             label(*c) + " is newer than cuarch's table (which ends at CUDA " + release_text(newest_known_toolkit()) + ")",
             "live answers (nvrtcGetSupportedArchs) decide; where only the table can answer (a/f variants), update cuarch", {c});
-    }
   }
 
   const detection& d_;
+  const candidate *const jit_, *const off_, *const rt_, *const drv_;  // what governs each role, or null
   std::vector<finding> out_;
 };
 
