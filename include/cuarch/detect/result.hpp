@@ -201,14 +201,13 @@ struct detection {
 };
 
 /// detection's roles in the source shapes resolution takes (compiler(), devices(), driver_version()).
-struct detected_jit_compiler {
+template <selection detection::*Role>
+struct detected_compiler {
   const detection* d;
-  expected<compiler_info, error> compiler() const { return d->compiler_of(d->jit_compiler); }
+  expected<compiler_info, error> compiler() const { return d->compiler_of(d->*Role); }
 };
-struct detected_offline_compiler {
-  const detection* d;
-  expected<compiler_info, error> compiler() const { return d->compiler_of(d->offline_compiler); }
-};
+using detected_jit_compiler = detected_compiler<&detection::jit_compiler>;
+using detected_offline_compiler = detected_compiler<&detection::offline_compiler>;
 struct detected_devices {
   const detection* d;
   expected<std::vector<device_info>, error> devices() const { return d->devices(); }
