@@ -1,6 +1,6 @@
-// The places detection looks in, as file-system facts: a toolkit's library directories, the
-// versioned files of a library in them, the default install locations, wrapper scripts that hand
-// over to a toolkit's program, and how a variable's path is checked. No loading, no running.
+// The places detection looks in, as file-system facts: a toolkit's library directories, the default
+// install locations, wrapper scripts that hand over to a toolkit's program, and how a variable's
+// path is checked (a library's versioned files: wheel_layout.hpp). No loading, no running.
 #pragma once
 
 #include <algorithm>
@@ -17,7 +17,6 @@
 #include "../core/source_kind.hpp"
 #include "../sources/posix/posix.hpp"
 #include "../sources/toolkit_files.hpp"
-#include "../sources/wheel_layout.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 

@@ -50,7 +50,6 @@ CUARCH_END_NAMESPACE
 #  include "../detect/explain.hpp"
 #  include "../resolve/fixed_sources.hpp"
 #  include "../resolve/resolver.hpp"
-#  include "../resolve/source_contract.hpp"
 #  include "../sources/code_file.hpp"
 #  include "resolve_warnings.hpp"
 
