@@ -225,14 +225,10 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     case option_name::isolated: return flag(o.isolated);
     case option_name::devices: return parsed(o.devices, parse_device_list(value));
     case option_name::driver: {
-      if (value == "detected") {
-        o.driver = driver_from::detected;
-        return std::nullopt;
-      }
       const auto v = parse_cuda_version(value);
-      if (!v) return option_problem{"takes a CUDA version or 'detected': " + v.error().message(), v.error()};
-      o.driver = driver_from::given;
-      o.driver_version = *v;
+      if (!v && value != "detected") return option_problem{"takes a CUDA version or 'detected': " + v.error().message(), v.error()};
+      o.driver = v ? driver_from::given : driver_from::detected;
+      if (v) o.driver_version = *v;
       return std::nullopt;
     }
     case option_name::cuinit_fallback: return flag(o.cuinit_fallback);
