@@ -35,11 +35,8 @@ inline compiler_provenance provenance_from(const detection& d, const candidate& 
 
 /// `value` as one shell word.
 inline std::string shell_word(const std::string& value) {
-  const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           std::string_view("_/.:-+=@,%").find(ch) != std::string_view::npos;
-  });
-  return plain ? value : single_quoted(value);
+  constexpr std::string_view plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:-+=@,%";
+  return !value.empty() && value.find_first_not_of(plain) == std::string::npos ? value : single_quoted(value);
 }
 
 /// The exact fix that makes `target` the compiler cuarch decides with AND the one every tool that
