@@ -229,14 +229,14 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     if (v.name == "CUDA_HOME" && detail::real_path(*now) == detail::real_path(v.value)) continue;  // the same toolkit
     v.was = *now;
     if (v.name == "CUDA_HOME") {
-      const candidate* its = d ? detail::nvcc_in(*d, detail::real_path(*now)) : nullptr;
-      v.note = "its nvcc: " + (its ? detail::label(*its) : d ? "no nvcc cuarch asked" : "not asked");
+      const candidate* its = detail::nvcc_in(*d, detail::real_path(*now));
+      v.note = "its nvcc: " + (its ? detail::label(*its) : std::string("no nvcc cuarch asked"));
     } else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
     out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value +
                         "'");
   }
   // The nvcc a shell would run: not the tool's, once the variables point it at the validated one.
-  if (d && d->nvcc_on_path && tool != env_tool::triton) {
+  if (d->nvcc_on_path && tool != env_tool::triton) {
     const candidate& first = d->candidates[*d->nvcc_on_path];
     const char* const runners[] = {"PyTorch extensions", "FlashInfer", "CMake", "TVM-FFI"};  // by env_tool
     if (first.real_path != nvcc->real_path)
