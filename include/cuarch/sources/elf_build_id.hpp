@@ -111,46 +111,37 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
 /// segments, then (a rewritten wheel) the notes in its small read-only PT_LOAD segments. Empty when
 /// none is found, or the object is not the file `path` names (a PLT stub in the executable, say).
 inline std::string loaded_build_id(const void* address, const std::string& path) {
-  struct context {
-    std::uintptr_t at;
-    const std::string& path;
-    std::string id;
-  } ctx{reinterpret_cast<std::uintptr_t>(address), path, {}};
-  if (!address) return {};
-  detail::process_lock lock;  // fork() never copies the process inside dl_iterate_phdr (dynamic_library.hpp)
-  dl_iterate_phdr(
-      [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
-        auto* c = static_cast<context*>(data);
-        const ElfW(Phdr)*const phdrs = info->dlpi_phdr, *const phdrs_end = phdrs + info->dlpi_phnum;
-        if (std::none_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
-              const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-              return ph.p_type == PT_LOAD && c->at >= start && c->at - start < ph.p_memsz;
-            }))
-          return 0;
-        if (!info->dlpi_name || detail::real_path(info->dlpi_name) != detail::real_path(c->path)) return 1;
-        const auto area = [&](const ElfW(Phdr) & ph) {
-          return std::string_view(reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
-        };
-        const auto mapped = [&](const ElfW(Phdr) & note) {  // inside a PT_LOAD: readable memory
-          return std::any_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
-            return ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&
-                   note.p_vaddr - ph.p_vaddr <= ph.p_memsz - note.p_memsz;
-          });
-        };
-        for (ElfW(Half) i = 0; i < info->dlpi_phnum && c->id.empty(); ++i)
-          if (info->dlpi_phdr[i].p_type == PT_NOTE && mapped(info->dlpi_phdr[i]))
-            c->id = detail::find_gnu_build_id(area(info->dlpi_phdr[i]));
-        for (ElfW(Half) i = 0; i < info->dlpi_phnum && c->id.empty(); ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) != 0 || ph.p_memsz > detail::elf_read_cap) continue;
-          const std::string_view seg = area(ph);  // notes are 4-byte aligned: try each such offset
-          for (std::size_t at = (4 - (info->dlpi_addr + ph.p_vaddr) % 4) % 4; at + 16 <= seg.size() && c->id.empty(); at += 4)
-            if (seg.compare(at + 8, 8, std::string_view("\3\0\0\0GNU\0", 8)) == 0) c->id = detail::find_gnu_build_id(seg.substr(at));
-        }
-        return 1;
-      },
-      &ctx);
-  return ctx.id;
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  std::string id;
+  if (!address) return id;
+  detail::each_loaded_object([&](const dl_phdr_info& info) {
+    const ElfW(Phdr)*const phdrs = info.dlpi_phdr, *const phdrs_end = phdrs + info.dlpi_phnum;
+    if (std::none_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
+          const std::uintptr_t start = info.dlpi_addr + ph.p_vaddr;
+          return ph.p_type == PT_LOAD && at >= start && at - start < ph.p_memsz;
+        }))
+      return false;
+    if (!info.dlpi_name || detail::real_path(info.dlpi_name) != detail::real_path(path)) return true;
+    const auto area = [&](const ElfW(Phdr) & ph) {
+      return std::string_view(reinterpret_cast<const char*>(info.dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
+    };
+    const auto mapped = [&](const ElfW(Phdr) & note) {  // inside a PT_LOAD: readable memory
+      return std::any_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
+        return ph.p_type == PT_LOAD && note.p_vaddr >= ph.p_vaddr && note.p_memsz <= ph.p_memsz &&
+               note.p_vaddr - ph.p_vaddr <= ph.p_memsz - note.p_memsz;
+      });
+    };
+    for (const ElfW(Phdr)* ph = phdrs; ph != phdrs_end && id.empty(); ++ph)
+      if (ph->p_type == PT_NOTE && mapped(*ph)) id = detail::find_gnu_build_id(area(*ph));
+    for (const ElfW(Phdr)* ph = phdrs; ph != phdrs_end && id.empty(); ++ph) {
+      if (ph->p_type != PT_LOAD || (ph->p_flags & PF_X) != 0 || ph->p_memsz > detail::elf_read_cap) continue;
+      const std::string_view seg = area(*ph);  // notes are 4-byte aligned: try each such offset
+      for (std::size_t i = (4 - (info.dlpi_addr + ph->p_vaddr) % 4) % 4; i + 16 <= seg.size() && id.empty(); i += 4)
+        if (seg.compare(i + 8, 8, std::string_view("\3\0\0\0GNU\0", 8)) == 0) id = detail::find_gnu_build_id(seg.substr(i));
+    }
+    return true;
+  });
+  return id;
 }
 
 CUARCH_END_NAMESPACE

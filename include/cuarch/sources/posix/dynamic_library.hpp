@@ -477,24 +477,14 @@ inline bool held_by_cuarch(const std::string& real_path) { return detail::held_l
 /// Paths of the libraries mapped into this process whose file name starts with `prefix`
 /// ("libnvrtc.so."), in load order.
 inline std::vector<std::string> loaded_library_paths(std::string_view prefix) {
-  struct context {
-    std::string_view prefix;
-    std::vector<std::string> found;
-  } ctx{prefix, {}};
-  // Under the process lock: a child forked inside dl_iterate_phdr inherits glibc's (2.36) lock held.
-  detail::process_lock lock;
-  dl_iterate_phdr(
-      [](struct dl_phdr_info* info, std::size_t, void* data) -> int {
-        auto* c = static_cast<context*>(data);
-        if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
-        const std::string_view name(info->dlpi_name);
-        const std::size_t slash = name.rfind('/');
-        const std::string_view file = slash == std::string_view::npos ? name : name.substr(slash + 1);
-        if (file.substr(0, c->prefix.size()) == c->prefix && file.find(".alt.") == std::string_view::npos) c->found.emplace_back(name);
-        return 0;
-      },
-      &ctx);
-  return ctx.found;
+  std::vector<std::string> found;
+  detail::each_loaded_object([&](const dl_phdr_info& info) {
+    const std::string_view name(info.dlpi_name ? info.dlpi_name : "");
+    const std::string_view file = name.substr(name.rfind('/') + 1);  // npos + 1 == 0: no directory
+    if (!name.empty() && detail::starts_with(file, prefix) && file.find(".alt.") == std::string_view::npos) found.emplace_back(name);
+    return false;
+  });
+  return found;
 }
 
 CUARCH_END_NAMESPACE

@@ -112,6 +112,14 @@ class loader_call {
   loader_call& operator=(const loader_call&) = delete;
 };
 
+/// `f(const dl_phdr_info&)` for each loaded object until it returns true: dl_iterate_phdr under the
+/// process lock, as a child forked inside dl_iterate_phdr inherits glibc's (2.36) lock held.
+template <class F>
+void each_loaded_object(F f) {
+  process_lock lock;
+  ::dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void* data) -> int { return (*static_cast<F*>(data))(*info); }, &f);
+}
+
 class fork_safe_mutex {
  public:
   fork_safe_mutex() = default;
