@@ -126,15 +126,14 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
 
 /// The entry points of a loaded libnvrtc; symbol_not_found if nvrtcVersion is missing.
 inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
-  const auto version = lib.function<int(int*, int*)>("nvrtcVersion", source_kind::nvrtc);
-  if (!version) return unexpected(version.error());
-  nvrtc_calls c;
-  c.version = *version;
-  // Absent before NVRTC 11.2: not errors.
-  if (const auto f = lib.function<int(int*)>("nvrtcGetNumSupportedArchs", source_kind::nvrtc)) c.count_archs = *f;
-  if (const auto f = lib.function<int(int*)>("nvrtcGetSupportedArchs", source_kind::nvrtc)) c.archs = *f;
-  if (const auto f = lib.function<const char*(int)>("nvrtcGetErrorString", source_kind::nvrtc)) c.error_string = *f;
-  return c;
+  int (*version)(int*, int*) = nullptr, (*count_archs)(int*) = nullptr, (*archs)(int*) = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  if (auto e = lib.bind(version, "nvrtcVersion", source_kind::nvrtc)) return unexpected(std::move(*e));
+  // Absent before NVRTC 11.2: not errors (left null, an empty std::function).
+  lib.bind(count_archs, "nvrtcGetNumSupportedArchs", source_kind::nvrtc);
+  lib.bind(archs, "nvrtcGetSupportedArchs", source_kind::nvrtc);
+  lib.bind(error_string, "nvrtcGetErrorString", source_kind::nvrtc);
+  return nvrtc_calls{version, count_archs, archs, error_string};
 }
 
 }  // namespace detail

@@ -18,14 +18,14 @@ inline std::vector<std::string> cudart_sonames() { return sonames_from_newest("l
 inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
   return detail::bounded_call(
       source_kind::cuda_runtime, lib.path(), "cudaRuntimeGetVersion", [lib, found_as, how]() -> expected<observation, error> {
-        const auto get = lib.function<int(int*)>("cudaRuntimeGetVersion", source_kind::cuda_runtime);
-        if (!get) return unexpected(get.error());
+        int (*get)(int*) = nullptr;
+        const char* (*text)(int) = nullptr;
+        if (auto e = lib.bind(get, "cudaRuntimeGetVersion", source_kind::cuda_runtime)) return unexpected(std::move(*e));
         int v = -1;
-        if (const int rc = (*get)(&v); rc != 0) {
-          error e = errors::library_call_failed(source_kind::cuda_runtime, "cudaRuntimeGetVersion", rc, lib.path());
-          if (const auto text = lib.function<const char*(int)>("cudaGetErrorString", source_kind::cuda_runtime))
-            if (const char* t = (*text)(rc)) e.raw = t;
-          return unexpected(e);
+        if (const int rc = get(&v); rc != 0) {
+          lib.bind(text, "cudaGetErrorString", source_kind::cuda_runtime);
+          const char* t = text ? text(rc) : nullptr;
+          return unexpected(errors::library_call_failed(source_kind::cuda_runtime, "cudaRuntimeGetVersion", rc, lib.path(), t ? t : ""));
         }
         const auto version = detail::reported_version(v, source_kind::cuda_runtime, lib.path());
         if (!version) return unexpected(version.error());

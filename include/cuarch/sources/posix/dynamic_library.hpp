@@ -214,25 +214,17 @@ class dynamic_library {
 
   void* raw_symbol(const char* name) const noexcept { return lib_ ? dlsym(lib_->handle, name) : nullptr; }
 
-  /// A function of type F (e.g. `int(int*, int*)`), or symbol_not_found naming the symbol and library.
+  /// Sets `slot` to the function `name` (of type F, e.g. `int(int*, int*)`); when it is missing,
+  /// symbol_not_found naming the symbol and library (slot untouched).
   template <class F>
-  expected<F*, error> function(const char* name, source_kind src) const {
+  std::optional<error> bind(F*& slot, const char* name, source_kind src) const {
     void* p = raw_symbol(name);
     if (!p) {
       const char* why = dlerror();
-      return unexpected(errors::symbol_not_found(src, name, path(), why ? why : ""));
+      return errors::symbol_not_found(src, name, path(), why ? why : "");
     }
-    F* f = nullptr;
-    static_assert(sizeof(f) == sizeof(p), "function and object pointers differ in size");
-    std::memcpy(&f, &p, sizeof f);  // the POSIX-sanctioned object-to-function pointer conversion
-    return f;
-  }
-  /// Sets `slot` to function(name); the symbol_not_found error when it is missing (slot untouched).
-  template <class F>
-  std::optional<error> bind(F*& slot, const char* name, source_kind src) const {
-    const auto f = function<F>(name, src);
-    if (!f) return f.error();
-    slot = *f;
+    static_assert(sizeof(slot) == sizeof(p), "function and object pointers differ in size");
+    std::memcpy(&slot, &p, sizeof slot);  // the POSIX-sanctioned object-to-function pointer conversion
     return std::nullopt;
   }
 
