@@ -35,11 +35,9 @@ class driver_device_source {
     int count = -1;
     if (const int rc = api->device_get_count(&count); rc != 0)
       return unexpected(with_visibility(detail::driver_call_failed("cuDeviceGetCount", rc, where)));
-    if (count <= 0) {
-      error e = errors::no_device(source_kind::driver, {}, "cuDeviceGetCount", where);
-      e.raw.append("cuDeviceGetCount: ").append_int(count);
-      return unexpected(with_visibility(e));
-    }
+    if (count <= 0)
+      return unexpected(with_visibility(
+          errors::no_device(source_kind::driver, "cuDeviceGetCount: " + std::to_string(count), "cuDeviceGetCount", where)));
     std::vector<device_info> out;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       int dev = -1, major = -1, minor = -1;

@@ -63,8 +63,7 @@ inline error driver_call_failed(std::string_view call, int rc, const std::string
   const auto* t = std::find_if(std::begin(cu_results), std::end(cu_results), [rc](const cu_result_text& r) { return r.code == rc; });
   e.raw.append(call).append(": ");
   if (t == std::end(cu_results)) e.raw.append("CUresult ").append_int(rc);
-  else e.raw.append(t->name);
-  if (t != std::end(cu_results) && !t->hint.empty()) e.raw.append("; ").append(t->hint);
+  else e.raw.append(t->name).append(t->hint.empty() ? "" : "; ").append(t->hint);
   return e;
 }
 

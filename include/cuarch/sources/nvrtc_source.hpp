@@ -53,11 +53,9 @@ struct nvrtc_calls {
 };
 
 inline error nvrtc_failed(std::string_view call, int status, const std::string& where, const nvrtc_calls& c) {
-  error e = errors::library_call_failed(source_kind::nvrtc, call, status, where);
   const char* text = c.error_string ? c.error_string(status) : nullptr;
-  e.raw = text ? std::string_view(text) : std::string_view("nvrtcResult ");
-  if (!text) e.raw.append_int(status);
-  return e;
+  return errors::library_call_failed(source_kind::nvrtc, call, status, where,
+                                     text ? std::string(text) : "nvrtcResult " + std::to_string(status));
 }
 
 /// nvrtcVersion says only major.minor; the real file name (libnvrtc.so.13.0.88) usually carries the
@@ -104,20 +102,16 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
   }
   int n = -1;
   if (const int rc = c.count_archs(&n); rc != 0) return unexpected(nvrtc_failed("nvrtcGetNumSupportedArchs", rc, location, c));
-  if (n <= 0 || n > 256) {
-    error e = errors::malformed_output(source_kind::nvrtc, "nvrtcGetNumSupportedArchs", location);
-    e.raw.append("returned ").append_int(n).append(" architectures");
-    return unexpected(e);
-  }
+  if (n <= 0 || n > 256)
+    return unexpected(errors::malformed_output(source_kind::nvrtc, "nvrtcGetNumSupportedArchs", location,
+                                               "returned " + std::to_string(n) + " architectures"));
   std::vector<int> archs(static_cast<std::size_t>(n), 0);
   if (const int rc = c.archs(archs.data()); rc != 0) return unexpected(nvrtc_failed("nvrtcGetSupportedArchs", rc, location, c));
   p.seen.raw += "; nvrtcGetSupportedArchs:";
   for (const int a : archs) {
-    if (!decode_sm_number(a, source_kind::nvrtc)) {
-      error e = errors::malformed_output(source_kind::nvrtc, "nvrtcGetSupportedArchs", location);
-      e.raw.append("returned ").append_int(a).append(", which is not an sm number");
-      return unexpected(e);
-    }
+    if (!decode_sm_number(a, source_kind::nvrtc))
+      return unexpected(errors::malformed_output(source_kind::nvrtc, "nvrtcGetSupportedArchs", location,
+                                                 "returned " + std::to_string(a) + ", which is not an sm number"));
     p.seen.raw += " " + std::to_string(a);
   }
   p.info.supported_sm_numbers = std::move(archs);

@@ -428,9 +428,8 @@ inline expected<cuda_version, error> reported_version(int v, source_kind src, co
 inline std::optional<error> implausible_cc(int major, int minor, std::string_view call, const std::string& where,
                                            const std::string& who) {
   if (major >= 1 && major <= 99 && minor >= 0 && minor <= 9) return std::nullopt;
-  error e = errors::malformed_output(source_kind::driver, call, where);
-  e.raw.append(who).append(" reports compute capability ").append_int(major).append('.').append_int(minor);
-  return e;
+  return errors::malformed_output(source_kind::driver, call, where,
+                                  who + " reports compute capability " + std::to_string(major) + "." + std::to_string(minor));
 }
 
 /// A library's answer, kept for a source and its copies while its path names the same file (device
