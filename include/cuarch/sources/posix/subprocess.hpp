@@ -50,13 +50,6 @@ struct process_result {
 
 namespace detail {
 
-/// An error naming the command line and the program.
-inline error process_error(errc code, source_kind src, const std::vector<std::string>& argv, int status, std::string_view raw) {
-  std::string line;
-  for (const auto& a : argv) line.append(line.empty() ? "" : " ").append(a);
-  return located_error(code, src, line, argv.empty() ? std::string_view() : std::string_view(argv.front()), raw, status);
-}
-
 enum class reap_state { exited, running, lost };
 
 /// Collects the child's status if it has exited (never blocks). `lost` (ECHILD): SIGCHLD is SIG_IGN.
@@ -172,13 +165,17 @@ inline void read_available(fd_guard& pipe, std::string& sink, std::size_t max_ou
 inline expected<process_result, error> run_process(const std::vector<std::string>& argv, const process_limits& limits = {},
                                                    source_kind src = source_kind::none) {
   using clock = std::chrono::steady_clock;
+  // An error naming the command line and the program.
+  const auto fail = [&](int status, std::string_view why, errc code = errc::process_failed) {
+    std::string line;
+    for (const auto& a : argv) line.append(line.empty() ? "" : " ").append(a);
+    return detail::located_error(code, src, line, argv.empty() ? std::string_view() : std::string_view(argv.front()), why, status);
+  };
   if (argv.empty() || argv.front().empty() || argv.front().front() != '/')
-    return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "the program path must be absolute"));
+    return unexpected(fail(0, "the program path must be absolute"));
 
   // `e` is errno read once: errno_text may change it, and argument order is unspecified.
-  const auto failed = [&](int e) {
-    return unexpected(detail::process_error(errc::process_failed, src, argv, e, detail::errno_text(e)));
-  };
+  const auto failed = [&](int e) { return unexpected(fail(e, detail::errno_text(e))); };
   int pipes[4] = {-1, -1, -1, -1};  // stdout's pipe, stderr's pipe
   // O_CLOEXEC: a program spawned concurrently by another thread must not inherit these ends.
   const bool piped = ::pipe2(pipes, O_CLOEXEC) == 0 && ::pipe2(pipes + 2, O_CLOEXEC) == 0;
@@ -190,8 +187,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  if (limits.cancel && limits.cancel->load())
-    return unexpected(detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller before it started"));
+  if (limits.cancel && limits.cancel->load()) return unexpected(fail(0, "cancelled by the caller before it started"));
 
   const auto deadline = clock::now() + limits.timeout;
   volatile int exec_errno = 0;
@@ -234,8 +230,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     if (exit_fd.fd >= 0) fds[n++] = pollfd{exit_fd.fd, POLLIN, 0};
     int wait = remaining_ms();
     if (wait == 0) {
-      stopped = detail::process_error(errc::process_timed_out, src, argv, static_cast<int>(limits.timeout.count()),
-                                      "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed");
+      stopped = fail(static_cast<int>(limits.timeout.count()),
+                     "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed", errc::process_timed_out);
       break;
     }
     if (exit_fd.fd < 0) {
@@ -245,12 +241,11 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     if (limits.cancel) wait = std::min(wait, 20);  // a flag cannot wake poll(): look at it every 20 ms
     const int pr = ::poll(fds, n, wait);
     if (const int e = errno; pr < 0 && e != EINTR) {
-      stopped = detail::process_error(errc::process_failed, src, argv, e,
-                                      "waiting for its output failed (" + detail::errno_text(e) + "); killed");
+      stopped = fail(e, "waiting for its output failed (" + detail::errno_text(e) + "); killed");
       break;
     }
     if (limits.cancel && limits.cancel->load()) {
-      stopped = detail::process_error(errc::process_failed, src, argv, 0, "cancelled by the caller; killed with its process group");
+      stopped = fail(0, "cancelled by the caller; killed with its process group");
       break;
     }
     for (nfds_t i = 0; pr > 0 && i < n; ++i) {
@@ -279,8 +274,7 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   result.output_complete = out_r.fd < 0 && err_r.fd < 0;
   result.exit_status_lost = state == detail::reap_state::lost;
   if (!result.exit_status_lost && WIFSIGNALED(status))
-    return unexpected(detail::process_error(errc::process_failed, src, argv, 128 + WTERMSIG(status),
-                                            "killed by signal " + std::to_string(WTERMSIG(status))));
+    return unexpected(fail(128 + WTERMSIG(status), "killed by signal " + std::to_string(WTERMSIG(status))));
   result.exit_status = !result.exit_status_lost && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
