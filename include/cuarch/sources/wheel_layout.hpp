@@ -57,21 +57,26 @@ inline bool soname_before(std::string_view a, std::string_view b, std::size_t pr
   return a < b;
 }
 
+/// `paths` less each one that names the same real file or directory as an earlier one.
+inline std::vector<std::string> one_per_real_path(std::vector<std::string> paths) {
+  std::vector<std::string> out, reals;
+  for (auto& p : paths) {
+    std::string real = real_path(p);
+    if (std::find(reals.begin(), reals.end(), real) != reals.end()) continue;
+    reals.push_back(std::move(real));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 /// Files named prefix* in a directory, one per real file, SONAME before full-version names.
 inline std::vector<std::string> versioned_files(const std::string& dir, std::string_view prefix) {
   std::vector<std::string> hits;
   for (const auto& name : list_dir(dir, prefix))
     if (name.find(".alt.") == std::string::npos) hits.push_back(name);
   std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
-  std::vector<std::string> out, reals;
-  for (const auto& h : hits) {
-    const std::string p = join(dir, h);
-    const std::string r = real_path(p);
-    if (std::find(reals.begin(), reals.end(), r) != reals.end()) continue;
-    reals.push_back(r);
-    out.push_back(p);
-  }
-  return out;
+  for (auto& h : hits) h = join(dir, h);
+  return one_per_real_path(std::move(hits));
 }
 }  // namespace detail
 
@@ -91,15 +96,7 @@ inline std::vector<std::string> site_packages_of(const std::string& prefix) {
       }
     }
   }
-  // lib64 is often a symlink to lib: keep one of each real directory.
-  std::vector<std::string> unique, seen;
-  for (const auto& sp : out) {
-    std::string real = detail::real_path(sp);
-    if (std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
-    seen.push_back(std::move(real));
-    unique.push_back(sp);
-  }
-  return unique;
+  return detail::one_per_real_path(std::move(out));  // lib64 is often a symlink to lib
 }
 
 /// Finds every wheel-provided CUDA piece in one site-packages directory.
