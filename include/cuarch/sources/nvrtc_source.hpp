@@ -177,9 +177,7 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
       : locator_(library_locator::file(std::move(path), policy)), how_(how) {}
   nvrtc_library_source(library_locator where, discovery how) : locator_(std::move(where)), how_(how) {}
 
-  /// The loader's search: libnvrtc.so.<major>, newest first. Its answer is kept per process
-  /// (detail::loader_search_answers): a JIT library that asks per call pays for the search and the
-  /// questions once.
+  /// The loader's search: libnvrtc.so.<major>, newest first (its answer: detail::loader_search_answers).
   static nvrtc_library_source from_loader() {
     static const auto* const names = new std::vector<std::string>(nvrtc_sonames());
     return {library_locator::search(*names, "libnvrtc.so (any version)"), discovery::loader_search};

@@ -1,9 +1,6 @@
-// Calls into libraries bounded by the detection's deadline: a library can hang where no timeout of
-// ours reaches (a constructor inside dlopen(), nvmlInit, cuInit). Inside detect() (a
-// library_deadline_scope) each call runs on a worker thread, abandoned (detached, owning copies of what
-// it needs) at the deadline: the caller gets deadline_exceeded. A library with a call still stuck is
-// then refused at once, and every library while a dlopen() is stuck (glibc holds its loader lock
-// across constructors). docs/reliability.md ("Never hangs"). pthreads only: no <thread>.
+// Calls into libraries bounded by the detection's deadline (a constructor inside dlopen(), nvmlInit or
+// cuInit can hang where no timeout of ours reaches): on a worker thread abandoned at the deadline, as
+// docs/reliability.md ("Never hangs") describes. pthreads only: no <thread>.
 #pragma once
 
 #include <pthread.h>

@@ -163,9 +163,7 @@ inline const std::vector<std::string>& system_library_dirs() {
 /// The files /etc/ld.so.cache names for `soname`, in its order (none if unreadable). The format (also
 /// after the old one): a 48-byte header "glibc-ld.so.cache1.1" (entry count at byte 20), 24-byte
 /// entries whose key and value (bytes 4 and 8) are string offsets from the header's start. Read and
-/// sorted by name once, until ldconfig replaces the file (its inode, size or time): a detection asks
-/// for a few dozen names, and reading the file for each made every-role detect() 20 % slower (it
-/// keeps the file, 41 KB on the development VM, and one pair of views per entry).
+/// sorted by name once, until ldconfig replaces the file (its inode, size or time): docs/performance.md.
 inline std::vector<std::string> cached_library_paths(const std::string& soname) {
   struct stat now {};
   if (::stat("/etc/ld.so.cache", &now) != 0) return {};

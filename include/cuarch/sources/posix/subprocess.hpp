@@ -1,8 +1,6 @@
 // subprocess: runs a program (nvcc --version) without a shell, with a deadline, without touching the
-// caller's process: vfork + execve of an absolute path; its own process group, killed at the deadline
-// or on cancel; PR_SET_PDEATHSIG. One poll() waits on both pipes and a pidfd: the run ends when the
-// child exits, even if a grandchild still holds the pipes. The promises and their tests:
-// docs/reliability.md. Linux only.
+// caller's process (vfork + execve of an absolute path, in its own process group). The promises and
+// their tests: docs/reliability.md. Linux only.
 #pragma once
 
 #include <fcntl.h>
