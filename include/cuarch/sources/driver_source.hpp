@@ -102,8 +102,7 @@ class driver_library_source {
   expected<detail::driver_api, error> load() const {
     auto lib = locator_.load(source_kind::driver);
     if (!lib) return unexpected(lib.error());
-    detail::driver_api api;
-    api.lib = std::move(*lib);
+    detail::driver_api api{std::move(*lib)};
     const source_kind k = source_kind::driver;
     for (auto e :
          {api.lib.bind(api.driver_get_version, "cuDriverGetVersion", k), api.lib.bind(api.init, "cuInit", k),

@@ -91,12 +91,10 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
     e.raw = detail::trim(std::string_view(run->out.empty() ? run->err : run->out).substr(0, 190));
     return unexpected(e);
   }
-  probed_compiler p;
-  p.seen = {kind, *version, path, how, detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err)};
-  p.info.kind = kind;
-  p.info.version = *version;
-  p.info.location = detail::real_path(path);
-  if (p.info.location.empty()) p.info.location = path;
+  const std::string real = detail::real_path(path);
+  probed_compiler p{
+      {kind, *version, path, how, detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err)},
+      {kind, *version, real.empty() ? path : real, {}}};
   if (run->exit_status_lost)
     p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
   return p;

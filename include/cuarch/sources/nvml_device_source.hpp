@@ -201,8 +201,7 @@ class nvml_device_source {
     auto lib = path_.empty() ? load_library_by_name(std::string(nvml_soname), source_kind::driver)
                              : load_library_file(path_, source_kind::driver, policy_);
     if (!lib) return unexpected(lib.error());
-    detail::nvml_api api;
-    api.lib = std::move(*lib);
+    detail::nvml_api api{std::move(*lib)};
     const source_kind k = source_kind::driver;
     for (auto e :
          {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),

@@ -82,17 +82,14 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
     e.raw.append("nvrtcVersion returned ").append_int(major).append('.').append_int(minor);
     return unexpected(e);
   }
-  probed_compiler p;
-  p.info.kind = source_kind::nvrtc;
-  p.info.version = full_version_from_file_name(location, *version);
-  p.info.location = location;
   // Two builds of one release answer the same nvrtcVersion; the build-id (in the cache key) differs.
   // The mapped image's, else the file's: the file at `location` may have been replaced since the load.
   const std::string mapped = loaded_build_id(image, location);
   const auto on_disk = read_elf_build_id(location);
-  p.info.build_id = !mapped.empty() ? mapped : on_disk ? *on_disk : std::string();
-  p.seen = {source_kind::nvrtc, *version, found_as.empty() ? location : found_as, how,
-            "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor)};
+  const std::string build_id = !mapped.empty() ? mapped : on_disk ? *on_disk : std::string();
+  probed_compiler p{{source_kind::nvrtc, *version, found_as.empty() ? location : found_as, how,
+                     "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor)},
+                    {source_kind::nvrtc, full_version_from_file_name(location, *version), location, {}, build_id}};
   if (!mapped.empty() && on_disk && *on_disk != mapped)
     p.seen.raw += "; the file " + location + " was replaced after this process loaded it: it now holds build-id " + *on_disk +
                   ", the loaded library (which keys the cache) has " + mapped + "; restart the process to use the new file";
