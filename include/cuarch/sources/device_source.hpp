@@ -29,6 +29,7 @@ class driver_device_source {
     const auto api = driver_.load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
+    const auto failed = [&](std::string_view call, int rc) { return unexpected(detail::driver_call_failed(call, rc, where)); };
     if (const int rc = api->init(0); rc != 0) return unexpected(with_visibility(detail::driver_call_failed("cuInit", rc, where)));
     // After cuInit the driver has started threads and registered exit handlers: never unmapped.
     api->lib.retain();
@@ -41,17 +42,16 @@ class driver_device_source {
     std::vector<device_info> out;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       int dev = -1, major = -1, minor = -1;
-      if (const int rc = api->device_get(&dev, ordinal); rc != 0)
-        return unexpected(detail::driver_call_failed("cuDeviceGet", rc, where));
+      if (const int rc = api->device_get(&dev, ordinal); rc != 0) return failed("cuDeviceGet", rc);
       if (const int rc = api->device_get_attribute(&major, 75, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-        return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)", rc, where));
+        return failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)", rc);
       if (const int rc = api->device_get_attribute(&minor, 76, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
-        return unexpected(detail::driver_call_failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)", rc, where));
+        return failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)", rc);
       if (auto e = detail::implausible_cc(major, minor, "cuDeviceGetAttribute", where, "device " + std::to_string(ordinal)))
         return unexpected(std::move(*e));
       char name[256] = {};
       if (const int rc = api->device_get_name(name, static_cast<int>(sizeof name - 1), dev); rc != 0)
-        return unexpected(detail::driver_call_failed("cuDeviceGetName", rc, where));
+        return failed("cuDeviceGetName", rc);
       out.push_back(device_info{ordinal, compute_capability{major, minor}, name, source_kind::driver});
     }
     return out;
@@ -84,16 +84,14 @@ class system_device_source {
     auto r = nvml_.read();
     if (r || !nvml_cannot_answer(r.error())) return r;
     if (fallback_ == cuinit_fallback::forbidden) {  // NVML's failure is the answer, and says why no cuInit
-      error e = r.error();
-      e.raw.append("; cuInit was not tried: the cuInit fallback is off (this process must not initialise CUDA)");
-      return unexpected(e);
+      r.error().raw.append("; cuInit was not tried: the cuInit fallback is off (this process must not initialise CUDA)");
+      return r;
     }
     const error& why = r.error();
     auto d = driver_device_source(driver_).devices();
     if (!d) {
-      error e = d.error();
-      e.raw.append("; NVML before it: ").append(why.message());
-      return unexpected(e);
+      d.error().raw.append("; NVML before it: ").append(why.message());
+      return unexpected(std::move(d.error()));
     }
     device_reading out;
     out.devices = std::move(*d);

@@ -286,10 +286,7 @@ inline expected<dynamic_library, error> load_library_file(const std::string& pat
     abs = detail::absolute_path(path);  // empty (refused below) when the current directory is unreadable
   }
   const std::string real = detail::real_path(abs);
-  if (real.empty()) {
-    const int e = errno;
-    return unexpected(errors::library_not_found(src, path, abs, detail::errno_text(e)));
-  }
+  if (real.empty()) return unexpected(errors::library_not_found(src, path, abs, detail::errno_text(errno)));
   if (auto existing = detail::held_library(real)) return dynamic_library(std::move(existing));  // no second dlopen
   if (auto bad = detail::check_library_file(real, src, path)) return unexpected(std::move(*bad));
   const auto h = detail::bounded_dlopen(real, src, path);
