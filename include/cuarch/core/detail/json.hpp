@@ -341,24 +341,18 @@ class json_strings {
     skip_ws();
     if (pos_ >= text_.size()) return false;
     const char c = text_[pos_];
-    if (c == '{') {
+    if (c == '{' || c == '[') {  // members "path.key", elements "path[i]"
+      const bool object = c == '{';
+      const char close = object ? '}' : ']';
       ++pos_;
-      if (eat('}')) return true;
-      do {
+      if (eat(close)) return true;
+      for (std::size_t index = 0;; ++index) {
         std::string key;
-        if (!string(key) || !eat(':')) return false;
-        if (!value(depth + 1, path.empty() ? key : path + "." + key)) return false;
-      } while (eat(','));
-      return eat('}');
-    }
-    if (c == '[') {
-      ++pos_;
-      if (eat(']')) return true;
-      std::size_t index = 0;
-      do {
-        if (!value(depth + 1, path + "[" + std::to_string(index++) + "]")) return false;
-      } while (eat(','));
-      return eat(']');
+        if (object && (!string(key) || !eat(':'))) return false;
+        const std::string at = !object ? path + "[" + std::to_string(index) + "]" : path.empty() ? key : path + "." + key;
+        if (!value(depth + 1, at)) return false;
+        if (!eat(',')) return eat(close);
+      }
     }
     if (c == '"') {
       std::string s;
