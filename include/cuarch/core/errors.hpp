@@ -33,11 +33,6 @@ constexpr error make_target_error(errc code, source_kind source, const arch_targ
   e.found = found;
   return e;
 }
-constexpr error input_error(errc code, source_kind source, std::string_view subject, std::size_t position, std::string_view raw = {}) {
-  error e = located_error(code, source, subject, {}, raw);
-  e.position = position;
-  return e;
-}
 /// A token that asked for `target`: subject is the token as written (default: target's spelling).
 constexpr error target_input_error(errc code, source_kind source, const arch_target& target, std::string_view subject,
                                    std::size_t position) {
@@ -54,6 +49,16 @@ struct located_factory {
     return located_error(Code, source, subject, location, raw);
   }
 };
+/// The factory of a code whose error names a token of the input: (source, subject, position, raw).
+template <errc Code>
+struct input_factory {
+  constexpr error operator()(source_kind source, std::string_view subject = {}, std::size_t position = error::no_position,
+                             std::string_view raw = {}) const {
+    error e = located_error(Code, source, subject, {}, raw);
+    e.position = position;
+    return e;
+  }
+};
 }  // namespace detail
 
 namespace errors {
@@ -63,19 +68,11 @@ inline constexpr std::size_t no_position = error::no_position;
 // --- input -----------------------------------------------------------------------------------
 
 /// "" or an empty entry of a list: subject is the whole list (empty when nothing was given).
-constexpr error empty_input(source_kind source, std::string_view subject = {}, std::size_t position = no_position,
-                            std::string_view raw = {}) {
-  return detail::input_error(errc::empty_input, source, subject, position, raw);
-}
-/// "sm_", "abc": subject is the token.
-constexpr error malformed_token(source_kind source, std::string_view subject, std::size_t position = no_position,
-                                std::string_view fix = {}) {  // default fix: the target grammar's spellings
-  return detail::input_error(errc::malformed_token, source, subject, position, fix);
-}
+inline constexpr detail::input_factory<errc::empty_input> empty_input{};
+/// "sm_", "abc": subject is the token; raw the fix (default: the target grammar's spellings).
+inline constexpr detail::input_factory<errc::malformed_token> malformed_token{};
 /// "compute_90b": subject is the token.
-constexpr error unknown_suffix(source_kind source, std::string_view subject, std::size_t position = no_position) {
-  return detail::input_error(errc::unknown_suffix, source, subject, position);
-}
+inline constexpr detail::input_factory<errc::unknown_suffix> unknown_suffix{};
 /// "8.0a": target is what the token asked for; subject the token as written (default: target's spelling).
 constexpr error variant_not_defined(source_kind source, const arch_target& target, std::string_view subject = {},
                                     std::size_t position = no_position) {
@@ -89,13 +86,9 @@ constexpr error ptx_of_specific_variant(source_kind source, const arch_target& t
   return detail::target_input_error(errc::ptx_of_specific_variant, source, target, subject, position);
 }
 /// "native;90": subject is the keyword's entry.
-constexpr error keyword_not_alone(source_kind source, std::string_view subject, std::size_t position = no_position) {
-  return detail::input_error(errc::keyword_not_alone, source, subject, position);
-}
+inline constexpr detail::input_factory<errc::keyword_not_alone> keyword_not_alone{};
 /// A list with more targets than a target_set holds: subject is the list.
-constexpr error too_many_targets(source_kind source, std::string_view subject) {
-  return detail::input_error(errc::too_many_targets, source, subject, no_position);
-}
+inline constexpr detail::input_factory<errc::too_many_targets> too_many_targets{};
 /// A version that decodes to nothing sensible: subject is the text or number; raw says why.
 constexpr error invalid_version(source_kind source, std::string_view subject, std::string_view raw = {}) {
   return detail::located_error(errc::invalid_version, source, subject, {}, raw);
