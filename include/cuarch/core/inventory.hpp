@@ -89,14 +89,17 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
     const auto it = members->find(key);
     return it == members->end() ? nullptr : &it->second;
   };
+  const auto any_under = [&](const std::string& prefix) {
+    const auto it = members->lower_bound(prefix);
+    return it != members->end() && it->first.compare(0, prefix.size(), prefix) == 0;
+  };
   const std::string* kind = get("kind");
   const bool one = kind && *kind == "Node";
   if (!one && !(kind && (*kind == "List" || *kind == "NodeList")))
     return unexpected(inventory_error(inv.path, "the file", "its \"kind\" is '" + (kind ? *kind : "") + "', not List or Node"));
   for (std::size_t i = 0;; ++i) {
     const std::string at = one ? std::string() : "items[" + std::to_string(i) + "].";
-    const auto first = members->lower_bound(at);
-    if (!one && (first == members->end() || first->first.compare(0, at.size(), at) != 0)) break;
+    if (!one && !any_under(at)) break;
     inventory_node n;
     const std::string* name = get(at + "metadata.name");
     n.name = name ? *name : "items[" + std::to_string(i) + "]";
@@ -137,10 +140,7 @@ inline expected<inventory, error> read_kubectl(std::string_view text, inventory 
       if (!unread.empty()) return unexpected(inventory_error(inv.path, where, unread));
     } else {
       int gpus = 0;
-      const std::string gpu_labels = at + "metadata.labels.nvidia.com/gpu.";
-      const auto it = members->lower_bound(gpu_labels);
-      const bool labelled = it != members->end() && it->first.compare(0, gpu_labels.size(), gpu_labels) == 0;
-      if (labelled || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
+      if (any_under(at + "metadata.labels.nvidia.com/gpu.") || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
         return unexpected(
             inventory_error(inv.path, where,
                             "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
