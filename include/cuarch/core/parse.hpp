@@ -286,9 +286,7 @@ constexpr bool torch_supports(std::string_view entry) noexcept {
 
 constexpr arch_keyword keyword_of(std::string_view token) noexcept {
   if (token.empty() || (token[0] != 'n' && token[0] != 'a')) return arch_keyword::none;  // most tokens: a digit or "sm_"
-  for (std::size_t i = 1; i < std::size(arch_keyword_names); ++i)
-    if (token == arch_keyword_names[i]) return static_cast<arch_keyword>(i);
-  return arch_keyword::none;
+  return find_by_name(enumerators<arch_keyword>(arch_keyword_names), token).value_or(arch_keyword::none);
 }
 
 constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
@@ -463,10 +461,8 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
       arch = nvcc_value{word, value, pos};
     }
   }
-  if (!rdc) {  // nvcc: "Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or implied"
-    for (const auto& t : list)
-      if (t.target.form == arch_form::lto) return bad_token(input.substr(t.position, t.length), t.position);
-  }
+  for (const auto& t : list)  // nvcc: "Cannot use '-arch=lto_<arch>' unless '-rdc=true' is specified or implied"
+    if (!rdc && t.target.form == arch_form::lto) return bad_token(input.substr(t.position, t.length), t.position);
   if (arch.word.empty()) {  // nvcc: "-arch option not specified"
     if (code_count > 0) return bad_token(codes[0].word, codes[0].position);
     if (list.empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));  // "-rdc=true" alone
