@@ -159,10 +159,8 @@ inline expected<inventory, error> read_csv(std::string_view text, inventory inv)
   std::size_t col[columns] = {};  // set from the header, before any row is read
   std::map<std::string, std::size_t> node_of;
   std::size_t number = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    const std::string_view line = trim(text.substr(at, end - at));
-    at = end + 1;
+  for (const std::string_view text_line : split(text, '\n')) {
+    const std::string_view line = trim(text_line);
     const std::string where = "line " + std::to_string(++number);
     if (line.empty() || line.front() == '#') continue;
     std::vector<std::string> f;
