@@ -251,13 +251,10 @@ constexpr expected<arch_target, error> parse_arch(std::string_view token) {
 
 namespace detail {
 
-/// How PyTorch reads TORCH_CUDA_ARCH_LIST: _get_cuda_arch_flags in torch/utils/cpp_extension.py of
-/// torch 2.15.0 (git d0f2af8b), run on 407 strings in tests/data/torch_arch_list_2.15.0.tsv
-/// (scripts/toolkits/record-torch-arch-list.py; docs/conformance.md). Exactly "native" (or an
-/// unset/empty variable) asks the GPUs; otherwise every ' ' becomes ';', each name below is replaced
-/// wherever it occurs (str.replace, in this order), the text is split at ';', and every entry must
-/// be one of torch_supported_arches, with or without "+PTX" (case-sensitive), else ValueError
-/// "Unknown CUDA arch (<entry>) or GPU not supported". An empty entry is one of those errors.
+/// How torch 2.15.0's _get_cuda_arch_flags reads TORCH_CUDA_ARCH_LIST (docs/conformance.md, "PyTorch:
+/// TORCH_CUDA_ARCH_LIST"; tests/data/torch_arch_list_2.15.0.tsv): each name below is replaced wherever
+/// it occurs (str.replace, in this order), then every ';' entry must be one of torch_supported_arches,
+/// with or without "+PTX" (case-sensitive).
 struct named_generation {
   std::string_view name;
   std::string_view archs;
@@ -299,13 +296,10 @@ constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_
 
 // ---- nvcc flags ----------------------------------------------------------------------------------
 // Read as nvcc 13.0 reads them (tests/data/nvcc_flags_13.0.tsv, recorded from the real nvcc and
-// cuobjdump; docs/conformance.md). The targets are the images nvcc embeds:
+// cuobjdump; docs/conformance.md, "nvcc 13.0"). The targets are the images nvcc embeds; -arch alone:
 //   -arch=sm_XY          SASS sm_XY + PTX compute_XY
 //   -arch=sm_XYa|f       SASS sm_XYa|f + PTX compute_XY + PTX compute_XYa|f (nvcc adds the baseline PTX)
 //   -arch=compute_XYa|f  PTX compute_XY + PTX compute_XYa|f; lto_XYf likewise lto_XY + lto_XYf
-//   -arch=compute_V -code=C1,C2   only the codes, each built from compute_V (no -code without -arch)
-//   -gencode=arch=compute_V,code=C or code=[C1,C2]   keyword=value items in any order
-// Only the last -arch counts (an earlier one is checked, then forgotten); -code and -gencode add up.
 
 /// The image nvcc builds for code `c` from the virtual architecture `virt` (compute_V), or nullopt
 /// where nvcc refuses ("Incompatible code generation requested", or ptxas's "cannot be compiled to
