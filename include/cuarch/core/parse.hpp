@@ -354,10 +354,8 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   bool have_arch = false, have_code = false;
   while (!value.empty()) {
     std::size_t end = 0;
-    for (bool bracket = false; end < value.size() && (bracket || value[end] != ','); ++end) {
-      if (value[end] == '[') bracket = true;
-      if (value[end] == ']') bracket = false;
-    }
+    for (bool bracket = false; end < value.size() && (bracket || value[end] != ','); ++end)
+      bracket = value[end] == '[' || (bracket && value[end] != ']');
     const std::string_view item = value.substr(0, end);
     value.remove_prefix(end < value.size() ? end + 1 : end);
     if (item.empty()) continue;
@@ -534,9 +532,8 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   }
   // Leading/trailing whitespace is tolerated in the generic dialect only: CMake keeps it in the first
   // and last entries (" 80;90" fails enable_language(CUDA)), PyTorch reads an empty entry.
-  std::size_t begin = 0, end = input.size();
-  while (generic && begin < end && is_space(input[begin])) ++begin;
-  while (generic && end > begin && is_space(input[end - 1])) --end;
+  const std::string_view body = generic ? trim(input) : input;
+  const std::size_t begin = static_cast<std::size_t>(body.data() - input.data()), end = begin + body.size();
   if (begin == end) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
 
   // ';' separates entries everywhere; so do ',' and any whitespace in the generic dialect, one ' ' in PyTorch's.
