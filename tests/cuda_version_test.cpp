@@ -40,6 +40,8 @@ TEST_CASE("version strings", "[decode]") {
   CUARCH_CHECK_BOTH(!parse_driver_version("580"));
   CUARCH_CHECK_BOTH(parse_ptx_isa_version("9.0").value() == ptx_isa_version{9, 0});
   CUARCH_CHECK_BOTH(!parse_ptx_isa_version("9.0.1"));
+  CUARCH_CHECK_BOTH(!parse_ptx_isa_version(" V9.0"));  // nvcc's "V" spelling is refused behind blanks too
+  CUARCH_CHECK_BOTH(!parse_ptx_isa_version("\tv9.0"));
 }
 
 TEST_CASE("nvcc --version output: banners, CRLF, and nonsense", "[decode]") {

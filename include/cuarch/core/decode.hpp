@@ -75,7 +75,8 @@ constexpr expected<cuda_version, error> parse_cuda_version(std::string_view s, s
 /// "9.0" (a PTX `.version`).
 constexpr expected<ptx_isa_version, error> parse_ptx_isa_version(std::string_view s) {
   const auto v = parse_cuda_version(s, source_kind::none);
-  if (!v || v->has_patch() || s.front() == 'V' || s.front() == 'v') return unexpected(errors::invalid_version(source_kind::none, s));
+  if (!v || v->has_patch() || detail::trim(s).find_first_of("Vv") == 0)
+    return unexpected(errors::invalid_version(source_kind::none, s));
   return ptx_isa_version{v->major, v->minor};
 }
 
