@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 #include "recorded_tsv.hpp"
+#include "test_paths.hpp"
 
 using namespace cuarch;
 

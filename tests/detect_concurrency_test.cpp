@@ -24,9 +24,7 @@
 #include <thread>
 #include <vector>
 
-#ifndef CUARCH_SOURCE_DIR
-#  error "this test needs CUARCH_SOURCE_DIR (set by tests/CMakeLists.txt or tsan_detect_test.sh)"
-#endif
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 

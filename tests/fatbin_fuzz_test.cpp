@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fuzz/fatbin_invariants.hpp"
+#include "test_paths.hpp"
 
 namespace {
 struct rng {  // xorshift64*: a fixed sequence, so a failure reproduces exactly

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fixtures/fixture_support.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fuzz/parser_invariants.hpp"
+#include "test_paths.hpp"
 
 namespace {
 // xorshift64*: a fixed sequence, so a failure reproduces exactly.

@@ -14,6 +14,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "test_paths.hpp"
+
 using namespace cuarch;
 
 namespace {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.hpp"
+
 using namespace cuarch;
 
 namespace {

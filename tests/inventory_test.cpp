@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "test_paths.hpp"
+
 namespace {
 
 using cuarch::compute_capability;

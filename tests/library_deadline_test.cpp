@@ -18,6 +18,7 @@
 
 #include "fixtures/fixture_support.hpp"
 #include "test_support.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 

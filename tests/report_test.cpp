@@ -12,6 +12,7 @@
 
 #include "fixtures/fixture_support.hpp"
 #include "fuzz/json_invariants.hpp"  // a strict JSON reader, independent of the writer
+#include "test_paths.hpp"
 
 using cuarch::errc;
 using cuarch::severity;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 #include "recorded_tsv.hpp"
+#include "test_paths.hpp"
 
 using namespace cuarch;
 
