@@ -58,7 +58,7 @@ constexpr good_case good_cases[] = {
   {"--gpu-architecture=compute_90", arch_dialect::nvcc, {ptx(9, 0)}, 1},
   {"-arch sm_80", arch_dialect::nvcc, {sm(8, 0), ptx(8, 0)}, 2},
   {"-gencode=arch=compute_90a,code=sm_90a", arch_dialect::nvcc, {sm(9, 0, A)}, 1},
-  {"-gencode arch=compute_100f,code=[sm_100f,sm_103f]", arch_dialect::nvcc, {sm(10, 0, F), sm(10, 3, F)}, 2},
+  {"-gencode arch=compute_100f,code=[sm_100f,compute_100f]", arch_dialect::nvcc, {sm(10, 0, F), ptx(10, 0, F)}, 2},
   {"--generate-code=arch=compute_80,code=[compute_80,sm_80]", arch_dialect::nvcc, {ptx(8, 0), sm(8, 0)}, 2},
 };
 // clang-format on
@@ -274,4 +274,17 @@ TEST_CASE("a list of exactly capacity distinct targets parses whole", "[parse]")
   }
   CHECK(parse_arch_list(list + ";sm_106").error().code == errc::too_many_targets);
   CHECK(parse_arch_list(list + ";sm_10").has_value());  // a duplicate of a full list is no overflow
+}
+
+TEST_CASE("nvcc: machine code built from a lower virtual architecture is refused, never rewritten", "[parse][nvcc]") {
+  // nvcc builds sm_86 from compute_80's PTX (__CUDA_ARCH__ 800); cuarch's sm_86 is built from compute_86.
+  for (const char* flags : {"-gencode=arch=compute_80,code=sm_86", "-arch=compute_80 -code=sm_80,sm_86",
+                            "-gencode=arch=compute_100f,code=[sm_100f,sm_103f]", "-gencode=arch=compute_80,code=lto_86 -rdc=true"}) {
+    INFO(flags);
+    const auto r = parse_arch_list(flags, arch_dialect::nvcc);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::not_expressible);
+    CHECK(r.error().message().find("lower virtual architecture") != std::string::npos);
+  }
+  CHECK(parse_arch_list("-gencode=arch=compute_100f,code=sm_100", arch_dialect::nvcc));  // the same cc: sm_100f
 }

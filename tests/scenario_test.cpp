@@ -398,14 +398,14 @@ TEST_CASE("PTX fallback with a driver too old for the PTX", "[scenario]") {
     const machine m{table_compiler({13, 0}), std::nullopt, cuda_version{12, 9}};
     const auto o = resolve_on(m, "all", best_effort());
     CHECK(o.targets == "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 sm_121");
-    CHECK(o.rejections == rejections{"compute_121: PTX too new for the driver"});
+    CHECK(o.rejections == rejections{"compute_120: PTX too new for the driver"});
   }
 }
 
 TEST_CASE("all and all-major, relative to the compile toolkit", "[scenario]") {
-  // CMake's lists (Modules/Internal/CMakeCUDAArchitecturesAll.cmake).
+  // What nvcc -arch=all|all-major embeds (tests/data/nvcc_flags_13.0.tsv): machine code for each, PTX of the newest major.
   CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all", strict()).targets ==
-        "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 sm_121 compute_121");
+        "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 compute_120 sm_121");  // PTX: nvcc -arch=all's
   CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all-major", strict()).targets ==
         "sm_75 sm_80 sm_90 sm_100 sm_110 sm_120 compute_120");
   CHECK(resolve_on(machine{table_compiler({12, 9}), std::nullopt, std::nullopt}, "all-major", strict()).targets ==

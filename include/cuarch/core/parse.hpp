@@ -338,6 +338,17 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
       if (!c) return unexpected(c.error());
       const auto image = nvcc_code_image(virt, *c, rdc);
       if (!image) return bad_token(flag, position);
+      // A target is built from the virtual architecture of its own compute capability: machine code
+      // from a lower one (arch=compute_80,code=sm_86) compiles other code, so it is refused, never
+      // rewritten (docs/conformance.md, "nvcc 13.0: how nvcc reads target flags").
+      if (image->form != arch_form::ptx && image->cc != virt.cc) {
+        error e = errors::not_expressible(source_kind::user_input, *image, "cuarch's targets",
+                                          "nvcc builds it from a lower virtual architecture's PTX (arch=), which compiles other "
+                                          "code (__CUDA_ARCH__) than its own; write arch= and code= of one architecture");
+        e.partial = true;
+        e.position = position;
+        return unexpected(e);
+      }
       if (!list.add(parsed_target{*image, position, flag.size()}))
         return unexpected(errors::too_many_targets(source_kind::user_input, input));
     }

@@ -343,18 +343,22 @@ class resolution_run {
       judge(d, t);
       finish(d);
     };
-    std::optional<compute_capability> last;
+    // PTX, for forward compatibility, of the newest major's first architecture: nvcc 13.0's
+    // -arch=all embeds compute_120 beside sm_121 (tests/data/nvcc_flags_13.0.tsv, read by cuobjdump).
+    std::optional<compute_capability> last, ptx;
     for_each_buildable_baseline(compiler_, [&](const compute_capability& cc) {
-      if (keyword == arch_keyword::all_major && last && last->major == cc.major) return;
+      const bool new_major = !last || last->major != cc.major;
+      if (keyword == arch_keyword::all_major && !new_major) return;
+      if (new_major) ptx = cc;
       last = cc;
       one(arch_target{cc, arch_variant::baseline, arch_form::sass});
     });
-    if (!last) {
+    if (!ptx) {
       text<200> why("the compiler (CUDA ");
       why.append(to_text(compiler_.version).view()).append(") builds no architecture cuarch knows");
       return errors::nothing_resolved(compiler_.kind, to_string(keyword), why.view(), compiler_.location);
     }
-    one(arch_target{*last, arch_variant::baseline, arch_form::ptx});  // forward compatibility
+    one(arch_target{*ptx, arch_variant::baseline, arch_form::ptx});
     return std::nullopt;
   }
 
