@@ -81,6 +81,21 @@ inline outcome usage(std::string message) {
 /// the caller's input (ResolveInputError, the parser's code), its document made by `document(error)`:
 /// each call's own failure document. nullopt when every option was read.
 template <class Document>
+/// How the library's messages name an option from Python: its keyword, with an example value as a
+/// Python literal ("devices='9.0'"); a placeholder (all capitals) stays a word ("timeout=SECONDS").
+inline std::string python_spelling(const void*, std::string_view name, std::string_view value) {
+  if (name == "output") return "the Resolution's nvcc_flags or nvrtc_options";  // Python has every format, no option
+  if (value.empty()) return std::string(name);
+  const bool placeholder = value.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == std::string_view::npos;
+  std::string literal = placeholder ? std::string(value) : "'";
+  if (!placeholder) {
+    for (const char c : value) literal += (c == '\'' || c == '\\' ? "\\" : "") + std::string(1, c);
+    literal += '\'';
+  }
+  return std::string(name) + "=" + literal;
+}
+inline constexpr cuarch::option_speller python_speller{python_spelling, nullptr};
+
 std::optional<outcome> read_options(const option_list& options, const environment_map& env, cuarch::resolve_options& o,
                                     Document document) {
   for (const auto& [name, value] : options) {
@@ -97,6 +112,7 @@ std::optional<outcome> read_options(const option_list& options, const environmen
       return failed;
     }
   }
+  o.spelling = python_speller;
   cuarch::environment snapshot;
   for (const auto& [k, v] : env) snapshot.set(k, v);
   o.env_snapshot = std::move(snapshot);

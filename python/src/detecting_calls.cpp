@@ -19,15 +19,15 @@ namespace {
 outcome failed(const cuarch::resolution_failure& f, const std::string& prefix = {}) {
   outcome o;
   o.kind = outcome::failed;
-  o.json = cuarch::to_json(f);
+  o.json = cuarch::to_json(f, python_speller);
   o.code = code_name(f.summary.code);
   o.input_error = is_input_error(f.summary.code);
-  o.message = prefix + f.message();
+  o.message = prefix + f.message(python_speller);
   return o;
 }
 
 /// The failure document of resolve() and doctor() for an option's value that does not parse.
-std::string failure_document(const cuarch::error& e) { return cuarch::to_json(cuarch::resolution_failure{e, {}}); }
+std::string failure_document(const cuarch::error& e) { return cuarch::to_json(cuarch::resolution_failure{e, {}}, python_speller); }
 
 }  // namespace
 

@@ -34,10 +34,17 @@ outcome env(const std::string& tool, const std::string& format, const std::strin
     out.kind = outcome::failed;
     out.code = code_name(e.code);
     out.input_error = is_input_error(e.code);
-    out.message = done.result ? e.message() : done.result.error().message();
+    out.message = done.result ? e.message(python_speller) : done.result.error().message(python_speller);
     return out;
   }
-  out.text = *f == cuarch::env_format::json ? out.json + "\n" : cuarch::env_lines(*result, *f);
+  if (*f == cuarch::env_format::json) out.text = out.json + "\n";
+  else if (const auto lines = cuarch::env_lines(*result, *f)) out.text = *lines;
+  else {
+    out.kind = outcome::failed;
+    out.code = code_name(lines.error().code);
+    out.message = lines.error().message(python_speller);
+    return out;
+  }
   out.strict_failed = done.strict && !result->warnings.empty();
   return out;
 }

@@ -23,7 +23,7 @@ outcome failed_input(const cuarch::error& e, const std::string& prefix, std::str
   o.json = std::move(document);
   o.code = code_name(e.code);
   o.input_error = is_input_error(e.code);
-  o.message = prefix + e.message();
+  o.message = prefix + e.message(python_speller);
   return o;
 }
 

@@ -118,3 +118,32 @@ def test_the_seed_layout(roots, monkeypatch):
         got = cuarch.env("flashinfer", "12.0f")
     assert got == {"FLASHINFER_CUDA_ARCH_LIST": "12.0f", "CUDA_HOME": roots["13.0"],
                    "FLASHINFER_NVCC": os.path.join(roots["13.0"], "bin", "nvcc")}
+
+
+def test_messages_name_python_keywords(roots, monkeypatch):
+    # A fix names the option as Python spells it (the keyword, a Python literal), not a CLI flag; and,
+    # followed, it is accepted (issue 31).
+    nvcc = os.path.join(roots["13.0"], "bin", "nvcc")
+    with pytest.raises(cuarch.ResolveFailure) as e:
+        cuarch.env("flashinfer", "9.0;12.0", nvcc=nvcc)
+    assert "fix: ask for targets it spells (archs='sm_90a;sm_120a')" in str(e.value), str(e.value)
+    assert "--archs" not in str(e.value)
+    assert cuarch.env("flashinfer", "sm_90a;sm_120a", nvcc=nvcc)["FLASHINFER_CUDA_ARCH_LIST"] == "9.0a 12.0a"
+    with pytest.raises(cuarch.ResolveFailure) as e:
+        cuarch.resolve("native", toolkit="13.0", timeout=0.001)
+    assert "(devices='9.0')" in str(e.value) and "--device-cc" not in str(e.value), str(e.value)
+    monkeypatch.setenv("CUARCH_ARCHS", "8.0")
+    with pytest.warns(cuarch.CuarchWarning, match=r"archs given; ignoring CUARCH_ARCHS=8.0 \(env='cuarch' lets it override\)"):
+        cuarch.resolve("9.0", toolkit="13.0")
+
+
+def test_a_value_dotenv_cannot_carry_is_refused(tmp_path):
+    # python-dotenv expands ${...} in every value: such a toolkit path is refused in dotenv, kept in shell.
+    root = tmp_path / "cuda ${HOME}"
+    (root / "bin").mkdir(parents=True)
+    nvcc = root / "bin" / "nvcc"
+    nvcc.write_text(open(FAKE_12_8).read())
+    nvcc.chmod(0o755)
+    with pytest.raises(cuarch.ResolveFailure, match=r"the value of CUDA_HOME in the dotenv format cannot be written"):
+        cuarch.env("torch", "9.0a", nvcc=str(nvcc), format="dotenv")
+    assert f"export CUDA_HOME='{root}'" in cuarch.env("torch", "9.0a", nvcc=str(nvcc), format="shell")

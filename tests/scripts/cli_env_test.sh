@@ -21,6 +21,9 @@ failures=0
 fail() { echo "FAIL: $*" >&2; sed 's/^/  stdout: /' "$work/out" >&2; sed 's/^/  stderr: /' "$work/err" >&2; failures=$((failures + 1)); }
 env_() { PATH=/usr/bin:/bin "$cli" env "$@" >"$work/out" 2>"$work/err"; }
 out_is() { [[ "$(cat "$work/out")" == "$1" ]]; }
+# A refusal prints what makes `eval` fail (tests/scripts/cli_handoff_test.sh evals it in each shell).
+refused() { [[ "$(cat "$work/out")" == "echo 'cuarch env refused: nothing was set (the reason is above)' >&2
+false" ]]; }
 err_has() { grep -qF -- "$1" "$work/err"; }
 
 # Two toolkits: 12.8 (the fixture) and 13.0, each <root>/bin/nvcc (+ ptxas); a copy of 13.0 whose
@@ -68,32 +71,46 @@ env_ --for torch --nvcc "$cuda130/bin/nvcc" --archs 9.0a --format json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="cuarch.env/1" and d["ok"] and d["tool"]=="torch"; assert [v["name"] for v in d["variables"]]==["TORCH_CUDA_ARCH_LIST","CUDA_HOME"]' "$work/out" ||
   fail "json: one cuarch.env/1 document with the variables"
 
-# 4. Not expressible: nothing on stdout, exit 1, the tool, its release and the target named.
+# 4. Not expressible: the refusal on stdout, exit 1, the tool, its release and the target named.
 env_ --for flashinfer --nvcc "$cuda130/bin/nvcc" --archs "9.0;10.0a"
-[[ $? == 1 && ! -s $work/out ]] && err_has "sm_90 cannot be written in FLASHINFER_CUDA_ARCH_LIST of flashinfer-python 0.7.4" ||
+[[ $? == 1 ]] && refused && err_has "sm_90 cannot be written in FLASHINFER_CUDA_ARCH_LIST of flashinfer-python 0.7.4" ||
   fail "flashinfer: a bare 9.0 (FlashInfer would make it 9.0a) is refused, nothing printed"
 env_ --for flashinfer --nvcc "$cuda130/bin/nvcc" --archs "8.6+PTX"
-[[ $? == 1 && ! -s $work/out ]] && err_has "compute_86 cannot be written" || fail "flashinfer: PTX is refused (it builds code=sm_ only)"
+[[ $? == 1 ]] && refused && err_has "compute_86 cannot be written" || fail "flashinfer: PTX is refused (it builds code=sm_ only)"
 env_ --for flashinfer --nvcc "$cuda128/bin/nvcc" --archs "7.0;7.2"
-[[ $? == 1 && ! -s $work/out ]] && err_has "sm75 or higher" || fail "flashinfer: a list FlashInfer's JIT refuses (nothing from sm75 on) is refused"
+[[ $? == 1 ]] && refused && err_has "sm75 or higher" || fail "flashinfer: a list FlashInfer's JIT refuses (nothing from sm75 on) is refused"
 env_ --for flashinfer --nvcc "$cuda128/bin/nvcc" --archs "7.0;8.0"
 [[ $? == 0 ]] && grep -q "FLASHINFER_CUDA_ARCH_LIST='7.0 8.0'" "$work/out" || fail "flashinfer: sm_70 beside sm_80 is its spelling"
 env_ --for torch --nvcc "$cuda130/bin/nvcc" --archs "10.0f"
-[[ $? == 1 && ! -s $work/out ]] && err_has "TORCH_CUDA_ARCH_LIST of PyTorch" || fail "torch: an f target is refused"
+[[ $? == 1 ]] && refused && err_has "TORCH_CUDA_ARCH_LIST of PyTorch" || fail "torch: an f target is refused"
 env_ --for cmake --nvcc "$cuda130/bin/nvcc" --archs "12.0f" --cmake-version 3.25.1
-[[ $? == 1 && ! -s $work/out ]] && err_has "CMake 4.0.2" || fail "cmake 3.25.1: 120f is refused, naming the CMake that reads it"
-env_ --for cmake --nvcc "$cuda130/bin/nvcc" --archs "12.0f"
-[[ $? == 0 ]] && err_has "4.0.2" || fail "cmake without --cmake-version: a note says which CMake reads the suffix"
+[[ $? == 1 ]] && refused && err_has "CMake 4.0.2" || fail "cmake 3.25.1: 120f is refused, naming the CMake that reads it"
+# Without --cmake-version, the cmake on PATH (or $CMAKE_COMMAND) is asked, named, and spelled for.
+mkdir -p "$work/cmake-3.25/bin" "$work/cmake-4.1/bin"
+printf '#!/bin/sh\necho "cmake version 3.25.1"\n' >"$work/cmake-3.25/bin/cmake"
+printf '#!/bin/sh\necho "cmake version 4.1.0"\n' >"$work/cmake-4.1/bin/cmake"
+chmod +x "$work/cmake-3.25/bin/cmake" "$work/cmake-4.1/bin/cmake"
+PATH="$work/cmake-3.25/bin:/bin" "$cli" env --for cmake --nvcc "$cuda130/bin/nvcc" --archs "12.0f" >"$work/out" 2>"$work/err"
+[[ $? == 1 ]] && refused && err_has "CUDAARCHS of CMake 3.25.1" && err_has "read by $work/cmake-3.25/bin/cmake (the first cmake on PATH)" &&
+  err_has "fix: ask for targets it spells (--archs sm_120)" ||
+  fail "cmake on PATH is 3.25.1: 120f is refused, naming that cmake"
+CMAKE_COMMAND="$work/cmake-4.1/bin/cmake" PATH="$work/cmake-3.25/bin:/bin" "$cli" env --for cmake --nvcc "$cuda130/bin/nvcc" --archs "12.0f" >"$work/out" 2>"$work/err"
+[[ $? == 0 ]] && grep -q "CUDAARCHS='120f-real'" "$work/out" && err_has "CUDAARCHS is spelled for CMake 4.1.0 ($work/cmake-4.1/bin/cmake, CMAKE_COMMAND)" ||
+  fail "CMAKE_COMMAND is 4.1.0: it is asked before PATH, and 120f is its spelling"
+mkdir -p "$work/nobin"
+PATH="$work/nobin" "$cli" env --for cmake --nvcc "$cuda130/bin/nvcc" --archs "12.0f" >"$work/out" 2>"$work/err"
+[[ $? == 0 ]] && err_has "4.0.2" && err_has "no cmake was found to ask" && err_has "pass --cmake-version VERSION" ||
+  fail "no cmake to ask: a note says which CMake reads the suffix and how to name yours"
 
 # 5. The resolution's own failure and input errors: as cuarch resolve says them, nothing printed.
 env_ --for torch --nvcc "$cuda128/bin/nvcc" --archs "12.0f"
-[[ $? == 1 && ! -s $work/out ]] && err_has "12.9" || fail "nvcc 12.8 cannot build sm_120f: the resolution's failure, exit 1"
+[[ $? == 1 ]] && refused && err_has "12.9" || fail "nvcc 12.8 cannot build sm_120f: the resolution's failure, exit 1"
 env_ --for torch --nvcc "$cuda128/bin/nvcc" --archs "8.0a"
-[[ $? == 2 && ! -s $work/out ]] || fail "a malformed request is exit 2"
+[[ $? == 2 ]] && refused || fail "a malformed request is exit 2"
 for bad in "--for bogus" "--for torch --toolkit 13.0" "--for torch --compiler nvrtc" "--for torch --cmake-version 3.25.1" "--archs 9.0a"; do
   # shellcheck disable=SC2086
   env_ $bad
-  [[ $? == 2 && ! -s $work/out ]] || fail "usage: cuarch env $bad is exit 2"
+  [[ $? == 2 ]] && refused || fail "usage: cuarch env $bad is exit 2"
 done
 
 # 6. Consistency: what the environment has otherwise is said, and the lines replace it.

@@ -123,11 +123,11 @@ if [[ -n "$real_cuda" ]]; then
   # nvcc vs NVRTC, judged by their verdicts: the advice fits the compile path.
   PATH="$path" run --archs all-major --nvcc "$old" --strict
   rc=$?
-  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve its targets with compiler nvrtc" ||
+  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve its targets with --compiler nvrtc" ||
     fail "nvcc path: nvcc vs NVRTC advises NVRTC for NVRTC JIT (exit $rc)"
   PATH="$path" run --archs all-major --nvrtc /usr/local/cuda/lib64/libnvrtc.so --strict
   rc=$?
-  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve for the builds with compiler nvcc" ||
+  [[ $rc == 1 ]] && err_has "(nvcc_vs_nvrtc)" && err_has "resolve for the builds with --compiler nvcc" ||
     fail "NVRTC path: nvcc vs NVRTC advises compiler nvcc for nvcc-based JIT (exit $rc)"
   # One toolkit everywhere: nothing to warn about, even under --strict.
   PATH="/usr/local/cuda/bin:/usr/bin:/bin" CUDA_HOME="$real_cuda" run --archs 9.0 --strict

@@ -68,7 +68,7 @@ CUARCH_ARCHS="9.0a;10.0" check 0 "90a-real;100-real" -- --toolkit 13.0 --format 
 stderr_has "the request came from the environment variable CUARCH_ARCHS"
 # An explicit --archs beats the environment and says so on stderr; --env makes the variable win again.
 CUARCH_ARCHS="9.0a;10.0" check 0 "90-real" -- --toolkit 13.0 --archs 90-real --format cmake
-stderr_has "note: archs given; ignoring CUARCH_ARCHS=9.0a;10.0 (env cuarch lets it override)"
+stderr_has "note: --archs given; ignoring CUARCH_ARCHS=9.0a;10.0 (--env cuarch lets it override)"
 CUARCH_ARCHS="9.0a;10.0" TORCH_CUDA_ARCH_LIST="8.6" check 0 "9.0" -- --toolkit 13.0 --archs 9.0 --format torch
 stderr_has "ignoring CUARCH_ARCHS=9.0a;10.0"
 stderr_has "ignoring TORCH_CUDA_ARCH_LIST=8.6"

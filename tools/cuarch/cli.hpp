@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <string>
@@ -40,15 +42,24 @@ inline bool& json_requested() {
   return requested;
 }
 
-inline bool asks_for_json(int argc, const char* const* argv) {
+/// The value of `--format` in the raw arguments (before any `--`), or empty.
+inline std::string& requested_format() {
+  static std::string format;
+  return format;
+}
+
+inline std::string format_in(int argc, const char* const* argv) {
+  std::string format;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--") break;
-    if (a == "--json" || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
-      return true;
+    if (a == "--json") format = "json";
+    else if (a.substr(0, 9) == "--format=") format = std::string(a.substr(9));
+    else if (a == "--format" && i + 1 < argc) format = argv[i + 1];
   }
-  return false;
+  return format;
 }
+
 
 /// Prints "cuarch <command>: <message>" and where help is to stderr (and, when JSON was asked for,
 /// the cuarch.error/1 document on stdout); returns exit_usage. `command` empty: none was recognised.
@@ -56,12 +67,7 @@ inline bool asks_for_json(int argc, const char* const* argv) {
 /// escaping, cuarch::detail::printable). Every command prints its stderr through it.
 inline std::string say(std::string_view text) { return cuarch::detail::printable(text, true); }
 
-inline int usage_error(std::string_view command, std::string_view message) {
-  if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));
-  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
-  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
-  return exit_usage;
-}
+inline int usage_error(std::string_view command, std::string_view message);
 
 /// The command's stdout holds its output and nothing else (issue 18). Detection loads libraries
 /// and runs their code in this process: a constructor that prints, or calls exit(0), must not turn
@@ -150,10 +156,18 @@ class detecting {
 };
 
 /// At the end of main(): the output is written; anything later (a library's destructor at exit) goes
-/// to stderr.
-inline void output_done() {
-  std::fflush(stdout);
+/// to stderr. An output that did not reach its reader (a full disk, a closed pipe, a closed fd 1) is a
+/// failure, whatever the command decided: a caller that reads stdout must not take exit 0 for an
+/// answer it never got. Returns the exit status: `status`, or exit_failed with one line on stderr.
+inline int output_done(int status) {
+  errno = 0;
+  const bool written = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int why = errno;
   ::dup2(2, 1);
+  if (written) return status;
+  fmt::print(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n",
+             why != 0 ? std::strerror(why) : "write error");
+  return status == exit_ok ? exit_failed : status;
 }
 
 class flag_set;
@@ -165,6 +179,8 @@ struct command {
   std::string summary;
   std::string footer;
   std::function<std::function<int()>(flag_set&)> setup;
+  // What a refusal of this command prints on stdout so that its consumer fails too (env's `eval`).
+  std::function<std::string()> refused_output = nullptr;
 };
 
 inline std::map<std::string, command>& registry() {
@@ -176,5 +192,14 @@ inline std::map<std::string, command>& registry() {
 struct register_command {
   register_command(std::string name, command c) { registry().emplace(std::move(name), std::move(c)); }
 };
+
+inline int usage_error(std::string_view command, std::string_view message) {
+  if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));
+  else if (const auto it = registry().find(std::string(command)); it != registry().end() && it->second.refused_output)
+    fmt::print("{}", it->second.refused_output());
+  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
+  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
+  return exit_usage;
+}
 
 }  // namespace cuarch_cli

@@ -26,8 +26,10 @@ nvcc, which every tool here runs) and prints the variables TOOL reads:
   cmake       CUDAARCHS, CUDACXX (read by a fresh build directory's first configure)
   tvm-ffi     TVM_FFI_CUDA_ARCH_LIST, CUDA_HOME
   triton      TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH (the validated toolkit's ptxas)
-A target TOOL's list cannot spell is an error naming TOOL, its release and the target: nothing is
-printed, never a reduced list. A value the environment already has otherwise is named in a note
+A target TOOL's list cannot spell is an error naming TOOL, its release and the target, and a
+request it can spell: never a reduced list. A refusal (exit 1 or 2) prints, in the shell format,
+lines that make `eval` fail, so `set -e; eval "$(cuarch env ...)"` stops there; the other formats
+print only the json document. A value the environment already has otherwise is named in a note
 on stderr (the printed lines replace it), and so is an nvcc first on PATH that is not the one
 that validated. Warnings that the lines do not settle go to stderr; --strict makes them exit 1.
 Formats: shell (export NAME='value'), dotenv (NAME=value), github (lines for $GITHUB_ENV), json
@@ -57,8 +59,7 @@ int run_env(const env_flags& flags) {
     return usage_error(command_name, "--cmake-version is for --for cmake only");
   cuarch::resolve_options o;
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
-  const auto flag_of = [](const void* self, cuarch::option_name n) { return static_cast<const library_flags*>(self)->spelling(n); };
-  if (const auto bad = cuarch::options_for_tool(*tool, o, {flag_of, &flags.options})) return usage_error(command_name, *bad);
+  if (const auto bad = cuarch::options_for_tool(*tool, o)) return usage_error(command_name, *bad);
   // One snapshot: what detection reads and the tool's own variables, judged against the answer.
   cuarch::environment env = cuarch::environment::from_process();
   for (const auto name : cuarch::tool_variables)
@@ -76,16 +77,22 @@ int run_env(const env_flags& flags) {
   const auto& warnings = result ? result->warnings : done.warnings;
   for (const auto& w : warnings) fmt::print(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
   if (*format == cuarch::env_format::json) fmt::print("{}\n", cuarch::env_json(*tool, done, result));
-  if (!result) {
-    fmt::print(stderr, "{}: {}\n", who, say(done.result ? result.error().message() : done.result.error().message()));
-    return done.result ? cuarch::exit_status(result.error().code) : done.exit_status();
-  }
+  // A refusal prints what makes its consumer fail too (an eval of it returns non-zero), never nothing.
+  const auto refuse = [&](const std::string& why, int status) {
+    fmt::print(stderr, "{}: {}\n", who, say(why));
+    fmt::print("{}", cuarch::env_refused_lines(*format));
+    return status;
+  };
+  if (!result)
+    return refuse(done.result ? result.error().message(done.spelling) : done.result.error().message(done.spelling),
+                  done.result ? cuarch::exit_status(result.error().code) : done.exit_status());
   for (const auto& n : result->notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
-  if (*format != cuarch::env_format::json) fmt::print("{}", cuarch::env_lines(*result, *format));
-  if (done.strict && !result->warnings.empty()) {
-    fmt::print(stderr, "{}: --strict: {} warning(s) above; exit 1\n", who, result->warnings.size());
-    return exit_failed;
-  }
+  if (done.strict && !result->warnings.empty())
+    return refuse(fmt::format("--strict: {} warning(s) above; exit 1", result->warnings.size()), exit_failed);
+  if (*format == cuarch::env_format::json) return exit_ok;
+  const auto lines = cuarch::env_lines(*result, *format);
+  if (!lines) return refuse(lines.error().message(done.spelling), exit_failed);
+  fmt::print("{}", *lines);
   return exit_ok;
 }
 
@@ -97,9 +104,11 @@ std::function<int()> setup_env(flag_set& f) {
                     devices = "devices and driver", policy = "policy";
   flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
   flags.format = f.value("--format", choices(cuarch::all_env_formats), "how to print them (default: shell)", tool);
-  flags.cmake_version = f.value(
-      "--cmake-version", "VERSION",
-      "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION): 'a' needs 3.25.0, 'f' 4.0.2", tool);
+  flags.cmake_version = f.value("--cmake-version", "VERSION",
+                                "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION; default: ask "
+                                "$CMAKE_COMMAND, else the cmake\non PATH): 'a' needs 3.25.0, 'f' 4.0.2",
+                                tool);
+  lf.also("cmake_version", flags.cmake_version);
   lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
   lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic)", request);
   lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides), "variables that override the request (as cuarch resolve)",
@@ -113,8 +122,15 @@ std::function<int()> setup_env(flag_set& f) {
   return [flags] { return run_env(flags); };
 }
 
+// A usage error too prints what makes `eval` fail (the format as the arguments ask, shell by default).
+std::string refused_output() {
+  const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, requested_format().empty() ? "shell" : requested_format());
+  return cuarch::env_refused_lines(format.value_or(cuarch::env_format::shell));
+}
+
 const register_command registration{
     command_name,
-    {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env}};
+    {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env,
+     refused_output}};
 
 }  // namespace

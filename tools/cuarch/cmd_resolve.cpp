@@ -62,9 +62,10 @@ struct resolve_flags {
 
 /// Prints a failure: a JSON document on stdout for --format json (with the schema of every
 /// resolve document), the reason on stderr; returns `status`.
-int print_failure(cuarch::output_format format, const cuarch::resolution_failure& failure, int status) {
-  if (format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(failure));
-  fmt::print(stderr, "cuarch resolve: {}\n", say(failure.message()));
+int print_failure(cuarch::output_format format, const cuarch::resolution_failure& failure, int status,
+                  const cuarch::option_speller& spell) {
+  if (format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(failure, spell));
+  fmt::print(stderr, "cuarch resolve: {}\n", say(failure.message(spell)));
   return status;
 }
 
@@ -86,7 +87,7 @@ bool print_targets(cuarch::output_format format, const cuarch::resolution& r, co
   const auto spelled = format == cuarch::output_format::cmake ? cuarch::cmake_architectures(r.targets)
                                                               : cuarch::torch_cuda_arch_list(r.targets);
   if (!spelled) {
-    fmt::print(stderr, "cuarch resolve: {}\n", say(spelled.error().message()));
+    fmt::print(stderr, "cuarch resolve: {}\n", say(spelled.error().message(done.spelling)));
     return false;
   }
   fmt::print("{}\n", *spelled);
@@ -109,11 +110,11 @@ int run_resolve(const resolve_flags& flags) {
   for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", say(n));
   for (const auto& w : done.warnings)
     fmt::print(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
-  if (!done.result) return print_failure(format, done.result.error(), done.exit_status());
+  if (!done.result) return print_failure(format, done.result.error(), done.exit_status(), done.spelling);
 
   const cuarch::resolution& r = *done.result;
   for (const auto& d : r.diagnostics)
-    if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", say(d.message()));
+    if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", say(d.message(done.spelling)));
   if (r.origin.source == cuarch::source_kind::environment)
     fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {}\n", r.origin.variable);
   if (r.table_older_than_compiler)

@@ -34,14 +34,27 @@ class library_flags {
       for (const auto& v : values)
         if (auto bad = cuarch::set_option(o, lf.name, v)) return lf.option->get_name() + ": " + bad->message;
     }
-    const auto flag_of = [](const void* self, cuarch::option_name n) { return static_cast<const library_flags*>(self)->spelling(n); };
-    return cuarch::check_options(o, {flag_of, this});
+    o.spelling = speller();
+    return cuarch::check_options(o, o.spelling);
   }
-  /// The flag of a library option ("--device-cc" for devices).
-  std::string spelling(cuarch::option_name n) const {
+  /// A flag of this command that is no library option but may be named in a message ("--cmake-version").
+  void also(std::string name, CLI::Option* option) { others_.emplace_back(std::move(name), option); }
+  /// How messages name an option: "--device-cc 9.0" for devices (its flag and an example value, one
+  /// shell word). An option this command has no flag for keeps the library's name.
+  std::string spelling(std::string_view name, std::string_view value = {}) const {
+    std::string flag(name);
+    const auto n = cuarch::parse_option_name(name);
     for (const auto& lf : flags_)
-      if (lf.name == n) return lf.option->get_name();
-    return std::string(to_string(n));
+      if (n && lf.name == *n) flag = lf.option->get_name();
+    for (const auto& [other, option] : others_)
+      if (other == name) flag = option->get_name();
+    return value.empty() ? flag : flag + " " + cuarch::detail::shell_word(std::string(value));
+  }
+  cuarch::option_speller speller() const {
+    return {[](const void* self, std::string_view name, std::string_view value) {
+              return static_cast<const library_flags*>(self)->spelling(name, value);
+            },
+            this};
   }
 
  private:
@@ -51,6 +64,7 @@ class library_flags {
     bool is_flag;
   };
   std::vector<entry> flags_;
+  std::vector<std::pair<std::string, CLI::Option*>> others_;
 };
 
 /// Where to look for compilers, libraries and devices: `cuarch doctor` and `cuarch resolve` alike.

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -33,10 +34,7 @@ std::string option_named_in(const std::string& message) {
   return colon == std::string::npos ? message : message.substr(0, colon);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::atexit(exit_during_detection);  // a library's exit() while detecting is a failure (cli.hpp)
+int run_command_line(int argc, char** argv) {
   CLI::App app{"cuarch: which CUDA targets to build, checked against the compiler that builds them", "cuarch"};
   app.set_version_flag("-V,--version", version_text(), "print the version and exit");
   app.set_help_flag("-h,--help", "print this help and exit");
@@ -56,7 +54,8 @@ int main(int argc, char** argv) {
     commands[sub] = {&flags, cmd.setup(flags)};
   }
 
-  json_requested() = asks_for_json(argc, argv);
+  requested_format() = format_in(argc, argv);
+  json_requested() = requested_format() == "json";
   if (argc < 2) {
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
@@ -107,8 +106,17 @@ int main(int argc, char** argv) {
   // After `--`, a command without positionals hands what follows back to the program.
   const bool options_ended = std::find(argv + 1, argv + argc, std::string_view("--")) != argv + argc;
   if (const auto bad = flag_set::leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
-  const int status = run();
-  output_done();
+  return run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::atexit(exit_during_detection);  // a library's exit() while detecting is a failure (cli.hpp)
+  // A reader that went away is a write error said by output_done(), not a silent death by SIGPIPE.
+  // Probes still get SIGPIPE's default action (subprocess.hpp resets it in the child).
+  std::signal(SIGPIPE, SIG_IGN);
+  const int status = output_done(run_command_line(argc, argv));
   if (cuarch::detail::library_call_stuck()) {  // exit() would wait on a library stuck in its constructor
     std::fflush(nullptr);
     std::_Exit(status);

@@ -18,6 +18,19 @@
 
 CUARCH_BEGIN_NAMESPACE
 
+/// How the caller writes an option in a fix: "--device-cc 9.0" on the command line, "devices='9.0'" in
+/// Python, "DEVICE_CC 9.0" in CMake. `name` is the library's name of the option (option_names in
+/// front_door/options.hpp), `value` an example or empty. Without a function: "name=value". Not
+/// std::function: <functional> would cost every includer.
+struct option_speller {
+  std::string (*spell)(const void* context, std::string_view name, std::string_view value) = nullptr;
+  const void* context = nullptr;
+  std::string operator()(std::string_view name, std::string_view value = {}) const {
+    if (spell) return spell(context, name, value);
+    return value.empty() ? std::string(name) : std::string(name) + "=" + std::string(value);
+  }
+};
+
 /// Everything known about one failure. Fields that do not apply keep their defaults.
 ///
 /// Its size, 760 bytes on LP64, is pinned by tests/error_test.cpp: fixed-capacity text (subject 96,
@@ -30,7 +43,7 @@ struct error {
   source_kind source = source_kind::none;  // where the deciding fact came from
   std::size_t position = no_position;      // offset of the token in the input, for input errors
   bool has_target = false;
-  bool partial = false;         // nothing_resolved: some targets did resolve; the policy refused the request
+  bool partial = false;         // nothing_resolved: the policy refused what resolved; not_expressible: a tool's list
   arch_target target{};         // the target asked about
   arch_target replacement{};    // renamed_in_toolkit: the new name; targets_conflict: the other target
   compute_capability device{};  // cannot_load_on_device / no variant: the cc concerned
@@ -43,11 +56,12 @@ struct error {
   detail::text<200> raw;       // raw words of the source (NVRTC log, nvcc output)
 
   std::error_code error_code() const noexcept;
-  /// One paragraph: what was asked, what was found where, and what would fix it.
-  std::string message() const;
+  /// One paragraph: what was asked, what was found where, and what would fix it, with each option
+  /// the fix names written as the caller writes it.
+  std::string message(const option_speller& spell = {}) const;
 };
 
-inline std::string error::message() const {
+inline std::string error::message(const option_speller& spell) const {
   const auto str = [](const auto& value) { return std::string(to_text(value).view()); };
   const std::string subj(subject.view()), tgt = str(target), req = str(required), fnd = str(found);
   std::string where;  // " (nvrtc at /path)": where the deciding fact was found
@@ -152,7 +166,7 @@ inline std::string error::message() const {
       return subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
     case errc::no_device:
       return "no CUDA device is visible" + where + said(": ") +
-             "; fix: pass the devices explicitly (e.g. --device-cc 9.0) or request explicit targets";
+             "; fix: pass the devices explicitly (" + spell("devices", "9.0") + ") or request explicit targets";
     case errc::invalid_environment:
       return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
              "; fix: correct or unset it";
@@ -160,16 +174,27 @@ inline std::string error::message() const {
       return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where +
              said(": ");
     case errc::not_expressible:
+      // location: a request the reader can spell (front_door/tool_env.hpp), or the value a format cannot carry.
+      if (!has_target)
+        return "the value of " + subj + " cannot be written" + said(": ") + " (value: " + std::string(location.view()) +
+               "); fix: print it in the shell or json format, which carry every value";
+      // A compiler's refusal (the tool cannot be pointed at it) says its fix in raw.
+      if (source == source_kind::nvcc || source == source_kind::ptxas || source == source_kind::nvrtc)
+        return tgt + " cannot be written in " + subj + where + said(": ");
+      // partial: the format is a tool's own list (env --for), whose reason says what it would take.
       return tgt + " cannot be written in " + subj + said(": ") +
-             "; fix: use a format that spells every target (nvcc or nvrtc), or change the targets";
+             (!location.empty() ? "; fix: ask for targets it spells (" + spell("archs", location.view()) + ")"
+              : partial         ? "; fix: ask for targets it can spell, as the reason says"
+                                : "; fix: use a format that spells every target (" + spell("output", "nvcc") + "), or change the targets");
     case errc::deadline_exceeded:
       return subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
-             "; fix: remove the program or library that hangs before it, or allow more time (detect_options::deadline)";
+             "; fix: remove the program or library that hangs before it, or allow more time (" + spell("timeout", "SECONDS") + ")";
     case errc::no_compiler: {
       const bool program = source == source_kind::nvcc;
       return "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
              "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
-             (program ? " (--nvcc PATH, CUARCH_NVCC or CUDACXX)" : " (--nvrtc PATH or CUARCH_NVRTC)") + said("; ");
+             (program ? " (" + spell("nvcc", "PATH") + ", CUARCH_NVCC or CUDACXX)" : " (" + spell("nvrtc", "PATH") + " or CUARCH_NVRTC)") +
+             said("; ");
     }
     case errc::targets_conflict:
       // target: the baseline sm_XY; replacement: the family-specific sm_XYf it collides with.

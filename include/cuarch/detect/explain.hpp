@@ -43,14 +43,14 @@ inline std::string shell_word(const std::string& value) {
 /// finds its own compiler runs (CMake: CUDACXX, else PATH; PyTorch extensions and FlashInfer:
 /// $CUDA_HOME, else $CUDA_PATH, else PATH; a shell: PATH): following it leaves no compiler the
 /// user's tools would run that disagrees with the answer. Shell words ("export CUDA_HOME=... PATH=...").
-inline std::string aligning_fix(const detection& d, const candidate& target) {
+inline std::string aligning_fix(const detection& d, const candidate& target, const option_speller& spell = {}) {
   const bool nvcc = target.source == source_kind::nvcc;
   const std::string file = target.path.empty() ? target.real_path : target.path;
   std::string named_instead;  // an explicit argument outranks every variable: it must change too
   for (const candidate& c : d.candidates)
     if (c.source == target.source && c.how == discovery::explicit_argument && c.real_path != target.real_path)
       named_instead = std::string("name ") + file + " instead of " + echoed(c.path, path_words) +
-                      (nvcc ? " (--nvcc, nvcc=)" : " (--nvrtc, nvrtc=)");
+                      " (" + spell(nvcc ? "nvcc" : "nvrtc") + ")";
   for (const toolkit_root& r : d.toolkit_roots)
     if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
       named_instead = "drop the toolkit root named explicitly (" + echoed(r.path, path_words) + ")";
@@ -102,7 +102,8 @@ inline void name_decider(resolution_failure& f, const detection& d, const select
 /// `satisfies(compiler_info)` holds, each with its fix. `d` may be a fuller detection than the one
 /// that decided (every candidate, not just the first that answered).
 template <class Satisfies>
-void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind, Satisfies&& satisfies) {
+void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind, Satisfies&& satisfies,
+                      const option_speller& spell = {}) {
   f.alternatives_sought = true;
   const candidate* decider = d.chosen(role);
   const std::string decided_path = f.compiler ? f.compiler->compiler.location : std::string();
@@ -112,7 +113,7 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
     const auto known = [&](const compiler_provenance& a) { return a.compiler.location == c.real_path; };
     if (std::any_of(f.alternatives.begin(), f.alternatives.end(), known) || !satisfies(*c.compiler)) continue;
     compiler_provenance p = detail::provenance_from(d, c);
-    p.fix = detail::aligning_fix(d, c);
+    p.fix = detail::aligning_fix(d, c, spell);
     f.alternatives.push_back(std::move(p));
   }
 }
@@ -128,7 +129,7 @@ inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 template <class Devices, class Policy, class Driver>
 std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
                             const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,
-                            std::chrono::milliseconds budget = alternatives_budget) {
+                            const option_speller& spell = {}, std::chrono::milliseconds budget = alternatives_budget) {
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
   std::optional<detection> every;
@@ -143,7 +144,7 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
   }
   const detection& all = every ? *every : found;
   add_alternatives(f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
-                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); });
+                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); }, spell);
   return static_cast<std::size_t>(
       std::count_if(all.candidates.begin(), all.candidates.end(), [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }

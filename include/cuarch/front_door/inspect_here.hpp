@@ -35,7 +35,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     out.failure = e;
     return std::move(out);
   };
-  if ((out.usage = check_options(o))) return out;
+  if ((out.usage = check_options(o, o.spelling))) return out;
   if (!o.inventory.empty()) {  // a fleet: every GPU node under its own driver (core/inventory.hpp)
     auto fleet = read_inventory_file(o.inventory);
     if (!fleet) return fail(fleet.error());

@@ -76,6 +76,7 @@ struct resolve_options {
   std::chrono::milliseconds timeout = default_detection_deadline;
   const std::atomic<bool>* cancel = nullptr;  // detect_options::cancel (not an option text)
   std::optional<environment> env_snapshot;    // nullopt: the process's, snapshotted at the call
+  option_speller spelling;                    // how the caller writes an option, in every message (error.hpp)
 };
 
 /// The options a front end may set from text: the request and policy, the compiler, where to look,
@@ -109,14 +110,6 @@ struct option_problem {
 
 /// Reads `value` into option `name` of `o` (env, policy, python_prefix add to what is there).
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value);
-
-/// How a front end spells an option's name ("--compiler"); without a function, to_string(name). Not
-/// std::function: <functional> would cost every includer of detect.hpp.
-struct option_speller {
-  std::string (*spell)(const void* context, option_name name) = nullptr;
-  const void* context = nullptr;
-  std::string operator()(option_name n) const { return spell ? spell(context, n) : std::string(to_string(n)); }
-};
 
 /// The first rule between options that is broken (a toolkit named by release cannot also be detected,
 /// ...), in the front end's spelling, or nullopt.
@@ -247,7 +240,8 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
   return not_this("is not an option");
 }
 
-CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& n) {
+CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, const option_speller& spell) {
+  const auto n = [&](option_name name) { return spell(to_string(name)); };
   const bool named_nvrtc = !o.nvrtc.empty(), named_nvcc = !o.nvcc.empty();
   if (o.compiler == compile_path::nvrtc && named_nvcc && !named_nvrtc)
     return n(option_name::compiler) + " nvrtc does not use the nvcc that " + n(option_name::nvcc) + " names";

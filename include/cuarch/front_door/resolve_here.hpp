@@ -27,6 +27,7 @@ struct resolve_outcome {
   std::vector<std::string> notes;               // what to say beside the answer
   std::optional<detection> found;               // nullopt: nothing was detected
   bool strict = false;
+  option_speller spelling;  // the caller's (resolve_options::spelling): message() with it speaks the caller's language
 
   /// 0 resolved; 1 resolution failed, or strict and a warning; 2 usage or malformed input.
   int exit_status() const noexcept {
@@ -95,8 +96,8 @@ inline void note_ignored_overrides(const resolve_options& o, const environment& 
     if (one == env_override::none) continue;
     const auto seen = read_request(arch_request{"native", arch_dialect::generic, one, &env});
     if (seen.origin.source != source_kind::environment) continue;
-    notes.push_back("archs given; ignoring " + std::string(seen.origin.variable) + "=" + detail::echoed(seen.list) + " (env " +
-                    std::string(to_string(one)) + " lets it override)");
+    notes.push_back(o.spelling("archs") + " given; ignoring " + std::string(seen.origin.variable) + "=" + detail::echoed(seen.list) +
+                    " (" + o.spelling("env", to_string(one)) + " lets it override)");
   }
 }
 
@@ -105,7 +106,8 @@ inline void note_ignored_overrides(const resolve_options& o, const environment& 
 CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   resolve_outcome out;
   out.strict = o.strict;
-  if ((out.usage = check_options(o))) return out;
+  out.spelling = o.spelling;
+  if ((out.usage = check_options(o, o.spelling))) return out;
   const auto malformed = [&](const error& e) {  // the caller's input was refused
     out.malformed = true;
     out.result = unexpected(resolution_failure{e, {}});
@@ -196,11 +198,11 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     out.warnings = resolve_warnings(*d, kind, out.result ? &out.result->targets : nullptr);
     if (const candidate* decider = d->chosen(role); decider && out.result) {  // a failure lists them as alternatives
       const auto resolve = [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, o.policy, driver); };
-      const auto views = tool_view_warnings(*d, *decider, out.result, resolve);
+      const auto views = tool_view_warnings(*d, *decider, out.result, resolve, o.spelling);
       out.warnings.insert(out.warnings.end(), views.begin(), views.end());
     }
     if (!out.result) {
-      const std::size_t not_asked = explain_failure(out.result.error(), *d, asked, jit, request, devices, o.policy, driver);
+      const std::size_t not_asked = explain_failure(out.result.error(), *d, asked, jit, request, devices, o.policy, driver, o.spelling);
       if (not_asked != 0)
         out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) +
                             " candidate(s) were not asked within " + std::to_string(alternatives_budget.count()) +

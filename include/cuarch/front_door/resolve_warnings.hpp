@@ -97,7 +97,7 @@ inline std::string other_verdict(const resolve_result& mine, const resolve_resul
 /// governs the other compile path, whose verdict (`resolve(compiler_info)`) differs from `mine`.
 template <class Resolve>
 std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider, const resolve_result& mine,
-                                                   const Resolve& resolve) {
+                                                   const Resolve& resolve, const option_speller& spell = {}) {
   std::vector<resolution_warning> out;
   std::vector<std::string> seen{decider.real_path};
   const candidate* cross = d.chosen(decider.source == source_kind::nvcc ? d.jit_compiler : d.offline_compiler);
@@ -114,13 +114,13 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     out.push_back({same_kind ? "tool_compiler_disagrees" : std::string(to_string(finding_kind::nvcc_vs_nvrtc)),
                    detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
                    same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
-                                   detail::aligning_fix(d, decider)
+                                   detail::aligning_fix(d, decider, spell)
                    : decider.source == source_kind::nvrtc
                        ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs +
                              ": point the builds at a CUDA " + mine_release +
-                             " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with compiler nvcc"
+                             " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with " + spell("compiler", "nvcc")
                        : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
-                             ": resolve its targets with compiler nvrtc, or load the NVRTC of nvcc's own release"});
+                             ": resolve its targets with " + spell("compiler", "nvrtc") + ", or load the NVRTC of nvcc's own release"});
   }
   return out;
 }

@@ -30,7 +30,7 @@ inline constexpr std::string_view tool_sources[] = {"PyTorch 2.15.0", "flashinfe
 inline constexpr std::string_view tool_variables[] = {
     "TORCH_CUDA_ARCH_LIST",        "CUDA_HOME", "PYTORCH_NVCC", "FLASHINFER_CUDA_ARCH_LIST", "FLASHINFER_NVCC",
     "FLASHINFER_EXTRA_CUDAFLAGS",  "CUDAARCHS", "CUDACXX",      "TVM_FFI_CUDA_ARCH_LIST",    "TRITON_PTXAS_PATH",
-    "TRITON_PTXAS_BLACKWELL_PATH", "PATH"};
+    "TRITON_PTXAS_BLACKWELL_PATH", "PATH",      "CMAKE_COMMAND"};
 
 /// How the variables are printed: POSIX shell, dotenv, $GITHUB_ENV lines, or the cuarch.env/1 document.
 enum class env_format : unsigned char { shell, dotenv, github, json };
@@ -54,18 +54,27 @@ struct tool_env {
 };
 
 /// `o` made to resolve for `tool`: every tool here runs a detected nvcc (Triton: its toolkit's ptxas).
-/// The usage problem, or nullopt.
-CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o, const option_speller& spell = {});
+/// The usage problem (in o.spelling), or nullopt.
+CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o);
 
 /// The variables for `tool` from `done` (resolve_here() with options_for_tool), judged against `env`
 /// (with tool_variables). Errors: the resolution's failure; not_expressible naming the tool, its release
-/// and the target its list cannot spell or the nvcc it cannot be pointed at. `cmake_version`: the
-/// CMAKE_VERSION that reads CUDAARCHS (empty: a current one, and a note says what each suffix needs).
+/// and the target its list cannot spell (its location a request the list spells, when one is left)
+/// or the nvcc it cannot be pointed at. `cmake_version`: the CMAKE_VERSION that reads CUDAARCHS;
+/// empty: the version of the cmake `env` runs ($CMAKE_COMMAND, else PATH's), said in a note, or, where
+/// none answers, a current one and a note that says what each suffix needs. Messages use done.spelling.
 CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_outcome& done, const environment& env,
                                                    std::string_view cmake_version = {});
 
-/// The variables as `format` prints them (shell, dotenv, github; json: env_json()).
-CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format);
+/// The variables as `format` prints them (shell, dotenv, github; json: env_json()), each read back
+/// verbatim by that format's reader: a POSIX shell, python-dotenv, the GitHub runner. A value that
+/// reader cannot be given verbatim is not_expressible, naming the variable and the format.
+CUARCH_FUNC expected<std::string, error> env_lines(const tool_env& e, env_format format);
+
+/// What a refusal prints where the variables would have been, so that its consumer fails too: for
+/// shell, lines that make `eval` return non-zero (and stop a `set -e` script); the other formats
+/// print nothing (the command's exit status fails the step that writes them; json: env_json()).
+CUARCH_FUNC std::string env_refused_lines(env_format format);
 
 /// The cuarch.env/1 document (docs/json.md); for a failed `result`, "ok": false and the error.
 CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result);
@@ -74,14 +83,17 @@ CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
 #  include "../core/detail/json.hpp"
+#  include "../core/detail/utf8.hpp"
 #  include "../doctor/analysis.hpp"
 #  include "../resolve/outputs.hpp"
 #  include "../sources/posix/posix.hpp"
+#  include "../sources/posix/subprocess.hpp"
 #  include "../sources/toolkit_files.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
-CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o, const option_speller& spell) {
+CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_options& o) {
+  const auto spell = [&](option_name n) { return o.spelling(to_string(n)); };
   const std::string name(to_string(tool));
   if (o.toolkit)
     return "env --for " + name + " names the compiler the tool will run: " + spell(option_name::toolkit) +
@@ -129,6 +141,69 @@ inline std::string torch_refuses(std::string_view list) {
   return bad.empty() ? bad : "PyTorch raises ValueError (\"Unknown CUDA arch\") on " + bad;
 }
 
+/// A request (target names, ';'-joined) that `spell` accepts, made from `targets` by asking each
+/// target it refuses another way where one is accepted (a bare X.Y as X.Ya, where `compiler` builds
+/// that: FlashInfer's suffix rule; an X.Yf as the baseline X.Y, which loads on every device the
+/// family target does: PyTorch and older CMake have no `f`), else dropping it; empty when nothing is left.
+template <class Spell>
+std::string spellable_request(const target_set& targets, const Spell& spell, const cuda_version& compiler) {
+  std::vector<arch_target> kept(targets.begin(), targets.end());
+  for (std::size_t tries = 0; !kept.empty() && tries <= targets.size(); ++tries) {
+    const auto set = target_set::from(kept);
+    if (!set) return {};
+    const auto spelled = spell(*set);
+    if (spelled) {
+      std::string request;
+      for (const auto& t : *set) request.append(request.empty() ? "" : ";").append(to_text(t).view());
+      return request;
+    }
+    const arch_target bad = spelled.error().target;
+    const auto at = std::find(kept.begin(), kept.end(), bad);
+    if (at == kept.end()) return {};
+    arch_target other = bad;
+    other.variant = bad.variant == arch_variant::baseline ? arch_variant::arch_specific : arch_variant::baseline;
+    const bool may = bad.variant == arch_variant::family_specific || (bad.variant == arch_variant::baseline && bad.form == arch_form::sass);
+    if (may && check_buildable(other, compiler) && std::find(kept.begin(), kept.end(), other) == kept.end() &&
+        spell(*target_set::from({other})))
+      *at = other;
+    else kept.erase(at);
+  }
+  return {};
+}
+
+/// The CMake that reads CUDAARCHS: its version, and the words naming it ("CMake 3.25.1
+/// (/usr/bin/cmake, the first cmake on PATH)"); or, where none was given and none answered, why.
+struct cmake_reader {
+  std::string version, said, unknown, program, how;
+};
+
+/// `given` (the caller's), else the version of the cmake this environment runs: $CMAKE_COMMAND, else
+/// the first cmake on PATH, asked `cmake --version` within the tool timeout.
+inline cmake_reader cmake_reading(std::string_view given, const environment& env) {
+  if (!given.empty()) return {std::string(given), {}, {}, {}, {}};
+  std::string program, how;
+  if (const auto command = env.get_nonempty("CMAKE_COMMAND")) program = *command, how = "CMAKE_COMMAND";
+  else if (const auto path = env.get_nonempty("PATH"))
+    for (const auto& dir : split_path_list(*path)) {
+      const std::string candidate = join(dir, "cmake");
+      if (!dir.empty() && dir.front() == '/' && is_file(candidate) && ::access(candidate.c_str(), X_OK) == 0) {
+        program = candidate, how = "the first cmake on PATH";
+        break;
+      }
+    }
+  if (program.empty()) return {{}, {}, "no cmake was found to ask (CMAKE_COMMAND, PATH)", {}, {}};
+  process_limits limits;
+  limits.timeout = default_tool_timeout;
+  const auto run = run_process({program, "--version"}, limits, source_kind::none);
+  constexpr std::string_view lead = "cmake version ";
+  const std::size_t at = run ? run->out.find(lead) : std::string::npos;
+  if (at == std::string::npos)
+    return {{}, {}, "the cmake at " + echoed(program, path_words) + " (" + how + ") did not say its version", {}, {}};
+  const std::size_t from = at + lead.size();
+  const std::string version = run->out.substr(from, run->out.find_first_of(" \r\n", from) - from);
+  return {version, "CMake " + version + " (" + echoed(program, path_words) + ", " + how + ")", {}, echoed(program, path_words), how};
+}
+
 /// The real path of the program a command names (its last word: "ccache /x/nvcc" runs /x/nvcc).
 inline std::string program_of(std::string_view command) {
   const auto words = split_any(command, " \t");
@@ -160,7 +235,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path))
     return refuse(
         source_kind::nvcc,
-        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (--cuda-home DIR)",
+        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (" +
+            done.spelling("cuda_home", "DIR") + ")",
         nvcc->path);
 
   tool_env out;
@@ -168,20 +244,29 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     out.variables.push_back({std::string(variable), value, {}, {}});
   };
   std::optional<error> refused;
-  const auto list = [&](std::string_view variable, const expected<std::string, error>& spelled) {
-    if (spelled) set(variable, *spelled);
-    else (refused = spelled.error())->subject = std::string(variable) + " of " + subject_of;
+  // A list the tool cannot read is refused with a request it can (each target it refuses dropped,
+  // FlashInfer's bare X.Y asked as X.Ya), so that the fix, followed, is accepted.
+  std::string reader = subject_of;  // CMake: the one that reads it, where known
+  const auto list = [&](std::string_view variable, auto&& spell) {
+    auto spelled = spell(targets);
+    if (spelled) return set(variable, *spelled);
+    refused = spelled.error();
+    refused->subject = std::string(variable) + " of " + reader;
+    refused->partial = true;  // a tool's own list: no other format to print
+    refused->location = detail::spellable_request(targets, spell, done.result->compiler_version);
   };
+  const auto torch = [](const target_set& t) { return torch_cuda_arch_list(t); };
+  const auto sass_list = [&](const target_set& t) { return detail::dotted_sass_list(t, tool == env_tool::flashinfer); };
   switch (tool) {
     case env_tool::torch:
-      list("TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(targets));
+      list("TORCH_CUDA_ARCH_LIST", torch);
       set("CUDA_HOME", root);
       // PYTORCH_NVCC, when set, replaces $CUDA_HOME/bin/nvcc in the ninja file ("ccache <nvcc>" too).
       if (const auto cmd = env.get_nonempty("PYTORCH_NVCC"); cmd && detail::program_of(*cmd) != nvcc->real_path)
         set("PYTORCH_NVCC", nvcc->real_path);
       break;
     case env_tool::flashinfer:
-      list("FLASHINFER_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, true));
+      list("FLASHINFER_CUDA_ARCH_LIST", sass_list);
       set("CUDA_HOME", root);  // its nvcc version, hence its 12.0f/12.0a choice, comes from $CUDA_HOME/bin/nvcc
       set("FLASHINFER_NVCC", nvcc->real_path);
       if (const auto extra = env.get_nonempty("FLASHINFER_EXTRA_CUDAFLAGS"))
@@ -195,16 +280,22 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
             break;
           }
       break;
-    case env_tool::cmake:
-      list("CUDAARCHS", cmake_architectures(targets, cmake_version));
+    case env_tool::cmake: {
+      // Spelled for the CMake that will read it: the one given, else the one this environment runs.
+      const detail::cmake_reader cmake = detail::cmake_reading(cmake_version, env);
+      if (!cmake.version.empty()) reader = "CMake " + cmake.version;
+      list("CUDAARCHS", [&](const target_set& t) { return cmake_architectures(t, cmake.version); });
       set("CUDACXX", nvcc->real_path);
-      if (cmake_version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
-        out.notes.push_back(
-            "CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2): pass the CMake "
-            "version (cmake_version) to have it checked");
+      const std::string other = "; to spell it for another CMake, pass " + done.spelling("cmake_version", "VERSION");
+      if (!cmake.said.empty()) out.notes.push_back("CUDAARCHS is spelled for " + cmake.said + other);
+      else if (cmake.version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
+        out.notes.push_back("CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2), and " +
+                            cmake.unknown + other);
+      if (refused && !cmake.said.empty()) refused->raw.append("; read by ").append(cmake.program).append(" (").append(cmake.how).append(")");
       break;
+    }
     case env_tool::tvm_ffi:
-      list("TVM_FFI_CUDA_ARCH_LIST", detail::dotted_sass_list(targets, false));
+      list("TVM_FFI_CUDA_ARCH_LIST", sass_list);
       set("CUDA_HOME", root);
       break;
     case env_tool::triton: {
@@ -251,28 +342,54 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   return out;
 }
 
-CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
+namespace detail {
+
+/// Why `format`'s reader would not read `value` back verbatim, or empty. python-dotenv 1.x (parser.py,
+/// main.py): a double-quoted value decodes \\ \" \n \r and the like, and its default interpolation
+/// replaces ${NAME} in every value, which no escape prevents; it and the GitHub runner
+/// (FileCommandManager.cs: File.ReadAllText) decode the file as UTF-8.
+inline std::string_view unreadable_by(env_format format, std::string_view value) {
+  if (format == env_format::shell) return {};  // single quotes keep every byte
+  for (std::size_t at = 0; at < value.size();) {
+    const utf8_step step = decode_utf8(value, at);
+    if (!step.valid) return "its reader decodes the file as UTF-8, and the value holds bytes that are not UTF-8";
+    at += step.length;
+  }
+  const std::size_t open = value.find("${");
+  if (format == env_format::dotenv && open != std::string_view::npos && value.find('}', open) != std::string_view::npos)
+    return "python-dotenv expands ${...} in every value (no escape keeps it), and the value holds one";
+  return {};
+}
+
+}  // namespace detail
+
+CUARCH_FUNC expected<std::string, error> env_lines(const tool_env& e, env_format format) {
   std::string out;
   for (const auto& v : e.variables) {
+    if (const auto why = detail::unreadable_by(format, v.value); !why.empty()) {
+      error refused = errors::not_expressible(source_kind::none, {}, v.name + " in the " + std::string(to_string(format)) + " format", why);
+      refused.has_target = false;
+      refused.location = detail::echoed(v.value);
+      return unexpected(refused);
+    }
     switch (format) {
       case env_format::shell: out += "export " + v.name + "=" + detail::single_quoted(v.value) + "\n"; break;
       case env_format::dotenv: {
-        const bool bare = v.value.find_first_of("\"'\\$#`\n\r\t") == std::string::npos &&
+        // Bare where python-dotenv reads the text as it is (no quote, escape, comment or blank edge);
+        // else double-quoted, where it decodes exactly these escapes and keeps the rest ($, #, `, ').
+        const bool bare = v.value.find_first_of("\"'\\#\n\r\t") == std::string::npos &&
                           (v.value.empty() || (v.value.front() != ' ' && v.value.back() != ' '));
         std::string quoted;
         for (const char c : v.value)
-          quoted += c == '\n'   ? "\\n"
-                    : c == '\r' ? "\\r"
-                                : (std::string_view("\"\\$`").find(c) != std::string_view::npos ? "\\" : "") + std::string(1, c);
+          quoted += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '"' ? "\\\"" : c == '\\' ? "\\\\" : std::string(1, c);
         out += v.name + "=" + (bare ? v.value : "\"" + quoted + "\"") + "\n";
         break;
       }
-      case env_format::github: {  // a line break: GitHub's multiline form, with a delimiter no line of the value is
+      case env_format::github: {  // a line feed: GitHub's multiline form, with a delimiter no line of the value is
         std::string delimiter = "CUARCH_EOF";
         while (("\n" + v.value + "\n").find("\n" + delimiter + "\n") != std::string::npos) delimiter += "_";
-        out += v.value.find_first_of("\n\r") == std::string::npos
-                   ? v.name + "=" + v.value + "\n"
-                   : v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
+        out += v.value.find('\n') == std::string::npos ? v.name + "=" + v.value + "\n"
+                                                       : v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
         break;
       }
       case env_format::json: break;
@@ -281,11 +398,16 @@ CUARCH_FUNC std::string env_lines(const tool_env& e, env_format format) {
   return out;
 }
 
+CUARCH_FUNC std::string env_refused_lines(env_format format) {
+  if (format != env_format::shell) return {};
+  return "echo 'cuarch env refused: nothing was set (the reason is above)' >&2\nfalse\n";
+}
+
 CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::env).key("ok").value(result.has_value());
   w.key("tool").value(to_string(tool)).key("tool_source").value(tool_sources[static_cast<std::size_t>(tool)]);
-  if (!result) detail::json_error(w.key("error"), result.error());
+  if (!result) detail::json_error(w.key("error"), result.error(), done.spelling);
   w.key("compiler");
   if (done.compiler) detail::json_compiler_provenance(w, *done.compiler, false);
   else w.null();

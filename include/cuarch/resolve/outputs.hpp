@@ -74,7 +74,7 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& 
                                 const std::vector<resolution_warning>& warnings = {});
 
 /// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
-CUARCH_FUNC std::string to_json(const resolution_failure& f);
+CUARCH_FUNC std::string to_json(const resolution_failure& f, const option_speller& spell = {});
 
 CUARCH_END_NAMESPACE
 
@@ -229,7 +229,7 @@ inline void json_target(json_writer& w, const arch_target& t) {
   w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
 }
 
-inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags) {
+inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, const option_speller& spell = {}) {
   json_objects(w.key("diagnostics"), diags, [&](const diagnostic& d) {
     w.key("input").value(d.input.view());
     json_index(w.key("position"), d.position == error::no_position ? std::nullopt : std::optional<std::size_t>(d.position));
@@ -243,12 +243,12 @@ inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diag
     w.key("requested").value(to_text(d.requested).view()).key("outcome").value(to_string(d.outcome));
     text_or_null(w.key("result"), d.result);
     w.key("decided_by").value(to_string(d.decided_by)).key("reason");
-    json_optional_error(w, d.reason);
+    json_optional_error(w, d.reason, spell);
     w.key("ptx_fallback").value(to_string(d.fallback)).key("ptx_fallback_error");
-    json_optional_error(w, d.fallback_error);
+    json_optional_error(w, d.fallback_error, spell);
     text_or_null(w.key("preference"), d.preference.view());  // native: the variant rule that applied
     text_or_null(w.key("note"), d.note.view());
-    w.key("message").value(d.message());
+    w.key("message").value(d.message(spell));
   });
 }
 
@@ -318,10 +318,10 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& 
   return detail::resolution_json(r, &compiler, warnings);
 }
 
-CUARCH_FUNC std::string to_json(const resolution_failure& f) {
+CUARCH_FUNC std::string to_json(const resolution_failure& f, const option_speller& spell) {
   detail::json_writer w;
   detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
-  detail::json_error(w, f.summary);
+  detail::json_error(w, f.summary, spell);
   w.key("compiler");  // null when none decided
   if (f.compiler) detail::json_compiler_provenance(w, *f.compiler, false);
   else w.null();
@@ -329,7 +329,7 @@ CUARCH_FUNC std::string to_json(const resolution_failure& f) {
   for (const auto& a : f.alternatives) detail::json_compiler_provenance(w, a, true);
   w.end_array().key("searched").value(f.searched);
   detail::json_warnings(w, f.warnings);
-  detail::json_diagnostics(w, f.diagnostics);
+  detail::json_diagnostics(w, f.diagnostics, spell);
   w.end_object();
   return w.str();
 }

@@ -108,7 +108,7 @@ struct diagnostic {
   detail::text<200> note;
 
   /// One line: "'9.0a' at position 0: sm_90a kept", "native, device 0 (cc 12.0): sm_120a -> compute_90 ...".
-  std::string message() const;
+  std::string message(const option_speller& spell = {}) const;
 };
 
 /// A compiler and where it came from: the one a resolution was judged against, or another that
@@ -170,14 +170,14 @@ struct resolution_failure {
 
   /// The summary, one line per rejected request, then the compiler that decided and every
   /// alternative that would have worked, with its fix.
-  std::string message() const;
+  std::string message(const option_speller& spell = {}) const;
 };
 
 using resolve_result = expected<resolution, resolution_failure>;
 
 #if CUARCH_DEFINITIONS
 
-CUARCH_FUNC std::string diagnostic::message() const {
+CUARCH_FUNC std::string diagnostic::message(const option_speller& spell) const {
   std::string m;
   if (!input.empty()) {
     m = position == error::no_position ? std::string(input.view())
@@ -200,17 +200,17 @@ CUARCH_FUNC std::string diagnostic::message() const {
       break;
     case resolution_outcome::rejected: m += " rejected: "; break;
   }
-  if (outcome != resolution_outcome::kept && reason) m += reason->message();
+  if (outcome != resolution_outcome::kept && reason) m += reason->message(spell);
   if (result && decided_by != source_kind::none && decided_by != source_kind::knowledge_table)
     m += std::string(" [").append(to_string(decided_by)).append(" lists it]");
   if (!note.empty()) m += std::string("; ").append(note.view());
   if (outcome == resolution_outcome::rejected) {
     switch (fallback) {
-      case ptx_fallback_status::off: m += "; a PTX fallback is off (policy ptx_fallback; it also needs the driver version)"; break;
+      case ptx_fallback_status::off: m += "; a PTX fallback is off (" + spell("policy", "ptx-fallback") + "; it also needs " + spell("driver", "VERSION") + ")"; break;
       case ptx_fallback_status::no_candidate: m += "; no PTX fallback: the compiler builds nothing at or below this device"; break;
       case ptx_fallback_status::refused:
         m += "; PTX fallback refused: ";
-        if (fallback_error) m += fallback_error->message();
+        if (fallback_error) m += fallback_error->message(spell);
         break;
       case ptx_fallback_status::not_needed:
       case ptx_fallback_status::used: break;
@@ -230,10 +230,10 @@ CUARCH_FUNC std::string compiler_provenance::describe() const {
   return s;
 }
 
-CUARCH_FUNC std::string resolution_failure::message() const {
-  std::string m = summary.message();
+CUARCH_FUNC std::string resolution_failure::message(const option_speller& spell) const {
+  std::string m = summary.message(spell);
   for (const auto& d : diagnostics)
-    if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message();
+    if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message(spell);
   // A malformed request is the caller's to fix whatever the compiler: naming it would only distract.
   const bool input_error = classify(summary.code).exit == exit_class::bad_input;
   if (compiler && !input_error) {

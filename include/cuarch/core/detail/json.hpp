@@ -233,7 +233,7 @@ inline json_writer& begin_document(json_writer& w, std::string_view schema) {
 
 /// One JSON shape for a cuarch::error, shared by every report: the members and their meaning are in
 /// docs/json.md, "The error object"; everything comes from classify() (core/errc.hpp).
-inline void json_error(json_writer& w, const error& e) {
+inline void json_error(json_writer& w, const error& e, const option_speller& spell = {}) {
   const errc_class c = classify(e.code);
   w.begin_object();
   w.key("code").value(c.name);
@@ -246,15 +246,15 @@ inline void json_error(json_writer& w, const error& e) {
   w.key("location").value(e.location.view());
   w.key("raw").value(e.raw.view());
   w.key("native_status").value(e.native_status);
-  w.key("message").value(e.message());
+  w.key("message").value(e.message(spell));
   w.end_object();
 }
 
 /// The error, or null: the value of every "error"/"reason" key. `e` is a std::optional<error> or
 /// anything that reads like one (bool, *).
 template <class OptionalError>
-void json_optional_error(json_writer& w, const OptionalError& e) {
-  if (e) json_error(w, *e);
+void json_optional_error(json_writer& w, const OptionalError& e, const option_speller& spell = {}) {
+  if (e) json_error(w, *e, spell);
   else w.null();
 }
 
