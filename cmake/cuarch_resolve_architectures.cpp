@@ -12,6 +12,7 @@
 // project asked for), and nvcc decides. Prints `key=value` lines for the CMake function to read:
 //   architectures=<CUDA_ARCHITECTURES value>      (on success)
 //   compiler=nvcc 13.0.88 at /usr/local/cuda-13.0/bin/nvcc (CMAKE_CUDA_COMPILER)
+//   compiler_path=/usr/local/cuda-13.0/bin/nvcc   the nvcc that decided (the function binds CMake to it)
 //   note=<one line per request: kept / transformed / rejected, and why; the front door's notes>
 //   warning=<what bears on the answer: another compiler the user's tools run, and the fix>
 //   error=<the failure, naming the compiler that decided and the fix>
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     const std::string found = !how.empty() && !o.nvcc.empty() ? how : done.compiler->found;
     if (!found.empty()) decided_by += " (" + found + ")";
     print_line("compiler", decided_by);
+    print_line("compiler_path", c.location);
   }
   if (!done.result) {
     for (const auto& d : done.result.error().diagnostics) print_line("note", d.message());
