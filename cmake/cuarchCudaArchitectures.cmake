@@ -14,7 +14,15 @@
 #                                   [COMPILER <nvcc>] [POLICY <policy>...] [NATIVE_VARIANT <rules>])
 #
 # Resolves a request into a CUDA_ARCHITECTURES value validated against the nvcc that will compile:
-# COMPILER, else CMAKE_CUDA_COMPILER, else $CUDACXX, else cuarch's discovery (CUDA_HOME, PATH, ...).
+# COMPILER, else CMAKE_CUDA_COMPILER, else $CUDACXX (its program; arguments as CMake splits them), else
+# cuarch's discovery (CUDA_HOME, CUDA_PATH, PATH, ...). That nvcc is then the one CMake compiles with:
+# when CMAKE_CUDA_COMPILER is not set, the function sets its cache entry to the nvcc that decided
+# (and CMAKE_CUDA_COMPILER_ARG1 to $CUDACXX's arguments, as CMake would) and says so in its status
+# line, naming what CMake's own search would have taken: CMake never reads CUDA_HOME, so without
+# this the seed layout (nvcc 12.8 first on PATH, CUDA 13.0 in CUDA_HOME) validated with 13.0 and
+# compiled with 12.8. COMPILER naming another nvcc than a CMAKE_CUDA_COMPILER already set stops
+# configure, naming both; so does, at the end of the top-level directory, a CMAKE_CUDA_COMPILER
+# changed after the call (cmake_language(DEFER)).
 # Callable before enable_language(CUDA), and before project() when this file is included directly
 # (it compiles its helper with CMAKE_CXX_COMPILER, else $CXX, else c++/g++/clang++ on PATH).
 # REQUEST defaults to native; native reads DEVICE_CC (build machines without GPUs) or the devices
@@ -88,15 +96,48 @@ function(cuarch_resolve_cuda_architectures out_var)
     message(FATAL_ERROR "cuarch_resolve_cuda_architectures: cuarch headers not found (CUARCH_MODULE_INCLUDE_DIR="
                         "'${CUARCH_MODULE_INCLUDE_DIR}')")
   endif()
-  # The nvcc that will compile: as CMake would pick it.
+  # The nvcc CMake will compile with, by CMake's own rule (Modules/CMakeDetermineCUDACompiler.cmake,
+  # the same in 3.25 and 4.4): CMAKE_CUDA_COMPILER when set (a list is the compiler then its
+  # arguments; a bare name is looked up on PATH); else $ENV{CUDACXX}, split by
+  # get_filename_component(PROGRAM PROGRAM_ARGS), the arguments going to CMAKE_CUDA_COMPILER_ARG1;
+  # else a search (_cuarch_cmake_nvcc_search). CMake never reads CUDA_HOME, so where cuarch's own
+  # discovery decides, the nvcc it found is written to CMAKE_CUDA_COMPILER below.
+  set(cmake_nvcc "")
+  if(CMAKE_CUDA_COMPILER)
+    list(GET CMAKE_CUDA_COMPILER 0 cmake_nvcc)
+    _cuarch_on_path(cmake_nvcc "${cmake_nvcc}")
+  endif()
+  set(cudacxx "")
+  set(cudacxx_args "")
+  if(NOT "$ENV{CUDACXX}" STREQUAL "")
+    get_filename_component(cudacxx "$ENV{CUDACXX}" PROGRAM PROGRAM_ARGS cudacxx_args)
+  endif()
   if(arg_COMPILER)
     set(nvcc "${arg_COMPILER}")
     set(how "COMPILER argument")
-  elseif(CMAKE_CUDA_COMPILER)
-    set(nvcc "${CMAKE_CUDA_COMPILER}")
+    # Judging one nvcc while CMake compiles with another is the failure this module exists to stop.
+    if(cmake_nvcc)
+      _cuarch_on_path(compiler_arg "${arg_COMPILER}")
+      _cuarch_same_file(same "${compiler_arg}" "${cmake_nvcc}")
+      if(NOT same)
+        set(cmake_says "${CMAKE_CUDA_COMPILER}")
+        if(NOT cmake_says STREQUAL cmake_nvcc)
+          string(APPEND cmake_says " (${cmake_nvcc})")
+        endif()
+        message(FATAL_ERROR "cuarch_resolve_cuda_architectures: COMPILER ${arg_COMPILER} is not the nvcc CMake "
+          "compiles with: CMAKE_CUDA_COMPILER is ${cmake_says}. fix: name one nvcc for both: "
+          "-DCMAKE_CUDA_COMPILER=${arg_COMPILER} (on a fresh build directory), or drop COMPILER so that cuarch "
+          "judges ${cmake_nvcc}")
+      endif()
+    endif()
+  elseif(cmake_nvcc)
+    set(nvcc "${cmake_nvcc}")
     set(how "CMAKE_CUDA_COMPILER")
-  elseif(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
-    set(nvcc "$ENV{CUDACXX}")
+    if(DEFINED CACHE{_CUARCH_BOUND_CUDA_COMPILER} AND "$CACHE{_CUARCH_BOUND_CUDA_COMPILER}" STREQUAL "${cmake_nvcc}")
+      set(how "CMAKE_CUDA_COMPILER, which cuarch set on an earlier call")
+    endif()
+  elseif(cudacxx)
+    set(nvcc "${cudacxx}")
     set(how "CUDACXX")
   else()
     set(nvcc "-")
@@ -133,6 +174,7 @@ function(cuarch_resolve_cuda_architectures out_var)
   string(REGEX MATCHALL "[^\n]+" lines "${out}")
   set(architectures "")
   set(compiler "")
+  set(compiler_path "")
   set(errors "")
   set(notes "")
   foreach(line IN LISTS lines)
@@ -140,6 +182,8 @@ function(cuarch_resolve_cuda_architectures out_var)
       set(architectures "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^compiler=(.*)$")
       set(compiler "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^compiler_path=(.*)$")
+      set(compiler_path "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^error=(.*)$")
       string(APPEND errors "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^note=(.*)$")
@@ -149,7 +193,7 @@ function(cuarch_resolve_cuda_architectures out_var)
       message(WARNING "cuarch: ${warning}")
     endif()
   endforeach()
-  foreach(v architectures compiler errors notes)
+  foreach(v architectures compiler compiler_path errors notes)
     string(REPLACE "<cuarch-semicolon>" ";" ${v} "${${v}}")
   endforeach()
   if(NOT rc EQUAL 0 OR architectures STREQUAL "")
@@ -161,8 +205,153 @@ function(cuarch_resolve_cuda_architectures out_var)
     endif()
     message(FATAL_ERROR "cuarch: cannot resolve CUDA architectures '${arg_REQUEST}': ${errors}${notes}")
   endif()
-  message(STATUS "cuarch: CUDA architectures '${arg_REQUEST}' -> ${architectures}, decided by ${compiler}")
+  if(compiler_path STREQUAL "")
+    message(FATAL_ERROR "cuarch_resolve_cuda_architectures: the helper ${helper} did not name the nvcc that decided "
+                        "(no compiler_path= line): it is older than this module; delete it to have it rebuilt")
+  endif()
+  # Bind CMake to the nvcc that decided, unless the user already chose CMake's compiler.
+  set(bound "")
+  if(NOT cmake_nvcc)
+    if(how STREQUAL "-")
+      _cuarch_cmake_nvcc_search(would)
+      set(bound "${compiler_path}")
+      if(NOT would)
+        set(bound_note "CMake's own search finds no nvcc")
+      else()
+        _cuarch_same_file(same "${would}" "${compiler_path}")
+        if(same)
+          set(bound_note "the one CMake's own search finds too")
+        else()
+          set(bound_note "where CMake's own search (PATH, then $CUDA_PATH/bin) would take ${would}")
+        endif()
+      endif()
+    else()
+      set(bound "${nvcc}")
+      if(how STREQUAL "CUDACXX")
+        set(bound_note "from CUDACXX, as CMake reads it")
+      else()
+        set(bound_note "from COMPILER")
+        if(cudacxx)
+          _cuarch_same_file(same "${cudacxx}" "${nvcc}")
+          if(NOT same)
+            string(APPEND bound_note "; CUDACXX=$ENV{CUDACXX} is not read, CMAKE_CUDA_COMPILER comes first")
+          endif()
+        endif()
+      endif()
+    endif()
+    if(NOT IS_ABSOLUTE "${bound}")
+      set(bound "${compiler_path}")
+    endif()
+    # FORCE: an entry here is empty or <var>-NOTFOUND (CMAKE_CUDA_COMPILER is false), never a choice.
+    set(CMAKE_CUDA_COMPILER "${bound}" CACHE FILEPATH "CUDA compiler" FORCE)
+    set(_CUARCH_BOUND_CUDA_COMPILER "${bound}" CACHE INTERNAL "the CMAKE_CUDA_COMPILER cuarch set")
+    unset(CMAKE_CUDA_COMPILER PARENT_SCOPE)  # an empty normal variable would hide the entry (CMP0126)
+    if(how STREQUAL "CUDACXX" AND NOT cudacxx_args STREQUAL "")
+      # What CMake does with CUDACXX's arguments, which it skips once CMAKE_CUDA_COMPILER is set.
+      set(CMAKE_CUDA_COMPILER_ARG1 "${cudacxx_args}" CACHE STRING "Arguments to CUDA compiler")
+    endif()
+  endif()
+  _cuarch_check_cuda_compiler_later("${compiler_path}" "${arg_REQUEST}")
+  if(bound)
+    message(STATUS "cuarch: CUDA architectures '${arg_REQUEST}' -> ${architectures}, decided by ${compiler}; "
+                   "CMAKE_CUDA_COMPILER set to ${bound}, ${bound_note}")
+  else()
+    message(STATUS "cuarch: CUDA architectures '${arg_REQUEST}' -> ${architectures}, decided by ${compiler}")
+  endif()
   set(${out_var} "${architectures}" PARENT_SCOPE)
+endfunction()
+
+# <out> = program, or where PATH has it when it is a bare name (as CMake looks up a CMAKE_CUDA_COMPILER
+# without a directory: _cmake_find_compiler_path).
+function(_cuarch_on_path out program)
+  if(NOT IS_ABSOLUTE "${program}")
+    find_program(found NAMES "${program}" NO_CACHE)
+    if(found)
+      set(program "${found}")
+    endif()
+  endif()
+  set(${out} "${program}" PARENT_SCOPE)
+endfunction()
+
+# <out> = TRUE when paths a and b name the same file (symbolic links resolved).
+function(_cuarch_same_file out a b)
+  file(REAL_PATH "${a}" a)
+  file(REAL_PATH "${b}" b)
+  if(a STREQUAL b)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# <out> = the nvcc CMake's own search would take when neither CMAKE_CUDA_COMPILER nor CUDACXX is
+# set (_cmake_find_compiler(CUDA) in Modules/CMakeDetermineCompiler.cmake, 3.25 and 4.4): nvcc in the
+# directories of the other enabled languages' compilers, then find_program's default search (PATH
+# and CMake's prefixes), then $ENV{CUDA_PATH}/bin. Empty when none.
+function(_cuarch_cmake_nvcc_search out)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(hints "")
+  foreach(l IN LISTS languages)
+    if(NOT l STREQUAL "CUDA" AND IS_ABSOLUTE "${CMAKE_${l}_COMPILER}")
+      get_filename_component(dir "${CMAKE_${l}_COMPILER}" DIRECTORY)
+      list(APPEND hints "${dir}")
+    endif()
+  endforeach()
+  if(hints)
+    find_program(by_hint NAMES nvcc PATHS ${hints} NO_DEFAULT_PATH NO_CACHE)
+  endif()
+  find_program(by_default NAMES nvcc NO_CACHE)
+  if(NOT "$ENV{CUDA_PATH}" STREQUAL "")
+    find_program(by_cuda_path NAMES nvcc PATHS "$ENV{CUDA_PATH}/bin" NO_DEFAULT_PATH NO_CACHE)
+  endif()
+  set(${out} "" PARENT_SCOPE)
+  foreach(found IN ITEMS "${by_hint}" "${by_default}" "${by_cuda_path}")
+    if(found)
+      set(${out} "${found}" PARENT_SCOPE)
+      break()
+    endif()
+  endforeach()
+endfunction()
+
+# At the end of the top-level directory, CMAKE_CUDA_COMPILER must still be the nvcc that decided: a
+# project that sets it after asking cuarch (or a toolchain step that does) stops here, naming both.
+function(_cuarch_check_cuda_compiler_later judged request)
+  get_property(pending GLOBAL PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS)
+  if(NOT pending)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuarch_check_cuda_compiler)
+  endif()
+  string(REPLACE ";" "," request "${request}")  # one entry of the property's list
+  set_property(GLOBAL APPEND PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS "${judged}|${request}")
+endfunction()
+
+function(_cuarch_check_cuda_compiler)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST languages)
+    return()  # CMake compiles no CUDA: nothing ran another nvcc
+  endif()
+  get_property(judged_list GLOBAL PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS)
+  # The variable this directory sees, and the cache entry a subdirectory's enable_language read;
+  # either may be a list, the compiler then its arguments.
+  set(used "")
+  foreach(value IN ITEMS "${CMAKE_CUDA_COMPILER}" "$CACHE{CMAKE_CUDA_COMPILER}")
+    if(NOT value STREQUAL "")
+      list(GET value 0 value)
+      list(APPEND used "${value}")
+    endif()
+  endforeach()
+  foreach(entry IN LISTS judged_list)
+    string(REGEX REPLACE "\\|.*" "" judged "${entry}")
+    string(REGEX REPLACE "^[^|]*\\|" "" request "${entry}")
+    foreach(compiler IN LISTS used)
+      _cuarch_same_file(same "${compiler}" "${judged}")
+      if(NOT same)
+        message(FATAL_ERROR "cuarch: CMAKE_CUDA_COMPILER is ${compiler}, but the CUDA architectures '${request}' "
+          "were validated by ${judged} (cuarch_resolve_cuda_architectures). fix: set CMAKE_CUDA_COMPILER (or "
+          "CUDACXX) before calling cuarch_resolve_cuda_architectures, not after, so that it judges the nvcc "
+          "that compiles; or pass COMPILER ${compiler}")
+      endif()
+    endforeach()
+  endforeach()
 endfunction()
 
 function(cuarch_validate_cuda_architectures)
