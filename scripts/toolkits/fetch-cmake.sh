@@ -9,7 +9,8 @@
 #          kept beside it under wheels/); a cached release is reused without any network access.
 # Environment: CUARCH_OFFLINE=1  never touch the network: the cache answers, or exit 3.
 # Exit: 0 ok; 1 failure; 2 usage; 3 not available (offline and not cached, or no such release).
-# Used by tests/conformance/check-cmake-versions.sh (offline: it skips, visibly, without a cache).
+# Used by tests/conformance/check-cmake-versions.sh and check-cmake-compiler-binding.sh (offline: they
+# skip, visibly, without a cache).
 set -euo pipefail
 CACHE=${CUARCH_CMAKE_CACHE:-$HOME/.cache/cuarch/cmake}
 SPEC=${1:-4}
