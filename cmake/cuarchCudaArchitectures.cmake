@@ -251,7 +251,14 @@ function(cuarch_resolve_cuda_architectures out_var)
       set(CMAKE_CUDA_COMPILER_ARG1 "${cudacxx_args}" CACHE STRING "Arguments to CUDA compiler")
     endif()
   endif()
-  _cuarch_check_cuda_compiler_later("${compiler_path}" "${arg_REQUEST}")
+  # What CMAKE_CUDA_COMPILER names now (the user's spelling, or the one set above) must still be
+  # what it names at the end of configure.
+  if(cmake_nvcc)
+    set(bound_now "${cmake_nvcc}")
+  else()
+    set(bound_now "${bound}")
+  endif()
+  _cuarch_check_cuda_compiler_later("${bound_now}" "${arg_REQUEST}")
   if(bound)
     message(STATUS "cuarch: CUDA architectures '${arg_REQUEST}' -> ${architectures}, decided by ${compiler}; "
                    "CMAKE_CUDA_COMPILER set to ${bound}, ${bound_note}")
@@ -315,13 +322,13 @@ endfunction()
 
 # At the end of the top-level directory, CMAKE_CUDA_COMPILER must still be the nvcc that decided: a
 # project that sets it after asking cuarch (or a toolchain step that does) stops here, naming both.
-function(_cuarch_check_cuda_compiler_later judged request)
+function(_cuarch_check_cuda_compiler_later cmake_compiler request)
   get_property(pending GLOBAL PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS)
   if(NOT pending)
     cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuarch_check_cuda_compiler)
   endif()
   string(REPLACE ";" "," request "${request}")  # one entry of the property's list
-  set_property(GLOBAL APPEND PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS "${judged}|${request}")
+  set_property(GLOBAL APPEND PROPERTY _CUARCH_JUDGED_CUDA_COMPILERS "${cmake_compiler}|${request}")
 endfunction()
 
 function(_cuarch_check_cuda_compiler)
@@ -346,9 +353,9 @@ function(_cuarch_check_cuda_compiler)
       _cuarch_same_file(same "${compiler}" "${judged}")
       if(NOT same)
         message(FATAL_ERROR "cuarch: CMAKE_CUDA_COMPILER is ${compiler}, but the CUDA architectures '${request}' "
-          "were validated by ${judged} (cuarch_resolve_cuda_architectures). fix: set CMAKE_CUDA_COMPILER (or "
-          "CUDACXX) before calling cuarch_resolve_cuda_architectures, not after, so that it judges the nvcc "
-          "that compiles; or pass COMPILER ${compiler}")
+          "were validated by ${judged}, CMAKE_CUDA_COMPILER when cuarch_resolve_cuda_architectures returned. "
+          "fix: set CMAKE_CUDA_COMPILER (or CUDACXX) before calling cuarch_resolve_cuda_architectures, not "
+          "after, so that it judges the nvcc that compiles; or pass COMPILER ${compiler}")
       endif()
     endforeach()
   endforeach()

@@ -11,8 +11,9 @@
 # calls enable_language(CUDA) must record the CUDACXX it printed.
 # Layouts: an nvcc 12.8 (tests/fixtures/fake-nvcc, answers --version only) first on PATH, the real
 # nvcc 13.x in CUDA_HOME (the seed); CUDACXX set (bare and with arguments); CMAKE_CUDA_COMPILER given
-# (agreeing with COMPILER, and not); CUDA_PATH set; a project that changes CMAKE_CUDA_COMPILER after
-# the helper (to a second working nvcc, a wrapper script of the real one).
+# (agreeing with COMPILER, and not); COMPILER a wrapper script of the real nvcc (a second working nvcc
+# at another path); CUDA_PATH set; a project that changes CMAKE_CUDA_COMPILER after the helper (to that
+# wrapper).
 # WHICH: 3 = CUARCH_CMAKE (default: cmake on PATH; Debian's 3.25 here), 4 = the newest 4.x cached by
 # scripts/toolkits/fetch-cmake.sh (exit 77, "SKIPPED", when none is cached: this script never
 # downloads), or a path to a cmake executable.
@@ -91,6 +92,7 @@ CUDACXX with arguments|CUDA_HOME=ROOT CUDACXX=NVCC~-Xcompiler=-Wall||bound:NVCC
 CUDACXX = PATH's 12.8|CUDA_HOME=ROOT CUDACXX=FAKE||stop:decided by nvcc 12\.8\.93 at $fake \(CUDACXX\)
 CMAKE_CUDA_COMPILER given|CUDA_HOME=ROOT|-DCMAKE_CUDA_COMPILER=NVCC|bound:NVCC
 COMPILER given, no CMAKE_CUDA_COMPILER|CUDA_HOME=ROOT|-DCOMPILER=NVCC|bound:NVCC
+COMPILER = a wrapper script of the real nvcc|CUDA_HOME=ROOT|-DCOMPILER=WRAPPER|bound:WRAPPER
 COMPILER and CMAKE_CUDA_COMPILER differ|CUDA_HOME=ROOT|-DCOMPILER=NVCC -DCMAKE_CUDA_COMPILER=FAKE|stop:$fake && $nvcc && CMAKE_CUDA_COMPILER
 CUDA_PATH set|CUDA_PATH=ROOT||bound
 switched after the helper|CUDA_HOME=ROOT|-DSWITCH_TO=WRAPPER|stop:$wrapper.*CMAKE_CUDA_COMPILER"
