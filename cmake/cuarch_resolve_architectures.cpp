@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace {
 
@@ -38,10 +39,26 @@ int fail(std::string_view message, int status) {
   return status;
 }
 
+/// How messages name an option here: cuarch_resolve_cuda_architectures()'s keyword and a CMake
+/// argument ("DEVICE_CC 9.0"); an option the function has no keyword for is said to be none.
+std::string cmake_spelling(const void*, std::string_view name, std::string_view value) {
+  constexpr std::pair<std::string_view, std::string_view> keywords[] = {
+      {"archs", "REQUEST"}, {"devices", "DEVICE_CC"}, {"nvcc", "COMPILER"}, {"policy", "POLICY"}, {"native_variant", "NATIVE_VARIANT"}};
+  for (const auto& [option, keyword] : keywords) {
+    if (option != name) continue;
+    std::string out(keyword);
+    if (value.empty()) return out;
+    const bool quote = value.find_first_of("; ") != std::string_view::npos;
+    return out.append(" ").append(quote ? "\"" : "").append(value).append(quote ? "\"" : "");
+  }
+  return std::string(name) + " (an option of `cuarch resolve`, not of this CMake function)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   cuarch::resolve_options o;
+  o.spelling = {cmake_spelling, nullptr};
   o.dialect = cuarch::arch_dialect::cmake;
   o.env = cuarch::env_override::none;
   o.compiler = cuarch::compile_path::nvcc;
@@ -58,14 +75,15 @@ int main(int argc, char** argv) {
     if (!name || eq == std::string_view::npos)
       return fail("'" + std::string(arg) + "' is not NAME=VALUE with a cuarch option name", 2);
     if (auto bad = cuarch::set_option(o, *name, value))
-      return fail(std::string(key) + " '" + std::string(value) + "': " + bad->message, 2);
+      return fail(cmake_spelling(nullptr, key, {}) + " '" + std::string(value) + "': " + (bad->cause ? bad->cause->message(o.spelling) : bad->message), 2);
   }
 
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);
   if (done.usage) return fail(*done.usage, 2);
   for (const auto& n : done.notes) print_line("note", n);
   for (const auto& w : done.warnings) print_line("warning", w.what + ": " + w.meaning);
-  if (done.malformed) return fail("REQUEST '" + o.archs.value_or("native") + "': " + done.result.error().summary.message(), 2);
+  if (done.malformed)
+    return fail("REQUEST '" + o.archs.value_or("native") + "': " + done.result.error().summary.message(done.spelling), 2);
   std::string decided_by;
   if (done.compiler) {
     const auto& c = done.compiler->compiler;
@@ -76,14 +94,14 @@ int main(int argc, char** argv) {
     print_line("compiler_path", c.location);
   }
   if (!done.result) {
-    for (const auto& d : done.result.error().diagnostics) print_line("note", d.message());
+    for (const auto& d : done.result.error().diagnostics) print_line("note", d.message(done.spelling));
     for (const auto& a : done.result.error().alternatives) print_line("note", "would build it: " + a.found + "; fix: " + a.fix);
-    return fail(done.result.error().summary.message() + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
+    return fail(done.result.error().summary.message(done.spelling) + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
                 done.exit_status());
   }
-  for (const auto& d : done.result->diagnostics) print_line("note", d.message());
+  for (const auto& d : done.result->diagnostics) print_line("note", d.message(done.spelling));
   const auto cmake = cuarch::cmake_architectures(done.result->targets, cmake_version);
-  if (!cmake) return fail(cmake.error().message() + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"), 1);
+  if (!cmake) return fail(cmake.error().message(done.spelling) + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"), 1);
   print_line("architectures", *cmake);
   return 0;
 }

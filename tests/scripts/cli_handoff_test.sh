@@ -165,6 +165,28 @@ follow 1 --for flashinfer --nvcc "$cuda130/bin/nvcc" --archs "9.0;12.0"   # bare
 follow 1 --for torch --nvcc "$cuda130/bin/nvcc" --archs all               # sm_88 has no TORCH_CUDA_ARCH_LIST entry
 follow 1 --for tvm-ffi --nvcc "$cuda130/bin/nvcc" --archs "8.6+PTX;9.0"   # PTX has no TVM-FFI spelling
 
+# The seed scenarios' warnings (an nvcc 12.8 first on PATH, the real 13.0 in CUDA_HOME; and CUDACXX
+# pointing at the 12.8): the fix each warning prints is shell words; run, it leaves no warning.
+real_nvcc=/usr/local/cuda/bin/nvcc
+if [[ -x $real_nvcc ]]; then
+  seed_fix() {  # <env assignments...> -- <resolve args...>
+    local assignments=() fix
+    while [[ $1 != -- ]]; do assignments+=("$1"); shift; done
+    shift
+    env PATH="$cuda128/bin:/usr/bin:/bin" CUDA_HOME=/usr/local/cuda "${assignments[@]}" "$cli" resolve "$@" >/dev/null 2>"$work/err"
+    fix=$(sed -n 's/.*(tool_compiler_disagrees): those tools would build with another compiler than the one these targets were validated by: //p' "$work/err")
+    [[ -n $fix ]] || { fail "seed ${assignments[*]} resolve $*: no warning with a fix: $(cat "$work/err")"; return; }
+    # shellcheck disable=SC2016
+    env PATH="$cuda128/bin:/usr/bin:/bin" CUDA_HOME=/usr/local/cuda "${assignments[@]}" FIX="$fix" CLI="$cli" \
+      bash -c 'eval "$FIX" && "$CLI" resolve "$@" --strict' _ "$@" >/dev/null 2>"$work/err" ||
+      fail "seed ${assignments[*]} resolve $*: the fix '$fix', followed, still fails --strict: $(cat "$work/err")"
+  }
+  seed_fix -- --archs 12.0f
+  seed_fix CUDACXX="$cuda128/bin/nvcc" -- --archs 12.0f --nvcc "$real_nvcc"
+else
+  echo "note: no real nvcc at $real_nvcc: the seed scenarios' fixes are not followed" >&2
+fi
+
 # ---- 4. output errors are errors --------------------------------------------------------------------
 commands=(
   "resolve --toolkit 13.0 --archs 9.0"
