@@ -75,7 +75,9 @@ int main(int argc, char** argv) {
     if (!name || eq == std::string_view::npos)
       return fail("'" + std::string(arg) + "' is not NAME=VALUE with a cuarch option name", 2);
     if (auto bad = cuarch::set_option(o, *name, value))
-      return fail(cmake_spelling(nullptr, key, {}) + " '" + std::string(value) + "': " + (bad->cause ? bad->cause->message(o.spelling) : bad->message), 2);
+      return fail(cmake_spelling(nullptr, key, {}) + " '" + std::string(value) +
+                      "': " + (bad->cause ? bad->cause->message(o.spelling) : bad->message),
+                  2);
   }
 
   const cuarch::resolve_outcome done = cuarch::resolve_here(o);

@@ -60,7 +60,6 @@ inline std::string format_in(int argc, const char* const* argv) {
   return format;
 }
 
-
 /// Prints "cuarch <command>: <message>" and where help is to stderr (and, when JSON was asked for,
 /// the cuarch.error/1 document on stdout); returns exit_usage. `command` empty: none was recognised.
 /// Text for stderr: control characters from any input made visible, the lines kept (the doctor's
@@ -165,8 +164,7 @@ inline int output_done(int status) {
   const int why = errno;
   ::dup2(2, 1);
   if (written) return status;
-  fmt::print(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n",
-             why != 0 ? std::strerror(why) : "write error");
+  fmt::print(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n", why != 0 ? std::strerror(why) : "write error");
   return status == exit_ok ? exit_failed : status;
 }
 

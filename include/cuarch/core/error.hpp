@@ -165,8 +165,8 @@ inline std::string error::message(const option_speller& spell) const {
     case errc::malformed_output:
       return subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
     case errc::no_device:
-      return "no CUDA device is visible" + where + said(": ") +
-             "; fix: pass the devices explicitly (" + spell("devices", "9.0") + ") or request explicit targets";
+      return "no CUDA device is visible" + where + said(": ") + "; fix: pass the devices explicitly (" + spell("devices", "9.0") +
+             ") or request explicit targets";
     case errc::invalid_environment:
       return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
              "; fix: correct or unset it";
@@ -185,7 +185,7 @@ inline std::string error::message(const option_speller& spell) const {
       return tgt + " cannot be written in " + subj + said(": ") +
              (!location.empty() ? "; fix: ask for targets it spells (" + spell("archs", location.view()) + ")"
               : partial         ? "; fix: ask for targets it can spell, as the reason says"
-                                : "; fix: use a format that spells every target (" + spell("output", "nvcc") + "), or change the targets");
+                        : "; fix: use a format that spells every target (" + spell("output", "nvcc") + "), or change the targets");
     case errc::deadline_exceeded:
       return subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
              "; fix: remove the program or library that hangs before it, or allow more time (" + spell("timeout", "SECONDS") + ")";
@@ -193,7 +193,8 @@ inline std::string error::message(const option_speller& spell) const {
       const bool program = source == source_kind::nvcc;
       return "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
              "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
-             (program ? " (" + spell("nvcc", "PATH") + ", CUARCH_NVCC or CUDACXX)" : " (" + spell("nvrtc", "PATH") + " or CUARCH_NVRTC)") +
+             (program ? " (" + spell("nvcc", "PATH") + ", CUARCH_NVCC or CUDACXX)"
+                      : " (" + spell("nvrtc", "PATH") + " or CUARCH_NVRTC)") +
              said("; ");
     }
     case errc::targets_conflict:

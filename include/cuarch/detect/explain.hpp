@@ -49,8 +49,8 @@ inline std::string aligning_fix(const detection& d, const candidate& target, con
   std::string named_instead;  // an explicit argument outranks every variable: it must change too
   for (const candidate& c : d.candidates)
     if (c.source == target.source && c.how == discovery::explicit_argument && c.real_path != target.real_path)
-      named_instead = std::string("name ") + file + " instead of " + echoed(c.path, path_words) +
-                      " (" + spell(nvcc ? "nvcc" : "nvrtc") + ")";
+      named_instead = std::string("name ") + file + " instead of " + echoed(c.path, path_words) + " (" +
+                      spell(nvcc ? "nvcc" : "nvrtc") + ")";
   for (const toolkit_root& r : d.toolkit_roots)
     if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
       named_instead = "drop the toolkit root named explicitly (" + echoed(r.path, path_words) + ")";
@@ -143,8 +143,9 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
     every = detect(more);
   }
   const detection& all = every ? *every : found;
-  add_alternatives(f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
-                   [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); }, spell);
+  add_alternatives(
+      f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
+      [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); }, spell);
   return static_cast<std::size_t>(
       std::count_if(all.candidates.begin(), all.candidates.end(), [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }

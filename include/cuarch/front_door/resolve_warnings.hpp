@@ -111,16 +111,17 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     if (verdict.empty()) continue;
     const bool same_kind = c.source == decider.source;
     const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);
-    out.push_back({same_kind ? "tool_compiler_disagrees" : std::string(to_string(finding_kind::nvcc_vs_nvrtc)),
-                   detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
-                   same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
-                                   detail::aligning_fix(d, decider, spell)
-                   : decider.source == source_kind::nvrtc
-                       ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs +
-                             ": point the builds at a CUDA " + mine_release +
-                             " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with " + spell("compiler", "nvcc")
-                       : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
-                             ": resolve its targets with " + spell("compiler", "nvrtc") + ", or load the NVRTC of nvcc's own release"});
+    out.push_back(
+        {same_kind ? "tool_compiler_disagrees" : std::string(to_string(finding_kind::nvcc_vs_nvrtc)),
+         detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
+         same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
+                         detail::aligning_fix(d, decider, spell)
+         : decider.source == source_kind::nvrtc
+             ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs + ": point the builds at a CUDA " +
+                   mine_release + " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with " +
+                   spell("compiler", "nvcc")
+             : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
+                   ": resolve its targets with " + spell("compiler", "nvrtc") + ", or load the NVRTC of nvcc's own release"});
   }
   return out;
 }

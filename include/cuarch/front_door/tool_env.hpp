@@ -162,7 +162,8 @@ std::string spellable_request(const target_set& targets, const Spell& spell, con
     if (at == kept.end()) return {};
     arch_target other = bad;
     other.variant = bad.variant == arch_variant::baseline ? arch_variant::arch_specific : arch_variant::baseline;
-    const bool may = bad.variant == arch_variant::family_specific || (bad.variant == arch_variant::baseline && bad.form == arch_form::sass);
+    const bool may = bad.variant == arch_variant::family_specific ||
+                     (bad.variant == arch_variant::baseline && bad.form == arch_form::sass);
     if (may && check_buildable(other, compiler) && std::find(kept.begin(), kept.end(), other) == kept.end() &&
         spell(*target_set::from({other})))
       *at = other;
@@ -233,11 +234,10 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin")
     root = detail::parent_dir(detail::parent_dir(nvcc->path));
   if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path))
-    return refuse(
-        source_kind::nvcc,
-        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (" +
-            done.spelling("cuda_home", "DIR") + ")",
-        nvcc->path);
+    return refuse(source_kind::nvcc,
+                  "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (" +
+                      done.spelling("cuda_home", "DIR") + ")",
+                  nvcc->path);
 
   tool_env out;
   const auto set = [&](std::string_view variable, const std::string& value) {
@@ -291,7 +291,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       else if (cmake.version.empty() && !refused && !cmake_architectures(targets, "3.24.0"))
         out.notes.push_back("CUDAARCHS holds a suffix older CMake cannot read ('a' from 3.25.0, 'f' from 4.0.2), and " +
                             cmake.unknown + other);
-      if (refused && !cmake.said.empty()) refused->raw.append("; read by ").append(cmake.program).append(" (").append(cmake.how).append(")");
+      if (refused && !cmake.said.empty())
+        refused->raw.append("; read by ").append(cmake.program).append(" (").append(cmake.how).append(")");
       break;
     }
     case env_tool::tvm_ffi:
@@ -367,7 +368,8 @@ CUARCH_FUNC expected<std::string, error> env_lines(const tool_env& e, env_format
   std::string out;
   for (const auto& v : e.variables) {
     if (const auto why = detail::unreadable_by(format, v.value); !why.empty()) {
-      error refused = errors::not_expressible(source_kind::none, {}, v.name + " in the " + std::string(to_string(format)) + " format", why);
+      error refused = errors::not_expressible(source_kind::none, {}, v.name + " in the " + std::string(to_string(format)) + " format",
+                                              why);
       refused.has_target = false;
       refused.location = detail::echoed(v.value);
       return unexpected(refused);

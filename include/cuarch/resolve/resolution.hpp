@@ -206,7 +206,9 @@ CUARCH_FUNC std::string diagnostic::message(const option_speller& spell) const {
   if (!note.empty()) m += std::string("; ").append(note.view());
   if (outcome == resolution_outcome::rejected) {
     switch (fallback) {
-      case ptx_fallback_status::off: m += "; a PTX fallback is off (" + spell("policy", "ptx-fallback") + "; it also needs " + spell("driver", "VERSION") + ")"; break;
+      case ptx_fallback_status::off:
+        m += "; a PTX fallback is off (" + spell("policy", "ptx-fallback") + "; it also needs " + spell("driver", "VERSION") + ")";
+        break;
       case ptx_fallback_status::no_candidate: m += "; no PTX fallback: the compiler builds nothing at or below this device"; break;
       case ptx_fallback_status::refused:
         m += "; PTX fallback refused: ";
