@@ -178,7 +178,10 @@ def resolve(
     nvrtc / nvcc / cuda_home   where to look first. python_prefix: Python environments to scan
                     first for pip nvidia-* wheels (one or several); this interpreter's own
                     (sys.prefix) is scanned where VIRTUAL_ENV would be, activated or not.
-    isolated        look only at nvrtc / nvcc / cuda_home / python_prefix and CUARCH_* variables.
+    isolated        look only at nvrtc / nvcc / cuda_home / python_prefix and CUARCH_* variables:
+                    not at PATH, the loader, loaded libraries, default locations, nor where
+                    CUDA_HOME, CUDA_PATH, CUDACXX, TRITON_PTXAS_PATH, VIRTUAL_ENV, CONDA_PREFIX or
+                    this interpreter's own environment point.
     devices         the devices' compute capabilities ("9.0,12.0" or ["9.0", "12.0"]); without them
                     "native" asks the driver (NVML).
     policy          "strict" (default), "best-effort", "ptx-fallback", "verify-devices",
@@ -263,7 +266,8 @@ def doctor(
                     initialises no CUDA, but where NVML cannot answer the driver's cuInit is used
                     in this process, which a process that forks workers later may not want (the
                     document says so). resolve("native") asks for devices when it needs them.
-    isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated).
+    isolated        look only at the arguments and the CUARCH_* variables (the doctor's --isolated;
+                    resolve() says what is left out).
     timeout         seconds for the whole detection (default 10), as for resolve().
 
     Ctrl-C (KeyboardInterrupt) stops resolve() and doctor() within about 100 ms and kills a tool

@@ -101,6 +101,29 @@ before=$failures
 (unset CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH; check 1 "" -- --isolated --archs 9.0; exit $((failures - before))) ||
   failures=$((failures + 1))
 stderr_has "no nvcc found (searched: nowhere"
+# ...and not where other tools' variables point either (issue 31): a toolkit in CUDA_HOME, CUDA_PATH,
+# CUDACXX, VIRTUAL_ENV or CONDA_PREFIX is not looked at; CUARCH_NVCC still is.
+toolkit=$(mktemp -d)
+mkdir -p "$toolkit/bin" "$toolkit/lib/python3.11/site-packages" && cp "$(dirname "$0")/../fixtures/fake-nvcc/nvcc-12.8" "$toolkit/bin/nvcc"
+before=$failures
+(unset CUARCH_NVCC CUARCH_NVRTC; export CUDA_HOME=$toolkit CUDA_PATH=$toolkit CUDACXX=$toolkit/bin/nvcc VIRTUAL_ENV=$toolkit \
+  CONDA_PREFIX=$toolkit; check 1 "" -- --isolated --archs 9.0; exit $((failures - before))) || failures=$((failures + 1))
+stderr_has "no nvcc found (searched: nowhere"
+(unset CUARCH_NVCC CUARCH_NVRTC; export CUDA_HOME=$toolkit CUDA_PATH=$toolkit CUDACXX=$toolkit/bin/nvcc VIRTUAL_ENV=$toolkit \
+  CONDA_PREFIX=$toolkit; "$cli" doctor --isolated --json >"$out" 2>"$err")
+# (its "environment" object records the variables as they are: that is no looking)
+looked=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("environment")
+print("\n".join(f"{k}: {v}" for k, v in d.items() if sys.argv[2] in json.dumps(v)))' \
+  "$out" "$toolkit")
+if [[ $? != 0 || -n $looked ]]; then
+  echo "FAIL: doctor --isolated looked where CUDA_HOME/CUDA_PATH/CUDACXX/VIRTUAL_ENV/CONDA_PREFIX point ($toolkit)" >&2
+  echo "$looked" | cut -c1-400 | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
+before=$failures
+(unset CUARCH_NVRTC CUDA_HOME CUDA_PATH CUDACXX; CUARCH_NVCC=$toolkit/bin/nvcc check 0 "-gencode=arch=compute_90,code=sm_90" -- \
+  --isolated --archs 9.0; exit $((failures - before))) || failures=$((failures + 1))
+rm -rf "$toolkit"
 
 if [[ "$failures" != 0 ]]; then
   echo "$failures check(s) failed" >&2

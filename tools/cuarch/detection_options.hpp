@@ -78,11 +78,13 @@ inline void add_detection_flags(library_flags& lf, flag_set& f, const std::strin
   lf.value(f, option_name::ptxas, "--ptxas", "PATH", "a ptxas to report (as CUARCH_PTXAS)", group);
   lf.value(f, option_name::python_prefix, "--python-prefix", "DIR",
            "a Python environment to scan for pip nvidia-* wheels and Triton's ptxas\n"
-           "(repeatable; $VIRTUAL_ENV and $CONDA_PREFIX are scanned anyway)",
+           "(repeatable; $VIRTUAL_ENV and $CONDA_PREFIX are scanned too, unless\n--isolated)",
            group, /*repeatable=*/true);
   lf.flag(f, option_name::isolated, "--isolated",
           "look only at the options above and the CUARCH_* variables: no loader\n"
-          "search, no PATH, no already-loaded libraries, no default locations",
+          "search, no PATH, no already-loaded libraries, no default locations, and\n"
+          "not where CUDA_HOME, CUDA_PATH, CUDACXX, TRITON_PTXAS_PATH, VIRTUAL_ENV or\n"
+          "CONDA_PREFIX point",
           group);
   lf.value(f, option_name::timeout, "--timeout", "SECONDS",
            "how long detection may take in all, and any one nvcc/ptxas --version\n"

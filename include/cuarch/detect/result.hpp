@@ -77,6 +77,9 @@ struct detect_options {
   bool loader_search = true;               // the dynamic loader's search for libraries
   bool path_search = true;                 // $PATH for programs
   bool default_locations = true;           // /usr/local/cuda and friends
+  // The places other tools' variables name: $CUDA_HOME, $CUDA_PATH, CUDACXX, TRITON_PTXAS_PATH,
+  // $VIRTUAL_ENV, $CONDA_PREFIX. cuarch's own CUARCH_* variables are read whatever this says.
+  bool environment_places = true;
   std::vector<std::string> default_roots;  // empty: /usr/local/cuda, /usr/local/cuda-X.Y (newest first), /opt/cuda
 
   // The driver's devices (with the devices role): NVML, which initialises no CUDA in this process;

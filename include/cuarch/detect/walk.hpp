@@ -297,7 +297,9 @@ class detector {
         break;
       case tier::variable:
         for (const auto& var : comp.variables)
-          if (const auto v = var.name.empty() ? std::nullopt : env_.get_nonempty(var.name)) {
+          if (const auto v = var.name.empty() || !(opts_.environment_places || starts_with(var.name, "CUARCH_"))
+                                 ? std::nullopt
+                                 : env_.get_nonempty(var.name)) {
             search_spec& s = out.emplace_back(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
             s.sticky = var.sticky;
             s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
@@ -441,12 +443,14 @@ class detector {
       const std::string p = absolute_path(opts_.cuda_home);  // the caller passed it: relative is allowed
       add_root(p, discovery::explicit_argument, "explicit toolkit root " + echoed(p, path_words), tier::explicit_root);
     }
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const auto v = env_.get_nonempty(var))
-        add_root(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_root, var);
-    if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
-      if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
-        add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
+    if (opts_.environment_places) {
+      for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (const auto v = env_.get_nonempty(var))
+          add_root(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_root, var);
+      if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
+        if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
+          add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
+    }
     if (opts_.default_locations) {
       const auto defaults = opts_.default_roots.empty() ? default_toolkit_roots() : opts_.default_roots;
       for (const auto& r : defaults) add_root(r, discovery::default_location, "default location " + r, tier::default_root);
@@ -476,8 +480,9 @@ class detector {
 
   void collect_python() {
     for (const auto& prefix : opts_.python_prefixes) add_python(absolute_path(prefix));
-    for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-      if (const auto v = env_.get_nonempty(var)) add_python(*v, var);
+    if (opts_.environment_places)
+      for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+        if (const auto v = env_.get_nonempty(var)) add_python(*v, var);
   }
 
   // ---- toolkit files, wheels, devices --------------------------------------------------------
