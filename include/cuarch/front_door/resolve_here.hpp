@@ -67,7 +67,7 @@ CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const en
   d.python_prefixes = o.python_prefixes;
   d.device_ccs = o.devices;
   d.env = env;
-  if (o.isolated) d.already_loaded = d.loader_search = d.path_search = d.default_locations = false;
+  if (o.isolated) d.already_loaded = d.loader_search = d.path_search = d.default_locations = d.environment_places = false;
   d.cuinit_fallback = o.cuinit_fallback;
   d.deadline = o.timeout;
   d.cancel = o.cancel;
