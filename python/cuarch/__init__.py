@@ -124,15 +124,23 @@ def _options(**given: Any) -> List[Tuple[str, str]]:
     return out
 
 
+def _interpreter_environment() -> List[Tuple[str, str]]:
+    """This interpreter's own environment (sys.prefix), to be scanned for pip wheels where an
+    activated one would be (VIRTUAL_ENV), so that a venv's nvidia-* wheels count whether or not it
+    was activated; nothing where one is activated (VIRTUAL_ENV or CONDA_PREFIX set). The in-process
+    API and the command line run from this interpreter (python -m cuarch) both add it."""
+    if "VIRTUAL_ENV" not in os.environ and "CONDA_PREFIX" not in os.environ:
+        return [("VIRTUAL_ENV", sys.prefix)]
+    return []
+
+
 def _environment() -> List[Tuple[str, str]]:
     """The variables cuarch reads, copied from os.environ while this thread holds the GIL: the
-    library never calls getenv while another thread may change the environment. This interpreter's
-    own environment (sys.prefix) is scanned for pip wheels where an activated one would be
-    (VIRTUAL_ENV), so a venv's nvidia-* wheels count whether or not it was activated."""
-    env = [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ]
-    if "VIRTUAL_ENV" not in os.environ and "CONDA_PREFIX" not in os.environ:
-        env.append(("VIRTUAL_ENV", sys.prefix))
-    return env
+    library never calls getenv while another thread may change the environment; with this
+    interpreter's own environment (_interpreter_environment)."""
+    return [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ] + _interpreter_environment()
+
+
 
 
 def _timeout_text(value: Any) -> Optional[str]:

@@ -6,11 +6,18 @@ Python copy would drift from it. exec (not a subprocess) keeps one process, so s
 status, stdin/stdout and the environment are exactly the binary's. What the command line sees is
 that fresh process, not the caller's Python process: for answers about *this* process (an NVRTC it
 has already loaded), use the in-process API, cuarch.resolve() and cuarch.doctor().
+
+The one thing the binary is told about this interpreter is its environment (sys.prefix), as
+VIRTUAL_ENV where none is activated: the in-process API scans it for pip nvidia-* wheels the same
+way (cuarch._interpreter_environment), so `venv/bin/python -m cuarch` sees the venv's NVRTC wheel
+as cuarch.resolve() in that interpreter does.
 """
 
 import os
 import sys
 from typing import Optional, Sequence
+
+from . import _interpreter_environment
 
 
 def executable() -> str:
@@ -27,10 +34,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "reinstall the package: pip install --force-reinstall cuarch\n"
         )
         return 2
+    environment = dict(os.environ)
+    environment.update(_interpreter_environment())
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(path, [path] + args)
-    return 2  # not reached: execv replaces the process or raises OSError
+    os.execve(path, [path] + args, environment)
+    return 2  # not reached: execve replaces the process or raises OSError
 
 
 if __name__ == "__main__":

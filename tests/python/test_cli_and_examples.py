@@ -1,5 +1,6 @@
 """The console script, `python -m cuarch` and the recipes under examples/python/."""
 
+import json
 import os
 import subprocess
 import sys
@@ -65,3 +66,46 @@ def test_torch_extension_recipe_skips_visibly_without_torch():
         pass
     done = run([sys.executable, os.path.join(EXAMPLES, "torch_extension.py")])
     assert done.returncode == 77 and done.stdout.strip() == "skipped: torch not installed"
+
+
+def test_module_and_console_script_see_their_own_venvs_nvrtc_wheel(tmp_path, nvrtc_12_4):
+    """`venv/bin/python -m cuarch` and the venv's `cuarch` script see the NVRTC wheel of that venv,
+    unactivated, as cuarch.doctor() in that interpreter does (issue 31, item 9)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    site = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    import cuarch
+
+    # The venv imports this installation of cuarch (a .pth), and holds the real nvidia-cuda-nvrtc-cu12
+    # 12.4 wheel as pip lays it out: nvidia/cuda_nvrtc/lib and its dist-info.
+    with open(os.path.join(site, "cuarch-under-test.pth"), "w") as f:
+        f.write(os.path.dirname(os.path.dirname(os.path.abspath(cuarch.__file__))) + "\n")
+    wheel = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(nvrtc_12_4))))
+    for name in os.listdir(wheel):
+        if name == "nvidia" or name.endswith(".dist-info"):
+            os.symlink(os.path.join(wheel, name), os.path.join(site, name))
+    found = os.path.join(site, "nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.12")
+    script = venv / "bin" / "cuarch"  # what pip writes for the console script
+    script.write_text(f"#!{python}\nimport sys\nfrom cuarch.__main__ import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+
+    env = clean_env(PATH="/usr/bin:/bin")
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH", "CUARCH_NVRTC", "PYTHONPATH"):
+        env.pop(name, None)
+
+    def nvrtc_paths(document):
+        return {c["path"] for c in json.loads(document)["candidates"] if c.get("source") == "NVRTC"}
+
+    in_process = run([python, "-c", "import cuarch, json; print(json.dumps(cuarch.doctor()))"], env=env)
+    assert in_process.returncode == 0, in_process.stderr
+    assert found in nvrtc_paths(in_process.stdout), in_process.stdout
+    for cmd in ([python, "-m", "cuarch"], [str(script)]):
+        done = run(cmd + ["doctor", "--json"], env=env)
+        assert found in nvrtc_paths(done.stdout), (cmd, done.stdout[-2000:], done.stderr)
+        assert nvrtc_paths(done.stdout) == nvrtc_paths(in_process.stdout)
+    # An activated environment is the caller's word: the interpreter's own is not added then.
+    other = tmp_path / "other"
+    other.mkdir()
+    done = run([python, "-m", "cuarch", "doctor", "--json"], env=dict(env, VIRTUAL_ENV=str(other)))
+    assert found not in nvrtc_paths(done.stdout)
