@@ -25,7 +25,7 @@ import sys
 import warnings
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from . import _cuarch
+from . import _cuarch, _too_late
 from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
 from ._result import Compiler, Resolution
 
@@ -139,8 +139,6 @@ def _environment() -> List[Tuple[str, str]]:
     library never calls getenv while another thread may change the environment; with this
     interpreter's own environment (_interpreter_environment)."""
     return [(k, os.environ[k]) for k in _cuarch.environment_variables if k in os.environ] + _interpreter_environment()
-
-
 
 
 def _timeout_text(value: Any) -> Optional[str]:
@@ -350,7 +348,13 @@ def env(
     cmake_version   with tool="cmake": the CMake that reads CUDAARCHS ('a' needs 3.25.0, 'f' 4.0.2).
     The other arguments are resolve()'s; the compile path is nvcc, which every such tool runs.
 
-        os.environ.update(cuarch.env("flashinfer"))   # before FlashInfer JIT-compiles anything
+        os.environ.update(cuarch.env("flashinfer"))   # before anything imports flashinfer
+        import flashinfer
+
+    Call it before the tool is imported: some tools keep what they read at import (torch.utils.
+    cpp_extension.CUDA_HOME, FlashInfer's compilation context and CUDA path). With format None,
+    a module of the tool already in this process that keeps another value than the one returned is
+    named in a CuarchWarning, with the value that stays (cuarch._too_late lists what each keeps).
 
     What the environment had otherwise (a replaced TORCH_CUDA_ARCH_LIST, the nvcc first on PATH) and
     warnings the variables do not settle are CuarchWarnings; strict=True raises on a warning. Raises
@@ -387,7 +391,11 @@ def env(
             "strict=True: %d warning(s) bear on the answer" % len(document["warnings"]), code="warnings_under_strict", document=outcome.json
         )
     if format is None:
-        return {v["name"]: v["value"] for v in document["variables"]}
+        variables_set = {v["name"]: v["value"] for v in document["variables"]}
+        # For this process: a tool already imported may keep what it read (CUDA_HOME at import).
+        for late in _too_late.too_late(document["tool"], variables_set, document["tool_source"]):
+            warnings.warn(late, CuarchWarning, stacklevel=2)
+        return variables_set
     return outcome.text
 
 

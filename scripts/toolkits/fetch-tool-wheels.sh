@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tools' own code for tests/conformance/check-tool-env.py and scripts/gpu/stage-tool-env.sh:
 # flashinfer-python 0.7.4 and apache-tvm-ffi 0.1.15.post2 (pip download --no-deps, unpacked), with the
-# small pure-Python wheels FlashInfer's JIT imports (filelock, packaging), in
+# small pure-Python wheels FlashInfer's JIT imports (filelock, packaging, typing_extensions), in
 # ~/.cache/cuarch/wheels-tools (CUARCH_CACHE); with CUARCH_FETCH_TRITON=1 also triton 3.9.0's knobs.py.
 # Fetched once; CUARCH_OFFLINE=1 only checks the cache.
 # PyTorch's torch/utils/cpp_extension.py comes from scripts/toolkits/record-torch-arch-list.py
@@ -63,6 +63,7 @@ if ! compgen -G "$cache/apache_tvm_ffi-0.1.15.post2-cp312-*.whl" >/dev/null && [
 fi
 fetch filelock 'filelock-*.whl'
 fetch packaging 'packaging-*.whl'
+fetch typing_extensions 'typing_extensions-*.whl'  # tvm_ffi imports it (tests/python/test_env_too_late.py)
 unpack 'flashinfer_python-0.7.4-*.whl' flashinfer-0.7.4
 unpack "apache_tvm_ffi-0.1.15.post2-cp3$(python3 -c 'import sys; print(sys.version_info[1])')-*.whl" tvm-ffi-0.1.15.post2
 # Triton's wheel is 285 MB; its knobs.py (which names TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH)
