@@ -252,6 +252,20 @@ TEST_CASE("nvcc discovery: CUDACXX and CUDA_HOME before PATH; PATH in order; wra
     CHECK(d.offline_compiler.failure->code == errc::malformed_output);
     CHECK(d.offline_compiler.given_and_failed);
   }
+  SECTION("environment_places off (--isolated): CUDACXX, CUDA_HOME, VIRTUAL_ENV are not looked at; CUARCH_NVCC is") {
+    opts.path_search = false;
+    opts.environment_places = false;
+    opts.env->set("CUDACXX", t + "/p1/nvcc");
+    opts.env->set("VIRTUAL_ENV", t + "/home");
+    d = cuarch::detect(opts);
+    CHECK(of(d, source_kind::nvcc).empty());
+    CHECK(d.toolkit_roots.empty());
+    CHECK(d.python_environments.empty());
+    CHECK(d.offline_compiler.failure);
+    opts.env->set("CUARCH_NVCC", t + "/p1/nvcc");
+    d = cuarch::detect(opts);
+    CHECK(chosen_path(d, d.offline_compiler) == t + "/p1/nvcc");
+  }
   SECTION("without CUDA_HOME the first on PATH governs") {
     opts.env->unset("CUDA_HOME");
     d = cuarch::detect(opts);
