@@ -73,10 +73,10 @@ struct detect_options {
   std::optional<environment> env;                             // default: environment::from_process()
 
   // Places beyond the explicit arguments and the environment variables.
-  bool already_loaded = true;              // libraries the application mapped into this process (see already_loaded.hpp)
-  bool loader_search = true;               // the dynamic loader's search for libraries
-  bool path_search = true;                 // $PATH for programs
-  bool default_locations = true;           // /usr/local/cuda and friends
+  bool already_loaded = true;     // libraries the application mapped into this process (see already_loaded.hpp)
+  bool loader_search = true;      // the dynamic loader's search for libraries
+  bool path_search = true;        // $PATH for programs
+  bool default_locations = true;  // /usr/local/cuda and friends
   // The places other tools' variables name: $CUDA_HOME, $CUDA_PATH, CUDACXX, TRITON_PTXAS_PATH,
   // $VIRTUAL_ENV, $CONDA_PREFIX. cuarch's own CUARCH_* variables are read whatever this says.
   bool environment_places = true;
