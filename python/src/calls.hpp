@@ -6,11 +6,15 @@
 #pragma once
 
 #include <cuarch/detect.hpp>
+#include <cuarch/front_door/tool_env.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <optional>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +22,8 @@ namespace cuarch_python {
 
 /// Keyword arguments as (library option name, text) pairs, in the order given (cuarch/__init__.py).
 using option_list = std::vector<std::pair<std::string, std::string>>;
-/// The variables cuarch reads (cuarch::detection_variables), copied from os.environ under the GIL.
+/// The variables cuarch reads (cuarch::detection_variables), copied from os.environ under the GIL,
+/// then the rest of the environment, for the programs cuarch runs (cuarch_ext.cpp's with_inherited).
 using environment_map = std::vector<std::pair<std::string, std::string>>;
 
 /// The outcome of a call, as Python turns it into a value or an exception.
@@ -74,6 +79,13 @@ inline outcome usage(std::string message) {
   return o;
 }
 
+/// Whether cuarch reads this variable: cuarch/__init__.py passes exactly these, as os.environ has
+/// them; the binding adds the rest of the environment under other names (cuarch_ext.cpp).
+inline bool reads_variable(std::string_view name) {
+  return cuarch::environment::is_detection_variable(name) ||
+         std::find(std::begin(cuarch::tool_variables), std::end(cuarch::tool_variables), name) != std::end(cuarch::tool_variables);
+}
+
 /// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
 /// are: the same names, grammar, defaults and rules, into `o`, with the environment snapshot Python
 /// took from os.environ while it held the GIL (nothing here calls getenv). A name cuarch does not know
@@ -114,7 +126,10 @@ std::optional<outcome> read_options(const option_list& options, const environmen
   }
   o.spelling = python_speller;
   cuarch::environment snapshot;
-  for (const auto& [k, v] : env) snapshot.set(k, v);
+  for (const auto& [k, v] : env) {
+    if (reads_variable(k)) snapshot.set(k, v);
+    else snapshot.inherit(k + "=" + v);  // the rest of the environment, for nvcc (with_inherited)
+  }
   o.env_snapshot = std::move(snapshot);
   return std::nullopt;
 }

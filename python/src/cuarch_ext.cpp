@@ -43,6 +43,19 @@ namespace {
 std::atomic<bool> interpreter_exiting{false};
 std::atomic<int> calls_in_flight{0};
 
+/// `env` and the rest of the process environment (each variable cuarch does not read), for the
+/// programs cuarch runs (nvcc --version): copied here, while this thread holds the GIL, since
+/// os.environ's writers call putenv holding it; so no Python thread changes `environ` during the
+/// copy, and the probe never reads the live one (docs/reliability.md).
+cuarch_python::environment_map with_inherited(const cuarch_python::environment_map& env) {
+  cuarch_python::environment_map out = env;
+  for (const std::string& entry : cuarch::environment::process_entries()) {
+    const std::size_t eq = entry.find('=');
+    if (!cuarch_python::reads_variable(std::string_view(entry).substr(0, eq))) out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return out;
+}
+
 /// Runs `call(cancel)` (plain C++, no Python object) as the file's comment says.
 template <class Call>
 cuarch_python::outcome interruptible(Call call) {
@@ -139,14 +152,16 @@ NB_MODULE(_cuarch, m) {
   m.def(
       "resolve",
       [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(options, env, cancel); });
+        const auto full = with_inherited(env);
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(options, full, cancel); });
       },
       "options"_a, "env"_a);
   m.def(
       "doctor",
       [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env, bool query_devices) {
+        const auto full = with_inherited(env);
         return interruptible(
-            [&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, env, query_devices, cancel); });
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, full, query_devices, cancel); });
       },
       "options"_a, "env"_a, "query_devices"_a);
   std::vector<std::string> variables;
@@ -156,7 +171,8 @@ NB_MODULE(_cuarch, m) {
   m.def(
       "inspect",
       [](const std::vector<std::string>& paths, const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(paths, options, env, cancel); });
+        const auto full = with_inherited(env);
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(paths, options, full, cancel); });
       },
       "paths"_a, "options"_a, "env"_a);
   m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
@@ -165,8 +181,9 @@ NB_MODULE(_cuarch, m) {
       "env",
       [](const std::string& tool, const std::string& format, const std::string& cmake_version,
          const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+        const auto full = with_inherited(env);
         return interruptible(
-            [&](const std::atomic<bool>* cancel) { return cuarch_python::env(tool, format, cmake_version, options, env, cancel); });
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::env(tool, format, cmake_version, options, full, cancel); });
       },
       "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a);
   std::vector<std::string> tool_variables;  // what cuarch.env() copies from os.environ beside environment_variables

@@ -269,7 +269,7 @@ class detector {
     const auto timeout = std::min(opts_.tool_timeout, left());
     auto p = probe_tool_version(abs, kind, s.how, timeout,
                                 s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
-                                opts_.cancel);
+                                opts_.cancel, &env_);  // the tool runs in this resolution's environment
     if (p) p->seen.location = s.path;
     take_compiler(c, std::move(p));
     return true;

@@ -8,9 +8,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "../core/decode.hpp"
 #include "nvrtc_source.hpp"  // probed_compiler
@@ -38,12 +40,15 @@ inline std::string last_line(std::string_view text) {
 
 }  // namespace detail
 
-/// Runs `<path> --version` and reads the release. `kind` is source_kind::nvcc or ::ptxas.
+/// Runs `<path> --version` and reads the release. `kind` is source_kind::nvcc or ::ptxas. `env`: the
+/// resolution's snapshot, whose program_environment() the tool gets (nullptr: the process's, copied
+/// at the call, in this thread).
 inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind,
                                                            discovery how = discovery::explicit_argument,
                                                            std::chrono::milliseconds timeout = default_tool_timeout,
                                                            library_path_policy policy = library_path_policy::allow_relative,
-                                                           const std::atomic<bool>* cancel = nullptr) {
+                                                           const std::atomic<bool>* cancel = nullptr,
+                                                           const environment* env = nullptr) {
   const auto unreadable = [kind](const std::string& what, std::string_view why, int status = 0) {
     return unexpected(detail::file_read_error(kind, what, why, status));
   };
@@ -66,6 +71,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   process_limits limits;
   limits.timeout = timeout;
   limits.cancel = cancel;  // the caller's flag: set, the run is killed (subprocess.hpp)
+  const std::vector<std::string> program_env = env ? env->program_environment() : std::vector<std::string>();
+  if (env) limits.env = &program_env;
   const auto run = run_process({path, "--version"}, limits, kind);
   if (!run) return unexpected(run.error());
   if (!run->exit_status_lost && run->exit_status != 0) {
@@ -105,16 +112,21 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
 template <source_kind Kind>
 class tool_source : public probed_source<tool_source<Kind>> {
  public:
+  /// `env`: the snapshot whose program_environment() the tool runs with; nullopt: the process's,
+  /// copied at each probe.
   explicit tool_source(std::string path, discovery how = discovery::explicit_argument,
-                       std::chrono::milliseconds timeout = default_tool_timeout)
-      : path_(std::move(path)), how_(how), timeout_(timeout) {}
+                       std::chrono::milliseconds timeout = default_tool_timeout, std::optional<environment> env = std::nullopt)
+      : path_(std::move(path)), how_(how), timeout_(timeout), env_(std::move(env)) {}
 
-  expected<probed_compiler, error> probe() const { return probe_tool_version(path_, Kind, how_, timeout_); }
+  expected<probed_compiler, error> probe() const {
+    return probe_tool_version(path_, Kind, how_, timeout_, library_path_policy::allow_relative, nullptr, env_ ? &*env_ : nullptr);
+  }
 
  private:
   std::string path_;
   discovery how_;
   std::chrono::milliseconds timeout_;
+  std::optional<environment> env_;
 };
 
 using nvcc_compiler_source = tool_source<source_kind::nvcc>;

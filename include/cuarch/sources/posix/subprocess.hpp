@@ -20,9 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "../../core/environment.hpp"
 #include "posix.hpp"
-
-extern "C" char** environ;  // POSIX: the process environment, inherited by the child
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -32,6 +31,11 @@ struct process_limits {
   // Set by the caller (another thread, a signal handler): the process group is killed and reaped
   // within about 20 ms, and the run fails with process_failed ("cancelled").
   const std::atomic<bool>* cancel = nullptr;
+  // The program's whole environment, NAME=VALUE each (environment::program_environment() of the
+  // caller's snapshot). nullptr: the process's, copied in the calling thread before the spawn. The
+  // child never reads the live `environ`: another thread's setenv may free it between vfork and
+  // execve ("Bad address", docs/reliability.md).
+  const std::vector<std::string>* env = nullptr;
 };
 
 /// What a finished program said. A non-zero exit status is not an error here: callers decide.
@@ -185,11 +189,18 @@ inline expected<process_result, error> run_process(const std::vector<std::string
   args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment, built here in the caller's thread: the child only reads this memory.
+  const std::vector<std::string> own_env = limits.env ? std::vector<std::string>() : environment::process_entries();
+  const std::vector<std::string>& env = limits.env ? *limits.env : own_env;
+  std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   if (limits.cancel && limits.cancel->load()) return unexpected(fail(0, "cancelled by the caller before it started"));
 
   const auto deadline = clock::now() + limits.timeout;
   volatile int exec_errno = 0;
-  const detail::child_plan plan{argv.front().c_str(), args.data(), environ, out_w.fd, err_w.fd, ::getpid(), &exec_errno};
+  const detail::child_plan plan{argv.front().c_str(), args.data(), envp.data(), out_w.fd, err_w.fd, ::getpid(), &exec_errno};
   const pid_t pid = detail::spawn_child(plan);
   const int spawn_errno = pid < 0 ? errno : exec_errno;
   out_w.reset();  // the child holds its own copies; EOF arrives when it (and its children) close them
