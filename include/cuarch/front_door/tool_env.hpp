@@ -193,8 +193,10 @@ inline cmake_reader cmake_reading(std::string_view given, const environment& env
       }
     }
   if (program.empty()) return {{}, {}, "no cmake was found to ask (CMAKE_COMMAND, PATH)", {}, {}};
+  const std::vector<std::string> program_env = env.program_environment();  // the snapshot's, never the live environ
   process_limits limits;
   limits.timeout = default_tool_timeout;
+  limits.env = &program_env;
   const auto run = run_process({program, "--version"}, limits, source_kind::none);
   constexpr std::string_view lead = "cmake version ";
   const std::size_t at = run ? run->out.find(lead) : std::string::npos;
