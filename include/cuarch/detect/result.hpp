@@ -70,7 +70,9 @@ struct detect_options {
   std::vector<std::string> python_prefixes;                   // Python environments to scan (pip nvidia-* wheels, Triton)
   std::optional<std::vector<compute_capability>> device_ccs;  // explicit devices (build machines without GPUs)
   std::optional<expected<observation, error>> compile_time;   // CUARCH_COMPILE_TIME_OBSERVATION()
-  std::optional<environment> env;                             // default: environment::from_process()
+  // default: environment::from_process(). The programs detection runs (nvcc --version) get its
+  // program_environment(): a hand-built one, with nothing inherited, is their whole environment.
+  std::optional<environment> env;
 
   // Places beyond the explicit arguments and the environment variables.
   bool already_loaded = true;     // libraries the application mapped into this process (see already_loaded.hpp)
