@@ -17,6 +17,7 @@
 #include "../../core/errors.hpp"
 #include "../../core/expected.hpp"
 #include "../../core/source_kind.hpp"
+#include "posix.hpp"  // errno_text
 #include "process_lock.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -153,8 +154,17 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
   auto* job = new bounded_job<F>(std::move(fn));
   job->what = stuck_call{library, std::move(call), library_clock::now()};
   pthread_t t;
-  if (::pthread_create(&t, nullptr, &bounded_job_base::worker, job) == 0) ::pthread_detach(t);
-  else bounded_job_base::worker(job);  // no thread to be had: call directly
+  if (const int e = ::pthread_create(&t, nullptr, &bounded_job_base::worker, job); e != 0) {
+    // No thread to hold the call to the deadline (the process's or user's thread limit): it is not
+    // made, rather than made here without a bound, silently (docs/reliability.md).
+    const std::string what = job->what.call;
+    delete job;  // never started: no other reference
+    return unexpected(errors::library_call_failed(
+        src, "pthread_create for " + what, e, library,
+        "no thread could be started to hold " + what + " in " + library + " to the detection's deadline, so it was not called (" +
+            errno_text(e) + "); free threads or raise the limit (ulimit -u, the cgroup's pids.max)"));
+  }
+  ::pthread_detach(t);
   // steady_clock is CLOCK_MONOTONIC (libstdc++ and libc++ on Linux): the condition variable's clock.
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch()).count();
   const timespec at{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
