@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fixtures/fixture_support.hpp"
+#include "timing_bound.hpp"
 
 using cuarch::cuda_version;
 using cuarch::errc;
@@ -250,10 +251,12 @@ namespace {
 /// writing once, so the blocked reader gets EOF and the test process can finish).
 template <class Read>
 auto bounded_read(Read read, const std::vector<std::string>& fifos = {}) {
+  // A blocked read waits for ever; a refusal takes microseconds (timing_bound.hpp).
+  const auto bound = cuarch_test::prompt_bound(std::chrono::seconds(0), std::chrono::seconds(1));
   const auto start = std::chrono::steady_clock::now();
   auto result = std::async(std::launch::async, read);
-  if (result.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
-    FAIL_CHECK("blocked for more than a second");
+  if (result.wait_for(bound) != std::future_status::ready) {
+    FAIL_CHECK("blocked for more than " << bound.count() << " s");
     // Unblock the reader: a writer that opens and closes the FIFO hands it EOF (repeatedly: the
     // code under test may block on the next FIFO of the list after this one).
     for (int i = 0; i < 100 && result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready; ++i)
@@ -263,7 +266,7 @@ auto bounded_read(Read read, const std::vector<std::string>& fifos = {}) {
       }
   }
   auto r = result.get();
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  CHECK(std::chrono::steady_clock::now() - start < bound);
   return r;
 }
 

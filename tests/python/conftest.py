@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -25,6 +26,24 @@ def clean_env(**extra):
     env = {k: v for k, v in os.environ.items() if k not in OVERRIDES}
     env.update(extra)
     return env
+
+
+def noop_spawn_median():
+    """How long running a no-op program takes here and now (median of 5 runs of /bin/true): the unit
+    of a timing bound, which a loaded machine stretches as it stretches the code under test
+    (docs/testing.md, "Timing assertions"; tests/timing_bound.hpp is the C++ twin)."""
+    runs = []
+    for _ in range(5):
+        start = time.monotonic()
+        subprocess.run(["/bin/true"], check=False)
+        runs.append(time.monotonic() - start)
+    return sorted(runs)[len(runs) // 2]
+
+
+def prompt_bound(expected, slack):
+    """How long "promptly after `expected` seconds" may take: expected + max(10 x a no-op spawn
+    measured now, slack)."""
+    return expected + max(10 * noop_spawn_median(), slack)
 
 
 def run_python(code, env=None, timeout=120):

@@ -13,7 +13,7 @@ import time
 import pytest
 
 import cuarch
-from conftest import clean_env, run_python
+from conftest import clean_env, prompt_bound, run_python
 
 
 def sleeping_nvcc(tmp_path, seconds=30):
@@ -95,7 +95,9 @@ def test_ctrl_c_interrupts_a_probe_within_100_ms_and_kills_it(tmp_path, call):
     words = out.split()
     assert words[:1] == ["interrupted"], (out, err)
     took = float(words[1]) - sent
-    assert took < 0.25, f"KeyboardInterrupt came {took * 1000:.0f} ms after Ctrl-C"  # ~70 ms; slack for a loaded CI
+    # Signals are checked every 50 ms (~70 ms measured): 0.25 s on an idle machine, more on a loaded one.
+    bound = prompt_bound(0.05, 0.2)
+    assert took < bound, f"KeyboardInterrupt came {took * 1000:.0f} ms after Ctrl-C (bound {bound * 1000:.0f} ms)"
     assert gone(probe), "the probe outlived the interrupted call"
 
 
