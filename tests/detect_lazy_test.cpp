@@ -34,7 +34,8 @@ const std::string& stub_dir() {
 
 /// A program that records that it was started, then hangs.
 void write_hanging_tool(const std::string& path, const std::string& marker) {
-  cuarch_test::write_file(path, "#!/bin/sh\n: > '" + marker + "'\nexec /bin/sleep 1000\n", true);  // absolute: the snapshot's PATH holds only the search dirs
+  // sleep by its absolute path: the snapshot's PATH, all its programs get, holds only the search dirs.
+  cuarch_test::write_file(path, "#!/bin/sh\n: > '" + marker + "'\nexec /bin/sleep 1000\n", true);
 }
 
 bool started(const std::string& marker) { return ::access(marker.c_str(), F_OK) == 0; }

@@ -122,7 +122,8 @@ TEST_CASE("probes while another thread rewrites the environment: no spurious fai
 
   std::vector<std::string> all;
   for (const auto& f : failures) all.insert(all.end(), f.begin(), f.end());
-  const auto bad_address = std::count_if(all.begin(), all.end(), [](const std::string& m) { return m.find("Bad address") != std::string::npos; });
+  const auto bad_address = std::count_if(all.begin(), all.end(),
+                                         [](const std::string& m) { return m.find("Bad address") != std::string::npos; });
   INFO(probes.load() << " probes in " << run_for.count() << " s by " << n << " threads, " << rewrites.load()
                      << " rewrites of the environment; " << all.size() << " failed (" << bad_address << " with Bad address)"
                      << (all.empty() ? std::string() : ", first: " + all.front()));

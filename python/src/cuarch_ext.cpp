@@ -51,7 +51,8 @@ cuarch_python::environment_map with_inherited(const cuarch_python::environment_m
   cuarch_python::environment_map out = env;
   for (const std::string& entry : cuarch::environment::process_entries()) {
     const std::size_t eq = entry.find('=');
-    if (!cuarch_python::reads_variable(std::string_view(entry).substr(0, eq))) out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    if (!cuarch_python::reads_variable(std::string_view(entry).substr(0, eq)))
+      out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
   }
   return out;
 }

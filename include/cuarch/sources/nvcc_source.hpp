@@ -47,8 +47,7 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
                                                            discovery how = discovery::explicit_argument,
                                                            std::chrono::milliseconds timeout = default_tool_timeout,
                                                            library_path_policy policy = library_path_policy::allow_relative,
-                                                           const std::atomic<bool>* cancel = nullptr,
-                                                           const environment* env = nullptr) {
+                                                           const std::atomic<bool>* cancel = nullptr, const environment* env = nullptr) {
   const auto unreadable = [kind](const std::string& what, std::string_view why, int status = 0) {
     return unexpected(detail::file_read_error(kind, what, why, status));
   };

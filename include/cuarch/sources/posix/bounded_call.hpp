@@ -159,10 +159,10 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     // made, rather than made here without a bound, silently (docs/reliability.md).
     const std::string what = job->what.call;
     delete job;  // never started: no other reference
-    return unexpected(errors::library_call_failed(
-        src, "pthread_create for " + what, e, library,
-        "no thread could be started to hold " + what + " in " + library + " to the detection's deadline, so it was not called (" +
-            errno_text(e) + "); free threads or raise the limit (ulimit -u, the cgroup's pids.max)"));
+    return unexpected(errors::library_call_failed(src, "pthread_create for " + what, e, library,
+                                                  "no thread could be started to hold " + what + " in " + library +
+                                                      " to the detection's deadline, so it was not called (" + errno_text(e) +
+                                                      "); free threads or raise the limit (ulimit -u, the cgroup's pids.max)"));
   }
   ::pthread_detach(t);
   // steady_clock is CLOCK_MONOTONIC (libstdc++ and libc++ on Linux): the condition variable's clock.
