@@ -148,8 +148,10 @@ inline std::string error::message(const option_speller& spell) const {
     case errc::symbol_not_found:
       return "symbol " + subj + " is missing" + where + "; fix: the library is too old or not the one expected; pass another library";
     case errc::library_call_failed:
+      // bounded_call.hpp: no thread to bound the call with (the call was not made).
       return subj + " failed with status " + std::to_string(native_status) + where + said(": ") +
-             "; fix: check the installation (driver loaded, library intact)";
+             (subj.rfind("pthread_create", 0) == 0 ? "; fix: free threads in this process, or raise its limit (ulimit -u, pids.max)"
+                                                   : "; fix: check the installation (driver loaded, library intact)");
     case errc::process_failed:
       return "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where + said(": ") +
              "; fix: run it by hand to see why";
