@@ -86,13 +86,6 @@ inline bool reads_variable(std::string_view name) {
          std::find(std::begin(cuarch::tool_variables), std::end(cuarch::tool_variables), name) != std::end(cuarch::tool_variables);
 }
 
-/// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
-/// are: the same names, grammar, defaults and rules, into `o`, with the environment snapshot Python
-/// took from os.environ while it held the GIL (nothing here calls getenv). A name cuarch does not know
-/// is a usage error (ValueError); text that does not parse as a value (a version, a device list) is
-/// the caller's input (ResolveInputError, the parser's code), its document made by `document(error)`:
-/// each call's own failure document. nullopt when every option was read.
-template <class Document>
 /// How the library's messages name an option from Python: its keyword, with an example value as a
 /// Python literal ("devices='9.0'"); a placeholder (all capitals) stays a word ("timeout=SECONDS").
 inline std::string python_spelling(const void*, std::string_view name, std::string_view value) {
@@ -108,6 +101,13 @@ inline std::string python_spelling(const void*, std::string_view name, std::stri
 }
 inline constexpr cuarch::option_speller python_speller{python_spelling, nullptr};
 
+/// The keyword arguments, read by the library (front_door/options.hpp) as the command line's flags
+/// are: the same names, grammar, defaults and rules, into `o`, with the environment snapshot Python
+/// took from os.environ while it held the GIL (nothing here calls getenv). A name cuarch does not know
+/// is a usage error (ValueError); text that does not parse as a value (a version, a device list) is
+/// the caller's input (ResolveInputError, the parser's code), its document made by `document(error)`:
+/// each call's own failure document. nullopt when every option was read.
+template <class Document>
 std::optional<outcome> read_options(const option_list& options, const environment_map& env, cuarch::resolve_options& o,
                                     Document document) {
   for (const auto& [name, value] : options) {

@@ -37,7 +37,7 @@ stderr_has() {
 check 0 "-gencode=arch=compute_90a,code=sm_90a" -- --toolkit 13.0 --device-cc 9.0
 check 0 "12.0a" -- --toolkit 12.8 --device-cc 12.0 --format torch
 check 0 "86-real;120a-real" -- --toolkit 13.0 --device-cc 8.6,12.0,12.0 --format cmake
-check 0 "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120-real;121" -- --toolkit 13.0 --archs all --format cmake
+check 0 "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120;121-real" -- --toolkit 13.0 --archs all --format cmake
 check 0 "7.5;8.0;9.0;10.0;11.0;12.0+PTX" -- --toolkit 13.0 --archs all-major --format torch
 check 0 $'--gpu-architecture=sm_90a\n--gpu-architecture=sm_100' -- --toolkit 13.0 --archs "9.0a 10.0" --format nvrtc
 check 0 "90;100a-real" -- --toolkit 13.0 --archs "-arch=sm_90 -gencode=arch=compute_100a,code=sm_100a" --dialect nvcc --format cmake

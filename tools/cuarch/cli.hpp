@@ -48,6 +48,18 @@ inline std::string& requested_format() {
   return format;
 }
 
+/// Whether any `--format json` (or the doctor's `--json`) was given: a caller that asked for JSON reads
+/// stdout, even when the same option was also given otherwise (a usage error).
+inline bool asks_for_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a == "--json" || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+      return true;
+  }
+  return false;
+}
+
 inline std::string format_in(int argc, const char* const* argv) {
   std::string format;
   for (int i = 1; i < argc; ++i) {

@@ -55,7 +55,7 @@ int run_command_line(int argc, char** argv) {
   }
 
   requested_format() = format_in(argc, argv);
-  json_requested() = requested_format() == "json";
+  json_requested() = asks_for_json(argc, argv);
   if (argc < 2) {
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
