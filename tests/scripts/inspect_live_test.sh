@@ -4,17 +4,25 @@
 # of each fresh artefact (`cuobjdump -all`: kind, arch with a/f, code version, compressed) must equal
 # what `cuarch inspect --format json` lists, image by image, in order. The whole corpus is checked
 # offline by tests/inspect_test.cpp; scripts/toolkits/record-inspect-corpus.sh re-records it.
-# Skipped (exit 77) without nvcc 13.0 or a cuobjdump (next to nvcc, CUARCH_TEST_CUOBJDUMP, or the
-# wheel unpacked under ~/.cache/cuarch/cuobjdump, as record-nvcc-flags.sh says).
+# Skipped (exit 77) without nvcc 13.0. cuobjdump: CUARCH_TEST_CUOBJDUMP, else next to nvcc, else
+# cuobjdump 13.2.51's wheel in ~/.cache/cuarch/cuobjdump, fetched there on the first run
+# (scripts/toolkits/fetch-tool-wheels.sh --cuobjdump, sha256-pinned); skipped, visibly, only when it is
+# not cached and cannot be fetched (offline, or CUARCH_OFFLINE=1).
 set -u
 cli="${CUARCH_CLI:?CUARCH_CLI must point at the cuarch executable}"
 src="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 nvcc="${CUARCH_TEST_NVCC:-/usr/local/cuda/bin/nvcc}"
-cuobjdump="${CUARCH_TEST_CUOBJDUMP:-$(dirname "$nvcc")/cuobjdump}"
-[[ -x $cuobjdump ]] || cuobjdump=$(ls -d "$HOME"/.cache/cuarch/cuobjdump/*/nvidia/cu*/bin/cuobjdump 2>/dev/null | sort -V | tail -1)
 if [[ ! -x $nvcc ]]; then echo "SKIPPED: no nvcc at $nvcc (set CUARCH_TEST_NVCC)"; exit 77; fi
 if ! "$nvcc" --version | grep -q 'release 13\.0'; then echo "SKIPPED: $nvcc is not CUDA 13.0 (the corpus records 13.0)"; exit 77; fi
-if [[ ! -x $cuobjdump ]]; then echo "SKIPPED: no cuobjdump (set CUARCH_TEST_CUOBJDUMP)"; exit 77; fi
+cuobjdump="${CUARCH_TEST_CUOBJDUMP:-$(dirname "$nvcc")/cuobjdump}"
+if [[ -z ${CUARCH_TEST_CUOBJDUMP:-} && ! -x $cuobjdump ]]; then
+  fetch="$src/scripts/toolkits/fetch-tool-wheels.sh"
+  cuobjdump=$(bash "$fetch" --cuobjdump)
+  rc=$?
+  ((rc == 77)) && { echo "SKIPPED: no cuobjdump, and it cannot be fetched ($fetch --cuobjdump, above)"; exit 77; }
+  ((rc == 0)) || { echo "FAIL: $fetch --cuobjdump exit $rc"; exit 1; }
+fi
+if [[ ! -x $cuobjdump ]]; then echo "FAIL: cuobjdump $cuobjdump is not executable"; exit 1; fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 echo '__global__ void k(float* p) { p[threadIdx.x] *= 2.0f; }' >"$work/k.cu"
 fail=0 n=0
