@@ -26,8 +26,10 @@ struct corpus_row {
   std::string file, args, images;
 };
 
-std::vector<corpus_row> corpus() {
-  std::ifstream in(data_dir + "corpus.tsv");
+// dir: "" for nvcc 13.0's corpus, "nvcc-12.4/" or "ptxas-12.8/" for those releases' (each row's file is
+// relative to its corpus.tsv).
+std::vector<corpus_row> corpus(const std::string& dir = "") {
+  std::ifstream in(data_dir + dir + "corpus.tsv");
   std::vector<corpus_row> rows;
   std::string line;
   while (std::getline(in, line)) {
@@ -95,21 +97,26 @@ constexpr compute_capability cc(int major, int minor) { return {major, minor}; }
 
 }  // namespace
 
-TEST_CASE("every nvcc 13.0 artefact lists the images cuobjdump lists", "[inspect][corpus]") {
-  const auto rows = corpus();
-  REQUIRE(rows.size() >= 35);
-  for (const auto& r : rows) {
-    INFO(r.file << "  (nvcc " << r.args << ")");
-    const auto listing = read_code_file(data_dir + r.file);
-    REQUIRE(listing.has_value());
-    const bool cubin = r.file.size() > 6 && r.file.substr(r.file.size() - 6) == ".cubin";
-    CHECK(words(*listing, cubin) == r.images);
-    const container_kind want = r.images == "none"                            ? container_kind::none
-                                : cubin                                       ? container_kind::cubin
-                                : r.file.find(".fatbin") != std::string::npos ? container_kind::fatbin
-                                : r.file.find(".ptx") != std::string::npos    ? container_kind::ptx
-                                                                              : container_kind::elf;
-    CHECK(listing->kind == want);
+TEST_CASE("every nvcc 13.0 and 12.x artefact lists the images cuobjdump lists", "[inspect][corpus]") {
+  // nvcc 12.4 writes ELF ABI 7 cubins (sm in e_flags bits 0-7) and compresses with flag 0x2000; ptxas 12.8
+  // writes ABI 7 up to sm_90a and ABI 8 past it; nvcc 13.0 writes ABI 8 and compresses with 0x8000.
+  for (const auto& [dir, at_least] : {std::pair<std::string, std::size_t>{"", 44}, {"nvcc-12.4/", 24}, {"ptxas-12.8/", 4}}) {
+    const auto rows = corpus(dir);
+    CHECK(rows.size() >= at_least);
+    for (const auto& r : rows) {
+      INFO(dir << r.file << "  (" << r.args << ")");
+      const auto listing = read_code_file(data_dir + dir + r.file);
+      REQUIRE(listing.has_value());
+      const bool cubin = r.file.size() > 6 && r.file.substr(r.file.size() - 6) == ".cubin";
+      CHECK(words(*listing, cubin) == r.images);
+      const container_kind want = r.images == "none"                            ? container_kind::none
+                                  : cubin                                       ? container_kind::cubin
+                                  : r.file.find(".fatbin") != std::string::npos ? container_kind::fatbin
+                                  : r.file.find(".ptx") != std::string::npos    ? container_kind::ptx
+                                  : r.file.substr(r.file.size() - 2) == ".a"    ? container_kind::archive
+                                                                                : container_kind::elf;
+      CHECK(listing->kind == want);
+    }
   }
 }
 

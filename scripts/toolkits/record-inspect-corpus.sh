@@ -3,10 +3,20 @@
 # what cuobjdump lists in each: the oracle for `cuarch inspect` (include/cuarch/core/fatbin.hpp,
 # tests/inspect_test.cpp, docs/inspect.md).
 #
-# Usage:  scripts/toolkits/record-inspect-corpus.sh [--nvcc PATH] [--cuobjdump PATH] [-o DIR]
+# Usage:  scripts/toolkits/record-inspect-corpus.sh [--nvcc PATH] [--ptxas PATH] [--cuobjdump PATH]
+#                                                  [--append] [-o DIR]
 #           defaults: nvcc /usr/local/cuda/bin/nvcc; cuobjdump next to nvcc, else the newest one
-#           unpacked under ~/.cache/cuarch/cuobjdump/ (scripts/toolkits/record-nvcc-flags.sh says how
-#           to get it); DIR tests/data/inspect (artefacts + corpus.tsv there).
+#           unpacked under ~/.cache/cuarch/cuobjdump/ (scripts/toolkits/fetch-tool-wheels.sh
+#           --cuobjdump fetches it); DIR tests/data/inspect (artefacts + corpus.tsv there).
+#           The forms follow nvcc's release: 13.x every form below; 12.x those its flags have (no
+#           --compress-mode, no f targets, nothing past sm_90a for 12.4).
+#           --ptxas PATH: instead, bare cubins that this ptxas assembles from the PTX nvcc writes
+#           (compute_90): the corpus of a release whose nvcc driver is not at hand (ptxas 12.8's wheel).
+#           --append: build and record only the forms DIR/corpus.tsv does not list yet, leaving the
+#           recorded artefacts as they are.
+# Recorded: tests/data/inspect (nvcc 13.0.88); tests/data/inspect/nvcc-12.4 (nvcc 12.4.131, the
+# toolchain scripts/toolkits/fetch-nvcc12-toolchain.sh assembles); tests/data/inspect/ptxas-12.8
+# (--ptxas: ptxas 12.8.93 of scripts/toolkits/fetch.sh nvcc 12.8, PTX by nvcc 12.4).
 #
 # Each row of DIR/corpus.tsv:  FILE <TAB> NVCC ARGUMENTS <TAB> IMAGES
 # IMAGES: every image `cuobjdump -all FILE` lists (its header dump: no disassembly), in file order,
@@ -15,20 +25,25 @@
 # as M.m (the PTX ISA version for ptx), z when cuobjdump says `compressed`. For a .ptx file (which
 # cuobjdump does not read) the row is ptx:sm_XY:V from the text's own .target and .version lines.
 # For a .cubin (whose header dump cuobjdump leaves empty) the row is elf:sm_NN from the `sm=` of
-# `cuobjdump -elf` ("90a"; it drops the f of a family-specific cubin). A file without device code: the single word none.
+# `cuobjdump -elf` ("90a"; it drops the f of a family-specific cubin; "64bit elf: ... sm=90a, toolkit=124"
+# before ELF ABI 8). A file without device code: the single word none.
 # Needs: bash, nvcc (13.0 recorded), cuobjdump, g++ (nvcc's host compiler).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 NVCC=/usr/local/cuda/bin/nvcc
+PTXAS=
+APPEND=0
 CUOBJDUMP=
 OUT=$REPO/tests/data/inspect
 while [[ $# -gt 0 ]]; do
   case $1 in
     --nvcc) NVCC=$2; shift 2 ;;
+    --ptxas) PTXAS=$2; shift 2 ;;
+    --append) APPEND=1; shift ;;
     --cuobjdump) CUOBJDUMP=$2; shift 2 ;;
     -o) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "record-inspect-corpus.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -48,8 +63,42 @@ int main() { k<<<1, 1>>>(nullptr); return 0; }
 CU
 printf 'int host_only(int x) { return x + 1; }\n' >"$WORK/h.cpp"
 
+release=$("$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
 # name | nvcc arguments (the output kind follows from the name's extension)
 forms() {
+  if [[ -n $PTXAS ]]; then
+    for sm in 90 90a 100a 120; do echo "k_sm_$sm.cubin|ptxas -arch=sm_$sm k_compute_90.ptx"; done
+    return
+  fi
+  if [[ $release == 12.* ]]; then
+    cat <<'F'
+sm_75.o|-c k.cu -arch=sm_75
+sm_80.o|-c k.cu -gencode arch=compute_80,code=sm_80
+sm_90.o|-c k.cu -arch=sm_90
+sm_90a.o|-c k.cu -arch=sm_90a
+compute_90.o|-c k.cu -gencode arch=compute_90,code=compute_90
+mix_80_90a_c90.o|-c k.cu -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=compute_90
+compress_all.o|-c k.cu -arch=sm_90 -Xfatbin=-compress-all
+no_compress.o|-c k.cu -arch=sm_90 --no-compress
+rdc_sm_90.o|-c k.cu -rdc=true -arch=sm_90
+lto_90.o|-c k.cu -dlto -arch=sm_90
+debug_sm_86.o|-c k.cu -G -arch=sm_86
+libk_sm_90a.so|-shared -Xcompiler -fPIC k.cu -arch=sm_90a -cudart=shared
+libk_80_90a_c90.so|-shared -Xcompiler -fPIC k.cu -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=compute_90 -cudart=shared
+libk_sm_90.a|-lib k.cu -arch=sm_90
+libk_compress_all.a|-lib k.cu -arch=sm_89 -Xfatbin=-compress-all
+exe_sm_80_90|m.cu -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -cudart=shared
+exe_compute_86|m.cu -gencode arch=compute_86,code=compute_86 -cudart=shared
+exe_compress_compute_90|m.cu -gencode arch=compute_90,code=compute_90 -Xfatbin=-compress-all -cudart=shared
+exe_rdc_sm_90|m.cu -rdc=true -arch=sm_90 -cudart=shared
+k_sm_90a.cubin|-cubin k.cu -arch=sm_90a
+k_sm_89.cubin|-cubin k.cu -arch=sm_89
+k_sm_90.fatbin|-fatbin k.cu -gencode arch=compute_90,code=[sm_90,compute_90]
+k_compress_all.fatbin|-fatbin k.cu -arch=sm_89 -Xfatbin=-compress-all
+k_compute_90.ptx|-ptx k.cu -arch=compute_90
+F
+    return
+  fi
   cat <<'F'
 sm_75.o|-c k.cu -arch=sm_75
 sm_80.o|-c k.cu -gencode arch=compute_80,code=sm_80
@@ -88,6 +137,13 @@ k_sm_120.fatbin|-fatbin k.cu -gencode arch=compute_120,code=[sm_120,compute_120]
 k_compress_all.fatbin|-fatbin k.cu -arch=sm_89 -Xfatbin=-compress-all
 k_compute_90a.ptx|-ptx k.cu -arch=compute_90a
 k_compute_120f.ptx|-ptx k.cu -arch=compute_120f
+exe_compute_86|m.cu -gencode arch=compute_86,code=compute_86 -cudart=shared
+exe_compress_compute_90|m.cu -gencode arch=compute_90,code=compute_90 -Xfatbin=-compress-all -cudart=shared
+libk_80_90a_c90.so|-shared -Xcompiler -fPIC k.cu -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=compute_90 -cudart=shared
+libk_compress_all_c90.so|-shared -Xcompiler -fPIC k.cu -gencode arch=compute_90,code=[sm_90,compute_90] -Xfatbin=-compress-all -cudart=shared
+libk_sm_90.a|-lib k.cu -arch=sm_90
+libk_mix_89_100a_120.a|-lib k.cu -gencode arch=compute_89,code=sm_89 -gencode arch=compute_100a,code=sm_100a -gencode arch=compute_120,code=[sm_120,compute_120]
+libk_rdc_compress_all.a|-lib k.cu -rdc=true -arch=sm_90 -Xfatbin=-compress-all
 F
 }
 
@@ -101,16 +157,22 @@ images() {  # the cuobjdump header dump of $1 as KIND:ARCH:VERSION[:z] words
 }
 
 mkdir -p "$OUT"
-release=$("$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
 tsv=$OUT/corpus.tsv
-{
-  echo "# cuobjdump's listing of nvcc $release artefacts (scripts/toolkits/record-inspect-corpus.sh; $(basename "$CUOBJDUMP") $("$CUOBJDUMP" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p;s/.*V\([0-9.]*\)$/\1/p' | tail -1))"
-  echo "# file	nvcc arguments	images (kind:arch:code version[:z compressed])"
-} >"$tsv"
+builder="nvcc $release"
+[[ -n $PTXAS ]] && builder="ptxas $("$PTXAS" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p') (PTX by nvcc $release)"
+if [[ $APPEND == 0 || ! -f $tsv ]]; then
+  {
+    echo "# cuobjdump's listing of $builder artefacts (scripts/toolkits/record-inspect-corpus.sh; $(basename "$CUOBJDUMP") $("$CUOBJDUMP" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p;s/.*V\([0-9.]*\)$/\1/p' | tail -1))"
+    echo "# file	nvcc arguments	images (kind:arch:code version[:z compressed])"
+  } >"$tsv"
+fi
+[[ -n $PTXAS ]] && (cd "$WORK" && "$NVCC" -ptx k.cu -arch=compute_90 -o k_compute_90.ptx)
 while IFS='|' read -r name args; do
-  (cd "$WORK" && eval "\"$NVCC\" $args -o \"$name\"") >/dev/null
+  [[ $APPEND == 1 ]] && cut -f1 "$tsv" | grep -qxF "$name" && continue
+  if [[ $args == ptxas\ * ]]; then (cd "$WORK" && eval "\"$PTXAS\" ${args#ptxas } -o \"$name\"") >/dev/null
+  else (cd "$WORK" && eval "\"$NVCC\" $args -o \"$name\"") >/dev/null; fi
   case $name in
-    *.cubin) list="elf:sm_$({ "$CUOBJDUMP" -elf "$WORK/$name" || true; } | sed -n 's/^64-bit ELF: .* sm=\([0-9a-z]*\),.*/\1/p' | head -1)" ;;
+    *.cubin) list="elf:sm_$({ "$CUOBJDUMP" -elf "$WORK/$name" || true; } | sed -n 's/^64-\{0,1\}bit [Ee][Ll][Ff]: .* sm=\([0-9a-z]*\),.*/\1/p' | head -1)" ;;
     *.ptx) list="ptx:$(sed -n 's/^\.target \([a-z0-9_]*\).*/\1/p' "$WORK/$name"):$(sed -n 's/^\.version //p' "$WORK/$name")" ;;
     *) list=$(images "$WORK/$name") ;;
   esac
