@@ -187,9 +187,15 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
   code_image img;  // SASS
   img.size = b.size();
   // The sm number: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
-  const std::uint64_t sm = (le(b, 0x30, 4) >> (static_cast<unsigned char>(b[8]) >= 8 ? 8 : 0)) & 0xff;
+  const std::uint64_t flags = le(b, 0x30, 4);
+  const bool abi8 = static_cast<unsigned char>(b[8]) >= 8;
+  const std::uint64_t sm = (flags >> (abi8 ? 8 : 0)) & 0xff;
   if (sm == 0) return bad_code(0x30, "a cubin whose ELF flags name no GPU");
   img.target.cc = cc_of_sm(sm);
+  // `a` in e_flags: 0x800 before ABI 8 (nvcc 12.4, ptxas 12.8 up to sm_90a), 0x8 in ptxas 12.8's ABI 8;
+  // nvcc 13.0 says it in .nv.compat instead (below). Each read against cuobjdump's `sm=90a`/`sm=100a`
+  // on tests/data/inspect/nvcc-12.4 and ptxas-12.8.
+  if (flags & (abi8 ? 0x8u : 0x800u)) img.target.variant = arch_variant::arch_specific;
   auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
     const std::string_view bytes = b.substr(static_cast<std::size_t>(s.offset), static_cast<std::size_t>(s.size));
     if (s.name == ".nv.compat") {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
