@@ -1,93 +1,97 @@
 #!/usr/bin/env bash
 # `cuarch inspect` on a real GPU machine (written for an H200: cc 9.0, driver 580 / CUDA 13.0), with
-# binaries built elsewhere (tests/data/inspect-gpu/, by scripts/toolkits/build-inspect-gpu-binaries.sh:
-# fatbins for sm_80, sm_86, sm_89+sm_120, sm_90, sm_90a, compute_75/90/90a/100/100f/120, sm_100a,
-# sm_100f, sm_120 and mixes; cubins; PTX text, one of PTX ISA 9.9). Checks:
-#  (a) for every binary, cuarch's verdict for device 0 (devices through NVML, the driver detected)
-#      equals what cuModuleLoadData does with it (a ctypes loader calling libcuda in a child process);
+# binaries built elsewhere and carried in the working tree (no nvcc, no network there):
+#   tests/data/inspect/            nvcc 13.0: objects of every form, compressed and not, -rdc, -dlto,
+#                                  executables (PTX-only ones too), shared libraries, archives, cubins, PTX;
+#   tests/data/inspect/nvcc-12.4/  nvcc 12.4: the same kinds (compressed with flag 0x2000);
+#   tests/data/inspect/ptxas-12.8/ cubins by ptxas 12.8;
+#   tests/data/inspect-gpu/        fatbins for single targets and mixes, cubins, PTX (one of ISA 9.9)
+#   (scripts/toolkits/record-inspect-corpus.sh and build-inspect-gpu-binaries.sh built them). Checks:
+#  (a) for every binary, cuarch's verdict for device 0 (devices through NVML, the driver detected:
+#      `verdict` where the JSON has it, else `loads`) equals what the driver does: can kernel k run?
+#      scripts/gpu/inspect-launch.py finds the CUDA code itself (ELF sections, fatbins, ar members) and
+#      hands it to libcuda as the runtime does: cuModuleLoadData of each fatbin/cubin/PTX (a device link
+#      first for -rdc objects), cuModuleGetFunction k, a launch and a synchronise; one child per binary.
+#      One line per binary, then a count. A verdict of "unknown" fails too: it is not evidence.
+#  (d) the same verdicts through `--inventory`: this machine described as a fleet would describe it
+#      (`nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv`, written here);
 #  (b) the installed torch's libtorch_cuda.so: cuarch reads it (time, code objects, images), says it
 #      loads on this GPU, and the targets most code objects hold (every one: printed) equal
 #      torch.cuda.get_arch_list();
-#  (d) the same verdicts through `--inventory`: this machine described as a fleet would describe it
-#      (`nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv`, written here) must give
-#      every binary the verdict cuModuleLoadData gave;
 #  (c) with CUOBJDUMP set (e.g. a copy of ~/.cache/cuarch/cuobjdump/13.2.51/nvidia/cu13/bin/cuobjdump
 #      carried in the tree), the images equal cuobjdump's and the time ratio (issue 19 item 6).
-# Prints one PASS/FAIL line per check; exit 1 if any failed, 77 ("skipped: no GPU") without NVML.
+# Exit 1 if any check failed, 77 ("skipped: no GPU") without NVML. Needs python3 (torch for (b)).
 #
-#   CUARCH_CLI=build/cuarch [CUOBJDUMP=path/to/cuobjdump] bash scripts/gpu/inspect-on-gpu.sh
+#   bash scripts/gpu/inspect-on-gpu.sh [path/to/cuarch]      (else CUARCH_CLI, else build/cuarch)
 # Outputs go to $OUT/inspect-on-gpu/ when OUT is set.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="${OUT:+$OUT/inspect-on-gpu}"
 work="${work:-$(mktemp -d)}"
 mkdir -p "$work"
-cli="${CUARCH_CLI:?CUARCH_CLI: a built cuarch}"
+cli="${1:-${CUARCH_CLI:-$root/build/cuarch}}"
+[[ -x $cli ]] || { echo "inspect-on-gpu.sh: no cuarch at '$cli' (pass its path, or set CUARCH_CLI)" >&2; exit 2; }
+cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
 say() { printf '%s\n' "$*" | tee -a "$work/summary.txt"; }
 if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then say "skipped: no GPU (no libnvidia-ml.so.1)"; exit 77; fi
 
-# The actual load: one child per binary, so a failed load cannot affect the next.
-cat >"$work/load.py" <<'PY'
-import ctypes, sys
-cuda = ctypes.CDLL("libcuda.so.1")
-def name(rc):
-    s = ctypes.c_char_p()
-    cuda.cuGetErrorName(rc, ctypes.byref(s))
-    return (s.value or b"?").decode()
-def check(rc, what):
-    if rc != 0:
-        print(f"setup {what} failed: {name(rc)}"); sys.exit(3)
-check(cuda.cuInit(0), "cuInit")
-dev = ctypes.c_int(); check(cuda.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-ctx = ctypes.c_void_p(); check(cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-check(cuda.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-data = open(sys.argv[1], "rb").read()
-if sys.argv[1].endswith(".ptx"): data += b"\0"
-buf = ctypes.create_string_buffer(data, len(data))
-mod = ctypes.c_void_p()
-rc = cuda.cuModuleLoadData(ctypes.byref(mod), buf)
-if rc == 0:
-    fn = ctypes.c_void_p()
-    rc2 = cuda.cuModuleGetFunction(ctypes.byref(fn), mod, b"k")
-    cuda.cuModuleUnload(mod)
-    print("loaded" if rc2 == 0 else f"loaded-no-kernel:{name(rc2)}")
-else:
-    print(f"refused:{name(rc)}")
-PY
-
 cat >"$work/compare.py" <<'PY'
 import json, subprocess, sys, os
-cli, load, files, work = sys.argv[1], sys.argv[2], sys.argv[3:-1], sys.argv[-1]
-fails = 0
+cli, launch, root, work = sys.argv[1:5]
+files = sys.argv[5:]
+inventory = os.path.join(work, "inventory.csv")
+def verdict(dev):
+    """loads | cannot | unknown: the JSON's `verdict` where it has one, else `loads`."""
+    if dev is None:
+        return "none"
+    v = str(dev.get("verdict", "loads" if dev.get("loads") else "cannot load"))
+    return "unknown" if v.startswith("unknown") else "loads" if v == "loads" else "cannot"
+def predicted(args, path):
+    p = subprocess.run([cli, "inspect", "--format", "json"] + args + [path], capture_output=True, text=True)
+    try:
+        doc = json.loads(p.stdout)
+        f = doc["files"][0]
+    except (ValueError, KeyError, IndexError):
+        return None, None, None, "cuarch gave no document: " + p.stderr.strip()[:200]
+    if f.get("error"):
+        return None, None, None, "cuarch: " + f["error"].get("message", "")
+    if not f.get("has_cuda_code"):
+        return "none", f, doc, ""
+    return verdict((f.get("devices") or [None])[0]), f, doc, ""
+counts = {"agree": 0, "disagree": 0, "unknown": 0}
 for path in files:
-    p = subprocess.run([cli, "inspect", "--format", "json", path], capture_output=True, text=True)
-    doc = json.loads(p.stdout) if p.stdout.strip() else {}
-    if not doc.get("files"):
-        print("FAIL: " + os.path.basename(path) + ": cuarch gave no verdict: " + p.stderr.strip()); fails += 1; continue
-    f = doc["files"][0]
-    dev = f["devices"][0]
-    predicted = dev["loads"]
-    via = ",".join(c["target"] for c in dev["chosen"]) or "-"
-    actual = subprocess.run([sys.executable, load, path], capture_output=True, text=True).stdout.strip()
-    ok = predicted == (actual == "loaded")
-    inventory = os.path.join(work, "inventory.csv")
-    if os.path.exists(inventory):  # (d): the node's verdict from the fleet's own description of it
-        q = subprocess.run([cli, "inspect", "--format", "json", "--inventory", inventory, path], capture_output=True, text=True)
-        node = (json.loads(q.stdout).get("files") or [{}])[0].get("devices", [{}])[0] if q.stdout.strip() else {}
-        if node.get("loads") != (actual == "loaded"):
-            print("FAIL: " + os.path.basename(path) + ": --inventory says loads=" + str(node.get("loads")) + ": " + q.stderr.strip())
-            ok = False
-    fails += 0 if ok else 1
-    images = " ".join(i["target"] for o in f["code_objects"] for i in o["images"])
-    print(("PASS" if ok else "FAIL") + ": " + os.path.basename(path) + " [" + images + "] on cc " + dev["cc"] + " driver " +
-          str((doc.get("driver") or {}).get("version")) + ": cuarch " + ("loads via " + via if predicted else "cannot load") +
-          ", cuModuleLoadData " + actual)
-sys.exit(1 if fails else 0)
+    name = os.path.relpath(path, root)
+    ours, f, doc, why = predicted([], path)
+    actual = subprocess.run([sys.executable, launch, path], capture_output=True, text=True, timeout=120).stdout.strip() or "no answer"
+    driver = "none" if actual == "none" else "loads" if actual.startswith("runs") else "cannot"
+    if ours == "unknown":
+        status = "UNKNOWN"
+    elif ours == driver:
+        status = "PASS"
+    else:
+        status = "FAIL"
+    extra = ""
+    if os.path.exists(inventory) and status == "PASS" and ours != "none":  # (d): the node's verdict, from the fleet's own description
+        node, _, _, w = predicted(["--inventory", inventory], path)
+        if node != ours:
+            status, extra = "FAIL", f"; --inventory says {node} {w}"
+    counts["unknown" if status == "UNKNOWN" else "agree" if status == "PASS" else "disagree"] += 1
+    images = " ".join(i["target"] + ("(z)" if i["compressed"] else "") for o in (f or {}).get("code_objects", []) for i in o["images"])
+    dev = ((f or {}).get("devices") or [{}])[0]
+    drv = str(((doc or {}).get("driver") or {}).get("version"))
+    print(f"{status}: {name} [{images}] cc {dev.get('cc', '?')} driver {drv}: cuarch {ours}{(' (' + why + ')') if why else ''}, "
+          f"driver: {actual}{extra}", flush=True)
+print(f"{len(files)} binaries: {counts['agree']} agree, {counts['disagree']} disagree, {counts['unknown']} judged unknown")
+sys.exit(0 if counts["disagree"] == 0 and counts["unknown"] == 0 else 1)
 PY
 smi_rc=0
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv >"$work/inventory.csv" ||
   { say "FAIL: nvidia-smi --query-gpu"; rm -f "$work/inventory.csv"; smi_rc=1; }
-python3 "$work/compare.py" "$cli" "$work/load.py" "$root"/tests/data/inspect-gpu/* "$work" | tee -a "$work/summary.txt"
+binaries=()
+for f in "$root"/tests/data/inspect/* "$root"/tests/data/inspect/*/* "$root"/tests/data/inspect-gpu/*; do
+  [[ -f $f && $f != */corpus.tsv ]] && binaries+=("$f")
+done
+python3 "$work/compare.py" "$cli" "$root/scripts/gpu/inspect-launch.py" "$root" "$work" "${binaries[@]}" | tee -a "$work/summary.txt"
 binaries_rc=${PIPESTATUS[0]}
 failures=$((binaries_rc != 0 || smi_rc != 0))
 
