@@ -4,7 +4,7 @@
 # (scripts/toolkits/compare-inspect-real.sh): CuPy 14.2.0's cupy-cuda13x and cupy-cuda12x (130 files, 6
 # with CUDA code: cub, thrust, _generator_api), and NVIDIA's CUDA runtime (libcudadevrt.a) and nvJPEG
 # (libnvjpeg.so) wheels for CUDA 13 and 12, whose images are compressed with flag 0x8000 (CUDA 13) and
-# 0x2000 (CUDA 12). 139 files, 10 with CUDA code, 29 code objects, 376 images; ~4 s on a warm cache.
+# 0x2000 (CUDA 12). 139 files, 10 with CUDA code, 29 code objects, 376 images; 5.5–8 s on a warm cache here.
 # The set (222 MB, sha256-pinned) and cuobjdump 13.2.51 are fetched into ~/.cache/cuarch on the first
 # run (scripts/toolkits/fetch-tool-wheels.sh --inspect small, --cuobjdump) and reused after.
 # Skipped (exit 77), visibly, only when they are not cached and cannot be fetched (offline, or
