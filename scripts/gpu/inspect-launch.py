@@ -148,7 +148,7 @@ def main():
             if rc != 0:
                 cuda.cuLinkDestroy(state)
                 return None, "device link: " + err(rc)
-            keep = ctypes.string_at(cubin, size.value)
+            keep = ctypes.string_at(cubin.value, size.value)
             cuda.cuLinkDestroy(state)
         mod = ctypes.c_void_p()
         rc = cuda.cuModuleLoadData(ctypes.byref(mod), keep)
@@ -159,7 +159,7 @@ def main():
         if all(cuda.cuModuleGetFunction(ctypes.byref(fn), mod, n) != 0 for n in (b"_Z1kPf", b"k")):
             return "no kernel k"
         arg = ctypes.c_uint64(buf.value)
-        params = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.byref(arg), ctypes.c_void_p))
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(arg))
         rc = cuda.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, None, params, None)
         if rc == 0:
             rc = cuda.cuCtxSynchronize()
