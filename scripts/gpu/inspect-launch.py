@@ -184,4 +184,5 @@ def main():
     print("runs (from: " + ", ".join(ran) + ")")
 
 
-main()
+if __name__ == "__main__":
+    main()
