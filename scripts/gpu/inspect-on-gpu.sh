@@ -62,7 +62,11 @@ counts = {"agree": 0, "disagree": 0, "unknown": 0}
 for path in files:
     name = os.path.relpath(path, root)
     ours, f, doc, why = predicted([], path)
-    actual = subprocess.run([sys.executable, launch, path], capture_output=True, text=True, timeout=120).stdout.strip() or "no answer"
+    try:
+        r = subprocess.run([sys.executable, launch, path], capture_output=True, text=True, timeout=120)
+        actual = r.stdout.strip() or "no answer: " + r.stderr.strip()[-200:]
+    except subprocess.TimeoutExpired:
+        actual = "no answer in 120 s"
     driver = "none" if actual == "none" else "loads" if actual.startswith("runs") else "cannot"
     if ours == "unknown":
         status = "UNKNOWN"
