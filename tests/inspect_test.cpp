@@ -153,6 +153,26 @@ TEST_CASE("a cubin names the CUDA that built it; compressed cubins, PTX and LTO 
   CHECK(zeros->objects.at(0).images.at(2).built_by.major == 0);
 }
 
+TEST_CASE("a CUDA 12.x cubin names its builder in e_version, as cuobjdump's toolkit= reads it", "[inspect][cubin]") {
+  // ELF ABI 7 cubins carry no .note.nv.tkinfo: e_version holds the release times ten (nvcc 12.4: 124;
+  // ptxas 12.8 up to sm_90a: 128), which cuobjdump prints as toolkit=124. ABI 8 cubins set it to 1.
+  for (const auto& [dir, release] : {std::pair<std::string, cuarch::cuda_version>{"nvcc-12.4/", {12, 4, -1}}, {"ptxas-12.8/", {12, 8, -1}}}) {
+    std::size_t said = 0;
+    for (const auto& r : corpus(dir)) {
+      INFO(dir << r.file);
+      const auto listing = read_code_file(data_dir + dir + r.file);
+      REQUIRE(listing.has_value());
+      for (const auto& o : listing->objects)
+        for (const auto& img : o.images)
+          if (img.target.form == arch_form::sass && !img.compressed) {
+            CHECK(img.built_by == release);
+            ++said;
+          }
+    }
+    CHECK(said >= 4);
+  }
+}
+
 TEST_CASE("a static library (ar) lists the code of its object members, in order", "[inspect][archive]") {
   // As `ar rcs libk.a sm_90.o mix_89_100a_120.o` writes it: a symbol table "/", then the members.
   const auto member = [](std::string name, const std::string& bytes) {

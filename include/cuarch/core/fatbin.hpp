@@ -196,6 +196,10 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
   // nvcc 13.0 says it in .nv.compat instead (below). Each read against cuobjdump's `sm=90a`/`sm=100a`
   // on tests/data/inspect/nvcc-12.4 and ptxas-12.8.
   if (flags & (abi8 ? 0x8u : 0x800u)) img.target.variant = arch_variant::arch_specific;
+  // Before ABI 8 the builder is e_version: the release times ten (nvcc 12.4: 124, ptxas 12.8: 128),
+  // what cuobjdump prints as toolkit=124; ABI 8 sets it to 1 and says it in .note.nv.tkinfo (below).
+  if (const std::uint64_t release = le(b, 0x14, 4); !abi8 && release >= 10 && release < 1000)
+    img.built_by = cuda_version{static_cast<int>(release / 10), static_cast<int>(release % 10)};
   auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
     const std::string_view bytes = b.substr(static_cast<std::size_t>(s.offset), static_cast<std::size_t>(s.size));
     if (s.name == ".nv.compat") {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
