@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -414,3 +415,131 @@ TEST_CASE("the command line: resolve and inspect --inventory, text and json", "[
   CHECK(r.out.find(R"("code":"unreadable_input")") != std::string::npos);
 }
 #endif
+
+// ---- issue 32, item 8: --inventory linear and exact -----------------------------------------
+
+TEST_CASE("kubectl: every JSON escape is decoded per RFC 8259, a bad one is refused naming where", "[inventory][json]") {
+  // \r \b \f \/ and \uXXXX, a surrogate pair included: the product as the cluster wrote it.
+  auto inv = read(scratch("esc.json", one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0",)"
+                                               R"("nvidia.com/gpu.product":"a\r\b\f\/\u00e9\ud83d\ude00\u0041z")")));
+  CHECK(inv.nodes.at(0).gpus.at(0).product ==
+        "a\r\b\f/\xC3\xA9\xF0\x9F\x98\x80"
+        "Az");
+  for (const std::string bad : {R"(\ud800x)", R"(\udc00)", R"(\ud83d\u0041)", R"(\x)", R"(\u12g4)", R"(\u12)"}) {
+    const std::string text = "{\"kind\":\"List\",\n\"items\":[{\"metadata\":{\"name\":\"n" + bad + "\"}}]}";
+    const auto e = refused(scratch("badesc.json", text));
+    INFO(bad << ": " << e.message());
+    CHECK(e.message().find("line 2") != std::string::npos);   // where: the line
+    CHECK(e.message().find("offset ") != std::string::npos);  // and the byte offset
+  }
+}
+
+TEST_CASE("kubectl: a duplicate key is refused naming it and where, never the last one winning", "[inventory][json]") {
+  // A second "kind" would turn a List into one Node.
+  auto e = refused(scratch("dupkind.json", R"({"kind":"List","items":[{"metadata":{"name":"n1"}}],"kind":"Node"})"));
+  INFO(e.message());
+  CHECK(e.message().find("duplicate key \"kind\"") != std::string::npos);
+  CHECK(e.message().find("offset ") != std::string::npos);
+  e = refused(scratch("duplabel.json", one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.major":"7")")));
+  CHECK(e.message().find("duplicate key \"nvidia.com/gpu.compute.major\"") != std::string::npos);
+  // Many keys in one object: still found (the check is not a scan of each key against each).
+  std::string many = R"({"kind":"List","items":[],"x":{)";
+  for (int i = 0; i < 5000; ++i) many += "\"k" + std::to_string(i) + "\":1,";
+  many += R"("k17":2}})";
+  CHECK(refused(scratch("dupmany.json", many)).message().find("duplicate key \"k17\"") != std::string::npos);
+}
+
+TEST_CASE("a UTF-8 BOM before a kubectl document or a CSV header is accepted; anywhere else it is named", "[inventory][bom]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  auto inv = read(scratch("bom.json", bom + one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0")")));
+  CHECK(inv.format == "kubectl");
+  CHECK(inv.nodes.at(0).gpus.at(0).cc == compute_capability{9, 0});
+  inv = read(scratch("bom.csv", bom + "host, compute_cap, driver_version\nh1, 9.0, 580.159.04\n"));
+  CHECK(inv.format == "csv");
+  CHECK(inv.nodes.at(0).name == "h1");  // the host column is kept
+  auto e = refused(scratch("bom2.csv", "host, compute_cap\nh1, 9.0\n" + bom + "h2, 9.0\n"));
+  CHECK(e.message().find("byte order mark") != std::string::npos);
+  CHECK(e.message().find("line 3") != std::string::npos);
+  e = refused(scratch("bom3.json", one_node("\"nvidia.com/gpu.product\":\"a" + bom + "\"")));
+  CHECK(e.message().find("byte order mark") != std::string::npos);
+  refused(scratch("bom4.json", bom + bom + "{\"kind\":\"List\",\"items\":[]}"));
+}
+
+TEST_CASE("node names and products with control characters are escaped in every output line", "[inventory][hostile]") {
+  // A name holding a newline could forge a verdict line; every line cuarch prints escapes it.
+  const std::string forged = "cc 9.0 (x): loads: every code object has an image";
+  const std::string path = scratch("forge.json",
+                                   R"({"kind":"List","items":[{"metadata":{"name":"evil\n)" + forged +
+                                       R"(","labels":{"nvidia.com/gpu.compute.major":"7","nvidia.com/gpu.compute.minor":"5",)"
+                                       R"("nvidia.com/gpu.product":"T4\n)" +
+                                       forged +
+                                       R"(","nvidia.com/cuda.runtime-version.major":"13",)"
+                                       R"("nvidia.com/cuda.runtime-version.minor":"0"}}},{"metadata":{"name":"cpu\u001b[2J"}}]})");
+  cuarch::resolve_options o;
+  o.inventory = path;
+  const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90a.o"}, o);
+  REQUIRE_FALSE(done.failure);
+  std::string all = cuarch::inspect_text(done.report);
+  for (const auto& n : done.notes) all += n + "\n";
+  INFO(all);
+  CHECK(all.find("\n" + forged) == std::string::npos);
+  CHECK(all.find('\x1b') == std::string::npos);
+  CHECK(all.find("cc 7.5 (evil\\n") != std::string::npos);
+  o.toolkit = cuda_version{12, 8, -1};
+  o.archs = "9.0";
+  cuarch::apply_policy(cuarch::policy_name::verify_devices, o.policy);  // 7.5 fails: the diagnostics name the node
+  const auto resolved = cuarch::resolve_here(o);
+  std::string said;
+  for (const auto& n : resolved.notes) said += n + "\n";
+  if (!resolved.result) said += resolved.result.error().message() + "\n";
+  else
+    for (const auto& d : resolved.result->diagnostics) said += d.message() + "\n";
+  INFO(said);
+  CHECK(said.find("\n" + forged) == std::string::npos);
+  CHECK(said.find('\x1b') == std::string::npos);
+}
+
+namespace {
+/// A fleet of n hosts, as an nvidia-smi CSV or a kubectl List.
+std::string fleet_csv(std::size_t n) {
+  std::string s = "host, name, compute_cap, driver_version\n";
+  for (std::size_t i = 0; i < n; ++i) s += "host-" + std::to_string(i) + ", NVIDIA H200, 9.0, 580.159.04\n";
+  return s;
+}
+std::string fleet_kubectl(std::size_t n) {
+  std::string s = R"({"apiVersion":"v1","kind":"List","items":[)";
+  for (std::size_t i = 0; i < n; ++i)
+    s += std::string(i ? "," : "") + R"({"kind":"Node","metadata":{"name":"gpu-)" + std::to_string(i) +
+         R"(","labels":{"nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0","nvidia.com/gpu.product":"NVIDIA-H200",)"
+         R"("nvidia.com/gpu.count":"8","nvidia.com/cuda.runtime-version.major":"13","nvidia.com/cuda.runtime-version.minor":"0"}},)"
+         R"("status":{"capacity":{"nvidia.com/gpu":"8"}}})";
+  return s + "]}";
+}
+/// Seconds to read the fleet and judge a file on it (inspect), and to resolve for it.
+double seconds_for(const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
+  cuarch::resolve_options o;
+  o.inventory = path;
+  const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90a.o"}, o);
+  CHECK(done.exit_status() == 0);
+  o.toolkit = cuda_version{13, 0, -1};
+  CHECK(cuarch::resolve_here(o).exit_status() == 0);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 times the time", "[inventory][hostile][timing]") {
+  // The bound is a ratio measured in this run (tests/timing_bound.hpp's rule: no absolute time).
+  // Quadratic work gives 100; linear 10, with n log n and the machine's noise well inside 30.
+  for (const bool kubectl : {false, true}) {
+    const auto make = kubectl ? fleet_kubectl : fleet_csv;
+    const std::string small = scratch(kubectl ? "lin-s.json" : "lin-s.csv", make(4000));
+    const std::string large = scratch(kubectl ? "lin-l.json" : "lin-l.csv", make(40000));
+    seconds_for(small);  // warm the caches
+    const double a = seconds_for(small), b = seconds_for(large);
+    INFO((kubectl ? "kubectl" : "csv") << ": 4,000 hosts " << a << " s, 40,000 hosts " << b << " s");
+    CHECK(b < 30 * a);
+    ::unlink(small.c_str());
+    ::unlink(large.c_str());
+  }
+}

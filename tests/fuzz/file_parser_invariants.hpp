@@ -81,9 +81,20 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
       require_file(n.gpus.empty() != n.no_gpu.empty(), "a node has GPUs or says why it has none", input);
     for (const auto& d : inv->devices())
       require_file(cuarch::decode_sm_number(d.cc.sm_number()).has_value(), "a device's cc is one", input);
+    for (const auto& n : inv->nodes)  // every line that prints a name escapes its control characters (issue 32)
+      require_file(cuarch::detail::printable(n.name).find_first_of("\n\r\x1b") == std::string::npos,
+                   "a printed node name holds no line break or escape", input);
   } else {
     require_file(inv.error().code == cuarch::errc::unreadable_input && inv.error().message().find(scratch) != std::string::npos,
                  "an inventory error is unreadable_input naming the file", input);
+  }
+  // A UTF-8 byte order mark before the text changes nothing (parse_inventory; the text itself is
+  // read straight from memory, so this costs no second file).
+  if (input.substr(0, 3) != "\xEF\xBB\xBF") {
+    const auto plain = cuarch::parse_inventory(input, "fleet"),
+               marked = cuarch::parse_inventory("\xEF\xBB\xBF" + std::string(input), "fleet");
+    require_file(plain.has_value() == marked.has_value() && (!plain || plain->nodes.size() == marked->nodes.size()),
+                 "a byte order mark before an inventory changes nothing", input);
   }
 
   for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {

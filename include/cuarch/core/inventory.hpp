@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,15 +53,20 @@ struct inventory {
   std::string format;  // "kubectl" or "csv"
   std::vector<inventory_node> nodes;
 
-  /// One device per GPU node and compute capability, named after its node, in file order.
-  std::vector<device_info> devices() const {
+  /// One device per GPU node and compute capability, named after its node, in file order; `node_of`,
+  /// when given, gets each device's index in `nodes` (linear: no device looks its node up by name).
+  std::vector<device_info> devices(std::vector<std::size_t>* node_of = nullptr) const {
     std::vector<device_info> out;
-    for (const auto& n : nodes)
-      for (const auto& g : n.gpus) {
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      const std::size_t first = out.size();
+      for (const auto& g : nodes[k].gpus) {
         bool seen = false;
-        for (std::size_t i = out.size(); i-- > 0 && out[i].name == n.name;) seen = seen || out[i].cc == g.cc;
-        if (!seen) out.push_back(device_info{static_cast<int>(out.size()), g.cc, n.name, source_kind::device_list});
+        for (std::size_t i = first; i < out.size(); ++i) seen = seen || out[i].cc == g.cc;
+        if (seen) continue;
+        out.push_back(device_info{static_cast<int>(out.size()), g.cc, nodes[k].name, source_kind::device_list});
+        if (node_of) node_of->push_back(k);
       }
+    }
     return out;
   }
 };
@@ -82,74 +88,130 @@ inline bool driver_from_release(inventory_node& n, std::string_view release) {
   return true;
 }
 
-inline expected<inventory, error> read_kubectl(std::string_view text, inventory inv) {
-  const auto members = json_strings::read(text);
-  if (!members) return unexpected(inventory_error(inv.path, "the file", "it is not valid JSON"));
+/// The string members of one node by their path inside it ("metadata.name", "metadata.labels.nvidia.com/gpu.count").
+using node_members = std::map<std::string, std::string>;
+
+/// One node of a kubectl document from its members: `index` names it when it has no name (items[3]).
+inline expected<inventory_node, error> read_node(const node_members& members, const std::string& path, const std::string& index) {
   const auto get = [&](const std::string& key) -> const std::string* {
-    const auto it = members->find(key);
-    return it == members->end() ? nullptr : &it->second;
+    const auto it = members.find(key);
+    return it == members.end() ? nullptr : &it->second;
   };
   const auto any_under = [&](const std::string& prefix) {
-    const auto it = members->lower_bound(prefix);
-    return it != members->end() && it->first.compare(0, prefix.size(), prefix) == 0;
+    const auto it = members.lower_bound(prefix);
+    return it != members.end() && it->first.compare(0, prefix.size(), prefix) == 0;
   };
-  const std::string* kind = get("kind");
-  const bool one = kind && *kind == "Node";
-  if (!one && !(kind && (*kind == "List" || *kind == "NodeList")))
-    return unexpected(inventory_error(inv.path, "the file", "its \"kind\" is '" + (kind ? *kind : "") + "', not List or Node"));
-  for (std::size_t i = 0;; ++i) {
-    const std::string at = one ? std::string() : "items[" + std::to_string(i) + "].";
-    if (!one && !any_under(at)) break;
-    inventory_node n;
-    const std::string* name = get(at + "metadata.name");
-    n.name = name ? *name : "items[" + std::to_string(i) + "]";
-    const std::string where = "node " + n.name;
-    const auto label = [&](const std::string& key) { return get(at + "metadata.labels.nvidia.com/" + key); };
-    std::string unread;  // the first value read that says nothing: an error, never a default in its place
-    const auto number = [&](const std::string& key, int& into) {
-      const std::string* v = label(key);
-      if (v && !parse_uint(*v, into) && unread.empty()) unread = "label nvidia.com/" + key + " '" + *v + "' is not a number";
-      return v && parse_uint(*v, into);
-    };
-    const auto release = [&](const std::string& key, const std::string& value) {
-      if (!driver_from_release(n, value) && unread.empty())
-        unread = "label nvidia.com/" + key + " '" + value + "' is not a driver release";
-    };
-    const std::string *major = label("gpu.compute.major"), *minor = label("gpu.compute.minor");
-    const std::string* capacity = get(at + "status.capacity.nvidia.com/gpu");
-    if (major || minor) {
-      inventory_gpu g;
-      if (!number("gpu.compute.major", g.cc.major) || !number("gpu.compute.minor", g.cc.minor))
-        return unexpected(inventory_error(inv.path, where,
-                                          "labels nvidia.com/gpu.compute.major and .minor must both be numbers, not '" +
-                                              (major ? *major : "") + "' and '" + (minor ? *minor : "") + "'"));
-      if (const std::string* product = label("gpu.product")) g.product = *product;
-      if (!number("gpu.count", g.count) && capacity && !parse_uint(*capacity, g.count) && unread.empty())
-        unread = "capacity nvidia.com/gpu '" + *capacity + "' is not a number";
-      n.gpus.push_back(std::move(g));
-      cuda_version v{0, 0, -1};
-      for (const std::string key : {"cuda.runtime-version", "cuda.runtime"})  // newer GFD's, else older's
-        if (n.driver_said.empty() && number(key + ".major", v.major) && number(key + ".minor", v.minor))
-          n.driver_said = "nvidia.com/" + key + " " + std::to_string(v.major) + "." + std::to_string(v.minor);
-      if (!n.driver_said.empty()) n.driver = v;
-      else if (const std::string* full = label("cuda.driver-version.full")) release("cuda.driver-version.full", *full);
-      else if (const std::string* dm = label("cuda.driver.major"), *dn = label("cuda.driver.minor"); dm && dn) {
-        const std::string* rev = label("cuda.driver.rev");
-        release("cuda.driver.major/.minor/.rev", *dm + "." + *dn + (rev && !rev->empty() ? "." + *rev : ""));
-      }
-      if (!unread.empty()) return unexpected(inventory_error(inv.path, where, unread));
-    } else {
-      int gpus = 0;
-      if (any_under(at + "metadata.labels.nvidia.com/gpu.") || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
-        return unexpected(
-            inventory_error(inv.path, where,
-                            "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
-                            "label: run GPU feature discovery on it, or list it in an nvidia-smi CSV"));
-      n.no_gpu = "no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity";
+  inventory_node n;
+  const std::string* name = get("metadata.name");
+  n.name = name ? *name : index;
+  const std::string where = "node " + n.name;
+  const auto label = [&](const std::string& key) { return get("metadata.labels.nvidia.com/" + key); };
+  std::string unread;  // the first value read that says nothing: an error, never a default in its place
+  const auto number = [&](const std::string& key, int& into) {
+    const std::string* v = label(key);
+    if (v && !parse_uint(*v, into) && unread.empty()) unread = "label nvidia.com/" + key + " '" + *v + "' is not a number";
+    return v && parse_uint(*v, into);
+  };
+  const auto release = [&](const std::string& key, const std::string& value) {
+    if (!driver_from_release(n, value) && unread.empty())
+      unread = "label nvidia.com/" + key + " '" + value + "' is not a driver release";
+  };
+  const std::string *major = label("gpu.compute.major"), *minor = label("gpu.compute.minor");
+  const std::string* capacity = get("status.capacity.nvidia.com/gpu");
+  if (major || minor) {
+    inventory_gpu g;
+    if (!number("gpu.compute.major", g.cc.major) || !number("gpu.compute.minor", g.cc.minor))
+      return unexpected(inventory_error(path, where,
+                                        "labels nvidia.com/gpu.compute.major and .minor must both be numbers, not '" +
+                                            (major ? *major : "") + "' and '" + (minor ? *minor : "") + "'"));
+    if (const std::string* product = label("gpu.product")) g.product = *product;
+    if (!number("gpu.count", g.count) && capacity && !parse_uint(*capacity, g.count) && unread.empty())
+      unread = "capacity nvidia.com/gpu '" + *capacity + "' is not a number";
+    n.gpus.push_back(std::move(g));
+    cuda_version v{0, 0, -1};
+    for (const std::string key : {"cuda.runtime-version", "cuda.runtime"})  // newer GFD's, else older's
+      if (n.driver_said.empty() && number(key + ".major", v.major) && number(key + ".minor", v.minor))
+        n.driver_said = "nvidia.com/" + key + " " + std::to_string(v.major) + "." + std::to_string(v.minor);
+    if (!n.driver_said.empty()) n.driver = v;
+    else if (const std::string* full = label("cuda.driver-version.full")) release("cuda.driver-version.full", *full);
+    else if (const std::string* dm = label("cuda.driver.major"), *dn = label("cuda.driver.minor"); dm && dn) {
+      const std::string* rev = label("cuda.driver.rev");
+      release("cuda.driver.major/.minor/.rev", *dm + "." + *dn + (rev && !rev->empty() ? "." + *rev : ""));
     }
-    inv.nodes.push_back(std::move(n));
-    if (one) break;
+    if (!unread.empty()) return unexpected(inventory_error(path, where, unread));
+  } else {
+    int gpus = 0;
+    if (any_under("metadata.labels.nvidia.com/gpu.") || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
+      return unexpected(
+          inventory_error(path, where,
+                          "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
+                          "label: run GPU feature discovery on it, or list it in an nvidia-smi CSV"));
+    n.no_gpu = "no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity";
   }
+  return n;
+}
+
+/// Reads a kubectl document as it streams by (core/detail/json.hpp, json_reader): each element of a
+/// top-level "items" array is read into a node when it ends, so memory is one node's members at a
+/// time, not the whole file's; everything else is kept for a lone Node. Which of the two the file
+/// is ("kind") is known only at the end, where the reader has also refused duplicate keys.
+struct kubectl_nodes {
+  const std::string& path;
+  node_members top;                   // members outside items[...]: a Node document's node
+  node_members item;                  // the members of the item being read
+  std::vector<inventory_node> items;  // the items read
+  std::optional<error> item_error;    // the first item that could not be read
+  std::size_t item_count = 0;
+
+  /// The index of the item a path is in ("items[12].metadata.name" -> 12, the rest in `rest`), or -1.
+  static long item_of(const std::string& p, std::string_view& rest) {
+    if (p.compare(0, 6, "items[") != 0) return -1;
+    int i = 0;
+    const std::size_t digits = read_uint(std::string_view(p).substr(6), i);
+    if (digits == 0 || p.size() <= 6 + digits || p[6 + digits] != ']') return -1;
+    rest = std::string_view(p).substr(7 + digits);
+    return i;
+  }
+  void string(const std::string& p, std::string&& value) {
+    std::string_view rest;
+    if (item_of(p, rest) < 0) top[p] = std::move(value);
+    else if (rest.size() > 1 && rest.front() == '.') item[std::string(rest.substr(1))] = std::move(value);
+  }
+  void end(const std::string& p, bool is_object) {
+    std::string_view rest;
+    if (item_of(p, rest) < 0 || !rest.empty()) return;
+    const std::string index = "items[" + std::to_string(item_count++) + "]";
+    if (item_error) return item.clear();
+    if (!is_object) {
+      item_error = inventory_error(path, index, "it is not an object (a Node)");
+      return;
+    }
+    auto n = read_node(item, path, index);
+    if (n) items.push_back(std::move(*n));
+    else item_error = n.error();
+    item.clear();
+  }
+};
+
+/// `skipped`: the bytes before `text` in the file (a byte order mark), so that offsets are the file's.
+inline expected<inventory, error> read_kubectl(std::string_view text, std::size_t skipped, inventory inv) {
+  kubectl_nodes doc{inv.path, {}, {}, {}, {}, 0};
+  if (auto bad = json_reader<kubectl_nodes>::read(text, doc)) {
+    bad->offset += skipped;
+    return unexpected(inventory_error(inv.path, "the file", "it is not valid JSON: " + bad->message()));
+  }
+  const auto kind_at = doc.top.find("kind");
+  const std::string kind = kind_at == doc.top.end() ? std::string() : kind_at->second;
+  if (kind == "Node") {
+    auto n = read_node(doc.top, inv.path, "the node");
+    if (!n) return unexpected(n.error());
+    inv.nodes.push_back(std::move(*n));
+    return inv;
+  }
+  if (kind != "List" && kind != "NodeList")
+    return unexpected(inventory_error(inv.path, "the file", "its \"kind\" is '" + kind + "', not List or Node"));
+  if (doc.item_error) return unexpected(*doc.item_error);
+  inv.nodes = std::move(doc.items);
   return inv;
 }
 
@@ -263,9 +325,20 @@ inline std::vector<std::string> inventory_notes(const inventory& inv) {
 inline expected<inventory, error> parse_inventory(std::string_view text, std::string path) {
   inventory inv;
   inv.path = std::move(path);
+  // A UTF-8 byte order mark, which editors on Windows write, is accepted before the document or the
+  // header; anywhere else it is no character either format has, and would hide a key or a column.
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  const std::size_t skipped = text.substr(0, bom.size()) == bom ? bom.size() : 0;  // offsets stay the file's
+  text.remove_prefix(skipped);
+  if (const std::size_t at = text.find(bom); at != std::string_view::npos) {
+    const std::size_t line = 1 +
+                             static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    return unexpected(detail::inventory_error(inv.path, "line " + std::to_string(line) + ", offset " + std::to_string(skipped + at),
+                                              "a UTF-8 byte order mark (EF BB BF) there; only one, at the very start, is allowed"));
+  }
   const std::string_view t = detail::trim(text);
   inv.format = !t.empty() && t.front() == '{' ? "kubectl" : "csv";
-  return inv.format == "kubectl" ? detail::read_kubectl(t, std::move(inv)) : detail::read_csv(t, std::move(inv));
+  return inv.format == "kubectl" ? detail::read_kubectl(text, skipped, std::move(inv)) : detail::read_csv(t, std::move(inv));
 }
 
 CUARCH_END_NAMESPACE

@@ -39,10 +39,9 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
   if (!o.inventory.empty()) {  // a fleet: every GPU node under its own driver (core/inventory.hpp)
     auto fleet = read_inventory_file(o.inventory);
     if (!fleet) return fail(fleet.error());
-    report.devices = fleet->devices();
-    for (const auto& d : report.devices)  // each named after its node
-      report.device_drivers.push_back(
-          std::find_if(fleet->nodes.begin(), fleet->nodes.end(), [&](const inventory_node& n) { return n.name == d.name; })->driver);
+    std::vector<std::size_t> node_of;  // each device's node, whose driver it is judged under
+    report.devices = fleet->devices(&node_of);
+    for (const std::size_t k : node_of) report.device_drivers.push_back(fleet->nodes[k].driver);
     out.notes = inventory_notes(*fleet);
     report.nodes = std::move(fleet->nodes);
     if (report.devices.empty())

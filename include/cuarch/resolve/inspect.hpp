@@ -210,7 +210,7 @@ inline std::string inspect_text(const inspect_report& r) {
     out += "\n";
   }
   for (const auto& f : r.files) {
-    out += f.path + ": ";
+    out += detail::printable(f.path) + ": ";
     if (f.unreadable || !f.has_code()) {
       out += f.unreadable ? "unreadable: " + f.unreadable->message() + "\n"
                           : "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
@@ -237,7 +237,7 @@ inline std::string inspect_text(const inspect_report& r) {
     out += "\n";
     for (const auto& d : f.devices) {
       const std::string cc(to_text(d.device.cc).view());
-      out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + d.device.name + ")") + ": ";
+      out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + detail::printable(d.device.name) + ")") + ": ";
       if (d.loads()) {
         out += "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) + " as SASS, " +
                std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n";

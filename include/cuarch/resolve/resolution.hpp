@@ -14,6 +14,7 @@
 #include "../core/arch.hpp"
 #include "../core/compute_capability.hpp"
 #include "../core/config.hpp"
+#include "../core/detail/utf8.hpp"
 #include "../core/cuda_version.hpp"
 #include "../core/detail/name_map.hpp"
 #include "../core/detail/text.hpp"
@@ -185,7 +186,7 @@ CUARCH_FUNC std::string diagnostic::message(const option_speller& spell) const {
   }
   if (device) {
     m.append(m.empty() ? "device " : ", device ").append(std::to_string(device->ordinal)).append(" (");
-    if (!device->name.empty()) m.append(device->name.view()).append(", ");
+    if (!device->name.empty()) m.append(detail::printable(device->name.view())).append(", ");  // a node name: any bytes
     m.append("cc ").append(to_text(device->cc).view()).append(")");
   }
   m += ": ";
