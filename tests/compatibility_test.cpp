@@ -201,3 +201,43 @@ TEST_CASE("a release that never existed is known as such (12.7), never an error"
   STATIC_REQUIRE(is_buildable(CUARCH_ARCH("sm_90a"), {12, 7, -1}));
   STATIC_REQUIRE(!is_buildable(CUARCH_ARCH("sm_120"), {12, 7, -1}));
 }
+
+TEST_CASE("a driver drives a device from the CUDA release that first builds for it (issue 32, item 3)", "[compatibility][driver]") {
+  // NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix": Blackwell 10.0 and 12.0 from CUDA 12.8,
+  // Hopper and Ada from 11.8, Ampere from 11.0 (8.6 with 11.1, its GA10x release notes).
+  const auto drives = [](compute_capability cc, cuda_version driver) { return check_driver_drives_device(cc, driver); };
+  const auto first = [&](compute_capability cc, cuda_version driver) {
+    const auto r = drives(cc, driver);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == errc::cannot_load_on_device);
+    CHECK(r.error().source == source_kind::knowledge_table);
+    CHECK(r.error().device == cc);
+    CHECK(r.error().found == driver);
+    CHECK_FALSE(r.error().has_target);
+    return r.error().required;
+  };
+  CHECK(first({12, 0}, {12, 4}) == cuda_version{12, 8});
+  CHECK(first({10, 0}, {12, 6}) == cuda_version{12, 8});
+  CHECK(first({10, 3}, {12, 8}) == cuda_version{12, 9});
+  CHECK(first({12, 1}, {12, 8}) == cuda_version{12, 9});
+  CHECK(first({11, 0}, {12, 9}) == cuda_version{13, 0});  // Thor reports 11.0 only under a 13.0 driver
+  CHECK(first({9, 0}, {11, 7}) == cuda_version{11, 8});
+  CHECK(first({8, 9}, {11, 4}) == cuda_version{11, 8});
+  CHECK(first({8, 7}, {11, 3}) == cuda_version{11, 4});
+  CHECK(first({8, 6}, {11, 0}) == cuda_version{11, 1});
+  for (const auto& [cc, driver] : std::vector<std::pair<compute_capability, cuda_version>>{
+           {{12, 0}, {12, 8}},
+           {{12, 0}, {13, 0}},
+           {{10, 3}, {12, 9}},
+           {{9, 0}, {11, 8}},
+           {{8, 0}, {11, 0}},
+           {{7, 5}, {11, 0}},
+           {{12, 0}, {99, 0}},  // newer than the table: it drives what the table knows
+           {{15, 0}, {12, 0}},  // a cc the table does not know: not judged by this rule
+           {{8, 0}, {10, 2}}})  // a driver older than the table: not known, not refused
+    CHECK(drives(cc, driver).has_value());
+  const std::string m = first({12, 0}, {12, 4}).major ? drives({12, 0}, {12, 4}).error().message() : "";
+  INFO(m);
+  CHECK(m.find("a driver serving CUDA 12.4 cannot drive a device of compute capability 12.0") == 0);
+  CHECK(m.find("fix: update the driver to one that serves CUDA 12.8 or newer") != std::string::npos);
+}

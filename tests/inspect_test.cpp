@@ -518,3 +518,28 @@ TEST_CASE("code objects alike but for why they fail are told apart, so each fix 
   CHECK(text.find("JITs PTX ISA 9.2") != std::string::npos);
   CHECK(text.find("serves CUDA 15.0") != std::string::npos);
 }
+
+TEST_CASE("a driver too old to drive the device: every code object fails with that reason, one group, one fix", "[inspect][driver]") {
+  // --device-cc 12.0 --driver 12.4 (issue 32): a CUDA 12.4 driver does not support Blackwell at all,
+  // whatever sm_120 code the file holds.
+  const auto l = read_code_file(data_dir + "mix_89_100a_120.o");
+  REQUIRE(l);
+  const device_verdict v = judge_device(*l, device_info{0, cc(12, 0), "", source_kind::device_list}, cuda_version{12, 4});
+  CHECK_FALSE(v.loads());
+  CHECK(v.failed() == v.judged);
+  REQUIRE(v.failing.size() == 1);
+  CHECK(v.failing[0].why.code == errc::cannot_load_on_device);
+  CHECK(v.failing[0].why.required == cuda_version{12, 8});
+  inspect_report r;
+  r.devices.push_back(v.device);
+  r.driver = cuda_version{12, 4};
+  r.files.push_back(judge_file("mix", *l, r));
+  const std::string text = inspect_text(r);
+  INFO(text);
+  CHECK(text.find("cannot drive a device of compute capability 12.0") != std::string::npos);
+  CHECK(text.find("fix: update the driver to one that serves CUDA 12.8 or newer") != std::string::npos);
+  // Under a 13.0 driver (nvcc 13.0 built it) the same file loads on the same device.
+  CHECK(judge_device(*l, v.device, cuda_version{13, 0}).loads());
+  // Under 12.8 the driver drives the device, and the reason is another (what CUDA 13.0 built), about a target.
+  CHECK(judge_device(*l, v.device, cuda_version{12, 8}).failing.at(0).why.has_target);
+}

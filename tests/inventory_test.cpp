@@ -543,3 +543,33 @@ TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 time
     ::unlink(large.c_str());
   }
 }
+
+TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails the call, naming it", "[inventory][driver]") {
+  // CUDA 12.4's driver does not drive Blackwell (12.0): the node cannot run anything, whatever is built.
+  cuarch::resolve_options o;
+  o.toolkit = cuda_version{12, 8, -1};
+  o.inventory = scratch("nodrive.csv", "host, compute_cap, cuda_version\nrtx, 12.0, 12.4\nh200, 9.0, 12.8\n");
+  auto done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  CHECK(done.exit_status() == 1);
+  const std::string why = done.result.error().message();
+  INFO(why);
+  CHECK(why.find("node rtx") != std::string::npos);
+  CHECK(why.find("update the driver to one that serves CUDA 12.8 or newer") != std::string::npos);
+  // No request was given: the refusal speaks of the fleet, not of "the request 'native'".
+  CHECK(why.find("the request 'native'") == std::string::npos);
+  CHECK(why.find("fleet") != std::string::npos);
+  // The driver-major refusal speaks of the fleet too.
+  o.toolkit = cuda_version{13, 0, -1};
+  o.inventory = fleet_json;
+  done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  CHECK(done.result.error().message().find("the request 'native'") == std::string::npos);
+  // inspect says the same of that node.
+  o = cuarch::resolve_options{};
+  o.inventory = scratch("nodrive.csv", "host, compute_cap, cuda_version\nrtx, 12.0, 12.4\nh200, 9.0, 12.8\n");
+  const auto seen = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_120.o"}, o);
+  REQUIRE(seen.report.files.at(0).devices.size() == 2);
+  CHECK_FALSE(seen.report.files[0].devices[0].loads());
+  CHECK(seen.report.files[0].devices[0].failing.at(0).why.required == cuda_version{12, 8});
+}

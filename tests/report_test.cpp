@@ -318,3 +318,21 @@ TEST_CASE("cuarch doctor end to end (when the command line is built)", "[report]
   }
 #endif
 }
+
+TEST_CASE("a driver too old to drive a device it shows is a problem, with the driver to update to", "[report][driver]") {
+  // The stub libcuda serves CUDA 12.4 and shows a 12.0 (Blackwell) GPU and a 9.0: NVIDIA's drivers
+  // drive Blackwell from CUDA 12.8 on (core/compatibility.hpp, check_driver_drives_device).
+  scoped_env env;
+  for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
+  env.set("CUARCH_STUB_DRIVER_VERSION", "12040");
+  env.set("CUARCH_STUB_DEVICES", "12.0,9.0");
+  const auto d = cuarch::detect(cuarch_test::hermetic({{"CUARCH_LIBCUDA", stub_dir() + "/lib/libcuda.so.1"}}));
+  std::vector<cuarch::finding> found;
+  for (const auto& f : cuarch::find_disagreements(d))
+    if (f.kind == cuarch::finding_kind::driver_cannot_drive_device) found.push_back(f);
+  REQUIRE(found.size() == 1);  // the 9.0 GPU is driven
+  INFO(found[0].what << " / " << found[0].meaning);
+  CHECK(found[0].level == cuarch::severity::problem);
+  CHECK(found[0].what.find("compute capability 12.0") != std::string::npos);
+  CHECK(found[0].meaning.find("update the driver to one that serves CUDA 12.8 or newer") != std::string::npos);
+}

@@ -87,6 +87,27 @@ constexpr bool driver_runs_code_of(const cuda_version& driver, const cuda_versio
   return driver.major >= compiler.major;
 }
 
+/// Whether a driver serving CUDA `driver` drives a device of compute capability `cc` at all: NVIDIA's
+/// drivers support a GPU from the release that first builds for it, the table's `first` (NVIDIA's
+/// "CUDA Toolkit, Driver, and Architecture Matrix", DCDRV: Blackwell 10.0/12.0 from CUDA 12.8, Hopper
+/// and Ada from 11.8, Ampere from 11.0; the release notes for the rest: 8.6 from 11.1, 8.7 from 11.4,
+/// 10.3/12.1 from 12.9; docs/design.md, "The knowledge table"). A 12.4 driver runs no code on a
+/// Blackwell GPU, whatever code it is. Not judged (no error): a cc the table does not know, and a
+/// driver older than the table, whose `first` of 11.0 means "11.0 or earlier".
+/// Error: cannot_load_on_device without a target: `device` cc, `required` the first release, `found` the driver.
+constexpr expected<void, error> check_driver_drives_device(const compute_capability& cc, const cuda_version& driver) {
+  const std::size_t i = arch_index(cc);
+  const cuda_version d = driver.release();
+  if (i == not_found || d < oldest_known_toolkit() || !(d < arch_table[i].first)) return {};
+  error e{};
+  e.code = errc::cannot_load_on_device;
+  e.source = source_kind::knowledge_table;
+  e.device = cc;
+  e.required = arch_table[i].first;
+  e.found = d;
+  return unexpected(e);
+}
+
 /// Whether code built for `built` may use the feature set that `required` names (its variant and
 /// compute capability; the form of either does not matter: compute_90a means what sm_90a means):
 ///   required X.Y  (baseline)  built for compute capability >= X.Y, any variant

@@ -125,6 +125,10 @@ inline std::string error::message(const option_speller& spell) const {
       return tgt + " is not supported by the compiler, CUDA " + fnd + where + said(": ") +
              "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
     case errc::cannot_load_on_device:
+      if (!has_target && found.major)  // the driver cannot drive the device at all (check_driver_drives_device)
+        return "a driver serving CUDA " + fnd + " cannot drive a device of compute capability " + str(device) + where +
+               ": NVIDIA's drivers support it from CUDA " + req + " on; fix: update the driver to one that serves CUDA " + req +
+               " or newer";
       if (found.major)  // built by a later major than the driver serves (driver_runs_code_of; choose_image)
         return tgt + " was built by CUDA " + req + ", which a driver serving CUDA " + fnd + " does not run" + where +
                ": minor-version compatibility does not cross majors; fix: update the driver to one that serves CUDA " + req +
@@ -173,6 +177,9 @@ inline std::string error::message(const option_speller& spell) const {
       return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
              "; fix: correct or unset it";
     case errc::nothing_resolved:
+      if (partial && source == source_kind::device_list)  // a fleet (resolve --inventory) that cannot run what is built
+        return "the fleet in " + std::string(location.view()) + " cannot run what is built" +
+               (subj == "native" ? std::string() : " for '" + subj + "'") + said(": ");
       return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where +
              said(": ");
     case errc::not_expressible:

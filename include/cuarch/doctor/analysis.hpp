@@ -352,6 +352,22 @@ class analyzer {
             "the given devices (" + given + ") are not the GPUs the driver shows (" + seen + ")",
             "targets are resolved for the given list: code built for it may not run on this machine's GPUs (intended for a build machine?)");
     }
+    // A driver older than the first release that supports a GPU it shows runs nothing on it
+    // (check_driver_drives_device: a CUDA 12.4 driver and a Blackwell GPU). Once per cc.
+    if (answered(drv_) && d_.driver_devices && *d_.driver_devices) {
+      const auto& shown = **d_.driver_devices;
+      for (const auto& dev : shown) {
+        if (std::any_of(shown.data(), &dev, [&](const device_info& x) { return x.cc == dev.cc; })) continue;
+        const auto drives = check_driver_drives_device(dev.cc, drv_->result->version);
+        if (drives) continue;
+        const std::string words = drives.error().message();  // the rule and its fix, worded once (core/error.hpp)
+        add(finding_kind::driver_cannot_drive_device, severity::problem,
+            label(*drv_) + " shows device " + std::to_string(dev.ordinal) + " (" + to_text(dev.cc).str() +
+                (dev.name.empty() ? "" : ", " + printable(dev.name)) + "), but " + words.substr(0, words.find("; fix: ")),
+            "no CUDA code runs on that GPU under this driver, whatever it was built for; " + words.substr(words.find("; fix: ") + 2),
+            {drv_});
+      }
+    }
     const auto devs = d_.devices();
     if (!devs) return;
     if (std::any_of(devs->begin(), devs->end(), [&](const device_info& x) { return x.cc != devs->front().cc; }))

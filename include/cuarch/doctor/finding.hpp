@@ -47,9 +47,10 @@ constexpr std::string_view to_string(severity s) noexcept { return detail::name_
   X(compile_time_vs_nvrtc)   /* the program's compile-time CUDA_VERSION vs the NVRTC it loads */         \
   X(compile_time_vs_runtime) /* the program's compile-time CUDA_VERSION vs the runtime (major) */        \
   /* devices */                                                                                          \
-  X(given_devices_vs_driver) /* the given device list is not what the driver shows */                    \
-  X(mixed_devices)           /* devices of several compute capabilities */                               \
-  X(device_not_buildable)    /* a governing compiler cannot build machine code for a device */           \
+  X(given_devices_vs_driver)    /* the given device list is not what the driver shows */                 \
+  X(mixed_devices)              /* devices of several compute capabilities */                            \
+  X(device_not_buildable)       /* a governing compiler cannot build machine code for a device */        \
+  X(driver_cannot_drive_device) /* the driver is older than the first release supporting a device */     \
   /* the other candidates */                                                                             \
   X(candidate_failed)        /* a candidate ranked before the governing one failed */                    \
   X(candidate_failed_unused) /* a candidate ranked after it failed */                                    \

@@ -212,23 +212,38 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
   }
   if (!out.compiler && info) out.compiler = compiler_provenance{*info, {}, {}, {}};
   if (fleet && out.result && info) {
-    // Every node must run what this compiler builds (driver_runs_code_of); each one that cannot is said.
+    // Every node must run what this compiler builds (driver_runs_code_of), on GPUs its driver drives
+    // (check_driver_drives_device); each one that cannot is said.
     std::size_t failing = 0;
     std::string first;
     for (const auto& n : fleet->nodes) {
-      if (n.gpus.empty() || n.driver.major == 0 || driver_runs_code_of(n.driver, info->version)) continue;
-      const std::string why = "node " + detail::printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() +
-                              ", older than the CUDA " + detail::release_text(info->version) + " that builds";
-      const std::string fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
+      if (n.gpus.empty() || n.driver.major == 0) continue;
+      std::string why, fix, rule;
+      for (const auto& g : n.gpus)
+        if (const auto drives = check_driver_drives_device(g.cc, n.driver); !drives && why.empty()) {
+          const std::string words = drives.error().message();  // the rule is worded once (core/error.hpp)
+          why = "node " + detail::printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() +
+                ", which cannot drive its GPU of compute capability " + to_text(g.cc).str();
+          fix = words.substr(words.find("; fix: ") + 7);
+          rule = ": NVIDIA's drivers support it from CUDA " + detail::release_text(drives.error().required) + " on";
+        }
+      if (why.empty() && !driver_runs_code_of(n.driver, info->version)) {
+        why = "node " + detail::printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() + ", older than the CUDA " +
+              detail::release_text(info->version) + " that builds";
+        fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
+        rule = ": minor-version compatibility does not cross majors";
+      }
+      if (why.empty()) continue;
       if (failing < 10)  // each said, up to ten: a fleet of thousands gives a few lines
-        out.notes.push_back(why + " (" + detail::printable(n.driver_said) +
-                            "): minor-version compatibility does not cross majors; fix: " + fix);
+        out.notes.push_back(why + " (" + detail::printable(n.driver_said) + ")" + rule + "; fix: " + fix);
       if (failing++ == 0) first = why + "; fix: " + fix;
     }
-    if (failing > 10) out.notes.push_back(std::to_string(failing - 10) + " more nodes cannot run it either, for the same reason");
+    if (failing > 10) out.notes.push_back(std::to_string(failing - 10) + " more nodes cannot run it either");
     if (failing != 0) {
-      error e = errors::nothing_resolved(source_kind::driver, request.list,
+      // The fleet refuses what was built for it: said of the fleet, not of a request nobody typed.
+      error e = errors::nothing_resolved(source_kind::device_list, request.list,
                                          first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
+      e.location = detail::printable(o.inventory);
       e.partial = true;
       resolution_failure f{e, out.result->diagnostics};
       f.compiler = out.compiler;

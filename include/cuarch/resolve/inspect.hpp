@@ -124,6 +124,18 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
   v.device = device;
   v.choice.assign(listing.objects.size(), image_choice::none);
   const bool loadable = has_loadable(listing);
+  if (const auto drives = driver ? check_driver_drives_device(device.cc, *driver) : expected<void, error>{}; !drives) {
+    // The driver cannot drive the device at all: every code object fails for that one reason, one group.
+    failing_group g{{}, 0, drives.error()};
+    std::vector<bool> held(detail::target_keys, false);
+    for (const code_object& o : listing.objects)
+      if (judged(o, loadable) && ++g.count)
+        for (const std::uint32_t k : detail::target_keys_of(o)) held[k < held.size() ? k : 0] = true;
+    for (std::uint32_t k = 0; k < held.size(); ++k)
+      if (held[k]) g.targets.push_back(detail::target_of_key(k));
+    if ((v.judged = g.count) != 0) v.failing.push_back(std::move(g));
+    return v;
+  }
   struct miss {  // alike when all but `object` are: the same targets, failing for the same reason
     std::vector<std::uint32_t> keys;
     errc code;
