@@ -559,7 +559,12 @@ TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails t
   // No request was given: the refusal speaks of the fleet, not of "the request 'native'".
   CHECK(why.find("the request 'native'") == std::string::npos);
   CHECK(why.find("fleet") != std::string::npos);
-  // The driver-major refusal speaks of the fleet too.
+  // So does the resolver's own refusal (a cc CUDA 12.8 no longer builds), and the driver-major one.
+  o.inventory = scratch("old.csv", "host, compute_cap, driver_version\nk80, 3.7, 470.57.02\nh, 9.0, 580.159.04\n");
+  done = cuarch::resolve_here(o);
+  REQUIRE_FALSE(done.result);
+  INFO(done.result.error().message());
+  CHECK(done.result.error().message().find("what is built for the fleet in " + o.inventory + " was refused: ") == 0);
   o.toolkit = cuda_version{13, 0, -1};
   o.inventory = fleet_json;
   done = cuarch::resolve_here(o);

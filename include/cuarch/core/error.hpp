@@ -177,9 +177,12 @@ inline std::string error::message(const option_speller& spell) const {
       return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
              "; fix: correct or unset it";
     case errc::nothing_resolved:
-      if (partial && source == source_kind::device_list)  // a fleet (resolve --inventory) that cannot run what is built
-        return "the fleet in " + std::string(location.view()) + " cannot run what is built" +
-               (subj == "native" ? std::string() : " for '" + subj + "'") + said(": ");
+      if (source == source_kind::device_list) {  // a fleet (resolve --inventory): said of it, not of a request nobody typed
+        const std::string fleet = "the fleet in " + std::string(location.view());
+        const std::string asked = subj == "native" ? std::string() : " ('" + subj + "')";
+        return (partial ? "what is built for " + fleet + asked + " was refused" : "no target could be resolved for " + fleet + asked) +
+               said(": ");
+      }
       return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where +
              said(": ");
     case errc::not_expressible:

@@ -211,6 +211,11 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     }
   }
   if (!out.compiler && info) out.compiler = compiler_provenance{*info, {}, {}, {}};
+  if (fleet && !out.result && out.result.error().summary.code == errc::nothing_resolved &&
+      out.result.error().summary.source == source_kind::user_input) {  // the resolver's refusal: said of the fleet too
+    out.result.error().summary.source = source_kind::device_list;
+    out.result.error().summary.location = detail::printable(o.inventory);
+  }
   if (fleet && out.result && info) {
     // Every node must run what this compiler builds (driver_runs_code_of), on GPUs its driver drives
     // (check_driver_drives_device); each one that cannot is said.
