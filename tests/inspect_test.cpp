@@ -132,21 +132,23 @@ TEST_CASE("a bare cubin's a and f variants, which cuobjdump does not print", "[i
   CHECK(variant_of("k_sm_121.cubin") == arch_target{cc(12, 1), arch_variant::baseline, arch_form::sass});
 }
 
-TEST_CASE("a cubin names the CUDA that built it; compressed cubins, PTX and LTO IR name none", "[inspect][cubin]") {
+TEST_CASE("a cubin names the CUDA that built it, compressed or not; PTX and LTO IR name none", "[inspect][cubin]") {
   // .note.nv.tkinfo: "Cuda compilation tools, release 13.0, V13.0.88": every artefact of the corpus is nvcc 13.0's.
-  std::size_t said = 0;
+  std::size_t said = 0, compressed = 0;
   for (const auto& r : corpus()) {
     INFO(r.file);
     const auto listing = read_code_file(data_dir + r.file);
     REQUIRE(listing.has_value());
     for (const auto& o : listing->objects)
       for (const auto& img : o.images) {
-        const bool readable = img.target.form == arch_form::sass && !img.compressed;
-        CHECK(img.built_by == (readable ? cuarch::cuda_version{13, 0, -1} : cuarch::cuda_version{}));
-        said += readable ? 1 : 0;
+        const bool sass = img.target.form == arch_form::sass;
+        CHECK(img.built_by == (sass ? cuarch::cuda_version{13, 0, -1} : cuarch::cuda_version{}));
+        said += sass ? 1 : 0;
+        compressed += sass && img.compressed ? 1 : 0;
       }
   }
-  CHECK(said >= 39);  // every uncompressed cubin of the corpus
+  CHECK(said >= 45);       // every cubin of the corpus
+  CHECK(compressed >= 6);  // compress_all.o, compress_size.o, debug_sm_86.o, rdc_sm_90.o, exe_rdc_sm_90, k_compress_all.fatbin
   // Bytes that do not read as a cubin name no CUDA, and fail nothing: fatbin_of's payloads are zeros.
   const auto zeros = cuarch::list_code(fatbin_of(3));
   REQUIRE(zeros.has_value());
@@ -170,6 +172,82 @@ TEST_CASE("a CUDA 12.x cubin names its builder in e_version, as cuobjdump's tool
           }
     }
     CHECK(said >= 4);
+  }
+}
+
+TEST_CASE("a compressed cubin is judged by the CUDA that built it: Zstandard and LZ4", "[inspect][cubin][compressed]") {
+  // compress_all.o: nvcc 13.0 -arch=sm_90 -Xfatbin=-compress-all: sm_90 SASS (zstd) and compute_90.
+  const auto all = read_code_file(data_dir + "compress_all.o");
+  REQUIRE(all.has_value());
+  const code_object& o = all->objects.at(0);
+  REQUIRE(o.images.at(0).target.form == arch_form::sass);
+  REQUIRE(o.images.at(0).compressed);
+  CHECK(o.images[0].built_by == cuda_version{13, 0, -1});
+  // A 12.8 driver runs neither the SASS CUDA 13.0 built nor its PTX ISA 9.0: CANNOT LOAD (it "loaded" when
+  // the compressed cubin was not read). Alone, the SASS says why: built by CUDA 13.0.
+  CHECK_FALSE(choose_image(o, cc(9, 0), cuda_version{12, 8}).loads());
+  CHECK(choose_image(o, cc(9, 0), cuda_version{13, 0}).loads());
+  code_object sass_only = o;
+  sass_only.images.resize(1);
+  const auto c = choose_image(sass_only, cc(9, 0), cuda_version{12, 8});
+  REQUIRE_FALSE(c.loads());
+  REQUIRE(c.why.has_value());
+  CHECK(c.why->source == source_kind::driver);
+  CHECK(c.why->message().find("sm_90 was built by CUDA 13.0") != std::string::npos);
+  // ptxas 12.8 (sm_100: it writes .note.nv.tkinfo from ELF ABI version 8 on), wrapped by nvcc 13.0's
+  // fatbinary -compress-all (zstd) and -compress-all -compress-mode=speed (LZ4): a 12.8 driver runs them.
+  for (const auto& [file, device] :
+       {std::pair<std::string, compute_capability>{"k128_sm_100_zstd.fatbin", cc(10, 0)}, {"k128_sm_120_lz4.fatbin", cc(12, 0)}}) {
+    INFO(file);
+    const auto l = read_code_file(data_dir + file);
+    REQUIRE(l.has_value());
+    REQUIRE(l->image_count() == 1);
+    const code_image& img = l->objects.at(0).images.at(0);
+    CHECK(img.compressed);
+    CHECK(img.built_by == cuda_version{12, 8, -1});
+    CHECK(choose_image(l->objects[0], device, cuda_version{12, 8}).loads());
+  }
+}
+
+TEST_CASE("hostile bytes: a compressed image that does not decompress names the offset and what is wrong",
+          "[inspect][hostile][compressed]") {
+  const std::string whole = slurp(data_dir + "k_compress_all.fatbin");  // sm_89 SASS (zstd) at 16, its payload at 16 + 64
+  const auto l = list_code(whole);
+  REQUIRE(l.has_value());
+  REQUIRE(l->objects.at(0).images.at(0).compressed);
+  const auto fails_with = [](const std::string& b, const std::string& words) {
+    const auto r = list_code(b);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == errc::unreadable_input);
+    const std::string raw(r.error().raw.view());
+    INFO(raw);
+    CHECK(raw.find(words) != std::string::npos);
+  };
+  std::string b = whole;
+  b[80] = 'x';  // the zstd magic
+  fails_with(b, "at byte 80: a compressed SASS image (Zstandard) that does not decompress: not a Zstandard frame");
+  b = whole;
+  put_le(b, 16 + 56, 3113, 8);  // one byte more than it holds
+  fails_with(b, "it decompresses to 3112 bytes, not the 3113 its entry declares");
+  b = whole;
+  put_le(b, 16 + 56, std::uint64_t{1} << 40, 8);  // a bomb: past the cap
+  fails_with(b, "more than the 512 MiB cuarch decompresses");
+  b = whole;
+  put_le(b, 16 + 56, std::uint64_t{100} << 20, 8);  // under the cap, but more than 851 bytes can hold
+  fails_with(b, "more than its 851 compressed bytes can hold");
+  b = whole;
+  put_le(b, 16 + 16, 100000, 4);  // a compressed size past its payload
+  fails_with(b, "at byte 16: a compressed image of 100000 bytes in a payload of 856");
+  b = whole;
+  put_le(b, 16 + 40, 0x2011, 8);  // zstd bytes said to be LZ4
+  fails_with(b, "(LZ4) that does not decompress");
+  // Every byte of the compressed payload flipped in turn: an error naming an offset in it, or (a bit the
+  // decoder does not read, such as the checksum) the same listing; never a crash or an overrun (ASan).
+  for (std::size_t at = 80; at < 80 + 851; ++at) {
+    b = whole;
+    b[at] = static_cast<char>(b[at] ^ 0x5a);
+    const auto r = list_code(b);
+    if (!r) CHECK(std::string(r.error().raw.view()).find("at byte ") == 0);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "config.hpp"
 #include "cuda_version.hpp"
 #include "decode.hpp"
+#include "decompress.hpp"
 #include "error.hpp"
 #include "expected.hpp"
 #include "parse.hpp"
@@ -38,7 +39,7 @@ struct code_image {
   bool compressed = false;    // stored compressed in the fatbin
   std::uint64_t offset = 0;   // where its header (a fatbin entry) or the file itself starts
   std::uint64_t size = 0;     // its payload as stored, in bytes
-  cuda_version built_by{};    // SASS: the CUDA whose ptxas wrote it, as its cubin's .note.nv.tkinfo says ({}: unsaid, compressed)
+  cuda_version built_by{};    // SASS: the CUDA whose ptxas wrote it, as its cubin's .note.nv.tkinfo says ({}: unsaid)
 };
 
 /// One fatbin (a code object: the driver loads one of its images for the kernels it holds), or the
@@ -80,13 +81,46 @@ inline error bad_code(std::uint64_t at, std::string_view why) {
 }
 
 inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
-inline constexpr std::uint64_t fatbin_flag_compressed = 0x2000u | 0x8000u;
+inline constexpr std::uint64_t fatbin_flag_compressed = fatbin_flag_lz4 | fatbin_flag_zstd;
 inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_flag_family_specific = 0x200000u;
 
 constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
 /// A 64-bit little-endian ELF file, with room for its header.
 constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
 inline std::optional<error> read_cubin(std::string_view b, code_listing& out);
+
+/// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it.
+inline void learn_from_cubin(const code_image& inner, code_image& outer) { outer.built_by = inner.built_by; }
+
+/// The cubin of the fatbin entry at `e` in b (one read_fatbins has checked): its payload, decompressed
+/// into `storage` when stored compressed (entry @16: u32 compressed size, unpadded; @56: u64 size
+/// uncompressed). An error when compressed bytes do not decompress.
+inline std::optional<error> entry_cubin(std::string_view b, std::uint64_t e, std::string& storage, std::string_view& cubin) {
+  if (!fits(b, e, 64)) return bad_code(e, "a fatbin entry header is cut off");
+  const std::uint64_t entry_header = le(b, e + 4, 4), payload = le(b, e + 8, 8);
+  if (entry_header < 64 || !fits(b, e + entry_header, payload)) return bad_code(e, "a fatbin entry runs past the end of the file");
+  cubin = b.substr(static_cast<std::size_t>(e + entry_header), static_cast<std::size_t>(payload));
+  const compression c = compression_of_flags(le(b, e + 40, 8));
+  if (c == compression::none) return std::nullopt;
+  const std::uint64_t stored = le(b, e + 16, 4), size = le(b, e + 56, 8);
+  if (stored > payload)
+    return bad_code(e, "a compressed image of " + std::to_string(stored) + " bytes in a payload of " + std::to_string(payload));
+  if (auto failed = decompress(c, cubin.substr(0, static_cast<std::size_t>(stored)), size, storage))
+    return bad_code(e + entry_header + failed->at,
+                    "a compressed SASS image (" + std::string(to_string(c)) + ") that does not decompress: " + failed->what);
+  cubin = storage;
+  return std::nullopt;
+}
+
+/// What the cubin of the SASS entry at `e` says of itself. Bytes that read as no cubin say nothing
+/// and fail nothing; compressed bytes that do not decompress are an error.
+inline std::optional<error> read_entry_cubin(std::string_view b, std::uint64_t e, code_image& img) {
+  std::string storage;
+  std::string_view cubin;
+  if (auto failed = entry_cubin(b, e, storage, cubin)) return failed;
+  if (code_listing own; is_elf64(cubin) && !read_cubin(cubin, own)) learn_from_cubin(own.objects[0].images[0], img);
+  return std::nullopt;
+}
 
 /// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
 /// them is skipped). Appends to `out`, with offsets `base` + offsets in b.
@@ -125,10 +159,8 @@ inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, s
       const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
       const ptx_isa_version version{static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
       obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, base + e, payload});
-      // An uncompressed cubin names the CUDA that built it; bytes that read as no cubin name none, and fail nothing.
-      const std::string_view cubin = b.substr(static_cast<std::size_t>(e + entry_header), static_cast<std::size_t>(payload));
-      if (code_listing own; kind == 2 && !obj.images.back().compressed && is_elf64(cubin) && !read_cubin(cubin, own))
-        obj.images.back().built_by = own.objects[0].images[0].built_by;
+      if (kind == 2)
+        if (auto failed = read_entry_cubin(b, e, obj.images.back())) return failed;
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
