@@ -30,3 +30,9 @@ clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
 mkdir -p fatbin-corpus
 cp -n "$root"/tests/fuzz/fatbin-corpus/* fatbin-corpus/ 2>/dev/null || true
 ./fatbin_fuzz -max_total_time="$seconds" -max_len=32768 -timeout=5 -print_final_stats=1 fatbin-corpus
+# The decompressor of compressed fatbin images (zstd, LZ4), seeded with nvcc's own compressed images.
+clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/decompress_fuzz.cpp" -o "$out/decompress_fuzz"
+mkdir -p decompress-corpus
+cp -n "$root"/tests/fuzz/decompress-corpus/* decompress-corpus/ 2>/dev/null || true
+./decompress_fuzz -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=4096 -print_final_stats=1 decompress-corpus

@@ -71,3 +71,35 @@ TEST_CASE("60,000 mutants of real CUDA code keep the reader's invariants", "[fuz
   }
   SUCCEED("no invariant violated");
 }
+
+TEST_CASE("40,000 mutants of real compressed images keep the decompressor's invariants", "[fuzz][inspect][compressed]") {
+  std::vector<std::string> all;  // {u8 format, u24 size, bytes}: nvcc's zstd and LZ4 images, zstd -19 text
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/decompress-corpus")) {
+    std::ifstream in(e.path(), std::ios::binary);
+    all.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  REQUIRE(all.size() >= 5);
+  for (const auto& s : all) {  // the seeds themselves decompress
+    std::string out;
+    const auto size = static_cast<std::uint64_t>(static_cast<unsigned char>(s[1])) |
+                      static_cast<std::uint64_t>(static_cast<unsigned char>(s[2])) << 8 |
+                      static_cast<std::uint64_t>(static_cast<unsigned char>(s[3])) << 16;
+    CHECK_FALSE(
+        cuarch::decompress(s[0] & 1 ? cuarch::compression::zstd : cuarch::compression::lz4, std::string_view(s).substr(4), size, out));
+    cuarch_fuzz::check_decompressor(s);
+  }
+  rng r;
+  for (int i = 0; i < 40000; ++i) {
+    std::string m = all[r.next() % all.size()];
+    switch (r.next() % 3) {
+      case 0: m.resize(4 + r.next() % (m.size() - 3)); break;  // cut
+      case 1:                                                  // flip bytes (not the format)
+        for (int k = 0; k < 1 + static_cast<int>(r.next() % 4); ++k) m[1 + r.next() % (m.size() - 1)] = static_cast<char>(r.next());
+        break;
+      default:  // flip one bit
+        m[4 + r.next() % (m.size() - 4)] ^= static_cast<char>(1 << (r.next() % 8));
+    }
+    cuarch_fuzz::check_decompressor(m);
+  }
+  SUCCEED("no invariant violated");
+}

@@ -1,9 +1,12 @@
-// The properties every input must keep in the CUDA code reader (core/fatbin.hpp): checked by the
-// libFuzzer target fatbin_fuzz.cpp (scripts/fuzz.sh) and replayed in CI by fatbin_fuzz_test.cpp.
+// The properties every input must keep in the CUDA code reader (core/fatbin.hpp) and its decompressor
+// (core/decompress.hpp): checked by the libFuzzer targets fatbin_fuzz.cpp and decompress_fuzz.cpp
+// (scripts/fuzz.sh) and replayed in CI by fatbin_fuzz_test.cpp.
 #pragma once
 
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include <cuarch/core/fatbin.hpp>
@@ -37,6 +40,28 @@ inline void check_code_reader(std::string_view bytes) {
       if (c.loads() ? c.image >= o.images.size() : !c.why) fatbin_invariant_broken("a choice outside the images, or no reason");
     }
   }
+}
+
+/// decompress on any bytes: a failure names an offset inside them and says what, and keeps no output;
+/// a success is exactly the declared size.
+inline void check_decompressor(cuarch::compression c, std::string_view in, std::uint64_t size) {
+  std::string out;
+  if (const auto e = cuarch::decompress(c, in, size, out)) {
+    if (e->at > in.size()) fatbin_invariant_broken("a decompress failure outside its input");
+    if (e->what.empty()) fatbin_invariant_broken("a decompress failure that does not say what is wrong");
+    if (!out.empty()) fatbin_invariant_broken("output kept after a decompress failure");
+  } else if (out.size() != size) {
+    fatbin_invariant_broken("decompressed output of another size than declared");
+  }
+}
+
+/// The same, the input spelt {u8 format (bit 0: Zstandard, else LZ4), u24 declared size, the bytes}
+/// (the libFuzzer target decompress_fuzz.cpp; seeds in tests/fuzz/decompress-corpus).
+inline void check_decompressor(std::string_view bytes) {
+  if (bytes.size() < 4) return;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])); };
+  check_decompressor(byte(0) & 1 ? cuarch::compression::zstd : cuarch::compression::lz4, bytes.substr(4),
+                     byte(1) | byte(2) << 8 | byte(3) << 16);
 }
 
 }  // namespace cuarch_fuzz

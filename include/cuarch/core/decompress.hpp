@@ -58,6 +58,7 @@ class backward_bits {
     return true;
   }
   std::uint64_t peek(unsigned n) {  // n <= 56
+    if (n == 0) return 0;
     if (left_ - static_cast<std::int64_t>(n) < low_) {
       refill();
       if (left_ < static_cast<std::int64_t>(n)) return short_peek(n);
@@ -342,10 +343,11 @@ struct sink {
   /// what it writes, which then repeats.
   void repeat(std::uint64_t offset, std::size_t n) {
     byte* dst = data + used;
+    const byte* src = dst - offset;
     if (offset >= 8) {
-      for (std::size_t k = 0; k < n; k += 8) std::memcpy(dst + k, dst + k - offset, 8);
+      for (std::size_t k = 0; k < n; k += 8) std::memcpy(dst + k, src + k, 8);
     } else {
-      for (std::size_t k = 0; k < n; ++k) dst[k] = dst[k - offset];
+      for (std::size_t k = 0; k < n; ++k) dst[k] = src[k];
     }
     used += n;
   }
