@@ -4,7 +4,8 @@
 // What the bytes mean (docs/inspect.md has the table) was learnt from nvcc 13.0's own output, checked
 // against cuobjdump (scripts/toolkits/record-inspect-corpus.sh, tests/data/inspect/corpus.tsv). A
 // fatbin entry: {u16 kind, u16, u32 header size, u64 payload size, ...; @24 u16 minor, @26 u16 major
-// of its code version, @28 u32 sm number, @40 u64 flags}, the next entry at header size + payload size.
+// of its code version, @28 u32 sm number, @40 u64 flags; compressed: @16 u32 compressed size, @56 u64
+// size uncompressed}, the next entry at header size + payload size.
 #pragma once
 
 #include <algorithm>
@@ -89,7 +90,9 @@ constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {stati
 constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
 inline std::optional<error> read_cubin(std::string_view b, code_listing& out);
 
-/// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it.
+/// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it:
+/// the CUDA that built it. (Its a/f variant is already the entry flags': they agree on all 44 SASS images
+/// of tests/data/inspect and 7,418 of CUDA 13.0's cuSPARSE, cuBLAS and cuBLASLt.)
 inline void learn_from_cubin(const code_image& inner, code_image& outer) { outer.built_by = inner.built_by; }
 
 /// The cubin of the fatbin entry at `e` in b (one read_fatbins has checked): its payload, decompressed
