@@ -111,7 +111,7 @@ struct fse_table {
 inline bool build_fse(const std::vector<int>& probability, unsigned log, fse_table& t) {
   const std::uint32_t size = 1u << log;
   std::uint64_t total = 0;
-  for (const int p : probability) total += p == -1 ? 1 : static_cast<std::uint64_t>(p < 0 ? size + 1 : p);
+  for (const int p : probability) total += p == -1 ? 1 : p < 0 ? std::uint64_t{size} + 1 : static_cast<std::uint64_t>(p);
   if (total != size) return false;  // every state must belong to exactly one symbol
   t.log = log;
   t.cells.assign(size, {});
