@@ -485,10 +485,10 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   put(dir + "/notes.txt", "not CUDA\n");
   REQUIRE(::symlink((dir + "/a.o").c_str(), (dir + "/link.o").c_str()) == 0);  // read once, not twice
   REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);                       // never opened
-  const auto files = code_files_under(dir);
+  const auto files = code_files_under(dir).value();
   CHECK(files == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt", dir + "/sub/b.cubin"});
-  CHECK(code_files_under(dir, 100000, 1) == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
-  CHECK(code_files_under(dir + "/a.o") == std::vector<std::string>{dir + "/a.o"});
+  CHECK(code_files_under(dir, 100000, 1).value() == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
+  CHECK(code_files_under(dir + "/a.o").value() == std::vector<std::string>{dir + "/a.o"});
   inspect_report r;
   r.devices.push_back(device_info{0, cc(8, 6), "", source_kind::device_list});
   for (const auto& f : files) r.files.push_back(judge_file(f, read_code_file(f), r));

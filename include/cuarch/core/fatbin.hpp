@@ -1,6 +1,7 @@
 // Reading built CUDA code (issue 19): which images a file holds, and which one a device will load.
-// Pure: bytes in (a mapped file, see sources/code_file.hpp), values out; nothing read past the bytes
-// given, every length checked before use, nothing thrown. The judging reuses compatibility.hpp.
+// Pure: bytes in (memory, or a file read with pread: sources/code_file.hpp), values out; nothing read
+// past the bytes given, every length checked before use, nothing thrown; the work bounded by the
+// size (code_bytes), whatever the bytes say. The judging reuses compatibility.hpp.
 // What the bytes mean (docs/inspect.md has the table) was learnt from nvcc 13.0's own output, checked
 // against cuobjdump (scripts/toolkits/record-inspect-corpus.sh, tests/data/inspect/corpus.tsv). A
 // fatbin entry: {u16 kind, u16, u32 header size, u64 payload size, ...; @24 u16 minor, @26 u16 major
@@ -9,8 +10,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,9 +65,86 @@ struct code_listing {
   }
 };
 
-/// The most images one file may list: a hostile file of a million tiny entries is an error, not a
-/// million allocations (PyTorch 2.11's libtorch_cuda.so, the largest known, has 2,789).
+/// The most images one file may list, and the most code objects (fatbins, empty ones counted): a
+/// hostile file of a million tiny entries is an error, not a million allocations (PyTorch 2.11's
+/// libtorch_cuda.so, the largest known, has 2,789 images).
 inline constexpr std::size_t max_code_images = 200000;
+
+/// Where list_code reads its bytes: memory (list_code(string_view): tests and fuzzers) or a file
+/// read with pread (sources/code_file.hpp), never through a mapping, so a file that shrinks while it
+/// is read is an error and not a SIGBUS that kills the caller. Every read goes through read(), which
+/// bounds the work: the bytes read (zero runs scanned included) are at most 4 times the size plus
+/// 1 MiB (each byte is read about twice: as a fatbin, then as the cubin inside it), and the caller's
+/// cancel flag is looked at on every read. The first failure sticks: every later read returns it.
+class code_bytes {
+ public:
+  explicit code_bytes(std::uint64_t size, const std::atomic<bool>* cancel = nullptr) noexcept
+      : size_(size), budget_(size < (std::uint64_t{1} << 60) ? 4 * size + (std::uint64_t{1} << 20) : size), cancel_(cancel) {}
+  virtual ~code_bytes() = default;
+  code_bytes(const code_bytes&) = delete;
+  code_bytes& operator=(const code_bytes&) = delete;
+
+  std::uint64_t size() const noexcept { return size_; }
+  /// The failure that stopped the reading (the file changed, the budget is spent, cancelled), if any.
+  const std::optional<error>& failure() const noexcept { return failure_; }
+
+  /// Bytes [at, at + n), which the caller has checked lie within size(): a view that stays valid
+  /// while `buffer` is neither changed nor destroyed, or why they cannot be had.
+  expected<std::string_view, error> read(std::uint64_t at, std::size_t n, std::string& buffer) {
+    if (!failure_ && cancel_ && cancel_->load(std::memory_order_relaxed))
+      failure_ = errors::unreadable_input(source_kind::user_input, {}, {}, "cancelled by the caller while it was read");
+    if (!failure_ && n > budget_)
+      failure_ = errors::unreadable_input(source_kind::user_input, {}, {},
+                                          "reading it would take more than 4 times its size (" + std::to_string(size_) +
+                                              " bytes): its headers name the same bytes over and over; not a plausible CUDA binary");
+    if (failure_) return unexpected(*failure_);
+    budget_ -= n;
+    auto got = fetch(at, n, buffer);
+    if (!got) failure_ = got.error();
+    return got;
+  }
+
+  /// The first offset in [at, end) whose byte is not zero, or end: a hole of a sparse file is
+  /// skipped in one step (data_from), other zeros are scanned a block at a time, never byte by byte.
+  expected<std::uint64_t, error> skip_zeros(std::uint64_t at, std::uint64_t end) {
+    std::string buffer;
+    for (std::size_t block = 16; at < end; block = 65536) {                 // the first block: a fatbin header's size
+      if (block != 16 && (at = std::max(at, data_from(at))) >= end) break;  // after zeros: a hole in one step
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - at, block));
+      auto bytes = read(at, n, buffer);
+      if (!bytes) return unexpected(bytes.error());
+      if (const std::size_t nz = bytes->find_first_not_of('\0'); nz != std::string_view::npos) return at + nz;
+      at += n;
+    }
+    return end;
+  }
+
+ protected:
+  /// Bytes [at, at + n) of the source, or the error (a short read: the file changed).
+  virtual expected<std::string_view, error> fetch(std::uint64_t at, std::size_t n, std::string& buffer) = 0;
+  /// The next offset at or after `at` that may hold data (a file's SEEK_DATA); at itself when unknown.
+  virtual std::uint64_t data_from(std::uint64_t at) { return at; }
+
+ private:
+  std::uint64_t size_, budget_;
+  const std::atomic<bool>* cancel_;
+  std::optional<error> failure_;
+};
+
+/// Bytes in memory: reads are views into them, nothing copied.
+class memory_bytes final : public code_bytes {
+ public:
+  explicit memory_bytes(std::string_view b, const std::atomic<bool>* cancel = nullptr) noexcept
+      : code_bytes(b.size(), cancel), b_(b) {}
+
+ protected:
+  expected<std::string_view, error> fetch(std::uint64_t at, std::size_t n, std::string&) override {
+    return b_.substr(static_cast<std::size_t>(at), n);
+  }
+
+ private:
+  std::string_view b_;
+};
 
 namespace detail {
 
@@ -81,89 +162,128 @@ inline error bad_code(std::uint64_t at, std::string_view why) {
   return errors::unreadable_input(source_kind::user_input, {}, {}, raw);
 }
 
+/// A window of a code_bytes: the file, an archive member, a cubin inside a fatbin. Offsets given to
+/// it are inside the window; `base` is where the window starts in the file.
+struct byte_range {
+  code_bytes* src = nullptr;
+  std::uint64_t base = 0, size = 0;
+  /// Whether [at, at + n) lies inside the window, without overflow.
+  constexpr bool fits(std::uint64_t at, std::uint64_t n) const noexcept { return at <= size && n <= size - at; }
+  constexpr byte_range sub(std::uint64_t at, std::uint64_t n) const noexcept { return {src, base + at, n}; }
+  /// [at, at + n), which the caller has checked fits().
+  expected<std::string_view, error> read(std::uint64_t at, std::uint64_t n, std::string& buffer) const {
+    return src->read(base + at, static_cast<std::size_t>(n), buffer);
+  }
+  expected<std::uint64_t, error> skip_zeros(std::uint64_t at, std::uint64_t end) const {
+    auto to = src->skip_zeros(base + at, base + end);
+    if (!to) return to;
+    return *to - base;
+  }
+};
+
+/// The counts a file may not exceed (max_code_images), over all its fatbins and archive members.
+struct code_counts {
+  std::size_t images = 0, objects = 0;
+};
+
 inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
 inline constexpr std::uint64_t fatbin_flag_compressed = fatbin_flag_lz4 | fatbin_flag_zstd;
 inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_flag_family_specific = 0x200000u;
 
 constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
-/// A 64-bit little-endian ELF file, with room for its header.
+/// A 64-bit little-endian ELF file, with room for its header (its first 64 bytes, or more).
 constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
-inline std::optional<error> read_cubin(std::string_view b, code_listing& out);
+/// The ELF header (64 bytes) of the window, when it is a 64-bit little-endian ELF file; empty when
+/// it is not, an error only when the bytes cannot be read.
+inline expected<std::string_view, error> elf64_header(const byte_range& b, std::string& buffer) {
+  if (b.size < 64) return std::string_view();
+  auto h = b.read(0, 64, buffer);
+  if (h && !is_elf64(*h)) return std::string_view();
+  return h;
+}
+inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf_header, code_listing& out);
 
 /// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it:
 /// the CUDA that built it. (Its a/f variant is already the entry flags': they agree on all 44 SASS images
 /// of tests/data/inspect and 7,418 of CUDA 13.0's cuSPARSE, cuBLAS and cuBLASLt.)
 inline void learn_from_cubin(const code_image& inner, code_image& outer) { outer.built_by = inner.built_by; }
 
-/// The cubin of the fatbin entry at `e` in b (one read_fatbins has checked): its payload, decompressed
-/// into `storage` when stored compressed (entry @16: u32 compressed size, unpadded; @56: u64 size
-/// uncompressed). An error when compressed bytes do not decompress.
-inline std::optional<error> entry_cubin(std::string_view b, std::uint64_t e, std::string& storage, std::string_view& cubin) {
-  if (!fits(b, e, 64)) return bad_code(e, "a fatbin entry header is cut off");
-  const std::uint64_t entry_header = le(b, e + 4, 4), payload = le(b, e + 8, 8);
-  if (entry_header < 64 || !fits(b, e + entry_header, payload)) return bad_code(e, "a fatbin entry runs past the end of the file");
-  cubin = b.substr(static_cast<std::size_t>(e + entry_header), static_cast<std::size_t>(payload));
-  const compression c = compression_of_flags(le(b, e + 40, 8));
-  if (c == compression::none) return std::nullopt;
-  const std::uint64_t stored = le(b, e + 16, 4), size = le(b, e + 56, 8);
+/// What the cubin of the SASS entry at `e` (its 64-byte header `eh`, checked by read_fatbins) says of
+/// itself, read in place or decompressed first (entry @16: u32 compressed size, unpadded; @56: u64 size
+/// uncompressed). Bytes that read as no cubin say nothing and fail nothing; compressed bytes that do not
+/// decompress, and a read that fails (the file changed, cancelled), fail the file.
+inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_view eh, std::uint64_t e, code_image& img,
+                                             std::string& buffer) {
+  const std::uint64_t entry_header = le(eh, 4, 4), payload = le(eh, 8, 8);
+  const auto learn = [&](const byte_range& cubin) -> std::optional<error> {
+    std::string elf_bytes;
+    const auto elf = elf64_header(cubin, elf_bytes);
+    if (!elf) return elf.error();
+    if (code_listing own; !elf->empty() && !read_cubin(cubin, *elf, own)) learn_from_cubin(own.objects[0].images[0], img);
+    return cubin.src->failure();
+  };
+  const compression c = compression_of_flags(le(eh, 40, 8));
+  if (c == compression::none) return learn(b.sub(e + entry_header, payload));
+  const std::uint64_t stored = le(eh, 16, 4), size = le(eh, 56, 8);
   if (stored > payload)
     return bad_code(e, "a compressed image of " + std::to_string(stored) + " bytes in a payload of " + std::to_string(payload));
-  if (auto failed = decompress(c, cubin.substr(0, static_cast<std::size_t>(stored)), size, storage))
+  const auto packed = b.read(e + entry_header, stored, buffer);
+  if (!packed) return packed.error();
+  std::string cubin;
+  if (auto failed = decompress(c, *packed, size, cubin))
     return bad_code(e + entry_header + failed->at,
                     "a compressed SASS image (" + std::string(to_string(c)) + ") that does not decompress: " + failed->what);
-  cubin = storage;
-  return std::nullopt;
-}
-
-/// What the cubin of the SASS entry at `e` says of itself. Bytes that read as no cubin say nothing
-/// and fail nothing; compressed bytes that do not decompress are an error.
-inline std::optional<error> read_entry_cubin(std::string_view b, std::uint64_t e, code_image& img) {
-  std::string storage;
-  std::string_view cubin;
-  if (auto failed = entry_cubin(b, e, storage, cubin)) return failed;
-  if (code_listing own; is_elf64(cubin) && !read_cubin(cubin, own)) learn_from_cubin(own.objects[0].images[0], img);
-  return std::nullopt;
+  memory_bytes unpacked(cubin);
+  return learn(byte_range{&unpacked, 0, cubin.size()});
 }
 
 /// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
-/// them is skipped). Appends to `out`, with offsets `base` + offsets in b.
-inline std::optional<error> read_fatbins(std::string_view b, std::uint64_t at, std::uint64_t end, bool relocatable, code_listing& out,
-                                         std::size_t& images, std::uint64_t base = 0) {
+/// them is skipped). Appends to `out`, with offsets in the file.
+inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, std::uint64_t end, bool relocatable, code_listing& out,
+                                         code_counts& counts) {
+  std::string header_bytes, entry_bytes, elf_bytes;
   while (at < end) {
-    if (b[static_cast<std::size_t>(at)] == 0) {  // padding to the next fatbin's alignment
-      ++at;
-      continue;
-    }
-    if (!fits(b, at, 16) || at + 16 > end) return bad_code(at, "a fatbin header runs past the end of its section");
-    if (le(b, at, 4) != fatbin_magic) return bad_code(at, "not a fatbin (no magic 0xBA55ED50)");
-    const std::uint64_t header = le(b, at + 6, 2), size = le(b, at + 8, 8);
+    const auto next = b.skip_zeros(at, end);  // padding to the next fatbin's alignment
+    if (!next) return next.error();
+    if ((at = *next) >= end) break;
+    if (!b.fits(at, 16) || at + 16 > end) return bad_code(at, "a fatbin header runs past the end of its section");
+    const auto h = b.read(at, 16, header_bytes);
+    if (!h) return h.error();
+    if (le(*h, 0, 4) != fatbin_magic) return bad_code(at, "not a fatbin (no magic 0xBA55ED50)");
+    const std::uint64_t header = le(*h, 6, 2), size = le(*h, 8, 8);
     if (header < 16 || header > end - at || size > end - at - header)
       return bad_code(at, "the fatbin's size (" + std::to_string(size) + " bytes) runs past the end of its section");
-    code_object obj{base + at, relocatable, {}};
+    if (++counts.objects > max_code_images)  // empty fatbins too: each is a code object to keep
+      return bad_code(at, "more than " + std::to_string(max_code_images) + " fatbins: not a plausible CUDA binary");
+    code_object obj{b.base + at, relocatable, {}};
     std::uint64_t e = at + header;
     const std::uint64_t stop = e + size;
     while (e < stop) {
       if (stop - e < 64) {
-        if (b.find_first_not_of('\0', static_cast<std::size_t>(e)) >= stop) break;  // a short zero tail is padding
+        const auto tail = b.skip_zeros(e, stop);
+        if (!tail) return tail.error();
+        if (*tail >= stop) break;  // a short zero tail is padding
         return bad_code(e, "a fatbin entry header is cut off by the end of its fatbin");
       }
-      const std::uint64_t kind = le(b, e, 2), entry_header = le(b, e + 4, 4), payload = le(b, e + 8, 8);
+      const auto eh = b.read(e, 64, entry_bytes);
+      if (!eh) return eh.error();
+      const std::uint64_t kind = le(*eh, 0, 2), entry_header = le(*eh, 4, 4), payload = le(*eh, 8, 8);
       if (entry_header < 64 || entry_header > stop - e) return bad_code(e, "a fatbin entry's header size is out of range");
       if (payload > stop - e - entry_header)
         return bad_code(e, "a fatbin entry's payload (" + std::to_string(payload) + " bytes) runs past the end of its fatbin");
-      if (++images > max_code_images)
+      if (++counts.images > max_code_images)
         return bad_code(e, "more than " + std::to_string(max_code_images) + " images: not a plausible CUDA binary");
-      const std::uint64_t flags = le(b, e + 40, 8), sm = le(b, e + 28, 4);
+      const std::uint64_t flags = le(*eh, 40, 8), sm = le(*eh, 28, 4);
       if (kind != 1 && kind != 2 && kind != 8) return bad_code(e, "a fatbin entry of unknown kind " + std::to_string(kind));
       if (sm == 0 || sm > 1000) return bad_code(e, "a fatbin entry names no plausible GPU (sm " + std::to_string(sm) + ")");
       const arch_variant variant = flags & fatbin_flag_arch_specific     ? arch_variant::arch_specific
                                    : flags & fatbin_flag_family_specific ? arch_variant::family_specific
                                                                          : arch_variant::baseline;
       const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
-      const ptx_isa_version version{static_cast<int>(le(b, e + 26, 2)), static_cast<int>(le(b, e + 24, 2))};
-      obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, base + e, payload});
-      if (kind == 2)
-        if (auto failed = read_entry_cubin(b, e, obj.images.back())) return failed;
+      const ptx_isa_version version{static_cast<int>(le(*eh, 26, 2)), static_cast<int>(le(*eh, 24, 2))};
+      obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, b.base + e, payload});
+      if (kind == 2)  // a cubin names the CUDA that built it
+        if (auto failed = read_entry_cubin(b, *eh, e, obj.images.back(), elf_bytes)) return failed;
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
@@ -194,36 +314,53 @@ struct elf_section {
   std::uint64_t offset = 0, size = 0;
 };
 
-/// Calls f(elf_section) for each section of the ELF64 file b; an error when its table lies.
+/// The most of a section name cuarch reads: enough for every name it looks for, and for a message.
+inline constexpr std::size_t max_section_name = 256;
+inline constexpr std::uint64_t max_section_names = std::uint64_t{1} << 24;
+
+/// Calls f(elf_section) for each section of the ELF64 file b (whose 64-byte header is `elf_header`);
+/// an error when its table lies. The section table and the section-name table are read once each.
 template <class F>
-std::optional<error> for_each_section(std::string_view b, F&& f) {
-  const std::uint64_t shoff = le(b, 0x28, 8), shentsize = le(b, 0x3a, 2), shnum = le(b, 0x3c, 2), shstrndx = le(b, 0x3e, 2);
+std::optional<error> for_each_section(const byte_range& b, std::string_view elf_header, F&& f) {
+  const std::uint64_t shoff = le(elf_header, 0x28, 8), shentsize = le(elf_header, 0x3a, 2), shnum = le(elf_header, 0x3c, 2),
+                      shstrndx = le(elf_header, 0x3e, 2);
   if (shoff == 0 || shnum == 0) return std::nullopt;  // no section table: nothing found
-  if (shentsize < 64 || !fits(b, shoff, shentsize * shnum))
-    return bad_code(shoff, "the ELF section table runs past the end of the file");
+  if (shentsize < 64 || shentsize > 256) return bad_code(0x3a, "the ELF section header size is out of range");
+  if (!b.fits(shoff, shentsize * shnum)) return bad_code(shoff, "the ELF section table runs past the end of the file");
   if (shstrndx >= shnum) return bad_code(shoff, "the ELF section-name table index is out of range");
-  const std::uint64_t names_at = le(b, shoff + shstrndx * shentsize + 24, 8), names_size = le(b, shoff + shstrndx * shentsize + 32, 8);
-  if (!fits(b, names_at, names_size)) return bad_code(names_at, "the ELF section-name table runs past the end of the file");
-  const std::string_view names = b.substr(static_cast<std::size_t>(names_at), static_cast<std::size_t>(names_size));
+  std::string table_bytes, name_bytes;
+  const auto table = b.read(shoff, shentsize * shnum, table_bytes);
+  if (!table) return table.error();
+  const std::uint64_t names_at = le(*table, shstrndx * shentsize + 24, 8), names_size = le(*table, shstrndx * shentsize + 32, 8);
+  if (!b.fits(names_at, names_size)) return bad_code(names_at, "the ELF section-name table runs past the end of the file");
+  // At most 16 MiB of names (65,535 sections of 256-byte names): a section named past that reads as unnamed.
+  const auto names = b.read(names_at, std::min<std::uint64_t>(names_size, max_section_names), name_bytes);
+  if (!names) return names.error();
   for (std::uint64_t i = 0; i < shnum; ++i) {
-    const std::uint64_t s = shoff + i * shentsize;
-    if (le(b, s + 4, 4) == 8) continue;  // SHT_NOBITS: no bytes in the file
-    const std::uint64_t name = le(b, s, 4);
-    const std::string_view named = name < names.size() ? names.substr(static_cast<std::size_t>(name)) : std::string_view();
-    const elf_section sec{named.substr(0, named.find('\0')), le(b, s + 24, 8), le(b, s + 32, 8)};
-    if (!fits(b, sec.offset, sec.size))
-      return bad_code(s, "ELF section '" + std::string(sec.name) + "' runs past the end of the file");
+    const std::uint64_t s = i * shentsize;
+    if (le(*table, s + 4, 4) == 8) continue;  // SHT_NOBITS: no bytes in the file
+    const std::uint64_t name = le(*table, s, 4);
+    // Bounded: a name without its NUL is not searched to the table's end once per section.
+    const std::string_view named = name < names->size() ? names->substr(static_cast<std::size_t>(name), max_section_name)
+                                                        : std::string_view();
+    const elf_section sec{named.substr(0, named.find('\0')), le(*table, s + 24, 8), le(*table, s + 32, 8)};
+    if (!b.fits(sec.offset, sec.size))
+      return bad_code(shoff + s, "ELF section '" + std::string(sec.name) + "' runs past the end of the file");
     if (auto e = f(sec)) return e;
   }
   return std::nullopt;
 }
 
-inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
+/// The most of a cubin's .nv.compat or .note.nv.tkinfo section read (nvcc writes tens of bytes of
+/// one, a few hundred of the other).
+inline constexpr std::uint64_t max_note_bytes = 65536;
+
+inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf_header, code_listing& out) {
   code_image img;  // SASS
-  img.size = b.size();
+  img.size = b.size;
   // The sm number: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
-  const std::uint64_t flags = le(b, 0x30, 4);
-  const bool abi8 = static_cast<unsigned char>(b[8]) >= 8;
+  const std::uint64_t flags = le(elf_header, 0x30, 4);
+  const bool abi8 = static_cast<unsigned char>(elf_header[8]) >= 8;
   const std::uint64_t sm = (flags >> (abi8 ? 8 : 0)) & 0xff;
   if (sm == 0) return bad_code(0x30, "a cubin whose ELF flags name no GPU");
   img.target.cc = cc_of_sm(sm);
@@ -233,19 +370,29 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
   if (flags & (abi8 ? 0x8u : 0x800u)) img.target.variant = arch_variant::arch_specific;
   // Before ABI 8 the builder is e_version: the release times ten (nvcc 12.4: 124, ptxas 12.8: 128),
   // what cuobjdump prints as toolkit=124; ABI 8 sets it to 1 and says it in .note.nv.tkinfo (below).
-  if (const std::uint64_t release = le(b, 0x14, 4); !abi8 && release >= 10 && release < 1000)
+  if (const std::uint64_t release = le(elf_header, 0x14, 4); !abi8 && release >= 10 && release < 1000)
     img.built_by = cuda_version{static_cast<int>(release / 10), static_cast<int>(release % 10)};
-  auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
-    const std::string_view bytes = b.substr(static_cast<std::size_t>(s.offset), static_cast<std::size_t>(s.size));
-    if (s.name == ".nv.compat") {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
+  // Only the first section of each name is read: a file whose 65,535 sections all name the same
+  // bytes as .nv.compat costs one read of them, not 65,535.
+  bool compat_read = false, tkinfo_read = false;
+  std::string section_bytes;
+  auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
+    const bool compat = s.name == ".nv.compat" && !compat_read, tkinfo = s.name == ".note.nv.tkinfo" && !tkinfo_read;
+    if (!compat && !tkinfo) return std::nullopt;
+    const auto read = b.read(s.offset, std::min(s.size, max_note_bytes), section_bytes);
+    if (!read) return read.error();
+    const std::string_view bytes = *read;
+    if (compat) {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
+      compat_read = true;
       for (std::size_t at = 0; at + 4 <= bytes.size();) {
         const unsigned format = static_cast<unsigned char>(bytes[at]), attribute = static_cast<unsigned char>(bytes[at + 1]);
         if (attribute == 9 && format == 2 && bytes[at + 2] == 1) img.target.variant = arch_variant::arch_specific;
         at += format == 4 ? 4 + static_cast<std::size_t>(le(bytes, at + 2, 2)) : 4;
       }
-    } else if (s.name == ".note.nv.tkinfo") {
+    } else {
       // The producer's version, then its command line: "Cuda compilation tools, release 13.0, V13.0.88
       // ... -arch sm_100f -m 64". Its release built the cubin; its -arch names f.
+      tkinfo_read = true;
       if (const std::size_t at = bytes.find(", release "); at != std::string_view::npos)
         if (const auto v = parse_cuda_version(bytes.substr(at + 10, bytes.substr(at + 10).find(',')))) img.built_by = *v;
       if (img.target.variant == arch_variant::baseline && bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
@@ -260,13 +407,21 @@ inline std::optional<error> read_cubin(std::string_view b, code_listing& out) {
 
 /// The fatbins of a 64-bit ELF file that is no cubin (.so, executable, object), loadable ones first
 /// whatever the section order, as cuobjdump lists them (libnccl.so.2 of CUDA 13.0 has
-/// __nv_relfatbin before .nv_fatbin). Offsets are `base` + offsets in b.
-inline std::optional<error> read_elf_code(std::string_view b, std::uint64_t base, code_listing& out, std::size_t& images) {
+/// __nv_relfatbin before .nv_fatbin). Sections that name the same bytes are read once; sections that
+/// overlap otherwise are an error (a linker never writes either).
+inline std::optional<error> read_elf_code(const byte_range& b, std::string_view elf_header, code_listing& out, code_counts& counts) {
   const std::size_t first = out.objects.size();
-  auto e = for_each_section(b, [&](const elf_section& s) -> std::optional<error> {
+  std::map<std::uint64_t, std::uint64_t> read_ranges;  // start -> end of each fatbin section read
+  auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
     const bool relocatable = s.name == "__nv_relfatbin";
-    if (s.name != ".nv_fatbin" && !relocatable) return std::nullopt;
-    return read_fatbins(b, s.offset, s.offset + s.size, relocatable, out, images, base);
+    if ((s.name != ".nv_fatbin" && !relocatable) || s.size == 0) return std::nullopt;
+    const std::uint64_t end = s.offset + s.size;
+    auto after = read_ranges.lower_bound(s.offset);
+    if (after != read_ranges.end() && after->first == s.offset && after->second == end) return std::nullopt;  // read already
+    if ((after != read_ranges.end() && after->first < end) || (after != read_ranges.begin() && std::prev(after)->second > s.offset))
+      return bad_code(s.offset, "ELF section '" + std::string(s.name) + "' overlaps another fatbin section");
+    read_ranges.emplace(s.offset, end);
+    return read_fatbins(b, s.offset, end, relocatable, out, counts);
   });
   if (!e)
     std::stable_partition(out.objects.begin() + static_cast<std::ptrdiff_t>(first), out.objects.end(),
@@ -276,28 +431,35 @@ inline std::optional<error> read_elf_code(std::string_view b, std::uint64_t base
 
 /// The members of a static library (`ar`: "!<arch>\n", then 60-byte headers whose size is decimal
 /// text at byte 48, members padded to even offsets): the ELF objects' fatbins, in member order.
-inline std::optional<error> read_archive(std::string_view b, code_listing& out, std::size_t& images) {
+inline std::optional<error> read_archive(const byte_range& b, code_listing& out, code_counts& counts) {
   std::uint64_t at = 8;
-  while (at < b.size()) {
-    if (!fits(b, at, 60) || b.substr(static_cast<std::size_t>(at) + 58, 2) != "`\n")
-      return bad_code(at, "an archive member header is cut off or malformed");
-    const std::string_view header = b.substr(static_cast<std::size_t>(at), 60);
+  std::string header_bytes, elf_bytes;
+  while (at < b.size) {
+    if (!b.fits(at, 60)) return bad_code(at, "an archive member header is cut off or malformed");
+    const auto read = b.read(at, 60, header_bytes);
+    if (!read) return read.error();
+    const std::string_view header = *read;
+    if (header.substr(58, 2) != "`\n") return bad_code(at, "an archive member header is cut off or malformed");
     std::uint64_t size = 0;
     for (std::size_t i = 48; i < 58 && header[i] != ' '; ++i) {
       if (header[i] < '0' || header[i] > '9') return bad_code(at, "an archive member size that is not a number");
       size = size * 10 + static_cast<std::uint64_t>(header[i] - '0');
     }
     const std::uint64_t data = at + 60;
-    if (header[48] == ' ' || !fits(b, data, size)) return bad_code(at, "an archive member runs past the end of the file");
-    const std::string_view member = b.substr(static_cast<std::size_t>(data), static_cast<std::size_t>(size));
+    if (header[48] == ' ' || !b.fits(data, size)) return bad_code(at, "an archive member runs past the end of the file");
     // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
     // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
     const bool table = header[0] == '/' && (header[1] == ' ' || header[1] == '/' || header[1] == 'S');
-    if (!table && is_elf64(member) && le(member, 0x12, 2) != 190)
-      if (auto e = read_elf_code(member, data, out, images)) {
-        e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
-        return e;
-      }
+    if (!table) {
+      const byte_range member = b.sub(data, size);
+      const auto elf = elf64_header(member, elf_bytes);
+      if (!elf) return elf.error();
+      if (!elf->empty() && le(*elf, 0x12, 2) != 190)
+        if (auto e = read_elf_code(member, *elf, out, counts)) {
+          if (!b.src->failure()) e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
+          return e;
+        }
+    }
     at = data + size + (size & 1);
   }
   return std::nullopt;
@@ -305,28 +467,35 @@ inline std::optional<error> read_archive(std::string_view b, code_listing& out, 
 
 }  // namespace detail
 
-/// The CUDA code in a file's bytes: kind none and no objects for a file without any; unreadable_input
-/// naming the byte offset and what is wrong (the caller adds the path) for bytes that claim to be
-/// CUDA code but lie (sizes past the end, a million entries, garbage after a fatbin magic).
-inline expected<code_listing, error> list_code(std::string_view b) {
+/// The CUDA code in `bytes` (a file: sources/code_file.hpp's read_code_file): kind none and no
+/// objects for a file without any; unreadable_input naming the byte offset and what is wrong (the
+/// caller adds the path) for bytes that claim to be CUDA code but lie (sizes past the end, a million
+/// entries, garbage after a fatbin magic), or the reading's own failure (code_bytes::failure()).
+inline expected<code_listing, error> list_code(code_bytes& bytes) {
   using detail::le;
   code_listing out;
-  std::size_t images = 0;
+  detail::code_counts counts;
+  const detail::byte_range b{&bytes, 0, bytes.size()};
   // A container's kind is said only when code was found in it (a fatbin or cubin always has some).
   const auto read = [&out](std::optional<error> failed, container_kind kind) -> expected<code_listing, error> {
     if (failed) return unexpected(*failed);
     if (!out.objects.empty()) out.kind = kind;
     return std::move(out);
   };
-  if (b.size() >= 16 && le(b, 0, 4) == detail::fatbin_magic)
-    return read(detail::read_fatbins(b, 0, b.size(), false, out, images), container_kind::fatbin);
-  if (detail::starts_with(b, "\177ELF")) {
-    if (!detail::is_elf64(b)) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
-    if (le(b, 0x12, 2) == 190) return read(detail::read_cubin(b, out), container_kind::cubin);  // EM_CUDA: a cubin
-    return read(detail::read_elf_code(b, 0, out, images), container_kind::elf);
+  std::string head_bytes;
+  const auto head = b.read(0, std::min<std::uint64_t>(b.size, 65536), head_bytes);  // the ELF header, or PTX's directives
+  if (!head) return unexpected(head.error());
+  if (head->size() >= 16 && le(*head, 0, 4) == detail::fatbin_magic)
+    return read(detail::read_fatbins(b, 0, b.size, false, out, counts), container_kind::fatbin);
+  if (detail::starts_with(*head, "\177ELF")) {
+    if (!detail::is_elf64(*head)) return out;  // only 64-bit little-endian ELF carries CUDA code cuarch reads
+    const std::string elf_header(head->substr(0, 64));
+    if (le(elf_header, 0x12, 2) == 190)
+      return read(detail::read_cubin(b, elf_header, out), container_kind::cubin);  // EM_CUDA: a cubin
+    return read(detail::read_elf_code(b, elf_header, out, counts), container_kind::elf);
   }
-  if (detail::starts_with(b, "!<arch>\n")) return read(detail::read_archive(b, out, images), container_kind::archive);
-  const std::string_view target = detail::ptx_directive(b, ".target"), version = detail::ptx_directive(b, ".version");
+  if (detail::starts_with(*head, "!<arch>\n")) return read(detail::read_archive(b, out, counts), container_kind::archive);
+  const std::string_view target = detail::ptx_directive(*head, ".target"), version = detail::ptx_directive(*head, ".version");
   if (!target.empty() && !version.empty()) {
     const auto t = detail::parse_prefixed(target, 0);
     const auto v = parse_ptx_isa_version(version);
@@ -334,9 +503,15 @@ inline expected<code_listing, error> list_code(std::string_view b) {
       return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
     if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
     out.kind = container_kind::ptx;
-    out.objects.push_back(code_object{0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size()}}});
+    out.objects.push_back(code_object{0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size}}});
   }
   return out;
+}
+
+/// list_code of bytes in memory (tests, fuzzers, a buffer the caller holds).
+inline expected<code_listing, error> list_code(std::string_view b) {
+  memory_bytes bytes(b);
+  return list_code(bytes);
 }
 
 /// Whether a listing holds loadable fatbins (.nv_fatbin), not only relocatable ones.

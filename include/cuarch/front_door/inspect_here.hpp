@@ -77,8 +77,25 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
       }
     }
   }
-  for (const auto& p : paths)
-    for (const auto& file : code_files_under(p)) report.files.push_back(judge_file(file, read_code_file(file), report));
+  // o.cancel (Ctrl-C in the command line and in Python) is looked at between files and on every
+  // read inside one: a set flag stops within a read, and nothing read after it is judged.
+  const auto cancelled = [&o] { return o.cancel && o.cancel->load(); };
+  for (const auto& p : paths) {
+    auto files = code_files_under(p, max_code_files, 16, o.cancel);
+    if (!files) {  // more files than the cap: the directory is an unreadable input, never cut silently
+      report.files.push_back(judge_file(p, unexpected(files.error()), report));
+      continue;
+    }
+    for (const auto& file : *files) {
+      if (cancelled()) break;
+      auto listing = read_code_file(file, o.cancel);
+      if (cancelled()) break;  // what a cancelled read said is no verdict on the file
+      report.files.push_back(judge_file(file, std::move(listing), report));
+    }
+  }
+  if (cancelled())
+    return fail(errors::deadline_exceeded(source_kind::user_input, "inspect", {},
+                                          "cancelled by the caller (a signal) before every file was read"));
   return out;
 }
 
