@@ -147,7 +147,7 @@ class detecting {
     }
     for (std::size_t i = 0; i < std::size(interrupt_signals); ++i) ::sigaction(interrupt_signals[i], &old_[i], nullptr);
     if (const int sig = interrupting_signal) {
-      fmt::print(stderr, "cuarch: interrupted by signal {} while detecting; the probe it was running was killed\n", sig);
+      fmt::print(stderr, "cuarch: interrupted by signal {}; a probe it was running, if any, was killed\n", sig);
       std::fflush(stderr);
       ::signal(sig, SIG_DFL);
       sigset_t just;

@@ -51,7 +51,8 @@ int run_inspect(const inspect_flags& flags) {
   if (paths.empty()) return usage_error(command_name, "name at least one file or directory to inspect");
 
   const cuarch::inspect_outcome done = [&] {
-    const detecting scope;  // stdout is the report's: what libraries print goes to stderr (cli.hpp)
+    const detecting scope;  // stdout is the report's; SIGINT/SIGTERM/SIGHUP stop the reading and end cuarch by it (cli.hpp)
+    o.cancel = &interrupted;
     return cuarch::inspect_here(paths, o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
