@@ -482,8 +482,8 @@ inline expected<code_listing, error> list_code(code_bytes& bytes) {
     if (!out.objects.empty()) out.kind = kind;
     return std::move(out);
   };
-  std::string head_bytes;
-  const auto head = b.read(0, std::min<std::uint64_t>(b.size, 65536), head_bytes);  // the ELF header, or PTX's directives
+  std::string head_bytes, text_bytes;
+  const auto head = b.read(0, std::min<std::uint64_t>(b.size, 64), head_bytes);  // a magic, or the ELF header
   if (!head) return unexpected(head.error());
   if (head->size() >= 16 && le(*head, 0, 4) == detail::fatbin_magic)
     return read(detail::read_fatbins(b, 0, b.size, false, out, counts), container_kind::fatbin);
@@ -495,7 +495,9 @@ inline expected<code_listing, error> list_code(code_bytes& bytes) {
     return read(detail::read_elf_code(b, elf_header, out, counts), container_kind::elf);
   }
   if (detail::starts_with(*head, "!<arch>\n")) return read(detail::read_archive(b, out, counts), container_kind::archive);
-  const std::string_view target = detail::ptx_directive(*head, ".target"), version = detail::ptx_directive(*head, ".version");
+  const auto text = b.read(0, std::min<std::uint64_t>(b.size, 65536), text_bytes);  // PTX's directives, in its first 64 KiB
+  if (!text) return unexpected(text.error());
+  const std::string_view target = detail::ptx_directive(*text, ".target"), version = detail::ptx_directive(*text, ".version");
   if (!target.empty() && !version.empty()) {
     const auto t = detail::parse_prefixed(target, 0);
     const auto v = parse_ptx_isa_version(version);
