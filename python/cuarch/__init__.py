@@ -420,7 +420,10 @@ def inspect(
     Returns the cuarch.inspect/1 document as a dict: "ok" (every device loads every file),
     "files" (per file its code objects and images, and per device "loads", the images "chosen",
     and the "failing" groups with their error and "fix"). Raises ResolveInputError for a file that
-    cannot be read or holds malformed CUDA code, ResolveFailure when no device was found.
+    cannot be read, holds malformed CUDA code or changed while it was read (files are read with
+    pread, never mapped: a file that shrinks is that error, never a SIGBUS in this process), or a
+    directory with more than 100,000 files; ResolveFailure when no device was found. Ctrl-C
+    (KeyboardInterrupt) stops the reading within about 0.1 s, in the middle of a file.
         cuarch.inspect("build/libk.so", devices="8.6,9.0")["ok"]
     """
     if isinstance(paths, (str, os.PathLike)):

@@ -18,7 +18,7 @@ outcome inspect(const std::vector<std::string>& paths, const option_list& option
   cuarch::resolve_options o;
   const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
   if (auto bad = read_options(options, env, o, document)) return *bad;
-  o.cancel = cancel;  // Ctrl-C stops the device detection (cuarch_ext.cpp, interruptible)
+  o.cancel = cancel;  // Ctrl-C stops the device detection and the reading (cuarch_ext.cpp, interruptible)
   const cuarch::inspect_outcome done = cuarch::inspect_here(paths, o);
   if (done.usage) return usage(*done.usage);  // check_options() refused: ValueError, as resolve()
   outcome out;

@@ -4,12 +4,16 @@ nvcc 13.0 artefacts (tests/data/inspect)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
 import cuarch
-from conftest import REPO
+from conftest import REPO, clean_env, prompt_bound
 
 DATA = os.path.join(REPO, "tests", "data", "inspect")
 
@@ -96,3 +100,99 @@ def test_inventory_resolves_one_set_for_the_fleet_or_names_the_node():
     with pytest.raises(cuarch.ResolveInputError) as bad:
         cuarch.resolve(toolkit="12.8", inventory=os.path.join(REPO, "tests", "data", "inventory", "h200-noheader.csv"))
     assert bad.value.code == "unreadable_input"
+
+
+def fatbin_bytes():
+    """A fatbin of one sm_90 SASS entry with an 8-byte payload (tests/inspect_hostile_test.cpp's)."""
+    header = (0xBA55ED50).to_bytes(4, "little") + (1).to_bytes(2, "little") + (16).to_bytes(2, "little")
+    header += (64 + 8).to_bytes(8, "little")
+    entry = bytearray(64 + 8)
+    entry[0:2] = (2).to_bytes(2, "little")
+    entry[4:8] = (64).to_bytes(4, "little")
+    entry[8:16] = (8).to_bytes(8, "little")
+    entry[28:32] = (90).to_bytes(4, "little")
+    return header + bytes(entry)
+
+
+def test_ctrl_c_stops_inspect_promptly(tmp_path):
+    """Issue 32 item 7: Ctrl-C during the reading (1,000 links to a 32 MiB fatbin file of written
+    zeros: many seconds of reading) raises KeyboardInterrupt promptly; the issue's target is 0.5 s."""
+    big = tmp_path / "big.fatbin"
+    big.write_bytes(fatbin_bytes() + bytes(32 << 20) + fatbin_bytes())
+    links = tmp_path / "links"
+    links.mkdir()
+    for i in range(1000):
+        os.link(big, links / str(i))
+    code = f"""
+import sys, time, cuarch
+print("started", flush=True)
+try:
+    cuarch.inspect({str(links)!r}, devices="9.0", driver="12.8")
+    print("returned", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+"""
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=clean_env())
+    try:
+        assert p.stdout.readline().strip() == "started"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    words = out.split()
+    assert words[:1] == ["interrupted"], (out, err)
+    took = float(words[1]) - sent
+    bound = prompt_bound(0.05, 0.5)
+    assert took < bound, f"KeyboardInterrupt came {took * 1000:.0f} ms after Ctrl-C (bound {bound * 1000:.0f} ms)"
+
+
+def test_a_shrinking_file_never_kills_the_interpreter(tmp_path):
+    """Issue 32 item 6: a file emptied and written again while 300 inspect() calls read it: each is a
+    listing or ResolveInputError (unreadable_input), and the interpreter is never killed by SIGBUS."""
+    path = tmp_path / "shrinking.fatbin"
+    size = 8 << 20
+    tail = bytes(1 << 20) + fatbin_bytes()
+    with open(path, "wb") as f:
+        f.write(fatbin_bytes())
+        f.truncate(size - len(tail))
+        f.write(tail)
+    code = f"""
+import cuarch
+counts = {{"listed": 0, "refused": 0}}
+for _ in range(300):
+    try:
+        cuarch.inspect({str(path)!r}, devices="9.0", driver="13.0")
+        counts["listed"] += 1
+    except cuarch.ResolveInputError as e:
+        assert e.code == "unreadable_input", e
+        counts["refused"] += 1
+print(counts["listed"], counts["refused"], flush=True)
+"""
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=clean_env())
+    stop = threading.Event()
+
+    def rewrite():
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            while not stop.is_set():
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, fatbin_bytes(), 0)
+                os.pwrite(fd, tail, size - len(tail))
+        finally:
+            os.close(fd)
+
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    try:
+        out, err = p.communicate(timeout=120)
+    finally:
+        stop.set()
+        writer.join()
+        p.kill()
+    assert p.returncode == 0, f"the interpreter ended with {p.returncode} ({err[-2000:]})"
+    listed, refused = map(int, out.split())
+    assert listed + refused == 300
