@@ -158,7 +158,8 @@ TEST_CASE("a cubin names the CUDA that built it, compressed or not; PTX and LTO 
 TEST_CASE("a CUDA 12.x cubin names its builder in e_version, as cuobjdump's toolkit= reads it", "[inspect][cubin]") {
   // ELF ABI 7 cubins carry no .note.nv.tkinfo: e_version holds the release times ten (nvcc 12.4: 124;
   // ptxas 12.8 up to sm_90a: 128), which cuobjdump prints as toolkit=124. ABI 8 cubins set it to 1.
-  for (const auto& [dir, release] : {std::pair<std::string, cuarch::cuda_version>{"nvcc-12.4/", {12, 4, -1}}, {"ptxas-12.8/", {12, 8, -1}}}) {
+  for (const auto& [dir, release] :
+       {std::pair<std::string, cuarch::cuda_version>{"nvcc-12.4/", {12, 4, -1}}, {"ptxas-12.8/", {12, 8, -1}}}) {
     std::size_t said = 0;
     for (const auto& r : corpus(dir)) {
       INFO(dir << r.file);
@@ -207,6 +208,66 @@ TEST_CASE("a compressed cubin is judged by the CUDA that built it: Zstandard and
     CHECK(img.built_by == cuda_version{12, 8, -1});
     CHECK(choose_image(l->objects[0], device, cuda_version{12, 8}).loads());
   }
+}
+
+TEST_CASE("a compressed cubin's builder read from a decoded prefix equals the whole cubin's", "[inspect][cubin][compressed]") {
+  // list_code decodes a compressed cubin only as far as its .note.nv.tkinfo (or, before ELF ABI 8,
+  // its header's e_version); here every compressed SASS image of the corpora is decoded whole too and
+  // read as a bare cubin, through its section table: the same CUDA, every time.
+  std::size_t compared = 0;
+  for (const std::string dir : {"", "nvcc-12.4/"}) {
+    std::vector<std::string> files{"k128_sm_100_zstd.fatbin", "k128_sm_120_lz4.fatbin"};
+    if (!dir.empty()) files.clear();
+    for (const auto& r : corpus(dir)) files.push_back(r.file);
+    for (const auto& file : files) {
+      INFO(dir << file);
+      const std::string bytes = slurp(data_dir + dir + file);
+      const auto listing = list_code(bytes);
+      REQUIRE(listing.has_value());
+      for (const auto& o : listing->objects)
+        for (const auto& img : o.images) {
+          if (!img.compressed || img.target.form != arch_form::sass) continue;
+          const auto at = static_cast<std::size_t>(img.offset);  // the entry's header, in the file
+          const std::size_t header = detail::le(bytes, at + 4, 4), stored = detail::le(bytes, at + 16, 4);
+          std::string whole;
+          REQUIRE_FALSE(decompress(compression_of_flags(detail::le(bytes, at + 40, 8)),
+                                   std::string_view(bytes).substr(at + header, stored), detail::le(bytes, at + 56, 8), whole));
+          const auto bare = list_code(whole);
+          REQUIRE(bare.has_value());
+          REQUIRE(bare->kind == container_kind::cubin);
+          CHECK(img.built_by.major != 0);
+          CHECK(img.built_by == bare->objects.at(0).images.at(0).built_by);
+          ++compared;
+        }
+    }
+  }
+  CHECK(compared >= 10);
+}
+
+TEST_CASE("only the builders a verdict can turn on are decoded, and the verdicts are the same", "[inspect][compressed]") {
+  // inspect_here asks list_code only for machine code a judged device could load under a known driver
+  // (builder_wanted); every verdict of the corpus equals the one judged with every builder read.
+  const std::vector<compute_capability> devices{cc(7, 5), cc(8, 0), cc(8, 6), cc(9, 0), cc(10, 0), cc(12, 0)};
+  const std::vector<cuda_version> drivers{{12, 4}, {12, 8}, {13, 0}};
+  std::size_t judged = 0;
+  for (const std::string dir : {"", "nvcc-12.4/"})
+    for (const auto& r : corpus(dir)) {
+      INFO(dir << r.file);
+      const auto all = read_code_file(data_dir + dir + r.file);
+      REQUIRE(all.has_value());
+      for (const auto& d : devices) {
+        const auto some = read_code_file(data_dir + dir + r.file, nullptr, builder_wanted{false, {d}});
+        REQUIRE(some.has_value());
+        for (const auto& driver : drivers) {
+          const device_info device{0, d, "", source_kind::device_list};
+          const device_verdict a = judge_device(*all, device, driver), b = judge_device(*some, device, driver);
+          CHECK(a.choice == b.choice);
+          CHECK(a.failed() == b.failed());
+          ++judged;
+        }
+      }
+    }
+  CHECK(judged > 1000);
 }
 
 TEST_CASE("hostile bytes: a compressed image that does not decompress names the offset and what is wrong",

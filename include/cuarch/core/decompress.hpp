@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -332,6 +334,8 @@ struct sink {
   static constexpr std::size_t slack = 8;
   byte* data;
   std::uint64_t size, used = 0;
+  std::uint64_t enough = ~std::uint64_t{0};  // stop once this much is out (after a block or a sequence)
+  bool full() const { return used >= enough; }
   bool room(std::uint64_t n) const { return n <= size - used; }
   /// Copies n bytes from src (that has 7 readable bytes past them), n <= room.
   void append(const byte* src, std::size_t n) {
@@ -582,6 +586,7 @@ inline failure frames(const byte* in, std::size_t size, sink& out) {
         return e;
       }
       p += stored;
+      if (out.full()) return std::nullopt;  // a prefix was asked for: the rest is not decoded
     }
     if (fcs_bytes && out.used - start != content)
       return fail(p, "a Zstandard frame whose content differs from the size its header declares");
@@ -627,6 +632,7 @@ inline std::optional<decompress_failure> lz4_block(const unsigned char* in, std:
     if (offset == 0 || offset > out.used) return zstd::fail(p - 2, "an LZ4 match that reaches before the start of the output");
     if (!out.room(match)) return zstd::fail(at, "more output than the image's declared size");
     out.repeat(offset, static_cast<std::size_t>(match));
+    if (out.full()) break;  // a prefix was asked for: the rest is not decoded
   }
   return std::nullopt;
 }
@@ -642,11 +648,14 @@ constexpr compression compression_of_flags(std::uint64_t flags) noexcept {
   return flags & fatbin_flag_zstd ? compression::zstd : flags & fatbin_flag_lz4 ? compression::lz4 : compression::none;
 }
 
-/// Decompresses `in` (format `c`) into exactly `size` bytes (the size its entry declares), in `out`.
-/// A failure when size exceeds max_decompressed_image, when the bytes are malformed, or when they
-/// decode to more or fewer bytes than `size`.
-inline std::optional<decompress_failure> decompress(compression c, std::string_view in, std::uint64_t size, std::string& out) {
-  out.clear();
+namespace detail {
+
+/// Decodes `in` (format `c`, declaring `size` bytes) into buf (size + sink::slack bytes), stopping
+/// once `enough` bytes are out; `used`: how many are. A failure for a size over the cap or more than
+/// the bytes can hold, malformed bytes, or (decoded to the end) another size than declared.
+inline std::optional<decompress_failure> decode(compression c, std::string_view in, std::uint64_t size, std::uint64_t enough,
+                                                unsigned char* buf, std::uint64_t& used) {
+  used = 0;
   if (size > max_decompressed_image)
     return decompress_failure{0, "it declares " + std::to_string(size) + " bytes uncompressed, more than the " +
                                      std::to_string(max_decompressed_image >> 20) + " MiB cuarch decompresses"};
@@ -655,16 +664,48 @@ inline std::optional<decompress_failure> decompress(compression c, std::string_v
   if (size / ratio > in.size())
     return decompress_failure{0, "it declares " + std::to_string(size) + " bytes uncompressed, more than its " +
                                      std::to_string(in.size()) + " compressed bytes can hold"};
-  out.resize(static_cast<std::size_t>(size) + detail::zstd::sink::slack);
-  detail::zstd::sink s{reinterpret_cast<unsigned char*>(&out[0]), size};
+  zstd::sink s{buf, size};
+  s.enough = enough;
   const auto* bytes = reinterpret_cast<const unsigned char*>(in.data());
-  auto e = c == compression::zstd  ? detail::zstd::frames(bytes, in.size(), s)
-           : c == compression::lz4 ? detail::lz4_block(bytes, in.size(), s)
+  auto e = c == compression::zstd  ? zstd::frames(bytes, in.size(), s)
+           : c == compression::lz4 ? lz4_block(bytes, in.size(), s)
                                    : std::optional<decompress_failure>(decompress_failure{0, "not compressed"});
-  if (!e && s.used != size)
+  if (!e && !s.full() && s.used != size)
     e = decompress_failure{
         in.size(), "it decompresses to " + std::to_string(s.used) + " bytes, not the " + std::to_string(size) + " its entry declares"};
-  out.resize(e ? 0 : static_cast<std::size_t>(size));
+  used = e ? 0 : s.used;
+  return e;
+}
+
+}  // namespace detail
+
+/// Decompresses `in` (format `c`) into exactly `size` bytes (the size its entry declares), in `out`.
+/// A failure when size exceeds max_decompressed_image, when the bytes are malformed, or when they
+/// decode to more or fewer bytes than `size`.
+inline std::optional<decompress_failure> decompress(compression c, std::string_view in, std::uint64_t size, std::string& out) {
+  out.clear();
+  if (size > max_decompressed_image) size = max_decompressed_image + 1;  // refused by decode(), not allocated
+  else out.resize(static_cast<std::size_t>(size) + detail::zstd::sink::slack);
+  std::uint64_t used = 0;
+  auto e = detail::decode(c, in, size, ~std::uint64_t{0}, reinterpret_cast<unsigned char*>(&out[0]), used);
+  out.resize(static_cast<std::size_t>(used));
+  return e;
+}
+
+/// The first `want` bytes or more (up to a block or a sequence past them) of what `in` decompresses
+/// to, or all of it when shorter: a cubin's header and notes without decoding its code. The buffer
+/// is allocated for `size` but not filled, so the pages past the prefix are never touched. The same
+/// checks as decompress() on what is decoded.
+inline std::optional<decompress_failure> decompress_prefix(compression c, std::string_view in, std::uint64_t size, std::uint64_t want,
+                                                           std::string& out) {
+  out.clear();
+  if (size > max_decompressed_image) size = max_decompressed_image + 1;  // refused by decode(), not allocated
+  std::unique_ptr<unsigned char[]> buf(
+      size > max_decompressed_image ? nullptr : new (std::nothrow) unsigned char[size + detail::zstd::sink::slack]);
+  if (!buf && size <= max_decompressed_image) return decompress_failure{0, "no memory for " + std::to_string(size) + " bytes"};
+  std::uint64_t used = 0;
+  auto e = detail::decode(c, in, size, want, buf.get(), used);
+  out.assign(reinterpret_cast<const char*>(buf.get()), static_cast<std::size_t>(used));
   return e;
 }
 

@@ -70,6 +70,19 @@ struct code_listing {
 /// libtorch_cuda.so, the largest known, has 2,789 images).
 inline constexpr std::size_t max_code_images = 200000;
 
+/// The machine code whose builder list_code learns. A compressed cubin says which CUDA built it only
+/// once decompressed, which costs: all 13,000 of libcublasLt.so.13's took 3.6 s, 100 times its listing.
+/// So `inspect` asks only where a verdict can turn on it (the driver-major rule): machine code that a
+/// judged device could load, with a driver known to compare the builder with. The default: all of it.
+struct builder_wanted {
+  bool all = true;
+  std::vector<compute_capability> devices;  // all false: the judged devices that have a known driver
+
+  bool operator()(const arch_target& t) const {
+    return all || std::any_of(devices.begin(), devices.end(), [&](const compute_capability& d) { return can_load(t, d); });
+  }
+};
+
 /// Where list_code reads its bytes: memory (list_code(string_view): tests and fuzzers) or a file
 /// read with pread (sources/code_file.hpp), never through a mapping, so a file that shrinks while it
 /// is read is an error and not a SIGBUS that kills the caller. Every read goes through read(), which
@@ -181,9 +194,11 @@ struct byte_range {
   }
 };
 
-/// The counts a file may not exceed (max_code_images), over all its fatbins and archive members.
+/// What one list_code carries through its readers: the counts a file may not exceed
+/// (max_code_images), over all its fatbins and archive members, and whose builder it learns.
 struct code_counts {
   std::size_t images = 0, objects = 0;
+  const builder_wanted* wanted = nullptr;
 };
 
 inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
@@ -203,6 +218,37 @@ inline expected<std::string_view, error> elf64_header(const byte_range& b, std::
 }
 inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf_header, code_listing& out);
 
+/// The release in a .note.nv.tkinfo's text: "Cuda compilation tools, release 13.0, V13.0.88".
+inline std::optional<cuda_version> tkinfo_release(std::string_view note) {
+  const std::size_t at = note.find(", release ");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = note.substr(at + 10);
+  const auto v = parse_cuda_version(rest.substr(0, rest.find(',')));
+  return v ? std::optional<cuda_version>(*v) : std::nullopt;
+}
+
+/// The CUDA that built a cubin, from the first bytes of it (a compressed one decoded only that far):
+/// before ELF ABI 8 its header's e_version (124: 12.4); from ABI 8 on its .note.nv.tkinfo, which ptxas
+/// writes before any code (after the string and symbol tables: 1 KB into a small cubin, at most 0.8 MB
+/// into the 7.7 MB ones of libcublasLt.so.13), found by the note's own header: name size 12, type 2000,
+/// owner "NVIDIA Corp". Nothing when the prefix does not hold it whole.
+inline std::optional<cuda_version> builder_in_prefix(std::string_view prefix) {
+  if (!is_elf64(prefix) || le(prefix, 0x12, 2) != 190) return std::nullopt;
+  if (static_cast<unsigned char>(prefix[8]) < 8) {
+    const std::uint64_t release = le(prefix, 0x14, 4);
+    if (release >= 10 && release < 1000) return cuda_version{static_cast<int>(release / 10), static_cast<int>(release % 10)};
+    return std::nullopt;
+  }
+  static constexpr std::string_view owner("NVIDIA Corp\0", 12);
+  for (std::size_t at = prefix.find(owner, 64); at != std::string_view::npos; at = prefix.find(owner, at + 1)) {
+    if (at < 12 || le(prefix, at - 12, 4) != 12 || le(prefix, at - 4, 4) != 2000) continue;
+    const std::uint64_t desc = le(prefix, at - 8, 4);
+    if (desc > prefix.size() - at - 12) return std::nullopt;  // cut off by the prefix's end
+    return tkinfo_release(prefix.substr(at + 12, static_cast<std::size_t>(desc)));
+  }
+  return std::nullopt;
+}
+
 /// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it:
 /// the CUDA that built it. (Its a/f variant is already the entry flags': they agree on all 44 SASS images
 /// of tests/data/inspect and 7,418 of CUDA 13.0's cuSPARSE, cuBLAS and cuBLASLt.)
@@ -213,7 +259,7 @@ inline void learn_from_cubin(const code_image& inner, code_image& outer) { outer
 /// uncompressed). Bytes that read as no cubin say nothing and fail nothing; compressed bytes that do not
 /// decompress, and a read that fails (the file changed, cancelled), fail the file.
 inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_view eh, std::uint64_t e, code_image& img,
-                                             std::string& buffer) {
+                                             std::string& buffer, const builder_wanted& wanted) {
   const std::uint64_t entry_header = le(eh, 4, 4), payload = le(eh, 8, 8);
   const auto learn = [&](const byte_range& cubin) -> std::optional<error> {
     std::string elf_bytes;
@@ -224,15 +270,25 @@ inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_vi
   };
   const compression c = compression_of_flags(le(eh, 40, 8));
   if (c == compression::none) return learn(b.sub(e + entry_header, payload));
+  if (!wanted(img.target)) return std::nullopt;  // its builder cannot change a verdict asked for: not decompressed
   const std::uint64_t stored = le(eh, 16, 4), size = le(eh, 56, 8);
   if (stored > payload)
     return bad_code(e, "a compressed image of " + std::to_string(stored) + " bytes in a payload of " + std::to_string(payload));
   const auto packed = b.read(e + entry_header, stored, buffer);
   if (!packed) return packed.error();
+  // Decoded only as far as its builder is said (builder_in_prefix): 64 KiB, then 4 times more each
+  // time, so at most 4/3 of that prefix is decoded in all; read whole only when it never says.
   std::string cubin;
-  if (auto failed = decompress(c, *packed, size, cubin))
-    return bad_code(e + entry_header + failed->at,
-                    "a compressed SASS image (" + std::string(to_string(c)) + ") that does not decompress: " + failed->what);
+  for (std::uint64_t want = 65536;; want *= 4) {
+    if (auto failed = decompress_prefix(c, *packed, size, want, cubin))
+      return bad_code(e + entry_header + failed->at,
+                      "a compressed SASS image (" + std::string(to_string(c)) + ") that does not decompress: " + failed->what);
+    if (const auto v = builder_in_prefix(cubin)) {
+      img.built_by = *v;
+      return std::nullopt;
+    }
+    if (cubin.size() >= size) break;
+  }
   memory_bytes unpacked(cubin);
   return learn(byte_range{&unpacked, 0, cubin.size()});
 }
@@ -283,7 +339,7 @@ inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, 
       const ptx_isa_version version{static_cast<int>(le(*eh, 26, 2)), static_cast<int>(le(*eh, 24, 2))};
       obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, b.base + e, payload});
       if (kind == 2)  // a cubin names the CUDA that built it
-        if (auto failed = read_entry_cubin(b, *eh, e, obj.images.back(), elf_bytes)) return failed;
+        if (auto failed = read_entry_cubin(b, *eh, e, obj.images.back(), elf_bytes, *counts.wanted)) return failed;
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
@@ -393,8 +449,7 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
       // The producer's version, then its command line: "Cuda compilation tools, release 13.0, V13.0.88
       // ... -arch sm_100f -m 64". Its release built the cubin; its -arch names f.
       tkinfo_read = true;
-      if (const std::size_t at = bytes.find(", release "); at != std::string_view::npos)
-        if (const auto v = parse_cuda_version(bytes.substr(at + 10, bytes.substr(at + 10).find(',')))) img.built_by = *v;
+      if (const auto v = tkinfo_release(bytes)) img.built_by = *v;
       if (img.target.variant == arch_variant::baseline && bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
         img.target.variant = arch_variant::family_specific;
     }
@@ -471,10 +526,11 @@ inline std::optional<error> read_archive(const byte_range& b, code_listing& out,
 /// objects for a file without any; unreadable_input naming the byte offset and what is wrong (the
 /// caller adds the path) for bytes that claim to be CUDA code but lie (sizes past the end, a million
 /// entries, garbage after a fatbin magic), or the reading's own failure (code_bytes::failure()).
-inline expected<code_listing, error> list_code(code_bytes& bytes) {
+inline expected<code_listing, error> list_code(code_bytes& bytes, const builder_wanted& wanted = {}) {
   using detail::le;
   code_listing out;
   detail::code_counts counts;
+  counts.wanted = &wanted;
   const detail::byte_range b{&bytes, 0, bytes.size()};
   // A container's kind is said only when code was found in it (a fatbin or cubin always has some).
   const auto read = [&out](std::optional<error> failed, container_kind kind) -> expected<code_listing, error> {

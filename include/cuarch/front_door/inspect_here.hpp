@@ -80,6 +80,12 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
   // o.cancel (Ctrl-C in the command line and in Python) is looked at between files and on every
   // read inside one: a set flag stops within a read, and nothing read after it is judged.
   const auto cancelled = [&o] { return o.cancel && o.cancel->load(); };
+  // A compressed cubin is decompressed only where its builder can change a verdict (builder_wanted):
+  // machine code that a device judged under a known driver could load. Each compute capability once.
+  builder_wanted wanted{false, {}};
+  for (std::size_t i = 0; i < report.devices.size(); ++i)
+    if (report.driver_of(i) && std::find(wanted.devices.begin(), wanted.devices.end(), report.devices[i].cc) == wanted.devices.end())
+      wanted.devices.push_back(report.devices[i].cc);
   for (const auto& p : paths) {
     auto files = code_files_under(p, max_code_files, 16, o.cancel);
     if (!files) {  // more files than the cap: the directory is an unreadable input, never cut silently
@@ -88,7 +94,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     }
     for (const auto& file : *files) {
       if (cancelled()) break;
-      auto listing = read_code_file(file, o.cancel);
+      auto listing = read_code_file(file, o.cancel, wanted);
       if (cancelled()) break;  // what a cancelled read said is no verdict on the file
       report.files.push_back(judge_file(file, std::move(listing), report));
     }

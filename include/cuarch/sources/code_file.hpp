@@ -101,8 +101,10 @@ inline bool same_file_state(const struct stat& a, const struct stat& b) noexcept
 /// caller's input: exit 2) naming the path: it cannot be opened or read, is no regular file, its
 /// CUDA code is malformed (the byte offset and what is wrong there), or it changed while it was read
 /// (shorter than when opened, or a new size or modification time after). `cancel`: the caller's
-/// flag, looked at on every read; set, the reading stops with an error that says so.
-inline expected<code_listing, error> read_code_file(const std::string& path, const std::atomic<bool>* cancel = nullptr) {
+/// flag, looked at on every read; set, the reading stops with an error that says so. `wanted`: the
+/// machine code whose builder is learnt (list_code).
+inline expected<code_listing, error> read_code_file(const std::string& path, const std::atomic<bool>* cancel = nullptr,
+                                                    const builder_wanted& wanted = {}) {
   const auto as_input = [](error e) {  // the caller's input (exit 2), not a toolkit's file
     e.code = errc::unreadable_input;
     return unexpected(std::move(e));
@@ -112,7 +114,7 @@ inline expected<code_listing, error> read_code_file(const std::string& path, con
   if (auto e = detail::open_regular_file(path, source_kind::user_input, fd, st)) return as_input(std::move(*e));
   if (st.st_size == 0) return code_listing{};
   detail::file_bytes bytes(fd.fd, static_cast<std::uint64_t>(st.st_size), path, cancel);
-  expected<code_listing, error> out = list_code(bytes);
+  expected<code_listing, error> out = list_code(bytes, wanted);
   struct stat after {};
   if (out && (::fstat(fd.fd, &after) != 0 || !detail::same_file_state(st, after)))
     out = unexpected(errors::unreadable_input(source_kind::user_input, path, path,
