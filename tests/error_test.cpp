@@ -158,6 +158,7 @@ const expected_row table[] = {
     {errc::no_compiler, "no_compiler", 1, missing},
     {errc::targets_conflict, "targets_conflict", 1, unsupported},
     {errc::unreadable_input, "unreadable_input", 2, invalid},
+    {errc::unknown_builder, "unknown_builder", 1, none},
 };
 
 bool is_snake_case(std::string_view s) {

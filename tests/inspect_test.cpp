@@ -682,3 +682,97 @@ TEST_CASE("a driver too old to drive the device: every code object fails with th
   // Under 12.8 the driver drives the device, and the reason is another (what CUDA 13.0 built), about a target.
   CHECK(judge_device(*l, v.device, cuda_version{12, 8}).failing.at(0).why.has_target);
 }
+
+namespace {
+
+// One file judged on devices `ccs` under `driver`, as `cuarch inspect --device-cc ... --driver ...` does.
+inspect_report judged(const std::string& path, const std::vector<compute_capability>& ccs, std::optional<cuda_version> driver,
+                      expected<code_listing, error> listing) {
+  inspect_report r;
+  for (std::size_t i = 0; i < ccs.size(); ++i)
+    r.devices.push_back(device_info{static_cast<int>(i), ccs[i], "", source_kind::device_list});
+  r.driver = driver;
+  r.files.push_back(judge_file(path, std::move(listing), r));
+  return r;
+}
+inspect_report judged(const std::string& file, const std::vector<compute_capability>& ccs, std::optional<cuda_version> driver) {
+  return judged(file, ccs, driver, read_code_file(data_dir + file));
+}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("machine code built by an unknown CUDA is 'unknown' under a known driver, never 'loads'", "[inspect][verdict][unknown]") {
+  // compress_all.o: sm_90 (compressed, so its .note.nv.tkinfo is not read) and compute_90 PTX ISA 9.0,
+  // which a 12.8 driver cannot JIT. Whether sm_90 runs depends on which CUDA built it.
+  auto listing = read_code_file(data_dir + "compress_all.o");
+  REQUIRE(listing.has_value());
+  for (auto& img : listing->objects.at(0).images) img.built_by = {};  // as read without decompression
+  const inspect_report r = judged("compress_all.o", {cc(9, 0)}, cuda_version{12, 8}, listing);
+  const std::string text = inspect_text(r), json = inspect_json(r);
+  INFO(text);
+  CHECK_FALSE(has(text, "loads:"));
+  CHECK(has(text, "unknown: "));
+  CHECK(has(text, "built by an unknown CUDA"));
+  CHECK(has(json, "\"verdict\":\"unknown\""));
+  CHECK(has(json, "\"loads\":false"));
+  CHECK(r.exit_status() == 1);
+  // A driver of the newest major runs what any known CUDA built: that settles it.
+  CHECK(judged("compress_all.o", {cc(9, 0)}, cuda_version{13, 0}, listing).exit_status() == 0);
+  // The file as read today: unknown, or (once compressed cubins are read) CANNOT LOAD, never "loads".
+  const inspect_report as_read = judged("compress_all.o", {cc(9, 0)}, cuda_version{12, 8});
+  CHECK(as_read.exit_status() == 1);
+  CHECK_FALSE(has(inspect_text(as_read), "loads:"));
+}
+
+TEST_CASE("an empty fatbin and cubins without a kernel are listed but not judged", "[inspect][verdict][launch]") {
+  // An nvcc 13.0 executable of PTX only: its .nv_fatbin starts with an empty fatbin (size 0).
+  inspect_report r = judged("exe_compute_86", {cc(9, 0)}, cuda_version{13, 0});
+  std::string text = inspect_text(r);
+  INFO(text);
+  CHECK(r.exit_status() == 0);
+  CHECK(has(text, "loads: "));
+  CHECK_FALSE(has(text, "no SASS or PTX"));
+  // An nvcc 13.0 -shared library: a second fatbin whose sm_90a cubin holds no .text (no kernel);
+  // the kernel's own code object carries compute_90 PTX, which a 13.0 driver JITs on cc 12.0.
+  r = judged("libk_sm_90a.so", {cc(12, 0)}, cuda_version{13, 0});
+  text = inspect_text(r);
+  INFO(text);
+  CHECK(r.exit_status() == 0);
+  CHECK(has(text, "1 by JIT of PTX"));
+}
+
+TEST_CASE("each fix names what works: the driver's major for code a later major built", "[inspect][verdict][fix]") {
+  // mix_89_100a_120.o holds sm_120 machine code and compute_120 PTX, both from CUDA 13.0: on a 12.8
+  // driver neither loads, and adding sm_120 machine code would change nothing.
+  std::string text = inspect_text(judged("mix_89_100a_120.o", {cc(12, 0)}, cuda_version{12, 8}));
+  INFO(text);
+  CHECK_FALSE(has(text, "add sm_120"));
+  CHECK(has(text, "fix: update the driver to one that serves CUDA 13.0 or newer"));
+  // Machine code built by CUDA 13.4 (libnvjpeg.so.13) runs under a 13.0 driver: that is the fix.
+  code_listing l;
+  l.kind = container_kind::fatbin;
+  code_image img;
+  img.target = arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass};
+  img.built_by = cuda_version{13, 4};
+  l.objects.push_back(code_object{0, false, {img}});
+  CHECK(judged("nvjpeg", {cc(9, 0)}, cuda_version{13, 0}, l).exit_status() == 0);
+  text = inspect_text(judged("nvjpeg", {cc(9, 0)}, cuda_version{12, 8}, l));
+  INFO(text);
+  CHECK(has(text, "serves CUDA 13.0 or newer"));
+  CHECK_FALSE(has(text, "13.4 or newer"));
+}
+
+TEST_CASE("the driver note only for PTX; a directory's files without code in one line", "[inspect][text]") {
+  CHECK_FALSE(has(inspect_text(judged("sm_80.o", {cc(8, 0)}, std::nullopt)), "PTX not checked"));  // SASS only
+  CHECK(has(inspect_text(judged("compute_90.o", {cc(9, 0)}, std::nullopt)), "PTX not checked"));
+  inspect_report r;
+  r.devices.push_back(device_info{0, cc(9, 0), "", source_kind::device_list});
+  for (const char* f : {"host_only.o", "sm_90.o", "corpus.tsv", "k_compute_90a.ptx"})
+    r.files.push_back(judge_file(f, read_code_file(data_dir + f), r));
+  const std::string text = inspect_text(r);
+  INFO(text);
+  CHECK(has(text, "sm_90.o: elf"));
+  CHECK_FALSE(has(text, "host_only.o"));
+  CHECK(has(text, "2 files have no CUDA code"));
+}

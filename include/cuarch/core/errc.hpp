@@ -49,11 +49,12 @@ enum class errc : int {
   no_compiler,       // no NVRTC / nvcc anywhere detection looked (location lists the places)
   targets_conflict,  // sm_100 with sm_100f: nvcc refuses to build both in one compilation
   unreadable_input,  // a file the caller named to be read (cuarch inspect) cannot be read, or its CUDA code is malformed
+  unknown_builder,   // machine code that loads only if the driver runs the CUDA that built it, which the file does not say
 };
 
 /// The first and last codes, for tables and tests that walk every code.
 inline constexpr errc first_errc = errc::empty_input;
-inline constexpr errc last_errc = errc::unreadable_input;
+inline constexpr errc last_errc = errc::unknown_builder;
 
 /// The command line's exit status for a failure (see tools/cuarch and docs/design.md).
 enum class exit_class : int {
@@ -108,6 +109,8 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::targets_conflict: return {"targets_conflict", "targets conflict in one compilation", E::not_supported, failed};
     // The file is the caller's input, as much as a flag is (cuarch inspect's exit 2).
     case errc::unreadable_input: return {"unreadable_input", "input file unreadable", E::invalid_argument, input};
+    // Not shown to load is not "loads": the check did not pass (cuarch inspect's exit 1, verdict "unknown").
+    case errc::unknown_builder: return {"unknown_builder", "built by an unknown CUDA", none, failed};
   }
   return {"unknown_error", "unknown error", none, failed};
 }

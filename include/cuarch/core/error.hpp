@@ -130,9 +130,11 @@ inline std::string error::message(const option_speller& spell) const {
                ": NVIDIA's drivers support it from CUDA " + req + " on; fix: update the driver to one that serves CUDA " + req +
                " or newer";
       if (found.major)  // built by a later major than the driver serves (driver_runs_code_of; choose_image)
+        // Within a major, a driver runs what any release built (minor-version compatibility): the
+        // major's first release is the driver to name, not the release that built it.
         return tgt + " was built by CUDA " + req + ", which a driver serving CUDA " + fnd + " does not run" + where +
-               ": minor-version compatibility does not cross majors; fix: update the driver to one that serves CUDA " + req +
-               " or newer, or build with CUDA " + std::to_string(found.major) + ".x";
+               ": minor-version compatibility does not cross majors; fix: update the driver to one that serves CUDA " +
+               std::to_string(required.major) + ".0 or newer, or build with CUDA " + std::to_string(found.major) + ".x";
       return tgt + " cannot run on a device of compute capability " + str(device) + where +
              "; fix: build a target that device can load (e.g. sm_" + std::to_string(device.sm_number()) + ")";
     case errc::ptx_too_new_for_driver: {
@@ -168,6 +170,12 @@ inline std::string error::message(const option_speller& spell) const {
              (source == source_kind::device_list
                   ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
                   : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
+    case errc::unknown_builder:  // required: the newest CUDA cuarch knows, whose driver runs what any known release built
+      return "which CUDA built " + tgt + " is not known" + said(" (", ")") + ", and a driver serving CUDA " + fnd +
+             " runs it only if CUDA " + std::to_string(found.major) + ".x or older built it" + where +
+             "; fix: to settle it, build it uncompressed (nvcc --no-compress) so that its cubin names its builder, or use a driver "
+             "that serves CUDA " +
+             std::to_string(required.major) + ".0 or newer";
     case errc::malformed_output:
       return subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
     case errc::no_device:

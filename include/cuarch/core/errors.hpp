@@ -152,6 +152,16 @@ constexpr error ptx_too_new_for_driver(source_kind source, const arch_target& ta
   return e;
 }
 
+/// Machine code `target`, which loads on `device`, may or may not run under a driver serving CUDA
+/// `driver`: the file does not say which CUDA built it (raw: why not). `newest`: the newest CUDA
+/// cuarch knows, whose major's driver runs what any known release built.
+constexpr error unknown_builder(const arch_target& target, const compute_capability& device, const cuda_version& driver,
+                                const cuda_version& newest, std::string_view raw = {}) {
+  error e = detail::make_target_error(errc::unknown_builder, source_kind::driver, target, newest, driver, raw);
+  e.device = device;
+  return e;
+}
+
 // --- edges: libraries, processes, files, devices ---------------------------------------------
 
 /// subject (a library name) could not be loaded from location; raw is dlerror().

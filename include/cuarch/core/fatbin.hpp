@@ -37,6 +37,12 @@ enum class container_kind : unsigned char { none, elf, fatbin, cubin, ptx, archi
 inline constexpr std::string_view container_kind_names[] = {"none", "elf", "fatbin", "cubin", "ptx", "archive"};
 constexpr std::string_view to_string(container_kind k) noexcept { return detail::name_of(container_kind_names, k); }
 
+/// Whether an image holds a kernel (what a launch needs): SASS whose cubin has a `.text.<kernel>`
+/// section, PTX with an `.entry`. unknown where the bytes were not read (compressed, LTO IR).
+enum class kernel_presence : unsigned char { unknown, none, some };
+inline constexpr std::string_view kernel_presence_names[] = {"unknown", "none", "some"};
+constexpr std::string_view to_string(kernel_presence k) noexcept { return detail::name_of(kernel_presence_names, k); }
+
 /// One image: SASS in a cubin (form sass), PTX (ptx) or LTO IR (lto), for one target.
 struct code_image {
   arch_target target{};
@@ -45,6 +51,7 @@ struct code_image {
   std::uint64_t offset = 0;   // where its header (a fatbin entry) or the file itself starts
   std::uint64_t size = 0;     // its payload as stored, in bytes
   cuda_version built_by{};    // SASS: the CUDA whose ptxas wrote it, as its cubin's .note.nv.tkinfo says ({}: unsaid)
+  kernel_presence kernels = kernel_presence::unknown;
 };
 
 /// One fatbin (a code object: the driver loads one of its images for the kernels it holds), or the
@@ -252,7 +259,19 @@ inline std::optional<cuda_version> builder_in_prefix(std::string_view prefix) {
 /// Copies what a cubin says of itself (read_cubin's image) into the fatbin entry's image that holds it:
 /// the CUDA that built it. (Its a/f variant is already the entry flags': they agree on all 44 SASS images
 /// of tests/data/inspect and 7,418 of CUDA 13.0's cuSPARSE, cuBLAS and cuBLASLt.)
-inline void learn_from_cubin(const code_image& inner, code_image& outer) { outer.built_by = inner.built_by; }
+inline void learn_from_cubin(const code_image& inner, code_image& outer) {
+  outer.built_by = inner.built_by;
+  outer.kernels = inner.kernels;
+}
+
+/// Whether PTX text declares a kernel (`.entry`); a mention in a comment counts too, which only
+/// means the code object is judged. `whole`: the text is all of it (else what is not found is unknown).
+inline kernel_presence ptx_kernels(std::string_view text, bool whole = true) noexcept {
+  return text.find(".entry") != std::string_view::npos ? kernel_presence::some : whole ? kernel_presence::none : kernel_presence::unknown;
+}
+
+/// The most of a PTX image read to find an `.entry` (past it, whether it holds one is unknown).
+inline constexpr std::uint64_t max_ptx_scan = std::uint64_t{1} << 20;
 
 /// What the cubin of the SASS entry at `e` (its 64-byte header `eh`, checked by read_fatbins) says of
 /// itself, read in place or decompressed first (entry @16: u32 compressed size, unpadded; @56: u64 size
@@ -338,8 +357,13 @@ inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, 
       const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
       const ptx_isa_version version{static_cast<int>(le(*eh, 26, 2)), static_cast<int>(le(*eh, 24, 2))};
       obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, b.base + e, payload});
-      if (kind == 2)  // a cubin names the CUDA that built it
+      if (kind == 2)  // a cubin names the CUDA that built it, and whether it holds a kernel
         if (auto failed = read_entry_cubin(b, *eh, e, obj.images.back(), elf_bytes, *counts.wanted)) return failed;
+      if (kind == 1 && !obj.images.back().compressed) {  // PTX holds a kernel if it has an .entry
+        const auto text = b.read(e + entry_header, std::min(payload, max_ptx_scan), elf_bytes);
+        if (!text) return text.error();
+        obj.images.back().kernels = ptx_kernels(*text, payload <= max_ptx_scan);
+      }
       e += entry_header + payload;
     }
     out.objects.push_back(std::move(obj));
@@ -414,6 +438,7 @@ inline constexpr std::uint64_t max_note_bytes = 65536;
 inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf_header, code_listing& out) {
   code_image img;  // SASS
   img.size = b.size;
+  img.kernels = kernel_presence::none;  // until a .text.<kernel> section is seen
   // The sm number: e_flags bits 8-15 from ELF ABI version 8 on (CUDA 12.8+), bits 0-7 before.
   const std::uint64_t flags = le(elf_header, 0x30, 4);
   const bool abi8 = static_cast<unsigned char>(elf_header[8]) >= 8;
@@ -433,6 +458,7 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
   bool compat_read = false, tkinfo_read = false;
   std::string section_bytes;
   auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
+    if (starts_with(s.name, ".text.")) img.kernels = kernel_presence::some;  // nvcc names each kernel's code .text.<name>
     const bool compat = s.name == ".nv.compat" && !compat_read, tkinfo = s.name == ".note.nv.tkinfo" && !tkinfo_read;
     if (!compat && !tkinfo) return std::nullopt;
     const auto read = b.read(s.offset, std::min(s.size, max_note_bytes), section_bytes);
@@ -561,7 +587,8 @@ inline expected<code_listing, error> list_code(code_bytes& bytes, const builder_
       return unexpected(detail::bad_code(0, "PTX text whose .target '" + std::string(target) + "' is not sm_XY[a|f]"));
     if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
     out.kind = container_kind::ptx;
-    out.objects.push_back(code_object{0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size}}});
+    out.objects.push_back(code_object{
+        0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size, {}, detail::ptx_kernels(*text, b.size <= 65536)}}});
   }
   return out;
 }
@@ -577,17 +604,31 @@ inline bool has_loadable(const code_listing& l) noexcept {
   return std::any_of(l.objects.begin(), l.objects.end(), [](const code_object& o) { return !o.relocatable; });
 }
 
-/// Whether a loader sees code object o (what cuobjdump lists without --all-fatbin): the loadable
-/// fatbins when the listing has any (has_loadable(), asked once per listing), else the relocatable ones.
-constexpr bool judged(const code_object& o, bool listing_has_loadable) noexcept { return !o.relocatable || !listing_has_loadable; }
+/// Whether code object o may hold a kernel: an image holds one, or might (unknown: compressed, LTO
+/// IR). An empty fatbin (an nvcc 13.0 executable's .nv_fatbin starts with one), or one whose images
+/// all hold none (an nvcc 13.0 -shared library's second fatbin), has nothing a launch could fail on.
+inline bool may_launch(const code_object& o) noexcept {
+  return std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) { return i.kernels != kernel_presence::none; });
+}
+
+/// Whether code object o is judged: a loader sees it (what cuobjdump lists without --all-fatbin: the
+/// loadable fatbins when the listing has any, has_loadable(), asked once per listing, else the
+/// relocatable ones) and it may hold a kernel (may_launch()).
+inline bool judged(const code_object& o, bool listing_has_loadable) noexcept {
+  return (!o.relocatable || !listing_has_loadable) && may_launch(o);
+}
 
 /// Which image of a code object a device loads, or why none does.
 struct image_choice {
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::size_t image = none;  // index into code_object::images
-  bool jit = false;          // PTX the driver compiles
-  std::optional<error> why;  // image == none: the reason (the nearest miss's error)
+  std::size_t image = none;   // index into code_object::images
+  bool jit = false;           // PTX the driver compiles
+  std::optional<error> why;   // image == none: the reason (the nearest miss's error; unknown_builder when unknown())
+  std::size_t unsure = none;  // image == none: machine code that loads only if a CUDA the driver runs built it, unsaid
   bool loads() const noexcept { return image != none; }
+  /// Whether the verdict depends on which CUDA built an image, which the file does not say: no
+  /// image is known to load, and one would if the driver runs its builder.
+  bool unknown() const noexcept { return image == none && unsure != none; }
 };
 
 /// The image a driver picks for `device` (the rules of check_loadable): SASS that loads, the
@@ -608,8 +649,13 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
       if (ok && driver && img.built_by.major && !driver_runs_code_of(*driver, img.built_by))  // as resolve --inventory's nodes
         ok = unexpected(errors::cannot_load_on_device(source_kind::driver, img.target, device, {}, img.built_by, *driver));
       if (!ok) {
-        // Remember the most telling miss: the driver's refusal (JIT, or a later major) beats "wrong device".
-        if (!out.why || ok.error().source == source_kind::driver) out.why = ok.error();
+        // Remember the most telling miss: the driver's first refusal (a later major's machine code,
+        // which the driver would pick first, else PTX it cannot JIT) beats "wrong device".
+        if (!out.why || (ok.error().source == source_kind::driver && out.why->source != source_kind::driver)) out.why = ok.error();
+        continue;
+      }
+      if (form == arch_form::sass && driver && !img.built_by.major) {  // the driver-major rule cannot be applied
+        if (out.unsure == image_choice::none || rank(img.target) > rank(obj.images[out.unsure].target)) out.unsure = i;
         continue;
       }
       if (out.image == image_choice::none || rank(img.target) > rank(obj.images[out.image].target)) out.image = i;
@@ -620,8 +666,17 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
       return out;
     }
   }
-  if (!out.why)  // no SASS or PTX image at all (LTO IR only, or empty)
-    out.why = errors::cannot_load_on_device(source_kind::none, arch_target{device, arch_variant::baseline, arch_form::sass}, device);
+  if (out.unsure != image_choice::none) {  // nothing known to load; this would, if its builder is one the driver runs
+    const code_image& img = obj.images[out.unsure];
+    out.why = errors::unknown_builder(img.target, device, *driver, newest_known_toolkit(),
+                                      img.compressed ? "its cubin is stored compressed" : "its cubin has no .note.nv.tkinfo");
+    return out;
+  }
+  if (!out.why) {  // no SASS or PTX image at all: LTO IR only (an empty code object is never judged)
+    const auto lto = std::find_if(obj.images.begin(), obj.images.end(),
+                                  [](const code_image& i) { return i.target.form == arch_form::lto; });
+    out.why = errors::cannot_load_on_device(source_kind::none, lto != obj.images.end() ? lto->target : arch_target{device}, device);
+  }
   return out;
 }
 

@@ -25,12 +25,19 @@
 
 CUARCH_BEGIN_NAMESPACE
 
-/// Code objects that fail on one device for one reason, alike: the same targets, the same cause.
+/// Code objects that fail on one device for one reason, alike: the same targets, the same cause; or
+/// (device_verdict::unknown) whose verdict depends on which CUDA built their machine code.
 struct failing_group {
   std::vector<arch_target> targets;  // what each of them holds (SASS and PTX; LTO IR is never loaded)
   std::size_t count = 0;
   error why{};  // the reason of the first one
 };
+
+/// What a device does with a file: every code object known to load; one cannot; or none cannot,
+/// but some load only if the driver runs the CUDA that built them, which the file does not say.
+enum class load_verdict : unsigned char { loads, cannot_load, unknown };
+inline constexpr std::string_view load_verdict_names[] = {"loads", "cannot_load", "unknown"};
+constexpr std::string_view to_string(load_verdict v) noexcept { return detail::name_of(load_verdict_names, v); }
 
 /// One device against one file.
 struct device_verdict {
@@ -39,14 +46,21 @@ struct device_verdict {
   std::size_t by_sass = 0;     // of those, loaded as machine code
   std::size_t by_ptx_jit = 0;  // loaded by JIT-compiling PTX
   std::vector<failing_group> failing;
-  std::vector<std::size_t> choice;  // per code object of the listing: the image index it loads, or image_choice::none
+  std::vector<failing_group> unknown;  // not failing, not known to load: built by an unknown CUDA (errc::unknown_builder)
+  std::vector<std::size_t> choice;     // per code object of the listing: the image index it loads, or image_choice::none
 
-  std::size_t failed() const noexcept {
+  static std::size_t count_of(const std::vector<failing_group>& groups) noexcept {
     std::size_t n = 0;
-    for (const auto& g : failing) n += g.count;
+    for (const auto& g : groups) n += g.count;
     return n;
   }
-  bool loads() const noexcept { return failing.empty(); }
+  std::size_t failed() const noexcept { return count_of(failing); }
+  std::size_t unknowns() const noexcept { return count_of(unknown); }
+  /// Known to load: every code object judged has an image the rules say loads.
+  bool loads() const noexcept { return failing.empty() && unknown.empty(); }
+  load_verdict verdict() const noexcept {
+    return !failing.empty() ? load_verdict::cannot_load : !unknown.empty() ? load_verdict::unknown : load_verdict::loads;
+  }
 };
 
 /// One file: what it holds, and per device whether it loads.
@@ -78,7 +92,8 @@ struct inspect_report {
     return device_drivers[i].major ? std::optional<cuda_version>(device_drivers[i]) : std::nullopt;
   }
 
-  /// 2 when a file could not be read, else 1 when a device cannot load a file, else 0.
+  /// 2 when a file could not be read, else 1 when a device cannot load a file or whether it does is
+  /// unknown (not shown to load), else 0 (also when no device was judged: the files were listed).
   int exit_status() const noexcept {
     int s = 0;
     for (const auto& f : files) {
@@ -144,7 +159,7 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     std::size_t object;
     auto alike() const { return std::tie(code, keys, built_by, ptx); }
   };
-  std::vector<miss> misses;
+  std::vector<miss> misses, unsure;
   for (std::size_t i = 0; i < listing.objects.size(); ++i) {
     const code_object& o = listing.objects[i];
     if (!judged(o, loadable)) continue;
@@ -152,22 +167,26 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
     const image_choice c = choose_image(o, device.cc, driver);
     v.choice[i] = c.image;
     if (c.loads()) ++(c.jit ? v.by_ptx_jit : v.by_sass);
-    else  // choose_image() says why whenever nothing loads
-      misses.push_back(miss{detail::target_keys_of(o), c.why->code, c.why->required, c.why->ptx_required, i});
+    else  // choose_image() says why whenever nothing loads (LTO IR named too: the targets said are real)
+      (c.unknown() ? unsure : misses)
+          .push_back(miss{detail::target_keys_of(o, true), c.why->code, c.why->required, c.why->ptx_required, i});
   }
-  std::stable_sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) { return a.alike() < b.alike(); });
-  for (std::size_t at = 0; at < misses.size();) {
-    std::size_t end = at + 1;
-    while (end < misses.size() && misses[end].alike() == misses[at].alike()) ++end;
-    failing_group g;
-    for (const std::uint32_t k : misses[at].keys) g.targets.push_back(detail::target_of_key(k));
-    g.count = end - at;
-    g.why = *choose_image(listing.objects[misses[at].object], device.cc, driver).why;  // its reason, judged again
-    v.failing.push_back(std::move(g));
-    at = end;
-  }
-  std::stable_sort(v.failing.begin(), v.failing.end(),
-                   [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
+  const auto group = [&](std::vector<miss>& all, std::vector<failing_group>& groups) {
+    std::stable_sort(all.begin(), all.end(), [](const miss& a, const miss& b) { return a.alike() < b.alike(); });
+    for (std::size_t at = 0; at < all.size();) {
+      std::size_t end = at + 1;
+      while (end < all.size() && all[end].alike() == all[at].alike()) ++end;
+      failing_group g;
+      for (const std::uint32_t k : all[at].keys) g.targets.push_back(detail::target_of_key(k));
+      g.count = end - at;
+      g.why = *choose_image(listing.objects[all[at].object], device.cc, driver).why;  // its reason, judged again
+      groups.push_back(std::move(g));
+      at = end;
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
+  };
+  group(misses, v.failing);
+  group(unsure, v.unknown);
   return v;
 }
 
@@ -185,25 +204,111 @@ namespace detail {
 inline std::string targets_text(const std::vector<arch_target>& ts) {
   std::string s;
   for (const auto& t : ts) s.append(s.empty() ? "" : ", ").append(to_text(t).view());
-  return s.empty() ? "no SASS or PTX (LTO IR only)" : s;
+  return s;
 }
 
-/// The fix for a group, in cuarch's words: the driver for PTX it cannot JIT, else the target to add.
-inline std::string fix_text(const failing_group& g, const compute_capability& cc) {
-  const std::string n = std::to_string(cc.sm_number());
-  if (g.why.code == errc::ptx_too_new_for_driver)
-    return "update the driver to one that JITs PTX ISA " + std::string(to_text(g.why.ptx_required).view()) + ", or add sm_" + n +
-           " machine code";
-  if (g.why.found.major) {  // a later major built it: the error's own fix (core/error.hpp words the rule once)
-    const std::string words = g.why.message();
-    return words.substr(words.find("; fix: ") + 7);
-  }
-  return "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
-         "-real; PyTorch: " + std::string(to_text(cc).view()) + "), or PTX of compute capability " + std::string(to_text(cc).view()) +
-         " or lower (compute_XY) for the driver to JIT";
+/// The first CUDA release of cuarch's table whose compilers write PTX ISA `isa`, and whose driver
+/// JITs it (ptx_isa_read_by); nullopt past the table.
+constexpr std::optional<cuda_version> first_release_of_isa(const ptx_isa_version& isa) noexcept {
+  for (const auto& row : toolkit_table)
+    if (isa <= row.ptx_isa) return row.release;
+  return std::nullopt;
 }
 
 }  // namespace detail
+
+/// The CUDA that built a listing, as far as it says: the newest release named by a cubin's
+/// .note.nv.tkinfo, or implied by a PTX image's ISA (CUDA 13.0 writes 9.0); {} when nothing says.
+inline cuda_version builder_of(const code_listing& l) {
+  cuda_version b{};
+  for (const auto& o : l.objects)
+    for (const auto& img : o.images) {
+      const std::optional<cuda_version> by = img.target.form == arch_form::ptx ? detail::first_release_of_isa(img.version)
+                                                                               : std::optional<cuda_version>(img.built_by);
+      if (by && b < *by) b = *by;
+    }
+  return b;
+}
+
+/// One way to make a group load, for machines: build `add` too (by a CUDA of major `build_major`
+/// when not 0, else by the one that built the file; with `build_major` and nothing to add, rebuild
+/// the file with it), and run under a driver that serves CUDA `driver` or newer (nullopt: the
+/// driver judged). tests/inspect_test.cpp applies every one to the corpus and requires "loads".
+struct fix_way {
+  std::vector<arch_target> add;
+  int build_major = 0;
+  std::optional<cuda_version> driver;
+};
+
+/// A group's fix: its words (`fix` in JSON, "fix: " in the text) and the ways they name.
+struct load_fix {
+  std::string text;
+  std::vector<fix_way> ways;
+};
+
+/// The fix of a group on a device of compute capability `cc` under `driver`, for a file built by
+/// `builder` (builder_of). Each way named is one that loads by choose_image's rules: an added target
+/// is built by a CUDA the driver runs, and PTX only where the driver JITs what that CUDA writes.
+inline load_fix fix_of(const failing_group& g, const compute_capability& cc, const std::optional<cuda_version>& driver,
+                       const cuda_version& builder) {
+  load_fix fix;
+  const std::string n = std::to_string(cc.sm_number()), c(to_text(cc).view());
+  const arch_target sass{cc, arch_variant::baseline, arch_form::sass}, ptx{cc, arch_variant::baseline, arch_form::ptx};
+  const std::string add_sass = "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
+                               "-real; PyTorch: " + c + ")";
+  const auto serves = [](const cuda_version& v) {
+    return "update the driver to one that serves CUDA " + std::to_string(v.major) + ".0 or newer";
+  };
+  // The driver does not run what the file's CUDA builds: what is added must be built by its own major.
+  const bool later_major = driver && builder.major && !driver_runs_code_of(*driver, builder);
+  switch (g.why.code) {
+    case errc::unknown_builder:  // what settles it: a driver of the newest major cuarch knows runs what any known CUDA built
+      fix.ways.push_back(fix_way{{}, 0, cuda_version{g.why.required.major, 0}});
+      fix.text = g.why.message().substr(g.why.message().find("; fix: to settle it, ") + 21);
+      return fix;
+    case errc::ptx_too_new_for_driver: {
+      const std::optional<cuda_version> reads = detail::first_release_of_isa(g.why.ptx_required);
+      const std::string isa(to_text(g.why.ptx_required).view());
+      fix.text = reads ? serves(*reads) + " (it JITs PTX ISA " + isa + ")" : "update the driver to one that JITs PTX ISA " + isa;
+      if (reads) fix.ways.push_back(fix_way{{}, 0, cuda_version{reads->major, 0}});
+      if (later_major || (reads && driver && !driver_runs_code_of(*driver, *reads))) {
+        fix.ways.push_back(fix_way{{sass}, driver->major, std::nullopt});
+        fix.text += ", or " + add_sass + " machine code built with CUDA " + std::to_string(driver->major) + ".x";
+      } else {
+        fix.ways.push_back(fix_way{{sass}, 0, std::nullopt});
+        fix.text += ", or add sm_" + n + " machine code";
+      }
+      return fix;
+    }
+    default: break;
+  }
+  if (g.why.found.major) {  // machine code of a later major: the error's own fix (core/error.hpp words the rule once)
+    fix.ways.push_back(fix_way{{}, 0, cuda_version{g.why.required.major, 0}});
+    fix.ways.push_back(fix_way{{}, g.why.found.major, std::nullopt});
+    const std::string words = g.why.message();
+    fix.text = words.substr(words.find("; fix: ") + 7);
+    return fix;
+  }
+  if (later_major) {
+    fix.ways.push_back(fix_way{{sass}, driver->major, std::nullopt});
+    fix.ways.push_back(fix_way{{sass}, 0, cuda_version{builder.major, 0}});
+    fix.text = add_sass + " built with CUDA " + std::to_string(driver->major) + ".x (CUDA " + std::string(to_text(builder).view()) +
+               " built this file, which a driver serving CUDA " + std::string(to_text(*driver).view()) +
+               " does not run), or add it and " + serves(builder);
+    return fix;
+  }
+  fix.ways.push_back(fix_way{{sass}, 0, std::nullopt});
+  fix.text = add_sass;
+  // PTX of the file's CUDA, only where the driver JITs what that CUDA writes (or no driver was named).
+  const std::optional<ptx_isa_version> writes = builder.major ? ptx_isa_of(builder) : std::nullopt;
+  if (!driver || (writes && check_driver_can_jit_isa(ptx, *writes, *driver))) {
+    fix.ways.push_back(fix_way{{ptx}, 0, std::nullopt});
+    fix.text += ", or PTX of compute capability " + c + " or lower (compute_XY) for the driver to JIT";
+  }
+  return fix;
+}
+
+namespace detail {}  // namespace detail
 
 /// For people: per file, what it holds and per device whether it loads, how, and the fix.
 inline std::string inspect_text(const inspect_report& r) {
@@ -221,11 +326,19 @@ inline std::string inspect_text(const inspect_report& r) {
                             : std::string("; driver unknown: PTX not checked");
     out += "\n";
   }
+  // Files without CUDA code (most of a directory: headers, scripts) are counted, not listed, unless alone.
+  const std::size_t codeless = static_cast<std::size_t>(
+      std::count_if(r.files.begin(), r.files.end(), [](const file_verdict& f) { return !f.unreadable && !f.has_code(); }));
+  constexpr const char* no_code_why = "no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text";
+  bool judged_ptx = false;  // whether the driver note below bears on anything
   for (const auto& f : r.files) {
+    if (!f.unreadable && !f.has_code()) {
+      if (codeless == 1) out += detail::printable(f.path) + ": no CUDA code (" + no_code_why + ")\n";
+      continue;
+    }
     out += detail::printable(f.path) + ": ";
-    if (f.unreadable || !f.has_code()) {
-      out += f.unreadable ? "unreadable: " + f.unreadable->message() + "\n"
-                          : "no CUDA code (no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text)\n";
+    if (f.unreadable) {
+      out += "unreadable: " + f.unreadable->message() + "\n";
       continue;
     }
     // Targets with the number of code objects holding each, in the order of first appearance.
@@ -237,46 +350,71 @@ inline std::string inspect_text(const inspect_report& r) {
       if (!judged(o, loadable)) continue;
       ++judged_objects;
       relocatable += o.relocatable ? 1 : 0;
+      judged_ptx |= !f.devices.empty() &&
+                    std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) { return i.target.form == arch_form::ptx; });
       for (const std::uint32_t k : detail::target_keys_of(o, true))
         if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
+    const std::size_t idle = static_cast<std::size_t>(
+        std::count_if(f.listing.objects.begin(), f.listing.objects.end(),
+                      [&](const code_object& o) { return (!o.relocatable || !loadable) && !may_launch(o); }));
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
-           (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") + ", " +
+           (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") +
+           (idle ? " (and " + std::to_string(idle) + " without a kernel, not judged)" : "") + ", " +
            std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
     for (const std::uint32_t k : order)
       out += " " + std::string(to_text(detail::target_of_key(k)).view()) +
              (per_key[k] == judged_objects ? "" : "(" + std::to_string(per_key[k]) + ")");
     out += "\n";
-    for (const auto& d : f.devices) {
-      const std::string cc(to_text(d.device.cc).view());
+    const cuda_version builder = builder_of(f.listing);
+    for (std::size_t i = 0; i < f.devices.size(); ++i) {
+      const device_verdict& d = f.devices[i];
+      const std::string cc(to_text(d.device.cc).view()), of = " of " + std::to_string(d.judged) + " code objects ";
       out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + detail::printable(d.device.name) + ")") + ": ";
       if (d.loads()) {
-        out += "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) + " as SASS, " +
-               std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n";
+        out += d.judged ? "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) + " as SASS, " +
+                              std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n"
+                        : std::string("loads: no code object holds a kernel, so none can fail to launch\n");
         continue;
       }
-      out += "CANNOT LOAD: " + std::to_string(d.failed()) + " of " + std::to_string(d.judged) + " code objects have no image for it\n";
-      constexpr std::size_t shown = 8;  // the largest groups; --format json lists every one
-      std::vector<std::string> fixes;
-      for (std::size_t i = 0; i < d.failing.size(); ++i) {
-        const failing_group& g = d.failing[i];
-        std::string fix = detail::fix_text(g, d.device.cc);
-        if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(std::move(fix));
-        if (i >= shown) continue;
-        std::string why = g.why.message();  // its own "; fix: ..." gives way to the fixes below
-        if (const auto cut = why.find("; fix: "); cut != std::string::npos) why.resize(cut);
-        out += "    " + std::to_string(g.count) + " hold only " + detail::targets_text(g.targets) + ": " + why + "\n";
+      // The groups, largest first (--format json lists every one), then each fix (or what settles it) once.
+      const auto groups = [&](const std::vector<failing_group>& all, const char* fix_word) {
+        constexpr std::size_t shown = 8;
+        std::vector<std::string> fixes;
+        for (std::size_t k = 0; k < all.size(); ++k) {
+          const failing_group& g = all[k];
+          std::string fix = fix_of(g, d.device.cc, r.driver_of(i), builder).text;
+          if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(std::move(fix));
+          if (k >= shown) continue;
+          std::string why = g.why.message();  // its own "; fix: ..." gives way to the fixes below
+          if (const auto cut = why.find("; fix: "); cut != std::string::npos) why.resize(cut);
+          out += "    " + std::to_string(g.count) + " hold only " + detail::targets_text(g.targets) + ": " + why + "\n";
+        }
+        if (all.size() > shown)
+          out += "    ... and " + std::to_string(all.size() - shown) + " more groups (--format json lists them all)\n";
+        for (const auto& fix : fixes) out += "    " + std::string(fix_word) + ": " + fix + "\n";
+      };
+      if (!d.failing.empty()) {
+        out += "CANNOT LOAD: " + std::to_string(d.failed()) + of + "have no image for it\n";
+        groups(d.failing, "fix");
       }
-      if (d.failing.size() > shown)
-        out += "    ... and " + std::to_string(d.failing.size() - shown) + " more groups (--format json lists them all)\n";
-      for (const auto& fix : fixes) out += "    fix: " + fix + "\n";
-      if (d.failed() < d.judged)
+      if (!d.unknown.empty()) {
+        out += std::string(d.failing.empty() ? "unknown: built by an unknown CUDA: " : "    and, built by an unknown CUDA, ") +
+               std::to_string(d.unknowns()) + of +
+               "load only if the driver runs the CUDA that built their machine code, which the file does not say\n";
+        groups(d.unknown, "settle");
+      }
+      if (d.failed() + d.unknowns() < d.judged)
         out +=
             "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
             "architecture holds such code objects on purpose)\n";
     }
   }
-  if (!r.driver && r.nodes.empty()) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
+  if (codeless > 1)
+    out += std::to_string(codeless) + " files have no CUDA code (" + no_code_why + "): not listed; --format json lists every file\n";
+  if (r.devices.empty() && r.nodes.empty() && !r.files.empty())
+    out += "nothing judged: no device was named and none is visible here (--device-cc X.Y[,...] and --driver X.Y judge these files)\n";
+  if (!r.driver && r.nodes.empty() && judged_ptx) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
   return out;
 }
 
@@ -293,6 +431,9 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   for (const auto& f : r.files)
     for (const auto& d : f.devices)
       if (!first && !d.failing.empty()) first = d.failing.front().why;
+  for (const auto& f : r.files)
+    for (const auto& d : f.devices)
+      if (!first && !d.unknown.empty()) first = d.unknown.front().why;
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
   detail::json_optional_error(w, first);
   w.key("driver");
@@ -322,10 +463,15 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         w.key("kind").value(detail::name_of(detail::form_names, img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size));
+        detail::text_or_null(w.key("built_by"), img.built_by.major ? std::optional<cuda_version>(img.built_by) : std::nullopt);
+        w.key("kernels").value(to_string(img.kernels));
       });
     });
+    const cuda_version builder = builder_of(f.listing);
     detail::json_objects(w.key("devices"), f.devices, [&](const device_verdict& d) {
+      const std::optional<cuda_version> driver = r.driver_of(static_cast<std::size_t>(&d - f.devices.data()));
       w.key("cc").value(to_text(d.device.cc).view()).key("name").value(d.device.name).key("loads").value(d.loads());
+      w.key("verdict").value(to_string(d.verdict()));
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
       w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit));
       std::vector<long long> chosen(detail::target_keys, 0);  // the images it loads, by target: how many code objects
@@ -338,12 +484,26 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
       detail::json_objects(w.key("chosen"), order, [&](std::uint32_t k) {
         w.key("target").value(to_text(detail::target_of_key(k)).view()).key("count").value(chosen[k]);
       });
-      detail::json_objects(w.key("failing"), d.failing, [&](const failing_group& g) {
-        std::vector<std::string> ts;
-        for (const auto& t : g.targets) ts.emplace_back(to_text(t).view());
-        detail::json_error(w.key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error"), g.why);
-        w.key("fix").value(detail::fix_text(g, d.device.cc));
-      });
+      // Each group with its fix: the words, and the ways they name (fix_way) for a program to apply.
+      const auto groups = [&](const char* key, const char* fix_key, const std::vector<failing_group>& all) {
+        detail::json_objects(w.key(key), all, [&](const failing_group& g) {
+          std::vector<std::string> ts;
+          for (const auto& t : g.targets) ts.emplace_back(to_text(t).view());
+          detail::json_error(w.key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error"), g.why);
+          const load_fix fix = fix_of(g, d.device.cc, driver, builder);
+          w.key(fix_key).value(fix.text);
+          detail::json_objects(w.key("fix_ways"), fix.ways, [&](const fix_way& way) {
+            std::vector<std::string> add;
+            for (const auto& t : way.add) add.emplace_back(to_text(t).view());
+            w.key("add").value(add).key("build_major");
+            if (way.build_major) w.value(way.build_major);
+            else w.null();
+            detail::text_or_null(w.key("driver"), way.driver);
+          });
+        });
+      };
+      groups("failing", "fix", d.failing);
+      groups("unknown", "settle", d.unknown);
     });
   });
   w.end_object();
