@@ -776,3 +776,65 @@ TEST_CASE("the driver note only for PTX; a directory's files without code in one
   CHECK_FALSE(has(text, "host_only.o"));
   CHECK(has(text, "2 files have no CUDA code"));
 }
+
+namespace {
+
+// Applies one way of a fix to code object o (what a rebuild with the flags named would add, or a
+// driver update), as the text says: added targets built by `build_major` (as the driver's own
+// release, which is of that major) or else by the file's builder; nothing to add with a build_major:
+// the whole object rebuilt by it. Returns the object and the driver to judge it under.
+std::pair<code_object, std::optional<cuda_version>> applied(code_object o, const fix_way& way, const std::optional<cuda_version>& driver,
+                                                            const cuda_version& builder) {
+  const cuda_version by = way.build_major ? cuda_version{way.build_major, driver->minor} : builder;
+  const auto build = [&](code_image& img) {
+    img.kernels = kernel_presence::some;
+    if (img.target.form == arch_form::sass) img.built_by = by;
+    if (img.target.form == arch_form::ptx) img.version = *ptx_isa_of(by.major == driver->major ? driver->release() : by);
+  };
+  if (way.build_major && way.add.empty())
+    for (auto& img : o.images) build(img);
+  for (const auto& t : way.add) {
+    code_image img;
+    img.target = t;
+    build(img);
+    o.images.push_back(img);
+  }
+  return {o, way.driver ? way.driver : driver};
+}
+
+}  // namespace
+
+TEST_CASE("every fix printed, applied to the corpus, makes the file load", "[inspect][verdict][fix]") {
+  const std::vector<compute_capability> ccs{cc(7, 5), cc(8, 0), cc(8, 6), cc(8, 9), cc(9, 0), cc(10, 0), cc(10, 3), cc(11, 0), cc(12, 0), cc(12, 1)};
+  std::size_t cannot = 0, unknown = 0, ways = 0;
+  for (const auto& row : corpus()) {
+    const auto listing = read_code_file(data_dir + row.file);
+    REQUIRE(listing.has_value());
+    const cuda_version builder = builder_of(*listing);
+    const bool loadable = has_loadable(*listing);
+    for (const cuda_version driver : {cuda_version{12, 4}, cuda_version{12, 8}, cuda_version{12, 9}, cuda_version{13, 0}}) {
+      for (const auto& device : ccs) {
+        for (const auto& o : listing->objects) {
+          if (!judged(o, loadable)) continue;
+          const image_choice c = choose_image(o, device, driver);
+          if (c.loads()) continue;
+          ++(c.unknown() ? unknown : cannot);
+          failing_group g;
+          g.why = *c.why;
+          const load_fix fix = fix_of(g, device, driver, builder);
+          INFO(row.file << " on cc " << to_text(device).view() << " under " << to_text(driver).view() << ": " << c.why->message()
+                        << "\nfix: " << fix.text);
+          REQUIRE_FALSE(fix.ways.empty());
+          for (const fix_way& way : fix.ways) {
+            ++ways;
+            const auto [fixed, under] = applied(o, way, driver, builder.major ? builder : cuda_version{13, 0});
+            CHECK(choose_image(fixed, device, under).loads());
+          }
+        }
+      }
+    }
+  }
+  CHECK(cannot > 500);  // the corpus fails in many ways: each one's fix was applied
+  CHECK(ways > cannot);
+  INFO(unknown);
+}

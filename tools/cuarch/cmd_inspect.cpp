@@ -29,8 +29,13 @@ or why none loads, with the targets to add.
 Devices: --device-cc, else this machine's (NVML, as `cuarch resolve --archs native`). Driver:
 --driver VERSION, or `detected` (the default when the devices are this machine's). A fleet:
 --inventory FILE, each node with its own compute capabilities and driver (docs/inspect.md).
-exit status: 0 every device loads every file; 1 a device cannot load a file (or no device);
-2 bad usage or a file that cannot be read or whose CUDA code is malformed.
+With no device named and none visible (a build machine), the files are listed, not judged.
+A code object with no kernel (an empty fatbin, cubins without .text) is listed, not judged.
+Verdicts per device: loads; CANNOT LOAD (with a fix that works); unknown (machine code whose
+builder the file does not say, e.g. compressed, under a driver that may not run it).
+exit status: 0 every device loads every file (or nothing was judged); 1 a device cannot load a
+file, or whether it does is unknown; 2 bad usage or a file that cannot be read or whose CUDA
+code is malformed.
 example: cuarch inspect build/libkernels.so --device-cc 8.6,8.9,9.0 --driver 12.8)";
 
 struct inspect_flags {
@@ -64,10 +69,7 @@ int run_inspect(const inspect_flags& flags) {
   }
   const cuarch::inspect_report& report = done.report;
   const std::string out = json ? cuarch::inspect_json(report) + "\n" : cuarch::inspect_text(report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  if (!json)
-    for (const auto& f : report.files)
-      if (f.unreadable) fmt::print(stderr, "cuarch inspect: {}\n", say(f.unreadable->message()));
+  std::fwrite(out.data(), 1, out.size(), stdout);  // an unreadable file's error is in it, once
   return report.exit_status();
 }
 

@@ -28,6 +28,8 @@ struct inspect_outcome {
 
 /// Judges every file under `paths` on the devices `o.devices` (or inventory) names, else this
 /// machine's, against the driver `o.driver` names (none named: the detected one for this machine's).
+/// With no device named and none visible (a build machine), the files are listed, not judged, as
+/// cuobjdump lists them: the report has no devices, and a note says why.
 inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const resolve_options& o) {
   inspect_outcome out;
   inspect_report& report = out.report;
@@ -63,8 +65,9 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     const detection found = detect(d);
     if (native) {
       auto devices = found.devices();
-      if (!devices) return fail(devices.error());
-      report.devices = *devices;
+      if (!devices && devices.error().code != errc::no_device) return fail(devices.error());
+      if (devices) report.devices = *devices;
+      else out.notes.push_back("nothing is judged: " + devices.error().message());
     }
     if (detect_driver) {
       if (auto v = found.driver_version()) {
@@ -72,7 +75,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
         report.driver_source = "detected: " + v->location;
       } else if (o.driver == driver_from::detected) {
         return fail(v.error());
-      } else {
+      } else if (!report.devices.empty()) {  // no device either: nothing is judged, and the note says so
         out.notes.push_back("no driver found (" + v.error().message() + "); PTX is not checked against one");
       }
     }

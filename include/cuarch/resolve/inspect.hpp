@@ -297,6 +297,12 @@ inline load_fix fix_of(const failing_group& g, const compute_capability& cc, con
                " does not run), or add it and " + serves(builder);
     return fix;
   }
+  if (driver && !builder.major) {  // the file does not say which CUDA built it: say which the driver runs
+    fix.ways.push_back(fix_way{{sass}, driver->major, std::nullopt});
+    fix.text = add_sass + " built with CUDA " + std::to_string(driver->major) + ".x or older (the driver serves CUDA " +
+               std::string(to_text(*driver).view()) + ")";
+    return fix;
+  }
   fix.ways.push_back(fix_way{{sass}, 0, std::nullopt});
   fix.text = add_sass;
   // PTX of the file's CUDA, only where the driver JITs what that CUDA writes (or no driver was named).
