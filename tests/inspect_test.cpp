@@ -783,8 +783,8 @@ namespace {
 // driver update), as the text says: added targets built by `build_major` (as the driver's own
 // release, which is of that major) or else by the file's builder; nothing to add with a build_major:
 // the whole object rebuilt by it. Returns the object and the driver to judge it under.
-std::pair<code_object, std::optional<cuda_version>> applied(code_object o, const fix_way& way, const std::optional<cuda_version>& driver,
-                                                            const cuda_version& builder) {
+std::pair<code_object, std::optional<cuda_version>> applied(code_object o, const fix_way& way,
+                                                            const std::optional<cuda_version>& driver, const cuda_version& builder) {
   const cuda_version by = way.build_major ? cuda_version{way.build_major, driver->minor} : builder;
   const auto build = [&](code_image& img) {
     img.kernels = kernel_presence::some;
@@ -805,7 +805,8 @@ std::pair<code_object, std::optional<cuda_version>> applied(code_object o, const
 }  // namespace
 
 TEST_CASE("every fix printed, applied to the corpus, makes the file load", "[inspect][verdict][fix]") {
-  const std::vector<compute_capability> ccs{cc(7, 5), cc(8, 0), cc(8, 6), cc(8, 9), cc(9, 0), cc(10, 0), cc(10, 3), cc(11, 0), cc(12, 0), cc(12, 1)};
+  const std::vector<compute_capability> ccs{cc(7, 5),  cc(8, 0),  cc(8, 6),  cc(8, 9),  cc(9, 0),
+                                            cc(10, 0), cc(10, 3), cc(11, 0), cc(12, 0), cc(12, 1)};
   std::size_t cannot = 0, unknown = 0, ways = 0;
   for (const auto& row : corpus()) {
     const auto listing = read_code_file(data_dir + row.file);
@@ -837,4 +838,31 @@ TEST_CASE("every fix printed, applied to the corpus, makes the file load", "[ins
   CHECK(cannot > 500);  // the corpus fails in many ways: each one's fix was applied
   CHECK(ways > cannot);
   INFO(unknown);
+}
+
+TEST_CASE("each image says whether it holds a kernel: .text sections, PTX .entry", "[inspect][launch]") {
+  const auto kernels_of = [](const std::string& file) {
+    std::vector<kernel_presence> k;
+    const auto listing = read_code_file(data_dir + file);
+    REQUIRE(listing.has_value());
+    for (const auto& o : listing->objects)
+      for (const auto& img : o.images) k.push_back(img.kernels);
+    return k;
+  };
+  using K = kernel_presence;
+  CHECK(kernels_of("k_sm_90a.cubin") == std::vector<K>{K::some});
+  CHECK(kernels_of("k_compute_90a.ptx") == std::vector<K>{K::some});
+  // nvcc's own fatbin in a -shared library: an sm_90a cubin without .text; then the kernel's
+  // compressed PTX (unknown), its sm_90a cubin (some) and compressed PTX.
+  CHECK(kernels_of("libk_sm_90a.so") == std::vector<K>{K::none, K::unknown, K::some, K::unknown});
+  // An executable of PTX only: an empty fatbin (no images), then the compressed PTX.
+  const auto exe = read_code_file(data_dir + "exe_compute_86");
+  REQUIRE(exe.has_value());
+  REQUIRE(exe->objects.size() == 2);
+  CHECK(exe->objects[0].images.empty());
+  CHECK_FALSE(may_launch(exe->objects[0]));
+  CHECK(may_launch(exe->objects[1]));
+  const auto ptx = list_code(".version 9.0\n.target sm_90\n");  // no .entry
+  REQUIRE(ptx.has_value());
+  CHECK(ptx->objects.at(0).images.at(0).kernels == K::none);
 }

@@ -327,10 +327,16 @@ TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run wha
   const std::string text = cuarch::inspect_text(fleet.report);
   INFO(text);
   CHECK(text.find("fix: update the driver to one that serves CUDA 13.0 or newer, or build with CUDA 12.x") != std::string::npos);
-  // What the file does not say is not invented: a compressed cubin's note is not read, so only its
-  // PTX (ISA 9.0, which a 12.8 driver cannot JIT) is judged against the driver; its SASS loads.
+  // What the file does not say is not invented either way: a compressed cubin's note unread, its
+  // SASS is neither "loads" nor "cannot load" on a 12.8 node but unknown (issue 32); its PTX (ISA
+  // 9.0) a 12.8 driver cannot JIT. Once compressed cubins are read, it is built by 13.0: cannot load.
   o.inventory = scratch("majors.csv", "host, compute_cap, cuda_version\nold, 9.0, 12.8\n");
-  CHECK(cuarch::inspect_here({built + "compress_all.o"}, o).report.files.at(0).devices.at(0).loads());
+  const auto compressed = cuarch::inspect_here({built + "compress_all.o"}, o);
+  const auto& verdict = compressed.report.files.at(0).devices.at(0);
+  CHECK_FALSE(verdict.loads());
+  CHECK(verdict.verdict() == (compressed.report.files[0].listing.objects.at(0).images.at(0).built_by.major
+                                  ? cuarch::load_verdict::cannot_load
+                                  : cuarch::load_verdict::unknown));
 }
 
 TEST_CASE("a driver of a later branch than cuarch's table of minimum drivers is never called too old", "[inventory]") {

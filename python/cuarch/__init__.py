@@ -418,12 +418,16 @@ def inspect(
               every GPU node is judged under its own driver, and "nodes" lists them all.
 
     Returns the cuarch.inspect/1 document as a dict: "ok" (every device loads every file),
-    "files" (per file its code objects and images, and per device "loads", the images "chosen",
-    and the "failing" groups with their error and "fix"). Raises ResolveInputError for a file that
-    cannot be read, holds malformed CUDA code or changed while it was read (files are read with
-    pread, never mapped: a file that shrinks is that error, never a SIGBUS in this process), or a
-    directory with more than 100,000 files; ResolveFailure when no device was found. Ctrl-C
-    (KeyboardInterrupt) stops the reading within about 0.1 s, in the middle of a file.
+    "files" (per file its code objects and images, and per device "verdict" ("loads",
+    "cannot_load", or "unknown": machine code whose builder the file does not say), "loads" (known
+    to load), the images "chosen", the "failing" groups with their error, "fix" and "fix_ways", and
+    the "unknown" groups with what would "settle" them). With no device named and none visible,
+    the files are listed and "devices" is empty: nothing is judged. Raises ResolveInputError for a
+    file that cannot be read, holds malformed CUDA code or changed while it was read (files are read
+    with pread, never mapped: a file that shrinks is that error, never a SIGBUS in this process), or
+    a directory with more than 100,000 files; ResolveFailure when an inventory has no GPU node or a
+    driver asked to be detected is not found. Ctrl-C (KeyboardInterrupt) stops the reading within
+    about 0.1 s, in the middle of a file.
         cuarch.inspect("build/libk.so", devices="8.6,9.0")["ok"]
     """
     if isinstance(paths, (str, os.PathLike)):

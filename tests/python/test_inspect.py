@@ -196,3 +196,21 @@ print(counts["listed"], counts["refused"], flush=True)
     assert p.returncode == 0, f"the interpreter ended with {p.returncode} ({err[-2000:]})"
     listed, refused = map(int, out.split())
     assert listed + refused == 300
+
+
+def test_unknown_builder_is_not_loads_and_fixes_are_structured():
+    # A compressed cubin does not say which CUDA built it: under a 12.8 driver that is "unknown".
+    doc = cuarch.inspect(os.path.join(DATA, "compress_all.o"), devices="9.0", driver="12.8")
+    d = doc["files"][0]["devices"][0]
+    if doc["files"][0]["code_objects"][0]["images"][0]["built_by"] is None:
+        assert d["verdict"] == "unknown" and d["loads"] is False
+        assert d["unknown"][0]["error"]["code"] == "unknown_builder"
+        assert {"add": [], "build_major": None, "driver": "13.0"} in d["unknown"][0]["fix_ways"]
+    else:  # once compressed cubins are read: built by CUDA 13.0, which a 12.8 driver does not run
+        assert d["verdict"] == "cannot_load"
+    assert doc["ok"] is False and doc["exit_status"] == 1
+    # Machine code of a later major: the driver that serves its major, or a build with the driver's.
+    doc = cuarch.inspect(os.path.join(DATA, "sm_80.o"), devices="8.6", driver="12.8")
+    ways = doc["files"][0]["devices"][0]["failing"][0]["fix_ways"]
+    assert {"add": [], "build_major": None, "driver": "13.0"} in ways
+    assert {"add": [], "build_major": 12, "driver": None} in ways

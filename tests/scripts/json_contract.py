@@ -211,6 +211,7 @@ def main():
         ("inspect loads", ["inspect", os.path.join(inspect_data, "mix_80_90a_c90.o"), "--device-cc", "8.6,9.0", "--driver", "13.0", "--format", "json"], 0, "cuarch.inspect/1"),
         ("inspect cannot load", ["inspect", os.path.join(inspect_data, "sm_100a.o"), "--device-cc", "9.0,10.0", "--format", "json"], 1, "cuarch.inspect/1"),
         ("inspect no CUDA code", ["inspect", os.path.join(inspect_data, "host_only.o"), "--device-cc", "9.0", "--format", "json"], 0, "cuarch.inspect/1"),
+        ("inspect unknown builder", ["inspect", os.path.join(inspect_data, "compress_all.o"), "--device-cc", "9.0,8.0", "--driver", "12.8", "--format", "json"], 1, "cuarch.inspect/1"),
         ("inspect unreadable", ["inspect", "/nonexistent/libk.so", "--device-cc", "9.0", "--format", "json"], 2, "cuarch.inspect/1"),
         ("inspect bad device list", ["inspect", inspect_data, "--device-cc", "9.x", "--format", "json"], 2, "cuarch.error/1"),
     ]

@@ -67,7 +67,7 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
       auto devices = found.devices();
       if (!devices && devices.error().code != errc::no_device) return fail(devices.error());
       if (devices) report.devices = *devices;
-      else out.notes.push_back("nothing is judged: " + devices.error().message());
+      else out.notes.push_back("nothing is judged: " + devices.error().message(o.spelling));
     }
     if (detect_driver) {
       if (auto v = found.driver_version()) {
