@@ -24,7 +24,8 @@ outcome inspect(const std::vector<std::string>& paths, const option_list& option
   outcome out;
   out.json = cuarch::inspect_json(done.report, done.failure);
   for (const auto& n : done.notes) out.note += (out.note.empty() ? "" : "; ") + n;
-  // No device, or no driver when one was asked for: nothing was judged (ResolveFailure). A file
+  // No device in an inventory, or no driver when one was asked for: nothing was judged
+  // (ResolveFailure; no device named and none visible is a listing, not a failure). A file
   // that cannot be read: its error is in the document and is raised (ResolveInputError), as the
   // command line's exit 2. A device that cannot load a file is an answer, not an exception.
   const cuarch::error* e = done.failure ? &*done.failure : nullptr;
