@@ -267,7 +267,9 @@ inline void learn_from_cubin(const code_image& inner, code_image& outer) {
 /// Whether PTX text declares a kernel (`.entry`); a mention in a comment counts too, which only
 /// means the code object is judged. `whole`: the text is all of it (else what is not found is unknown).
 inline kernel_presence ptx_kernels(std::string_view text, bool whole = true) noexcept {
-  return text.find(".entry") != std::string_view::npos ? kernel_presence::some : whole ? kernel_presence::none : kernel_presence::unknown;
+  return text.find(".entry") != std::string_view::npos ? kernel_presence::some
+         : whole                                       ? kernel_presence::none
+                                                       : kernel_presence::unknown;
 }
 
 /// The most of a PTX image read to find an `.entry` (past it, whether it holds one is unknown).
