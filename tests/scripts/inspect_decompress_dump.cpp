@@ -33,12 +33,19 @@ int main(int argc, char** argv) {
     const bool loadable = cuarch::has_loadable(*listing);
     for (const auto& o : listing->objects)
       for (const auto& img : o.images) {
-        if (!cuarch::judged(o, loadable)) continue;  // as cuobjdump: the relocatable fatbins only when alone
+        if (o.relocatable && loadable) continue;  // as cuobjdump: the relocatable fatbins only when alone
         if (img.target.form != cuarch::arch_form::sass || listing->kind == cuarch::container_kind::cubin) continue;
+        // The entry list_code read (its header at img.offset: u32 header size @4, u64 payload @8, flags
+        // @40; compressed: u32 stored size @16, u64 size @56), its cubin decompressed as cuarch does.
+        using cuarch::detail::le;
+        const auto at = static_cast<std::size_t>(img.offset);
+        std::string_view cubin = std::string_view(b).substr(at + le(b, at + 4, 4), le(b, at + 8, 8));
         std::string storage;
-        std::string_view cubin;
-        if (auto e = cuarch::detail::entry_cubin(b, img.offset, storage, cubin))
-          return std::fprintf(stderr, "%s: %s\n", argv[2], std::string(e->raw.view()).c_str()), 1;
+        if (const auto c = cuarch::compression_of_flags(le(b, at + 40, 8)); c != cuarch::compression::none) {
+          if (auto e = cuarch::decompress(c, cubin.substr(0, le(b, at + 16, 4)), le(b, at + 56, 8), storage))
+            return std::fprintf(stderr, "%s: at byte %zu: %s\n", argv[2], at, e->what.c_str()), 1;
+          cubin = storage;
+        }
         if (!write(std::string(argv[3]) + "/" + std::to_string(img.offset) + ".cubin", cubin)) return 1;
         ++n;
       }
