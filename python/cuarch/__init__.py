@@ -15,6 +15,10 @@ Failures raise ResolveError (see cuarch._errors): ResolveInputError (also a Valu
 malformed input, ResolveFailure (also a RuntimeError) for everything else; each has .code,
 .diagnostics and .to_json(). Nothing is swallowed and no call returns an empty answer.
 
+Paths and environment values are bytes to the library, as to the operating system: a path may be
+str, bytes or os.PathLike, and a byte that is not UTF-8 (a lone surrogate in a str, as os.environ
+and os.listdir give it) reaches the library as that byte (os.fsencode). Messages show it as \xff.
+
 Every call releases the GIL while the library works, and calls may run in many threads at once.
 The command line is `cuarch` (or `python -m cuarch`); docs in README.md.
 """
@@ -27,7 +31,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _cuarch, _too_late
 from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
-from ._result import Compiler, Resolution
+from ._result import Compiler, Resolution, os_text
 
 __version__: str = _cuarch.__version__
 
@@ -54,6 +58,8 @@ class CuarchWarning(UserWarning):
 
 
 Strings = Union[str, Iterable[str]]
+# A path as os.fspath takes it; the library gets os.fsencode's bytes of it (the binding's fs_bytes).
+AnyPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 
 class _Default(str):
@@ -79,6 +85,16 @@ def _optional_text(value: Any, name: str) -> Optional[str]:
         value = value.__fspath__()
     if not isinstance(value, str):
         raise TypeError(f"{name} takes a string, not {type(value).__name__}")
+    return value
+
+
+def _optional_path(value: Any, name: str) -> Optional[Union[str, bytes]]:
+    if value is None:
+        return None
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} takes a path (str, bytes or os.PathLike), not {type(value).__name__}")
     return value
 
 
@@ -108,17 +124,18 @@ def _names(value: Any, name: str) -> List[str]:
     return [str(v) for v in value]
 
 
-def _options(**given: Any) -> List[Tuple[str, str]]:
+def _options(**given: Any) -> List[Tuple[str, Union[str, bytes]]]:
     """The keyword arguments as (library option name, text) pairs: the library reads them
     (front_door/options.hpp), as it reads the command line's flags."""
-    out: List[Tuple[str, str]] = []
+    out: List[Tuple[str, Union[str, bytes]]] = []
     for name, value in given.items():
         if value is None:
             continue
         if isinstance(value, bool):
             out.append((name, "true" if value else "false"))
         elif name in ("python_prefix",):
-            out.extend((name, _optional_text(v, name) or "") for v in ([value] if isinstance(value, (str, os.PathLike)) else value))
+            several = not isinstance(value, (str, bytes, os.PathLike))
+            out.extend((name, _optional_path(v, name) or "") for v in (value if several else [value]))
         else:
             out.append((name, value))
     return out
@@ -155,10 +172,10 @@ def resolve(
     toolkit: Optional[str] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
     compiler: Optional[str] = None,
-    nvrtc: Optional[str] = None,
-    nvcc: Optional[str] = None,
-    cuda_home: Optional[str] = None,
-    python_prefix: Optional[Union[str, Iterable[str]]] = None,
+    nvrtc: Optional[AnyPath] = None,
+    nvcc: Optional[AnyPath] = None,
+    cuda_home: Optional[AnyPath] = None,
+    python_prefix: Optional[Union[AnyPath, Iterable[AnyPath]]] = None,
     policy: Strings = "strict",
     native_variant: Optional[str] = None,
     driver: Optional[str] = None,
@@ -168,7 +185,7 @@ def resolve(
     isolated: bool = False,
     strict: bool = False,
     timeout: Optional[float] = None,
-    inventory: Optional[Union[str, "os.PathLike[str]"]] = None,
+    inventory: Optional[AnyPath] = None,
 ) -> Resolution:
     """Resolves CUDA targets, as `cuarch resolve` does, in this process: the same library call
     (cuarch::resolve_here), the same options, rules and warnings.
@@ -226,9 +243,9 @@ def resolve(
         toolkit=_version_text(toolkit, "toolkit"),
         devices=None if devices is None else _joined(devices, "devices", ","),
         compiler=_optional_text(compiler, "compiler"),
-        nvrtc=_optional_text(nvrtc, "nvrtc"),
-        nvcc=_optional_text(nvcc, "nvcc"),
-        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        nvrtc=_optional_path(nvrtc, "nvrtc"),
+        nvcc=_optional_path(nvcc, "nvcc"),
+        cuda_home=_optional_path(cuda_home, "cuda_home"),
         python_prefix=python_prefix,
         isolated=True if isolated else None,
         native_variant=_optional_text(native_variant, "native_variant"),
@@ -236,7 +253,7 @@ def resolve(
         cuinit_fallback=None if cuinit_fallback else False,
         strict=True if strict else None,
         timeout=_timeout_text(timeout),
-        inventory=_optional_text(inventory, "inventory"),
+        inventory=_optional_path(inventory, "inventory"),
     )
     outcome = _cuarch.resolve(options=options, env=_environment())
     if outcome.note:  # said before a failure is raised too: it bears on the failure as well
@@ -255,10 +272,10 @@ def resolve(
 
 def doctor(
     *,
-    nvrtc: Optional[str] = None,
-    nvcc: Optional[str] = None,
-    cuda_home: Optional[str] = None,
-    python_prefix: Optional[Union[str, Iterable[str]]] = None,
+    nvrtc: Optional[AnyPath] = None,
+    nvcc: Optional[AnyPath] = None,
+    cuda_home: Optional[AnyPath] = None,
+    python_prefix: Optional[Union[AnyPath, Iterable[AnyPath]]] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
     query_devices: bool = False,
     isolated: bool = False,
@@ -280,9 +297,9 @@ def doctor(
     they were running (nvcc --version); a tool never outlives this process.
     """
     options = _options(
-        nvrtc=_optional_text(nvrtc, "nvrtc"),
-        nvcc=_optional_text(nvcc, "nvcc"),
-        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        nvrtc=_optional_path(nvrtc, "nvrtc"),
+        nvcc=_optional_path(nvcc, "nvcc"),
+        cuda_home=_optional_path(cuda_home, "cuda_home"),
         python_prefix=python_prefix,
         devices=None if devices is None else _joined(devices, "devices", ","),
         isolated=True if isolated else None,
@@ -323,9 +340,9 @@ def env(
     *,
     format: Optional[str] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
-    nvcc: Optional[str] = None,
-    cuda_home: Optional[str] = None,
-    python_prefix: Optional[Union[str, Iterable[str]]] = None,
+    nvcc: Optional[AnyPath] = None,
+    cuda_home: Optional[AnyPath] = None,
+    python_prefix: Optional[Union[AnyPath, Iterable[AnyPath]]] = None,
     policy: Strings = "strict",
     native_variant: Optional[str] = None,
     driver: Optional[str] = None,
@@ -367,8 +384,8 @@ def env(
         env=None if env is _CUARCH_ENV else ",".join(_names(env, "env")) or "none",
         policy=",".join(_names(policy, "policy")) or "strict",
         devices=None if devices is None else _joined(devices, "devices", ","),
-        nvcc=_optional_text(nvcc, "nvcc"),
-        cuda_home=_optional_text(cuda_home, "cuda_home"),
+        nvcc=_optional_path(nvcc, "nvcc"),
+        cuda_home=_optional_path(cuda_home, "cuda_home"),
         python_prefix=python_prefix,
         isolated=True if isolated else None,
         native_variant=_optional_text(native_variant, "native_variant"),
@@ -391,7 +408,7 @@ def env(
             "strict=True: %d warning(s) bear on the answer" % len(document["warnings"]), code="warnings_under_strict", document=outcome.json
         )
     if format is None:
-        variables_set = {v["name"]: v["value"] for v in document["variables"]}
+        variables_set = {v["name"]: os_text(v, "value") for v in document["variables"]}
         # For this process: a tool already imported may keep what it read (CUDA_HOME at import).
         for late in _too_late.too_late(document["tool"], variables_set, document["tool_source"]):
             warnings.warn(late, CuarchWarning, stacklevel=2)
@@ -400,12 +417,12 @@ def env(
 
 
 def inspect(
-    paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
+    paths: Union[AnyPath, Iterable[AnyPath]],
     *,
     devices: Optional[Union[str, Iterable[Any]]] = None,
     driver: Optional[str] = None,
     timeout: Optional[float] = None,
-    inventory: Optional[Union[str, "os.PathLike[str]"]] = None,
+    inventory: Optional[AnyPath] = None,
 ) -> Dict[str, Any]:
     """Will these built files load? As `cuarch inspect PATH...`: reads the CUDA code in each file
     (ELF .so/executable/object, .fatbin, .cubin, PTX; a directory: every file under it) and judges
@@ -430,16 +447,16 @@ def inspect(
     about 0.1 s, in the middle of a file.
         cuarch.inspect("build/libk.so", devices="8.6,9.0")["ok"]
     """
-    if isinstance(paths, (str, os.PathLike)):
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     if not isinstance(paths, Iterable):
         raise TypeError(f"paths takes a path or a sequence of paths, not {type(paths).__name__}")
-    names = [_optional_text(p, "paths") or "" for p in paths]
+    names = [_optional_path(p, "paths") or "" for p in paths]
     options = _options(
         devices=None if devices is None else _joined(devices, "devices", ","),
         driver=_version_text(driver, "driver"),
         timeout=_timeout_text(timeout),
-        inventory=_optional_text(inventory, "inventory"),
+        inventory=_optional_path(inventory, "inventory"),
     )
     outcome = _cuarch.inspect(paths=names, options=options, env=_environment())
     if outcome.note:

@@ -6,10 +6,19 @@ disagree; the only additions are how the compiler was found (the detection's pro
 """
 
 import json
+import os
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from . import _cuarch
 from ._errors import from_error_object
+
+
+def os_text(member: Dict[str, Any], key: str) -> Any:
+    """member[key] as the operating system has it. The library's JSON is valid UTF-8: a byte that is
+    not is U+FFFD there, and the value's bytes are kept as hex in "<key>_bytes" (docs/json.md); those
+    come back as os.fsdecode gives them, so os.fsencode gives the very bytes (a path, a variable)."""
+    raw = member.get(key + "_bytes")
+    return os.fsdecode(bytes.fromhex(raw)) if isinstance(raw, str) else member.get(key, "")
 
 
 class Compiler(NamedTuple):
@@ -45,7 +54,7 @@ class Resolution:
         self.compiler = Compiler(
             kind=c["kind"],
             version=c["version"],
-            path=c.get("location", ""),
+            path=os_text(c, "location"),
             how=how,
             origin=origin,
             why=why,

@@ -12,6 +12,11 @@
 // call in flight, a daemon thread's included, is cancelled and waited for (at most 10 s) before the
 // interpreter finalizes: a thread that took the GIL back after that would be ended by pthread_exit
 // inside C++ frames, which aborts the process. Later calls raise RuntimeError.
+//
+// Bytes in, bytes out (docs/reliability.md): paths and environment values are the operating
+// system's bytes, which need not be UTF-8. Every text argument comes in as os.fsencode gives it
+// (fs_bytes: a str with surrogateescape, bytes as they are, an os.PathLike through __fspath__), and
+// every text of an Outcome goes out through text_of(), which cannot fail on any byte.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -38,7 +43,67 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+namespace cuarch_python {
+/// A text argument, as the library's bytes (see the file's comment).
+struct fs_bytes {
+  std::string bytes;
+};
+}  // namespace cuarch_python
+
+namespace nanobind::detail {
+template <>
+struct type_caster<cuarch_python::fs_bytes> {
+  NB_TYPE_CASTER(cuarch_python::fs_bytes, const_name("str | bytes | os.PathLike[str] | os.PathLike[bytes]"))
+
+  /// As os.fsencode(src): a str -> the file system encoding with surrogateescape (so os.environ's
+  /// values and os.listdir's names are their original bytes), bytes as they are, os.PathLike -> its
+  /// __fspath__(). Anything else: False (a TypeError, which cuarch/__init__.py's checks forestall).
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    object path = steal(PyOS_FSPath(src.ptr()));
+    object bytes = path.is_valid() && PyUnicode_Check(path.ptr()) ? steal(PyUnicode_EncodeFSDefault(path.ptr())) : path;
+    char* data = nullptr;
+    Py_ssize_t size = 0;
+    if (!bytes.is_valid() || !PyBytes_Check(bytes.ptr()) || PyBytes_AsStringAndSize(bytes.ptr(), &data, &size) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    value.bytes.assign(data, static_cast<std::size_t>(size));
+    return true;
+  }
+  static handle from_cpp(const cuarch_python::fs_bytes& v, rv_policy, cleanup_list*) noexcept {
+    return PyBytes_FromStringAndSize(v.bytes.data(), static_cast<Py_ssize_t>(v.bytes.size()));
+  }
+};
+}  // namespace nanobind::detail
+
 namespace {
+
+using cuarch_python::fs_bytes;
+using fs_pairs = std::vector<std::pair<std::string, fs_bytes>>;  // (option or variable name, value)
+
+std::vector<std::string> bytes_of(const std::vector<fs_bytes>& texts) {
+  std::vector<std::string> out;
+  for (const fs_bytes& t : texts) out.push_back(t.bytes);
+  return out;
+}
+std::vector<std::pair<std::string, std::string>> bytes_of(const fs_pairs& pairs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : pairs) out.emplace_back(name, value.bytes);
+  return out;
+}
+
+/// How a text of the library goes back to Python: `message` (what people read: messages, notes,
+/// the compiler's provenance, JSON documents) as UTF-8 with a byte that is not UTF-8 written \xff,
+/// so that printing it never fails; `os_bytes` (env()'s lines, the command line's bytes) as
+/// os.fsdecode does, so that os.fsencode gives back the very bytes. Neither raises on any byte.
+enum class decoding { message, os_bytes };
+nb::str text_of(const std::string& s, decoding how = decoding::message) {
+  const auto size = static_cast<Py_ssize_t>(s.size());
+  PyObject* text = how == decoding::message ? PyUnicode_DecodeUTF8(s.data(), size, "backslashreplace")
+                                            : PyUnicode_DecodeFSDefaultAndSize(s.data(), size);
+  if (!text) throw nb::python_error();  // out of memory only
+  return nb::steal<nb::str>(text);
+}
 
 std::atomic<bool> interpreter_exiting{false};
 std::atomic<int> calls_in_flight{0};
@@ -47,8 +112,8 @@ std::atomic<int> calls_in_flight{0};
 /// programs cuarch runs (nvcc --version): copied here, while this thread holds the GIL, since
 /// os.environ's writers call putenv holding it; so no Python thread changes `environ` during the
 /// copy, and the probe never reads the live one (docs/reliability.md).
-cuarch_python::environment_map with_inherited(const cuarch_python::environment_map& env) {
-  cuarch_python::environment_map out = env;
+cuarch_python::environment_map with_inherited(const fs_pairs& env) {
+  cuarch_python::environment_map out = bytes_of(env);
   for (const std::string& entry : cuarch::environment::process_entries()) {
     const std::size_t eq = entry.find('=');
     if (!cuarch_python::reads_variable(std::string_view(entry).substr(0, eq)))
@@ -133,17 +198,22 @@ NB_MODULE(_cuarch, m) {
         .value("failed", cuarch_python::outcome::failed)
         .value("usage", cuarch_python::outcome::usage);
     outcome.def_ro("kind", &cuarch_python::outcome::kind)
-        .def_ro("json", &cuarch_python::outcome::json)
-        .def_ro("code", &cuarch_python::outcome::code)
+        .def_prop_ro("json", [](const cuarch_python::outcome& o) { return text_of(o.json); })
+        .def_prop_ro("code", [](const cuarch_python::outcome& o) { return text_of(o.code); })
         .def_ro("input_error", &cuarch_python::outcome::input_error)
-        .def_ro("message", &cuarch_python::outcome::message)
+        .def_prop_ro("message", [](const cuarch_python::outcome& o) { return text_of(o.message); })
         .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
-        .def_ro("compiler_how", &cuarch_python::outcome::compiler_how)
-        .def_ro("compiler_origin", &cuarch_python::outcome::compiler_origin)
-        .def_ro("compiler_why", &cuarch_python::outcome::compiler_why)
-        .def_ro("names", &cuarch_python::outcome::names)
-        .def_ro("note", &cuarch_python::outcome::note)
-        .def_ro("text", &cuarch_python::outcome::text);
+        .def_prop_ro("compiler_how", [](const cuarch_python::outcome& o) { return text_of(o.compiler_how); })
+        .def_prop_ro("compiler_origin", [](const cuarch_python::outcome& o) { return text_of(o.compiler_origin); })
+        .def_prop_ro("compiler_why", [](const cuarch_python::outcome& o) { return text_of(o.compiler_why); })
+        .def_prop_ro("names",
+                     [](const cuarch_python::outcome& o) {
+                       std::vector<nb::str> out;
+                       for (const std::string& n : o.names) out.push_back(text_of(n));
+                       return out;
+                     })
+        .def_prop_ro("note", [](const cuarch_python::outcome& o) { return text_of(o.note); })
+        .def_prop_ro("text", [](const cuarch_python::outcome& o) { return text_of(o.text, decoding::os_bytes); });
     // Once per process, as the module's state (interpreter_exiting) is.
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(on_interpreter_exit));
   }
@@ -152,17 +222,18 @@ NB_MODULE(_cuarch, m) {
   // module owns, so the library runs with the GIL released and nothing Python can change under it.
   m.def(
       "resolve",
-      [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+      [](const fs_pairs& options, const fs_pairs& env) {
         const auto full = with_inherited(env);
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(options, full, cancel); });
+        const auto given = bytes_of(options);
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(given, full, cancel); });
       },
       "options"_a, "env"_a);
   m.def(
       "doctor",
-      [](const cuarch_python::option_list& options, const cuarch_python::environment_map& env, bool query_devices) {
+      [](const fs_pairs& options, const fs_pairs& env, bool query_devices) {
         const auto full = with_inherited(env);
-        return interruptible(
-            [&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(options, full, query_devices, cancel); });
+        const auto given = bytes_of(options);
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(given, full, query_devices, cancel); });
       },
       "options"_a, "env"_a, "query_devices"_a);
   std::vector<std::string> variables;
@@ -171,20 +242,35 @@ NB_MODULE(_cuarch, m) {
 
   m.def(
       "inspect",
-      [](const std::vector<std::string>& paths, const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+      [](const std::vector<fs_bytes>& paths, const fs_pairs& options, const fs_pairs& env) {
         const auto full = with_inherited(env);
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(paths, options, full, cancel); });
+        const auto files = bytes_of(paths);
+        const auto given = bytes_of(options);
+        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(files, given, full, cancel); });
       },
       "paths"_a, "options"_a, "env"_a);
-  m.def("check", &cuarch_python::check, "targets"_a, "toolkit"_a, "dialect"_a, nb::call_guard<nb::gil_scoped_release>());
-  m.def("list_targets", &cuarch_python::list_targets, "toolkit"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "check",
+      [](const fs_bytes& targets, const fs_bytes& toolkit, const fs_bytes& dialect) {
+        nb::gil_scoped_release release;
+        return cuarch_python::check(targets.bytes, toolkit.bytes, dialect.bytes);
+      },
+      "targets"_a, "toolkit"_a, "dialect"_a);
+  m.def(
+      "list_targets",
+      [](const fs_bytes& toolkit) {
+        nb::gil_scoped_release release;
+        return cuarch_python::list_targets(toolkit.bytes);
+      },
+      "toolkit"_a);
   m.def(
       "env",
-      [](const std::string& tool, const std::string& format, const std::string& cmake_version,
-         const cuarch_python::option_list& options, const cuarch_python::environment_map& env) {
+      [](const fs_bytes& tool, const fs_bytes& format, const fs_bytes& cmake_version, const fs_pairs& options, const fs_pairs& env) {
         const auto full = with_inherited(env);
-        return interruptible(
-            [&](const std::atomic<bool>* cancel) { return cuarch_python::env(tool, format, cmake_version, options, full, cancel); });
+        const auto given = bytes_of(options);
+        return interruptible([&](const std::atomic<bool>* cancel) {
+          return cuarch_python::env(tool.bytes, format.bytes, cmake_version.bytes, given, full, cancel);
+        });
       },
       "tool"_a, "format"_a, "cmake_version"_a, "options"_a, "env"_a);
   std::vector<std::string> tool_variables;  // what cuarch.env() copies from os.environ beside environment_variables
@@ -192,7 +278,7 @@ NB_MODULE(_cuarch, m) {
   m.attr("tool_variables") = tool_variables;
 
   m.def(
-      "cache_digest", [](const std::string& key) { return cuarch::jit_cache_digest(key); }, "key"_a,
+      "cache_digest", [](const fs_bytes& key) { return cuarch::jit_cache_digest(key.bytes); }, "key"_a,
       "16 hex digits of the library's stable hash of a cache key (jit_cache_digest)");
   m.def(
       "code_name", [](int errc) { return cuarch_python::code_name(static_cast<cuarch::errc>(errc)); }, "errc"_a,

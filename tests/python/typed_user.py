@@ -3,6 +3,7 @@ installed wheel: the package's inline annotations, py.typed and the extension's 
 (cuarch/_cuarch.pyi) must give every value below a precise type. Not a pytest module (no test_
 prefix); running it also works: `python typed_user.py`."""
 
+import pathlib
 from typing import Any, Dict, List
 
 import cuarch
@@ -21,6 +22,14 @@ document: Dict[str, Any] = r.as_dict()
 names: List[str] = cuarch.check(["sm_90a", "sm_120"], "12.8")
 listed: List[str] = cuarch.list_targets("12.8")
 resolve_schema: Dict[str, Any] = cuarch.schema("cuarch.resolve/1")
+
+
+def given_paths(name: bytes, root: pathlib.Path) -> Dict[str, Any]:
+    """Paths as str, bytes (a name that is not UTF-8) or os.PathLike (not called: types only)."""
+    cuarch.doctor(nvcc=name, cuda_home=root, python_prefix=[name, str(root)])
+    return cuarch.inspect([name, root], devices="9.0")
+
+
 version: str = cuarch.__version__
 command_line: str = cuarch.__main__.executable()
 
