@@ -95,6 +95,8 @@ def _optional_path(value: Any, name: str) -> Optional[Union[str, bytes]]:
         value = os.fspath(value)
     if not isinstance(value, (str, bytes)):
         raise TypeError(f"{name} takes a path (str, bytes or os.PathLike), not {type(value).__name__}")
+    if ("\0" if isinstance(value, str) else b"\0") in value:  # the system would read the name only up to it
+        raise ValueError(f"{name}: embedded null byte in {value!r}")
     return value
 
 

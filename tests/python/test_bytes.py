@@ -1,7 +1,7 @@
 """Bytes in, bytes out: Python takes any bytes in environment variables and paths, as os.environ and
 os.fsencode do (a non-UTF-8 byte is a lone surrogate in a str, surrogateescape), and hands back what
 the library says without raising on it. Errors are always the package's own types (issue 33, item 5).
-Each case runs in a fresh interpreter whose environment holds b"\\xff" in PATH, LD_LIBRARY_PATH and
+Most cases run in a fresh interpreter whose environment holds b"\\xff" in PATH, LD_LIBRARY_PATH and
 CUDA_HOME: the byte must reach the library as the byte, not break the call."""
 
 import ast
@@ -10,6 +10,9 @@ import shutil
 import subprocess
 import textwrap
 
+import pytest
+
+import cuarch
 from conftest import REPO, clean_env, run_python
 
 DATA = os.path.join(REPO, "tests", "data", "inspect")
@@ -137,3 +140,13 @@ def test_errors_holding_invalid_bytes_are_the_packages_own(tmp_path):
         non_utf8_env(),
     )
     assert "Traceback" not in done.stderr
+
+
+def test_a_null_byte_in_a_path_is_refused():
+    # The system reads a name up to its first null byte: the library would open another file than
+    # the one named (inspect judged "sm_90.o" for "sm_90.o\0junk"). Refused as os.open refuses it.
+    for path in (os.path.join(DATA, "sm_90.o") + "\0junk", b"/usr/bin/nvcc\0x"):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            cuarch.inspect(path, devices="9.0")
+        with pytest.raises(ValueError, match="nvcc: embedded null byte"):
+            cuarch.resolve("9.0", nvcc=path)
