@@ -7,12 +7,16 @@
 #include <cuarch/detect.hpp>
 #include <cuarch/sources/posix/subprocess.hpp>
 
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -157,6 +161,19 @@ TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang retur
     CHECK(r.err.find(c.expect) != std::string::npos);
   }
 }
+
+// A constructor that ends the process (_exit(0)) ended the CLI with exit 0 and no output: a resolve
+// that printed nothing and "succeeded". The library is tried in a child first, which it ends instead.
+TEST_CASE("a library whose constructor ends the process is refused, named; the CLI does not exit 0", "[deadline][cli]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string lib = stubs.path + "/nvrtc-exitctor/libnvrtc.so.12";
+  const timed_run r = run_cli({"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "5", "--nvrtc", lib});
+  INFO("exit " << r.status << "; stderr: " << r.err);
+  CHECK(r.status != 0);
+  CHECK(r.err.find(lib) != std::string::npos);
+  CHECK(r.err.find("ended") != std::string::npos);
+}
 #endif
 
 TEST_CASE("a detection whose library call was abandoned says its deadline passed; the stuck library is then refused at once",
@@ -219,4 +236,48 @@ TEST_CASE("a library whose abandoned call returns later is not closed on the wor
   std::ifstream(mark) >> tid;
   INFO("the library's destructor ran on thread " << tid << "; this (the caller's) thread is " << ::getpid());
   CHECK(tid.empty());  // still loaded: never closed by a worker whose caller has gone
+}
+
+namespace {
+/// Runs `body` in a forked child (whose exit status it returns) and waits for it at most `bound`;
+/// -1 when it did not end by then (it is killed). A wedged loader stays in the child.
+int in_child_within(std::chrono::duration<double> bound, const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(body());
+  const auto until = std::chrono::steady_clock::now() + bound;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+}  // namespace
+
+// Issue 33 item 1: a load abandoned at its deadline must not hold the host hostage. The stub's
+// constructor sleeps 10 minutes. Before, the abandoned dlopen() kept glibc's loader lock: the host's
+// own dlopen() then blocked, every later cuarch question about any library was refused, and exit()
+// waited for the constructor.
+TEST_CASE("after a load abandoned at its deadline, the process still loads libraries, asks cuarch and exits", "[deadline][host]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string slow = stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", good = stubs.path + "/nvrtc/libnvrtc.so.12",
+                    other = stubs.path + "/lib/libcuda.so.1";
+  const auto bound = cuarch_test::prompt_bound(std::chrono::milliseconds(500), std::chrono::seconds(2));
+  const int status = in_child_within(bound, [&] {
+    ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "600000", 1);
+    const auto d = cuarch::detect(only_nvrtc(slow, std::chrono::milliseconds(500)));
+    if (!d.jit_compiler.failure || d.jit_compiler.failure->code != cuarch::errc::deadline_exceeded) return 10;
+    if (!::dlopen(other.c_str(), RTLD_NOW | RTLD_LOCAL)) return 11;  // the host's own load
+    const auto again = cuarch::detect(only_nvrtc(good, std::chrono::seconds(5)));
+    if (!again.chosen(again.jit_compiler)) return 12;  // another library, asked again
+    std::exit(0);                                      // exit(), not _exit(): the loader's finalisers run
+  });
+  INFO("the child's status: " << status << " (-1: still running after " << bound.count()
+                              << " s; 10: no deadline_exceeded; 11: dlopen failed; 12: the second detection had no NVRTC)");
+  CHECK(status == 0);
 }

@@ -66,6 +66,18 @@ def fetch_cached(component, spec):
 
 
 @pytest.fixture(scope="session")
+def stubs(tmp_path_factory):
+    """The directory tests/fixtures/build-stubs.sh builds the stub libraries into (once per session)."""
+    out = tmp_path_factory.mktemp("stubs")
+    done = subprocess.run(["bash", os.path.join(REPO, "tests", "fixtures", "build-stubs.sh"), str(out)],
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode == 77:
+        pytest.skip("skipped: no C compiler for the stubs")
+    assert done.returncode == 0, done.stderr
+    return str(out)
+
+
+@pytest.fixture(scope="session")
 def nvrtc_12_4():
     """The real NVRTC 12.4 of the pip wheel nvidia-cuda-nvrtc-cu12 (libnvrtc.so.12)."""
     lib = os.path.join(fetch_cached("nvrtc", "12.4.127"), "libnvrtc.so.12")

@@ -256,6 +256,39 @@ def test_probes_run_in_the_calls_environment_while_os_environ_changes(tmp_path):
     assert words[:2] == ["bad", "0"] and int(words[3]) > 0, done.stdout
 
 
+ABANDONED_LOAD = """
+import ctypes, sys, time, cuarch
+stubs = sys.argv[1]
+try:
+    cuarch.resolve("9.0", compiler="nvrtc", nvrtc=stubs + "/nvrtc-slowctor/libnvrtc.so.12", timeout=1)
+    print("first: answered")
+except cuarch.ResolveFailure as e:
+    print("first:", e.code)
+r = cuarch.resolve("9.0", compiler="nvrtc", nvrtc=stubs + "/nvrtc/libnvrtc.so.12", timeout=10)
+print("second:", r.targets)
+ctypes.CDLL(stubs + "/lib/libcuda.so.1")
+print("dlopen: ok", flush=True)
+"""
+
+
+def test_a_load_abandoned_at_its_deadline_does_not_hold_the_interpreter(stubs):
+    """Issue 33 item 1: the stub NVRTC's constructor sleeps 10 minutes. Before, the abandoned
+    dlopen() held glibc's loader lock: the next question about another library was refused, the
+    host's own dlopen() blocked, and the interpreter never exited."""
+    env = clean_env(CUARCH_STUB_CTOR_SLEEP_MS="600000")
+    bound = prompt_bound(1.0, 4.0)
+    start = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-c", ABANDONED_LOAD, stubs], capture_output=True, text=True, env=env,
+                              timeout=bound)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the interpreter was still running after {bound:.1f} s; it printed {e.stdout!r}")
+    took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["first: deadline_exceeded", "second: ['sm_90']", "dlopen: ok"], done.stderr
+    assert took < bound
+
+
 def test_no_thread_left_behind():
     """Each call's worker thread is joined before it returns: the OS thread count is the same after
     resolve() and doctor() as before (Python 3.12 warns at os.fork() in a multi-threaded process)."""

@@ -22,8 +22,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -31,6 +29,7 @@
 #include "../../core/environment.hpp"
 #include "bounded_call.hpp"
 #include "posix.hpp"
+#include "trial_load.hpp"
 #include "../../core/errors.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -77,17 +76,34 @@ inline std::shared_ptr<loaded_library> held_library(const std::string& real) {
 }
 
 /// dlopen(), bounded by the detection's deadline (bounded_call.hpp); the error names `asked_as`.
+/// Under a deadline, a library not mapped in this process yet is tried in a child first
+/// (trial_load.hpp), so that no dlopen() here is abandoned holding the loader's lock.
 inline expected<void*, error> bounded_dlopen(const std::string& what, source_kind src, std::string_view asked_as,
                                              int flags = RTLD_NOW | RTLD_LOCAL) {
-  return bounded_call(src, what, "dlopen", [what, src, asked = std::string(asked_as), flags]() -> expected<void*, error> {
-    const loader_call c;  // fork() waits for it (process_lock.hpp)
-    void* h = dlopen(what.c_str(), flags);
-    if (!h) {
-      const char* e = dlerror();
-      return unexpected(errors::library_not_found(src, asked, what, e ? e : "unknown dynamic loader error"));
-    }
+  const auto open = [&](int how) {  // RTLD_NOLOAD: null (no error) when it is not mapped
+    return bounded_call(src, what, "dlopen", [what, src, asked = std::string(asked_as), how]() -> expected<void*, error> {
+      const loader_call c;  // fork() waits for it (process_lock.hpp)
+      void* h = dlopen(what.c_str(), how);
+      if (!h && !(how & RTLD_NOLOAD)) {
+        const char* e = dlerror();
+        return unexpected(errors::library_not_found(src, asked, what, e ? e : "unknown dynamic loader error"));
+      }
+      return h;
+    });
+  };
+  const library_bound bound = this_thread_library_bound();
+  if (flags & RTLD_NOLOAD) {
+    auto h = open(flags);
+    if (h && !*h) return unexpected(errors::library_not_found(src, asked_as, what, "not mapped in this process"));
     return h;
-  });
+  }
+  if (bound.end == library_clock::time_point::max()) return open(flags);
+  auto mapped = open(flags | RTLD_NOLOAD);  // mapped already (the application's, or ours): no constructor runs
+  if (!mapped || *mapped) return mapped;
+  auto until = bound.end;
+  if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
+  if (auto refused = trial_dlopen(what, src, asked_as, flags, until)) return unexpected(std::move(*refused));
+  return open(flags);
 }
 
 /// This process's e_machine, from the vDSO's ELF header (0 without one: not checked), and its
@@ -165,12 +181,11 @@ inline const std::vector<std::string>& system_library_dirs() {
 /// entries whose key and value (bytes 4 and 8) are string offsets from the header's start. Read and
 /// sorted by name once, until ldconfig replaces the file (its inode, size or time): docs/performance.md.
 inline std::vector<std::string> cached_library_paths(const std::string& soname) {
-  struct stat now {};
-  if (::stat("/etc/ld.so.cache", &now) != 0) return {};
-  const auto id = std::make_tuple(now.st_dev, now.st_ino, now.st_size, now.st_mtim.tv_sec, now.st_mtim.tv_nsec);
+  const file_identity id = identity_of("/etc/ld.so.cache");
+  if (id == file_identity{}) return {};
   using entry = std::pair<std::string_view, std::string_view>;  // soname, path: into `text`
   struct cache_file {
-    std::remove_const_t<decltype(id)> file;
+    file_identity file;
     std::string text;
     std::vector<entry> entries;
   };
@@ -427,29 +442,28 @@ inline std::optional<error> implausible_cc(int major, int minor, std::string_vie
                                   who + " reports compute capability " + std::to_string(major) + "." + std::to_string(minor));
 }
 
-/// A library's answer, kept for a source and its copies while its path names the same file (device
-/// and inode: a replaced file or a retargeted symlink is asked afresh). Failures are never kept.
+/// A library's answer, kept for a source and its copies while its path names the same file (its
+/// file_identity: a replaced or rewritten file, or a retargeted symlink, is asked afresh). Failures
+/// are never kept.
 template <class T>
 struct file_answer_memo {
-  dev_t device = 0;
-  ino_t inode = 0;
+  file_identity file;
   std::optional<T> answer;
   /// `ask(library)` of the library `where` loads; kept only where `where` names a file.
   template <class Ask>
   expected<T, error> ask(const library_locator& where, source_kind src, Ask ask) {
-    struct stat st {};
-    const bool named = !where.searches() && ::stat(where.path.c_str(), &st) == 0;
+    const file_identity now = where.searches() ? file_identity{} : identity_of(where.path);
+    const bool named = now != file_identity{};
     if (named) {
       process_lock lock;
-      if (answer && device == st.st_dev && inode == st.st_ino) return *answer;
+      if (answer && file == now) return *answer;
     }
     const auto lib = where.load(src);
     if (!lib) return unexpected(lib.error());
     auto a = ask(*lib);
     if (a && named) {
       process_lock lock;
-      device = st.st_dev;
-      inode = st.st_ino;
+      file = now;
       answer = *a;
     }
     return a;

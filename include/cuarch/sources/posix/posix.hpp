@@ -57,6 +57,25 @@ struct fd_guard {
   }
 };
 
+/// What tells a file from its replacement: device, inode, size and modification time (all zero
+/// where it cannot be stat()ed, such as a library name that is no path).
+struct file_identity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  long long mtime_s = 0;
+  long mtime_ns = 0;
+  friend bool operator==(const file_identity& a, const file_identity& b) {
+    return a.device == b.device && a.inode == b.inode && a.size == b.size && a.mtime_s == b.mtime_s && a.mtime_ns == b.mtime_ns;
+  }
+  friend bool operator!=(const file_identity& a, const file_identity& b) { return !(a == b); }
+};
+inline file_identity identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino, st.st_size, static_cast<long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec};
+}
+
 /// Splits a PATH-style list at ':'. Empty entries (the current directory) are kept, to be refused.
 inline std::vector<std::string> split_path_list(std::string_view list) {
   const auto entries = split(list, ':');
