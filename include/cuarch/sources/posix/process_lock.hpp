@@ -6,7 +6,6 @@
 
 #include <link.h>
 #include <pthread.h>
-#include <sys/auxv.h>
 #include <time.h>
 
 #include <atomic>
@@ -22,10 +21,9 @@ namespace detail {
 struct fork_state {
   pthread_mutex_t lock;  // recursive, initialised by fork_state_init
   pthread_once_t once;
-  unsigned long generation;              // +1 in each child
-  std::atomic<int> loader_calls;         // cuarch's dlopen()/dlclose() calls under way
-  std::atomic<long long> loader_at;      // when the latest began (steady clock, ns)
-  const volatile r_debug* loader_state;  // the loader's own, which it writes (loader_debug_state())
+  unsigned long generation;          // +1 in each child
+  std::atomic<int> loader_calls;     // cuarch's dlopen()/dlclose() calls under way
+  std::atomic<long long> loader_at;  // when the latest began (steady clock, ns)
 };
 // Zero-initialised (no guard a fork could leave half-taken, no destructor a thread abandoned in a
 // hung library may race at exit).
@@ -41,35 +39,16 @@ inline void fork_lock_init() noexcept {
 inline long long steady_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-/// The loader's r_debug, the one it updates and debuggers read: DT_DEBUG in the executable's dynamic
-/// section names it. `_r_debug` may be a copy the loader never updates (a PIE executable that names
-/// the symbol gets a copy relocation); it is used only when no DT_DEBUG is found.
-inline const r_debug* loader_debug_state() noexcept {
-  const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(::getauxval(AT_PHDR));
-  const auto n = ::getauxval(AT_PHNUM);
-  const ElfW(Phdr)* self = nullptr, *dynamic = nullptr;  // the headers' own entry, and the dynamic section's
-  for (unsigned long i = 0; ph && i < n; ++i) {
-    if (ph[i].p_type == PT_PHDR) self = &ph[i];
-    if (ph[i].p_type == PT_DYNAMIC) dynamic = &ph[i];
-  }
-  // The load bias: where the headers are, less where they say they are.
-  const ElfW(Dyn)* dyn = self && dynamic
-                             ? reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) - self->p_vaddr + dynamic->p_vaddr)
-                             : nullptr;
-  for (; dyn && dyn->d_tag != DT_NULL; ++dyn)
-    if (dyn->d_tag == DT_DEBUG && dyn->d_un.d_ptr) return reinterpret_cast<const r_debug*>(dyn->d_un.d_ptr);
-  return &_r_debug;
-}
 inline void fork_prepare() noexcept {
   // A child forked while a dlopen() or dlclose() maps or unmaps a library aborts in its first
-  // dlopen() (glibc's dl-open.c asserts r_state == RT_CONSISTENT; fork_safety_test). The lock stops
-  // cuarch from starting another; then wait for cuarch's own calls to end, until 100 ms after the
-  // latest began (one past that is in a constructor, which holds the loader's lock: nothing maps),
-  // and for anyone's mapping to finish, at most 1 s.
+  // dlopen() (glibc's dl-open.c asserts r_state == RT_CONSISTENT; fork_safety_test), and one forked
+  // while a library is relocated or initialised inherits it half made. The lock stops cuarch from
+  // starting another; then wait for cuarch's own calls to end, but never for one that began over
+  // 1 s ago (stuck: waiting would not end it). Nobody else's calls are waited for, and an idle
+  // cuarch reads nothing here (docs/reliability.md, "Fork-safe at any moment").
   ::pthread_mutex_lock(&fork_shared.lock);
   const timespec ms{0, 1000000};
-  while (fork_shared.loader_calls > 0 && steady_ns() - fork_shared.loader_at < 100000000) ::nanosleep(&ms, nullptr);
-  for (int i = 0; i < 1000 && fork_shared.loader_state->r_state != r_debug::RT_CONSISTENT; ++i) ::nanosleep(&ms, nullptr);
+  while (fork_shared.loader_calls > 0 && steady_ns() - fork_shared.loader_at < 1000000000) ::nanosleep(&ms, nullptr);
 }
 inline void fork_parent() noexcept { ::pthread_mutex_unlock(&fork_shared.lock); }
 inline void fork_child() noexcept {
@@ -81,7 +60,6 @@ inline fork_state& fork_state_ready() noexcept {
   static_assert(PTHREAD_ONCE_INIT == 0, "fork_shared relies on a zeroed pthread_once_t being PTHREAD_ONCE_INIT");
   ::pthread_once(&fork_shared.once, [] {
     fork_lock_init();
-    fork_shared.loader_state = loader_debug_state();
     ::pthread_atfork(fork_prepare, fork_parent, fork_child);
   });
   return fork_shared;
