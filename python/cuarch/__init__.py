@@ -27,11 +27,12 @@ import json
 import os
 import sys
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Tuple, TypeAlias, Union, overload
 
-from . import _cuarch, _too_late
+from . import _cuarch, _too_late, documents
 from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
 from ._result import Compiler, Resolution, os_text
+from .documents import DoctorDocument, InspectDocument, ResolveDocumentOk
 
 __version__: str = _cuarch.__version__
 
@@ -49,6 +50,12 @@ __all__ = [
     "ResolveInputError",
     "ResolveFailure",
     "CuarchWarning",
+    "Strings",
+    "EnvFormat",
+    "documents",
+    "InspectDocument",
+    "DoctorDocument",
+    "ResolveDocumentOk",
     "__version__",
 ]
 
@@ -57,9 +64,14 @@ class CuarchWarning(UserWarning):
     """Something worth knowing that does not stop the call (a toolkit newer than cuarch's table)."""
 
 
-Strings = Union[str, Iterable[str]]
-# A path as os.fspath takes it; the library gets os.fsencode's bytes of it (the binding's fs_bytes).
-AnyPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Strings: TypeAlias = Union[str, Iterable[str]]
+"""One name or several: "9.0a;12.0" (the separator the argument documents) or ["9.0a", "12.0"]."""
+
+AnyPath: TypeAlias = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+"""A path as os.fspath takes it; the library gets os.fsencode's bytes of it (the binding's fs_bytes)."""
+
+EnvFormat: TypeAlias = Literal["shell", "dotenv", "github", "json"]
+"""The texts env() can return instead of a dict: what `cuarch env --format FORMAT` prints."""
 
 
 class _Default(str):
@@ -282,10 +294,11 @@ def doctor(
     query_devices: bool = False,
     isolated: bool = False,
     timeout: Optional[float] = None,
-) -> Dict[str, Any]:
+) -> DoctorDocument:
     """Every CUDA source this process can see, with provenance, and where they disagree: the
-    document of `cuarch doctor --json`, as a dict, seen from this process (libraries it has
-    already loaded included, this interpreter's own environment scanned for pip wheels).
+    document of `cuarch doctor --json`, as a dict (typed: cuarch.DoctorDocument), seen from this
+    process (libraries it has already loaded included, this interpreter's own environment scanned
+    for pip wheels).
 
     query_devices   also ask for the devices. Off by default: they are read through NVML, which
                     initialises no CUDA, but where NVML cannot answer the driver's cuInit is used
@@ -309,7 +322,7 @@ def doctor(
     )
     outcome = _cuarch.doctor(options=options, env=_environment(), query_devices=bool(query_devices))
     raise_for(outcome)
-    document: Dict[str, Any] = json.loads(outcome.json)
+    document: DoctorDocument = json.loads(outcome.json)
     return document
 
 
@@ -336,11 +349,55 @@ def list_targets(toolkit: str) -> List[str]:
     return list(outcome.names)
 
 
+@overload
+def env(
+    tool: str,
+    archs: Strings = ...,
+    *,
+    format: None = None,
+    devices: Optional[Union[str, Iterable[Any]]] = ...,
+    nvcc: Optional[AnyPath] = ...,
+    cuda_home: Optional[AnyPath] = ...,
+    python_prefix: Optional[Union[AnyPath, Iterable[AnyPath]]] = ...,
+    policy: Strings = ...,
+    native_variant: Optional[str] = ...,
+    driver: Optional[str] = ...,
+    env: Optional[Strings] = ...,
+    dialect: str = ...,
+    isolated: bool = ...,
+    strict: bool = ...,
+    timeout: Optional[float] = ...,
+    cmake_version: Optional[str] = ...,
+) -> Dict[str, str]: ...
+
+
+@overload
+def env(
+    tool: str,
+    archs: Strings = ...,
+    *,
+    format: EnvFormat,
+    devices: Optional[Union[str, Iterable[Any]]] = ...,
+    nvcc: Optional[AnyPath] = ...,
+    cuda_home: Optional[AnyPath] = ...,
+    python_prefix: Optional[Union[AnyPath, Iterable[AnyPath]]] = ...,
+    policy: Strings = ...,
+    native_variant: Optional[str] = ...,
+    driver: Optional[str] = ...,
+    env: Optional[Strings] = ...,
+    dialect: str = ...,
+    isolated: bool = ...,
+    strict: bool = ...,
+    timeout: Optional[float] = ...,
+    cmake_version: Optional[str] = ...,
+) -> str: ...
+
+
 def env(
     tool: str,
     archs: Strings = _NATIVE,
     *,
-    format: Optional[str] = None,
+    format: Optional[EnvFormat] = None,
     devices: Optional[Union[str, Iterable[Any]]] = None,
     nvcc: Optional[AnyPath] = None,
     cuda_home: Optional[AnyPath] = None,
@@ -362,8 +419,9 @@ def env(
                     with explicit suffixes, CUDA_HOME, FLASHINFER_NVCC), "cmake" (CUDAARCHS, CUDACXX),
                     "tvm-ffi" (TVM_FFI_CUDA_ARCH_LIST, CUDA_HOME), "triton" (its ptxas paths).
     format          None: a dict {name: value} in print order, e.g. for os.environ.update() or a
-                    subprocess's env; "shell", "dotenv", "github" or "json": the text the command line
-                    prints (json: the cuarch.env/1 document).
+                    subprocess's env ({**os.environ, **cuarch.env("torch")}); "shell", "dotenv",
+                    "github" or "json" (EnvFormat): the text the command line prints, a str (json:
+                    the cuarch.env/1 document, cuarch.documents.EnvDocument once parsed).
     cmake_version   with tool="cmake": the CMake that reads CUDAARCHS ('a' needs 3.25.0, 'f' 4.0.2).
     The other arguments are resolve()'s; the compile path is nvcc, which every such tool runs.
 
@@ -425,7 +483,7 @@ def inspect(
     driver: Optional[str] = None,
     timeout: Optional[float] = None,
     inventory: Optional[AnyPath] = None,
-) -> Dict[str, Any]:
+) -> InspectDocument:
     """Will these built files load? As `cuarch inspect PATH...`: reads the CUDA code in each file
     (ELF .so/executable/object, .fatbin, .cubin, PTX; a directory: every file under it) and judges
     every code object on each device under the driver (docs/inspect.md).
@@ -436,8 +494,8 @@ def inspect(
     inventory a fleet instead: `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu;
               every GPU node is judged under its own driver, and "nodes" lists them all.
 
-    Returns the cuarch.inspect/1 document as a dict: "ok" (every device loads every file),
-    "files" (per file its code objects and images, and per device "verdict" ("loads",
+    Returns the cuarch.inspect/1 document as a dict (typed: cuarch.InspectDocument): "ok" (every
+    device loads every file), "files" (per file its code objects and images, and per device "verdict" ("loads",
     "cannot_load", or "unknown": machine code whose builder the file does not say), "loads" (known
     to load), the images "chosen", the "failing" groups with their error, "fix" and "fix_ways", and
     the "unknown" groups with what would "settle" them). With no device named and none visible,
@@ -464,7 +522,7 @@ def inspect(
     if outcome.note:
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     raise_for(outcome)
-    document: Dict[str, Any] = json.loads(outcome.json)
+    document: InspectDocument = json.loads(outcome.json)
     return document
 
 

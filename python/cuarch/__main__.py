@@ -26,6 +26,8 @@ def executable() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command line with argv (default sys.argv[1:]) in place of this process (exec): it
+    returns only when the command line is missing (2, with the reason on stderr)."""
     args = list(sys.argv[1:] if argv is None else argv)
     path = executable()
     if not os.access(path, os.X_OK):

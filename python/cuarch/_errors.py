@@ -16,6 +16,7 @@ import json
 from typing import Any, Dict, List, Optional, Tuple, Type
 
 from . import _cuarch
+from .documents import ErrorObject
 
 
 class ResolveError(Exception):
@@ -27,7 +28,8 @@ class ResolveError(Exception):
                    "code" of its JSON error objects (docs/json.md lists them).
       diagnostics  list of dicts, one per request (resolve) or target (check), each with the reason
                    it was rejected; empty when resolution stopped before judging any target.
-      error        the summary error as a dict (code, title, source, subject, location, raw, message).
+      error        the summary error as a dict (cuarch.documents.ErrorObject: code, title, source,
+                   subject, location, raw, message); None where the document has none.
     to_json() gives the whole document, byte for byte what the command line prints for that failure:
     cuarch.resolve/1 from resolve() (`cuarch resolve --format json`), cuarch.check/1 from check()
     (`cuarch check --format json`), cuarch.list/1 from list_targets(). Each starts with "schema"
@@ -39,10 +41,11 @@ class ResolveError(Exception):
         self.code = code
         self._document = document
         parsed = json.loads(document) if document else {}
-        self.error: Optional[Dict[str, Any]] = parsed.get("error")
+        self.error: Optional[ErrorObject] = parsed.get("error")
         self.diagnostics: List[Dict[str, Any]] = parsed.get("diagnostics", [])
 
     def to_json(self) -> str:
+        """The failure's whole JSON document, as the command line prints it (see the class)."""
         return self._document
 
     def __reduce__(self) -> Tuple[Type["ResolveError"], Tuple[str, str, str]]:  # picklable (multiprocessing, concurrent.futures)
@@ -68,7 +71,7 @@ def raise_for(outcome: _cuarch.Outcome) -> None:
     raise cls(outcome.message, outcome.code, outcome.json)
 
 
-def from_error_object(error: Dict[str, Any], prefix: str = "") -> ResolveError:
+def from_error_object(error: ErrorObject, prefix: str = "") -> ResolveError:
     """A ResolveError from one of the error objects of a resolution's document (e.g. "torch_error").
     Its to_json() is a cuarch.resolve/1 failure document holding that error."""
     errc = int(error["errc"])

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 from . import _cuarch
 from ._errors import from_error_object
+from .documents import Diagnostic, ErrorObject, ResolveDocumentOk, ResolveRequest, WarningInfo
 
 
 def os_text(member: Dict[str, Any], key: str) -> Any:
@@ -38,20 +39,20 @@ class Resolution:
 
     def __init__(self, document: str, how: str, origin: str, why: str):
         self._document = document
-        d = json.loads(document)
+        d: ResolveDocumentOk = json.loads(document)
         self._dict = d
         self.targets: List[str] = [t["name"] for t in d["targets"]]
         self.nvcc_flags: List[str] = list(d["nvcc"])
         self.nvrtc_options: Dict[str, List[str]] = {c["target"]: list(c["options"]) for c in d["nvrtc"]}
-        self.cache_key: str = d["cache_key"]
-        self.diagnostics: List[Dict[str, Any]] = d["diagnostics"]
+        self.cache_key: str = d["cache_key"]  # absent only where no compiler is known, never here
+        self.diagnostics: List[Diagnostic] = d["diagnostics"]
         # Sources that disagree in a way that bears on this answer ({"kind", "what", "meaning"}), as
         # `cuarch resolve` prints them; resolve() also raises each as a CuarchWarning.
-        self.warnings: List[Dict[str, str]] = list(d.get("warnings", []))
-        self.request: Dict[str, Any] = d["request"]
+        self.warnings: List[WarningInfo] = list(d.get("warnings", []))
+        self.request: ResolveRequest = d["request"]
         c = d["compiler"]
         self.table_older_than_compiler: bool = c["table_older_than_compiler"]
-        self.compiler = Compiler(
+        self.compiler: Compiler = Compiler(
             kind=c["kind"],
             version=c["version"],
             path=os_text(c, "location"),
@@ -65,12 +66,12 @@ class Resolution:
     def torch_arch_list(self) -> str:
         """TORCH_CUDA_ARCH_LIST ("9.0a;12.0"); raises ResolveError (not_expressible) when PyTorch
         has no spelling for a target (family targets such as sm_100f, PTX of an `a` target, LTO)."""
-        return self._spelling("torch", "TORCH_CUDA_ARCH_LIST: ")
+        return self._spelling(self._dict["torch"], self._dict["torch_error"], "TORCH_CUDA_ARCH_LIST: ")
 
     @property
     def cmake(self) -> str:
         """CMake CUDA_ARCHITECTURES ("90a-real;120"); raises ResolveError for LTO targets."""
-        return self._spelling("cmake", "CUDA_ARCHITECTURES: ")
+        return self._spelling(self._dict["cmake"], self._dict["cmake_error"], "CUDA_ARCHITECTURES: ")
 
     @property
     def cache_digest(self) -> str:
@@ -87,15 +88,17 @@ class Resolution:
         """The library's JSON document: the same as `cuarch resolve --format json` prints."""
         return self._document
 
-    def as_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = json.loads(self._document)
+    def as_dict(self) -> ResolveDocumentOk:
+        """The library's JSON document, parsed (a fresh copy each call)."""
+        d: ResolveDocumentOk = json.loads(self._document)
         return d
 
-    def _spelling(self, key: str, prefix: str) -> str:
-        value: Optional[str] = self._dict[key]
-        if value is None:
-            raise from_error_object(self._dict[key + "_error"], prefix)
-        return value
+    def _spelling(self, value: Optional[str], error: Optional[ErrorObject], prefix: str) -> str:
+        if value is not None:
+            return value
+        if error is None:  # the schema's contract: one of the two is set
+            raise RuntimeError(f"{prefix}the library's document has neither the value nor its error: {self._document}")
+        raise from_error_object(error, prefix)
 
     def __repr__(self) -> str:
         return (
