@@ -30,7 +30,7 @@ step "fresh virtual environment: $venv"
 "$python" -m venv --clear "$venv" || fail "$python -m venv failed (Debian: apt-get install python3-venv)"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input)
 
-build_tools=("scikit-build-core>=0.10" "nanobind>=2.0" "pytest")
+build_tools=("scikit-build-core>=0.11" "nanobind>=2.0" "pytest")  # 0.11: PEP 639 metadata (pyproject.toml)
 if ! "${pip[@]}" install -q --no-index --find-links "$wheelhouse" "${build_tools[@]}" 2>/dev/null; then
   step "filling the wheelhouse from the package index (once)"
   "${pip[@]}" download -q -d "$wheelhouse" "${build_tools[@]}" || fail "pip download ${build_tools[*]} failed"
