@@ -14,7 +14,7 @@ import keyword
 import os
 import re
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 # The documents, in the order they are written, and their top-level type's name.
 DOCUMENTS = [
@@ -87,12 +87,14 @@ KNOWN_KEYWORDS = {"$schema", "$id", "$defs", "$ref", "title", "description", "ty
 
 
 class Generator:
+    """Walks the schemas, writing one TypedDict per named object, each after those it uses."""
+
     def __init__(self) -> None:
         self.classes: Dict[str, Tuple[str, str]] = {}  # name -> (source text, structure key)
         self.order: List[str] = []  # names in dependency order (what a class uses comes first)
         self.defs_seen: Dict[str, str] = {}  # "$defs/x" -> its JSON, to require one shape per name
 
-    def fail(self, where: str, why: str) -> None:
+    def fail(self, where: str, why: str) -> NoReturn:
         raise SystemExit(f"documents_from_schemas.py: {where}: {why}")
 
     def type_of(self, node: Dict[str, Any], doc: str, path: str, schema: Dict[str, Any]) -> str:
@@ -111,9 +113,9 @@ class Generator:
             return "Literal[" + ", ".join(literal(v) for v in node["enum"]) + "]"
         if "oneOf" in node:
             return self.union([self.type_of(branch, doc, f"{path}|{i}", schema) for i, branch in enumerate(node["oneOf"])])
-        kinds = node.get("type")
+        kinds = node.get("type", "object" if "properties" in node else None)
         if kinds is None:
-            return "Any"
+            return "Any"  # no type: any JSON value, as the schema says
         if isinstance(kinds, list):
             return self.union([self.type_of({**node, "type": k}, doc, path, schema) for k in kinds])
         if kinds == "array":

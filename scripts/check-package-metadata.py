@@ -36,7 +36,10 @@ def read(path: str) -> Tuple[email.message.Message, List[str]]:
         with tarfile.open(path) as t:
             names = t.getnames()
             (meta,) = [n for n in names if re.fullmatch(r"[^/]+/PKG-INFO", n)]
-            text = t.extractfile(meta).read().decode("utf-8")
+            member = t.extractfile(meta)
+            if member is None:
+                raise SystemExit(f"FAIL: {path}: {meta} is not a regular file")
+            text = member.read().decode("utf-8")
     else:
         text, names = open(path, encoding="utf-8").read(), []
     return email.parser.Parser().parsestr(text), names
@@ -67,7 +70,7 @@ def problems(meta: email.message.Message, names: List[str], wheel: bool) -> List
             if not re.fullmatch(r"[^,]+, https://\S+", u)]
     if meta["Description-Content-Type"] != "text/markdown":
         out.append(f"Description-Content-Type is {meta['Description-Content-Type']!r}, not text/markdown")
-    description = meta.get_payload()
+    description = str(meta.get_payload())
     if not description.strip():
         out.append("no long description")
     targets = re.findall(r"\]\(\s*<?([^)\s>]*)", description) + re.findall(r"(?:href|src)\s*=\s*[\"']([^\"']*)", description)
