@@ -32,6 +32,7 @@ constexpr const char* doctor_footer =
     "1 a problem with --strict, 2 bad usage.";
 
 struct doctor_flags {
+  CLI::Option* format = nullptr;
   CLI::Option* json = nullptr;
   CLI::Option* strict = nullptr;
   CLI::Option* no_device_query = nullptr;
@@ -46,8 +47,17 @@ int run_doctor(const doctor_flags& flags) {
   opts.probe_ptxas = true;
   // The doctor's own compile-time CUDA_VERSION is a source only when it was built with CUDA headers;
   // a doctor built without them has nothing to say there (that is not a fault of the machine).
-  if (auto built_with = CUARCH_COMPILE_TIME_OBSERVATION(); built_with) opts.compile_time = std::move(built_with);
-  const bool json = flag_set::given(flags.json);
+  // The macro names this source file, a path of the build tree that an installed cuarch does not
+  // have: the observation is the executable's, so it names the executable (issue 35).
+  if (auto built_with = CUARCH_COMPILE_TIME_OBSERVATION(); built_with) {
+    const std::string self = cuarch::detail::real_path("/proc/self/exe");
+    built_with->location = self.empty() ? "the cuarch executable" : self;
+    opts.compile_time = std::move(built_with);
+  }
+  bool json = flag_set::given(flags.json);  // --json: --format json, as it was before --format
+  if (json && flag_set::given(flags.format))
+    return usage_error("doctor", "--json and --format: give one of them (--json is --format json)");
+  if (const auto status = read_format("doctor", flags.format, json)) return *status;
   const bool strict = flag_set::given(flags.strict);
   if (flag_set::given(flags.no_device_query)) opts.query_devices = false;
 
@@ -75,7 +85,8 @@ int run_doctor(const doctor_flags& flags) {
 
 std::function<int()> setup_doctor(flag_set& f) {
   doctor_flags flags;
-  flags.json = f.flag("--json", "print the report as one JSON object", "output");
+  flags.format = f.value("--format", "text|json", "text (default), or json: one cuarch.doctor/1 document (docs/json.md)", "output");
+  flags.json = f.flag("--json", "the same as --format json", "output");
   flags.strict = f.flag("--strict", "exit 1 when a finding is a problem (default: exit 0 after reporting)", "output");
   add_detection_flags(flags.detection, f, "where to look", "devices");
   flags.no_device_query = f.flag("--no-device-query", "do not ask the driver for its devices", "devices");

@@ -6,8 +6,10 @@
 #include <cuarch/front_door/tool_env.hpp>
 #include <cuarch/fmt.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "detection_options.hpp"
@@ -38,6 +40,9 @@ or --strict and a warning; 2 bad usage or malformed input.
 example: eval "$(cuarch env --for flashinfer)"
          cuarch env --for cmake --archs 9.0a --format github >>"$GITHUB_ENV")text";
 
+/// The tools --for takes: the library's list (front_door/tool_env.hpp).
+std::vector<std::string> tool_names() { return value_words(choices(cuarch::all_env_tools)); }
+
 struct env_flags {
   CLI::Option* tool = nullptr;
   CLI::Option* format = nullptr;
@@ -49,11 +54,14 @@ int run_env(const env_flags& flags) {
   const auto tool_text = flag_set::get(flags.tool);
   if (!tool_text) return usage_error(command_name, "--for TOOL is required: " + choices(cuarch::all_env_tools));
   const auto tool = cuarch::detail::find_by_name(cuarch::all_env_tools, *tool_text);
-  if (!tool) return usage_error(command_name, "--for: must be " + choices(cuarch::all_env_tools) + ", not '" + *tool_text + "'");
+  if (!tool)
+    return usage_error(command_name, "--for: must be " + choices(cuarch::all_env_tools) + ", not '" + *tool_text + "'" +
+                                         did_you_mean(*tool_text, tool_names()));
   const auto format_text = flag_set::get(flags.format).value_or("shell");
   const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, format_text);
   if (!format)
-    return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'");
+    return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'" +
+                                         did_you_mean(format_text, value_words(flags.format->get_type_name())));
 
   if (flag_set::given(flags.cmake_version) && *tool != cuarch::env_tool::cmake)
     return usage_error(command_name, "--cmake-version is for --for cmake only");
@@ -103,6 +111,12 @@ std::function<int()> setup_env(flag_set& f) {
   const std::string tool = "tool", request = "request (as cuarch resolve)", compiler = "compiler (the nvcc the tool will run)",
                     devices = "devices and driver", policy = "policy";
   flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
+  // The tool is named by --for only: `cuarch env torch` is answered with the option it needs.
+  f.on_unexpected([](const std::string& arg) {
+    const auto names = tool_names();
+    if (std::find(names.begin(), names.end(), arg) != names.end()) return "; did you mean '--for " + arg + "'?";
+    return did_you_mean(arg, names, [](const std::string& name) { return "--for " + name; });
+  });
   flags.format = f.value("--format", choices(cuarch::all_env_formats), "how to print them (default: shell)", tool);
   flags.cmake_version = f.value("--cmake-version", "VERSION",
                                 "with --for cmake: the CMake that will read CUDAARCHS (its\nCMAKE_VERSION; default: ask "

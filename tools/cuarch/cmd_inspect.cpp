@@ -48,10 +48,7 @@ int run_inspect(const inspect_flags& flags) {
   cuarch::resolve_options o;
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
   bool json = false;
-  if (const auto text = flag_set::get(flags.format); text && *text != "text") {
-    if (*text != "json") return usage_error(command_name, "--format must be text|json, not '" + *text + "'");
-    json = true;
-  }
+  if (const auto status = read_format(command_name, flags.format, json)) return *status;
   const std::vector<std::string> paths = flag_set::all(flags.paths);
   if (paths.empty()) return usage_error(command_name, "name at least one file or directory to inspect");
 

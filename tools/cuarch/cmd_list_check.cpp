@@ -24,17 +24,6 @@ CLI::Option* add_format(flag_set& f) {
                  "Options");
 }
 
-/// Reads --format; the usage error's status, if it is wrong.
-std::optional<int> read_format(const char* command, const CLI::Option* option, bool& json) {
-  const auto text = flag_set::get(option);
-  if (!text || *text == "text") return std::nullopt;
-  if (*text == "json") {
-    json = true;
-    return std::nullopt;
-  }
-  return usage_error(command, "--format must be text|json, not '" + *text + "'");
-}
-
 /// --toolkit VERSION, required: these commands answer for a named release. A missing one is a
 /// usage error; one that is not a version is the library's invalid_version error (exit 2).
 struct toolkit_reading {

@@ -32,7 +32,8 @@ class library_flags {
       if (!flag_set::given(lf.option)) continue;
       const std::vector<std::string> values = lf.is_flag ? std::vector<std::string>{"true"} : flag_set::all(lf.option);
       for (const auto& v : values)
-        if (auto bad = cuarch::set_option(o, lf.name, v)) return lf.option->get_name() + ": " + bad->message;
+        if (auto bad = cuarch::set_option(o, lf.name, v))
+          return lf.option->get_name() + ": " + bad->message + did_you_mean(v, value_words(lf.option->get_type_name()));
     }
     o.spelling = speller();
     return cuarch::check_options(o, o.spelling);

@@ -60,16 +60,6 @@ int run_command_line(int argc, char** argv) {
     std::fputs(app.help().c_str(), stderr);
     return exit_usage;
   }
-  if (std::string(argv[1]) == "help") {  // `cuarch help` and `cuarch help <command>`
-    if (argc == 2) {
-      std::fputs(app.help().c_str(), stdout);
-      return exit_ok;
-    }
-    const auto it = registry().find(argv[2]);
-    if (argc > 3 || it == registry().end()) return usage_error("", fmt::format("unknown command '{}'", argv[2]));
-    std::fputs(app.get_subcommand(argv[2])->help("cuarch").c_str(), stdout);
-    return exit_ok;
-  }
 
   try {
     app.parse(argc, argv);
@@ -91,21 +81,18 @@ int run_command_line(int argc, char** argv) {
   }
 
   const auto selected = app.get_subcommands();
-  if (selected.empty()) {
+  if (selected.empty()) {  // one line and what was probably meant, never the whole help (issue 35)
     const auto& extras = app.remaining();
-    const std::string message = extras.empty()                                          ? std::string("no command given")
-                                : extras.front().size() > 1 && extras.front()[0] == '-' ? "unknown option '" + extras.front() + "'"
-                                                                                        : "unknown command '" + extras.front() + "'";
-    if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json("", message));
-    fmt::print(stderr, "cuarch: {}\n", say(message));
-    std::fputs(app.help().c_str(), stderr);
-    return exit_usage;
+    if (extras.empty()) return usage_error("", "no command given");
+    const std::string& first = extras.front();
+    if (first.size() > 1 && first[0] == '-') return usage_error("", unknown_option(app, first));
+    return usage_error("", "unknown command '" + first + "'" + did_you_mean(first, command_names(app)));
   }
   auto& [flags, run] = commands.at(selected.front());
   if (const auto bad = flags->misuse()) return usage_error(flags->name(), *bad);
   // After `--`, a command without positionals hands what follows back to the program.
   const bool options_ended = std::find(argv + 1, argv + argc, std::string_view("--")) != argv + argc;
-  if (const auto bad = flag_set::leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
+  if (const auto bad = flags->leftover(app.remaining(), options_ended)) return usage_error(flags->name(), *bad);
   return run();
 }
 
