@@ -23,6 +23,8 @@
 
 #include <fmt/core.h>
 
+#include "progress.hpp"
+
 namespace CLI {
 class App;
 }
@@ -139,6 +141,7 @@ class detecting {
     }
   }
   ~detecting() {
+    progress_.stop();     // the progress line, if drawn, is erased before anything else is said
     std::fflush(stdout);  // a library's buffered printf goes where fd 1 points now: stderr
     detection_in_progress() = false;
     if (saved_ >= 0) {
@@ -161,7 +164,11 @@ class detecting {
   detecting(const detecting&) = delete;
   detecting& operator=(const detecting&) = delete;
 
+  /// For the library's options: the progress line's hook (none unless stderr is a terminal).
+  cuarch::progress_hook progress() const { return progress_.hook(); }
+
  private:
+  mutable progress_line progress_;  // the scope is const where it is used; the line is not its state
   int saved_ = -1;
   struct sigaction old_[std::size(interrupt_signals)]{};
 };

@@ -64,6 +64,7 @@ int run_doctor(const doctor_flags& flags) {
   const cuarch::detection found = [&] {
     const detecting scope;  // stdout is the report's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
     opts.cancel = &interrupted;
+    opts.progress = scope.progress();
     return cuarch::detect(opts);
   }();
   std::vector<cuarch::finding> findings = cuarch::find_disagreements(found);

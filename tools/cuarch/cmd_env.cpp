@@ -76,6 +76,7 @@ int run_env(const env_flags& flags) {
   const cuarch::resolve_outcome done = [&] {
     const detecting scope;  // stdout is the output's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
     o.cancel = &interrupted;
+    o.progress = scope.progress();
     return cuarch::resolve_here(o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);

@@ -55,6 +55,7 @@ int run_inspect(const inspect_flags& flags) {
   const cuarch::inspect_outcome done = [&] {
     const detecting scope;  // stdout is the report's; SIGINT/SIGTERM/SIGHUP stop the reading and end cuarch by it (cli.hpp)
     o.cancel = &interrupted;
+    o.progress = scope.progress();
     return cuarch::inspect_here(paths, o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling

@@ -62,6 +62,17 @@ enum class detect_mode : unsigned char {
 /// min(tool_timeout, time left)); what is not reached in time is recorded as not probed.
 inline constexpr std::chrono::milliseconds default_detection_deadline{10000};
 
+/// A front end's word while cuarch may be slow (`cuarch`'s progress line): before each step that can
+/// take long (a probe, a file read), `step` gets it in words ("probing /usr/bin/nvcc (--version)"),
+/// on the thread that called detect() or inspect_here(). noexcept: a callback cannot throw into
+/// cuarch. Unset (the default), nothing is built or called.
+struct progress_hook {
+  void (*step)(void* context, std::string_view what) noexcept = nullptr;
+  void* context = nullptr;
+  explicit operator bool() const noexcept { return step != nullptr; }
+  void operator()(std::string_view what) const noexcept { step(context, what); }
+};
+
 /// What to look at. Empty strings mean "not given".
 struct detect_options {
   // Explicit arguments: looked at first; a failing one is the answer for its role.
@@ -99,6 +110,7 @@ struct detect_options {
   // Set by the caller (a front end's Ctrl-C, another thread) to stop: a running tool is killed with its
   // process group within about 20 ms (process_limits::cancel) and nothing more is asked, as past the deadline.
   const std::atomic<bool>* cancel = nullptr;
+  progress_hook progress;  // told of each probe before it starts (see progress_hook); default: none
 };
 
 /// One place a component was found, and what asking it gave.

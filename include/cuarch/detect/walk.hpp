@@ -224,6 +224,7 @@ class detector {
   bool ask_library(const component_info& comp, const search_spec& s, candidate& c, role_choice& choice) {
     const source_kind kind = comp.kind;
     const auto policy = s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only;
+    if (opts_.progress) opts_.progress("loading " + (s.path.empty() ? s.soname : s.path));
     const auto lib = application_libraries::instance().load(s.path.empty() ? s.soname : s.path, [&] {
       return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_);
     });
@@ -267,6 +268,7 @@ class detector {
     }
     c.toolkit_root = toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, left());
+    if (opts_.progress) opts_.progress("probing " + abs + " (--version)");
     auto p = probe_tool_version(abs, kind, s.how, timeout,
                                 s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
                                 opts_.cancel, &env_);  // the tool runs in this resolution's environment
@@ -537,6 +539,7 @@ class detector {
       const system_device_source devices(std::move(nvml),
                                          driver_library_source(c->real_path, c->how, library_path_policy::absolute_only),
                                          opts_.cuinit_fallback ? cuinit_fallback::allowed : cuinit_fallback::forbidden);
+      if (opts_.progress) opts_.progress("asking the driver for its devices (" + c->real_path + ")");
       auto reading = devices.read();
       if (!reading) {
         d_.driver_devices = unexpected(reading.error());

@@ -90,13 +90,17 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
     if (report.driver_of(i) && std::find(wanted.devices.begin(), wanted.devices.end(), report.devices[i].cc) == wanted.devices.end())
       wanted.devices.push_back(report.devices[i].cc);
   for (const auto& p : paths) {
+    if (o.progress) o.progress("reading " + p);
     auto files = code_files_under(p, max_code_files, 16, o.cancel);
     if (!files) {  // more files than the cap: the directory is an unreadable input, never cut silently
       report.files.push_back(judge_file(p, unexpected(files.error()), report));
       continue;
     }
+    std::size_t done = 0;
     for (const auto& file : *files) {
       if (cancelled()) break;
+      if (o.progress && (files->size() > 1 || file != p))  // a directory: how far its walk is
+        o.progress("reading " + p + ": " + std::to_string(++done) + " of " + std::to_string(files->size()) + " files");
       auto listing = read_code_file(file, o.cancel, wanted);
       if (cancelled()) break;  // what a cancelled read said is no verdict on the file
       report.files.push_back(judge_file(file, std::move(listing), report));

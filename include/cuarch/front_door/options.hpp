@@ -75,6 +75,7 @@ struct resolve_options {
   std::string inventory;  // a fleet instead (core/inventory.hpp): its GPU nodes are the devices
   std::chrono::milliseconds timeout = default_detection_deadline;
   const std::atomic<bool>* cancel = nullptr;  // detect_options::cancel (not an option text)
+  progress_hook progress;                     // detect_options::progress, and each file inspect_here() reads
   std::optional<environment> env_snapshot;    // nullopt: the process's, snapshotted at the call
   option_speller spelling;                    // how the caller writes an option, in every message (error.hpp)
 };

@@ -71,6 +71,7 @@ CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const en
   d.cuinit_fallback = o.cuinit_fallback;
   d.deadline = o.timeout;
   d.cancel = o.cancel;
+  d.progress = o.progress;
   d.tool_timeout = std::min(o.timeout, default_tool_timeout);
   return d;
 }
