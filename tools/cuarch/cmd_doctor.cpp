@@ -47,13 +47,15 @@ int run_doctor(const doctor_flags& flags) {
   opts.probe_ptxas = true;
   // The doctor's own compile-time CUDA_VERSION is a source only when it was built with CUDA headers;
   // a doctor built without them has nothing to say there (that is not a fault of the machine).
-  // The macro names this source file, a path of the build tree that an installed cuarch does not
-  // have: the observation is the executable's, so it names the executable (issue 35).
-  if (auto built_with = CUARCH_COMPILE_TIME_OBSERVATION(); built_with) {
-    const std::string self = cuarch::detail::real_path("/proc/self/exe");
-    built_with->location = self.empty() ? "the cuarch executable" : self;
-    opts.compile_time = std::move(built_with);
-  }
+  // CUARCH_COMPILE_TIME_OBSERVATION() would name this source file (__FILE__), a path of the build
+  // tree that an installed cuarch does not have: the observation is the executable's, so it names
+  // the executable (issue 35). The same reading of CUDA_VERSION as the macro's.
+  const std::string self = cuarch::detail::real_path("/proc/self/exe");
+  auto built_with = [&self] {
+    using namespace cuarch::detail;  // CUDA_VERSION = 0 where no CUDA header defined the macro
+    return cuarch::compile_time_observation(CUDA_VERSION, self.empty() ? "the cuarch executable" : self.c_str());
+  }();
+  if (built_with) opts.compile_time = std::move(built_with);
   bool json = flag_set::given(flags.json);  // --json: --format json, as it was before --format
   if (json && flag_set::given(flags.format))
     return usage_error("doctor", "--json and --format: give one of them (--json is --format json)");
