@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A word while cuarch waits (issue 35): when a probe takes over a second, a progress line on stderr
 # names it ("cuarch: probing PATH (--version)..."), only when stderr is a terminal, and the line is
-# gone before the output. A fake nvcc that takes 1.5 s to answer; a terminal from `script` (util-linux).
+# gone before the output. A fake nvcc that takes 2 s to answer; a terminal from `script` (util-linux).
 # Environment: CUARCH_CLI. Exit 77 (skipped) when it is not built or `script` is absent.
 set -uo pipefail
 cli="${CUARCH_CLI:-}"
@@ -22,8 +22,8 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 fixtures="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/fixtures/fake-nvcc"
 cat >"$work/nvcc" <<EOF
 #!/bin/sh
-# nvcc 12.8 that takes 1.5 s to answer (a cold network file system, a wrapper)
-/bin/sleep 1.5
+# nvcc 12.8 that takes 2 s to answer (a cold network file system, a wrapper)
+/bin/sleep 2
 exec "$fixtures/nvcc-12.8" "\$@"
 EOF
 chmod +x "$work/nvcc"

@@ -41,7 +41,11 @@ example: eval "$(cuarch env --for flashinfer)"
          cuarch env --for cmake --archs 9.0a --format github >>"$GITHUB_ENV")text";
 
 /// The tools --for takes: the library's list (front_door/tool_env.hpp).
-std::vector<std::string> tool_names() { return value_words(choices(cuarch::all_env_tools)); }
+std::vector<std::string> tool_names() {
+  std::vector<std::string> out;
+  for (const auto t : cuarch::all_env_tools) out.emplace_back(cuarch::to_string(t));
+  return out;
+}
 
 struct env_flags {
   CLI::Option* tool = nullptr;
