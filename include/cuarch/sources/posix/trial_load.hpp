@@ -101,10 +101,11 @@ inline trial_outcome try_in_child(const std::string& what, int flags, library_cl
       ::dup2(devnull, STDOUT_FILENO);
       ::dup2(devnull, STDERR_FILENO);
     }
+    const int lazily = (flags & ~RTLD_NOW) | RTLD_LAZY;  // the constructors run as in the real load; binding is its
     const char* refused = nullptr;
     if (loader_debug_state()->r_state != r_debug::RT_CONSISTENT) {
       refused = "";  // glibc would assert in dlopen(): say so, and let the parent try again
-    } else if (!::dlopen(what.c_str(), (flags & ~RTLD_NOW) | RTLD_LAZY)) {  // the constructors run either way; binding is the real load's
+    } else if (!::dlopen(what.c_str(), lazily)) {
       refused = ::dlerror();
       if (!refused) refused = "unknown dynamic loader error";
     }
