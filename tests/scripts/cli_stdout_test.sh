@@ -4,7 +4,10 @@
 # stdout, or call exit(0). Neither may turn into a success with corrupt or empty output:
 #   a. a constructor that prints: stdout holds exactly the JSON document (the print goes to stderr);
 #      the same for `cuarch doctor --json` and for the nvcc format (one line);
-#   b. a constructor that calls exit(0): a non-zero exit, nothing on stdout, a message naming what happened.
+#   b. a constructor that calls exit(0): the library is tried in a child first (trial_load.hpp), which
+#      it ends instead: refused and named (resolve: a failure document and a non-zero exit; doctor:
+#      the report says so); one that calls exit(0) in cuarch's own process only (not in the child):
+#      a non-zero exit, nothing on stdout, a message naming what happened.
 # Needs a C compiler ($CC, else cc). Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
 set -uo pipefail
 cli="${CUARCH_CLI:-}"
@@ -21,7 +24,8 @@ failures=0
 fail() { echo "FAIL: $*" >&2; head -c 600 "$work/out" | sed 's/^/  stdout: /' >&2; head -c 600 "$work/err" | sed 's/^/  stderr: /' >&2; failures=$((failures + 1)); }
 
 # A stub NVRTC 12.8 whose constructor misbehaves as STUB_CTOR says: "print" (buffered printf and a
-# write(2) to fd 1, as a library's banner would) or "exit" (exit(0)).
+# write(2) to fd 1, as a library's banner would), "exit" (exit(0)) or "exit-in-pid" (exit(0) only in
+# the process whose pid is STUB_PID).
 cat >"$work/stub.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,8 @@ __attribute__((constructor)) static void misbehave(void) {
     if (write(1, raw, sizeof raw - 1) < 0) abort();
   }
   if (what && strcmp(what, "exit") == 0) exit(0);
+  const char* pid = getenv("STUB_PID");
+  if (what && strcmp(what, "exit-in-pid") == 0 && pid && atol(pid) == (long)getpid()) exit(0);
 }
 int nvrtcVersion(int* major, int* minor) { *major = 12; *minor = 8; return 0; }
 int nvrtcGetNumSupportedArchs(int* n) { *n = 3; return 0; }
@@ -71,14 +77,30 @@ else
 fi
 
 # ---- b. a constructor that calls exit(0) --------------------------------------------------------
+STUB_CTOR=exit "$cli" resolve --nvrtc "$stub" --archs 9.0 --format json >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc != 0 ]] && is_json "$work/out" && grep -q '"code":"library_not_found"' "$work/out" &&
+  grep -q "$stub.*ended before dlopen() returned" "$work/err"; then
+  echo "ok: b. resolve: exit(0) in a library's constructor ends only the child that tried it: refused, named (exit $rc)"
+else
+  fail "b. resolve: exit(0) in a library constructor (exit $rc)"
+fi
+STUB_CTOR=exit "$cli" doctor --nvrtc "$stub" --no-device-query --json >"$work/out" 2>"$work/err"
+rc=$?
+if is_json "$work/out" && grep -q "ended before dlopen() returned" "$work/out"; then
+  echo "ok: b. doctor: the report names the library a constructor's exit(0) refused (exit $rc)"
+else
+  fail "b. doctor: exit(0) in a library constructor (exit $rc)"
+fi
 for cmd in "resolve --nvrtc $stub --archs 9.0 --format json" "doctor --nvrtc $stub --no-device-query --json"; do
+  # exec: the command line has the subshell's pid, which the stub exits in (not in the trial child)
   # shellcheck disable=SC2086 # the words of $cmd are the arguments
-  STUB_CTOR=exit "$cli" $cmd >"$work/out" 2>"$work/err"
+  (export STUB_CTOR=exit-in-pid STUB_PID=$BASHPID && exec "$cli" $cmd) >"$work/out" 2>"$work/err"
   rc=$?
   if [[ $rc != 0 && ! -s "$work/out" ]] && grep -q "exit()" "$work/err"; then
-    echo "ok: b. ${cmd%% *}: exit(0) in a library is exit $rc, stdout empty, said on stderr"
+    echo "ok: b. ${cmd%% *}: exit(0) in cuarch's own load is exit $rc, stdout empty, said on stderr"
   else
-    fail "b. ${cmd%% *}: exit(0) in a library constructor (exit $rc)"
+    fail "b. ${cmd%% *}: exit(0) in a library constructor in cuarch's own process (exit $rc)"
   fi
 done
 
