@@ -308,11 +308,15 @@ TEST_CASE("(run under LD_AUDIT by the case above) fork 20 ms into cuarch's 300 m
   std::thread busy([&] { (void)cuarch::detect(opts); });
   // The library is tried in a child first (trial_load.hpp): fork once this process maps it itself,
   // 20 ms into cuarch's own dlopen() (a RTLD_NOLOAD look takes microseconds).
-  for (auto since = std::chrono::steady_clock::now();; std::this_thread::sleep_for(1ms)) {
+  // Bounded: a detection that never maps the library here (its trial refused) must fail, not hang.
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  bool mapping = false;
+  for (auto since = std::chrono::steady_clock::now(); !mapping && std::chrono::steady_clock::now() < give_up;
+       std::this_thread::sleep_for(1ms)) {
     if (cuarch::detail::fork_shared.loader_calls == 0) since = std::chrono::steady_clock::now();
-    if (std::chrono::steady_clock::now() - since > 20ms) break;
+    mapping = std::chrono::steady_clock::now() - since > 20ms;
   }
-  const std::string r = fork_and_check(child);
+  const std::string r = mapping ? fork_and_check(child) : "cuarch's own dlopen() was never seen under way for 20 ms";
   busy.join();
   CHECK(r == "");
 }
