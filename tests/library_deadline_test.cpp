@@ -8,10 +8,12 @@
 #include <cuarch/sources/posix/subprocess.hpp>
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -279,5 +281,81 @@ TEST_CASE("after a load abandoned at its deadline, the process still loads libra
   });
   INFO("the child's status: " << status << " (-1: still running after " << bound.count()
                               << " s; 10: no deadline_exceeded; 11: dlopen failed; 12: the second detection had no NVRTC)");
+  CHECK(status == 0);
+}
+
+// The trial child must not see the host's descriptors. Before, it kept them all: in a host with
+// stdout and stderr closed its pipe landed on 1 and 2, its /dev/null replaced the write end, and a
+// good library was refused ("ended before dlopen() returned"); and while a constructor ran, the child
+// held the host's pipes open (a reader waiting for end-of-file waited for the deadline) and could
+// write into the host's files.
+TEST_CASE("a trial load works in a host whose stdout and stderr are closed", "[deadline][host]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  // A copy at a new path, never mapped in this process: it is tried in a child.
+  const std::string dir = cuarch_test::make_temp_dir("closed-std"), lib = dir + "/libnvrtc.so.12";
+  fs::copy_file(stubs.path + "/nvrtc/libnvrtc.so.12", lib);
+  const int status = in_child_within(std::chrono::seconds(30), [&] {
+    ::close(STDOUT_FILENO);
+    ::close(STDERR_FILENO);
+    const auto d = cuarch::detect(only_nvrtc(lib, std::chrono::seconds(10)));
+    return d.chosen(d.jit_compiler) ? 0 : 10;
+  });
+  INFO("the child's status: " << status << " (10: the NVRTC was refused)");
+  CHECK(status == 0);
+}
+
+TEST_CASE("a trial child holds none of the host's descriptors while a constructor runs", "[deadline][host]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("held-pipe"), lib = dir + "/libnvrtc.so.12";
+  fs::copy_file(stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", lib);
+  const int status = in_child_within(std::chrono::seconds(30), [&] {
+    ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "600000", 1);
+    int host_pipe[2];
+    if (::pipe(host_pipe) != 0) return 10;
+    std::thread asker([&] { cuarch::detect(only_nvrtc(lib, std::chrono::seconds(8))); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the trial child is inside its constructor
+    ::close(host_pipe[1]);                                         // the last writer, unless the child holds one
+    pollfd p{host_pipe[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 2000);
+    char c;
+    const bool end_of_file = ready == 1 && ::read(host_pipe[0], &c, 1) == 0;
+    asker.join();
+    return end_of_file ? 0 : 11;
+  });
+  INFO("the child's status: " << status << " (11: the host's pipe stayed open while the trial ran)");
+  CHECK(status == 0);
+}
+
+// Ctrl-C (detect_options::cancel) stops a trial load at once; before, it waited for the deadline.
+TEST_CASE("a cancelled detection stops waiting for a trial load, and tries it again next time", "[deadline][host]") {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) SKIP(stubs.why_not);
+  const std::string dir = cuarch_test::make_temp_dir("cancelled-trial"), lib = dir + "/libnvrtc.so.12";
+  fs::copy_file(stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", lib);
+  const auto bound = cuarch_test::prompt_bound(std::chrono::milliseconds(300), std::chrono::seconds(2));
+  const int status = in_child_within(std::chrono::seconds(60), [&] {
+    ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "600000", 1);
+    std::atomic<bool> stop{false};
+    cuarch::detect_options o = only_nvrtc(lib, std::chrono::seconds(20));
+    o.cancel = &stop;
+    std::thread ctrl_c([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      stop = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const auto d = cuarch::detect(o);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    ctrl_c.join();
+    if (took > bound) return 10;
+    if (!d.jit_compiler.failure || d.jit_compiler.failure->message().find("cancelled") == std::string::npos) return 11;
+    // Not remembered as hung: asked again (constructor now quick), it loads.
+    ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "0", 1);
+    const auto again = cuarch::detect(only_nvrtc(lib, std::chrono::seconds(10)));
+    return again.chosen(again.jit_compiler) ? 0 : 12;
+  });
+  INFO("the child's status: " << status << " (10: it waited past " << bound.count()
+                              << " s; 11: no failure saying it was cancelled; 12: not loaded when asked again)");
   CHECK(status == 0);
 }

@@ -21,8 +21,9 @@ CUARCH_END_NAMESPACE
 #  include "walk.hpp"
 CUARCH_BEGIN_NAMESPACE
 CUARCH_FUNC detection detect(const detect_options& options) {
-  // Every library call (dlopen included) waits min(tool_timeout, time left): posix/bounded_call.hpp.
-  const detail::library_deadline_scope bound(options.deadline, options.tool_timeout);
+  // Every library call (dlopen included) waits min(tool_timeout, time left), a trial load also
+  // stops at the caller's cancel: posix/bounded_call.hpp, posix/trial_load.hpp.
+  const detail::library_deadline_scope bound(options.deadline, options.tool_timeout, options.cancel);
   detection d = detail::detector(options).run();
   const auto passed = [](const error* e) { return e && e->code == errc::deadline_exceeded; };
   for (const auto& c : d.candidates)

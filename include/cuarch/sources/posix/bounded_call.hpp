@@ -28,6 +28,7 @@ using library_clock = std::chrono::steady_clock;
 struct library_bound {
   library_clock::time_point end = library_clock::time_point::max();
   std::chrono::milliseconds per_call{0};
+  const std::atomic<bool>* cancel = nullptr;  // the caller's stop (Ctrl-C): a trial load stops waiting
 };
 inline library_bound& this_thread_library_bound() {
   static thread_local library_bound b;
@@ -37,8 +38,10 @@ inline library_bound& this_thread_library_bound() {
 /// Bounds the library calls this thread makes while it lives (detect() sets one).
 class library_deadline_scope {
  public:
-  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call) : saved_(this_thread_library_bound()) {
-    this_thread_library_bound() = {library_clock::now() + total, per_call};
+  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call,
+                         const std::atomic<bool>* cancel = nullptr)
+      : saved_(this_thread_library_bound()) {
+    this_thread_library_bound() = {library_clock::now() + total, per_call, cancel};
   }
   ~library_deadline_scope() { this_thread_library_bound() = saved_; }
   library_deadline_scope(const library_deadline_scope&) = delete;

@@ -102,7 +102,7 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
   if (!mapped || *mapped) return mapped;
   auto until = bound.end;
   if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
-  if (auto refused = trial_dlopen(what, src, asked_as, flags, until)) return unexpected(std::move(*refused));
+  if (auto refused = trial_dlopen(what, src, asked_as, flags, until, bound.cancel)) return unexpected(std::move(*refused));
   return open(flags);
 }
 

@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +58,18 @@ struct fd_guard {
     fd = -1;
   }
 };
+
+/// In a child between fork and exec (or a trial load): closes every descriptor from `first` up, so
+/// that nothing of the host's (its pipes, sockets, files) is held or written by what runs there.
+/// Only system calls: nothing here may allocate or lock.
+inline void close_from(int first) noexcept {
+#if defined(SYS_close_range)
+  if (::syscall(SYS_close_range, static_cast<unsigned>(first), ~0U, 0U) == 0) return;
+#endif
+  struct rlimit lim {};  // before Linux 5.9: each one that may be open
+  const rlim_t top = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? lim.rlim_cur : 65536;
+  for (rlim_t fd = static_cast<rlim_t>(first); fd < top && fd < 1048576; ++fd) ::close(static_cast<int>(fd));
+}
 
 /// What tells a file from its replacement: device, inode, size and modification time (all zero
 /// where it cannot be stat()ed, such as a library name that is no path).

@@ -7,7 +7,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,14 +111,7 @@ struct child_plan {
   if (step == 0 && (out_w < 0 || err_w < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0))
     step = errno;
   if (step == 0) {
-#if defined(SYS_close_range)
-    if (::syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-#endif
-    {
-      struct rlimit lim {};
-      const rlim_t top = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? lim.rlim_cur : 65536;
-      for (rlim_t fd = 3; fd < top && fd < 1048576; ++fd) ::close(static_cast<int>(fd));
-    }
+    close_from(3);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(p.path, p.argv, p.envp);
     step = errno;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -73,12 +74,17 @@ inline const r_debug* loader_debug_state() noexcept {
 struct trial_outcome {
   std::string said;
   bool timed_out = false;
+  bool cancelled = false;  // by the caller (Ctrl-C): the child is killed, the library not judged
   bool status_known = true;  // false: the host ignores SIGCHLD, so the system reaped it
   int status = 0;
 };
 
+/// The trial child's exit status when it could not set up its descriptors (before any dlopen()).
+inline constexpr int child_setup_failed = 125;
+
 /// One child that dlopen()s `what` and says how it went; `fork_error` is set where none started.
-inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until, int& fork_error) {
+inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until,
+                                  const std::atomic<bool>* cancel, int& fork_error) {
   trial_outcome t;
   fork_error = 0;
   int fds[2];
@@ -94,13 +100,18 @@ inline trial_outcome try_in_child(const std::string& what, int flags, library_cl
     return t;
   }
   if (pid == 0) {
-    // Dies with the thread that waits for it; prints nowhere (the real load prints its banner once).
+    // Dies with the thread that waits for it. Holds nothing of the host's: 0-2 are /dev/null (it
+    // prints nowhere; the real load prints its banner once), its pipe is fd 3 (moved first, where the
+    // host had closed 0-2 and the pipe landed there), every other descriptor is closed (a constructor
+    // can neither write into the host's files nor keep its pipes open).
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (devnull >= 0) {
-      ::dup2(devnull, STDOUT_FILENO);
-      ::dup2(devnull, STDERR_FILENO);
-    }
+    const int pipe_end = to_parent.fd < 3 ? ::fcntl(to_parent.fd, F_DUPFD_CLOEXEC, 3) : to_parent.fd;
+    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (pipe_end < 0 || devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(devnull, 1) < 0 || ::dup2(devnull, 2) < 0 ||
+        (pipe_end != 3 && ::dup3(pipe_end, 3, O_CLOEXEC) < 0))
+      ::_exit(child_setup_failed);
+    close_from(4);
+    constexpr int to_host = 3;
     const int lazily = (flags & ~RTLD_NOW) | RTLD_LAZY;  // the constructors run as in the real load; binding is its
     const char* refused = nullptr;
     if (loader_debug_state()->r_state != r_debug::RT_CONSISTENT) {
@@ -110,20 +121,20 @@ inline trial_outcome try_in_child(const std::string& what, int flags, library_cl
       if (!refused) refused = "unknown dynamic loader error";
     }
     const std::string_view head = !refused ? "ok" : *refused ? "no " : "busy";
-    if (::write(to_parent.fd, head.data(), head.size()) < 0 || (refused && ::write(to_parent.fd, refused, std::strlen(refused)) < 0))
+    if (::write(to_host, head.data(), head.size()) < 0 || (refused && ::write(to_host, refused, std::strlen(refused)) < 0))
       ::_exit(126);
     ::_exit(0);
   }
   to_parent.reset();
   for (char buf[512];;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - library_clock::now()).count();
-    if (left <= 0) {
-      t.timed_out = true;
+    if (left <= 0 || (cancel && cancel->load())) {
+      (left <= 0 ? t.timed_out : t.cancelled) = true;
       ::kill(pid, SIGKILL);
       break;
     }
-    pollfd p{from_child.fd, POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    pollfd p{from_child.fd, POLLIN, 0};  // a flag cannot wake poll(): with one, look every 20 ms
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, cancel ? 20 : 1000)));
     if (r < 0 && errno != EINTR) break;
     if (r <= 0) continue;
     const ssize_t n = ::read(from_child.fd, buf, sizeof buf);
@@ -139,12 +150,13 @@ inline trial_outcome try_in_child(const std::string& what, int flags, library_cl
   return t;
 }
 
-/// dlopen(what, flags) in a forked child, waited for until `until`. nullopt when it returned a
-/// handle there; else library_not_found (its dlerror(), or how the child ended before answering),
-/// deadline_exceeded (the child is killed; `what` is not tried again while its file is the same) or
+/// dlopen(what, flags) in a forked child, waited for until `until` or `cancel`. nullopt when it
+/// returned a handle there; else library_not_found (its dlerror(), or how the child ended before
+/// answering), deadline_exceeded (the child is killed; at the deadline, `what` is not tried again
+/// while its file is the same; cancelled, it is) or
 /// library_call_failed (no child could be started). `asked_as` is the error's subject.
 inline std::optional<error> trial_dlopen(const std::string& what, source_kind src, std::string_view asked_as, int flags,
-                                         library_clock::time_point until) {
+                                         library_clock::time_point until, const std::atomic<bool>* cancel = nullptr) {
   const file_identity file = identity_of(what);
   {
     process_lock lock;
@@ -160,7 +172,7 @@ inline std::optional<error> trial_dlopen(const std::string& what, source_kind sr
   const auto started = library_clock::now();
   trial_outcome t;
   for (int fork_error = 0;;) {
-    t = try_in_child(what, flags, until, fork_error);
+    t = try_in_child(what, flags, until, cancel, fork_error);
     if (fork_error != 0)
       return errors::library_call_failed(src, "fork for a trial load", fork_error, what,
                                          "no child could be started to try " + what + " first, so it was not loaded (" +
@@ -171,6 +183,10 @@ inline std::optional<error> trial_dlopen(const std::string& what, source_kind sr
     ::nanosleep(&ms, nullptr);  // another thread is mapping a library: try again once it has
   }
   if (t.said == "ok") return std::nullopt;
+  if (t.cancelled)  // not judged: the next detection tries it again
+    return errors::deadline_exceeded(src, "dlopen in " + what, what,
+                                     "the caller cancelled the detection while a child process was trying " + what +
+                                         " first (killed); it was not loaded into this process");
   if (t.said.rfind("no ", 0) == 0) return errors::library_not_found(src, asked_as, what, t.said.substr(3));
   if (t.timed_out || t.said == "busy") {
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(library_clock::now() - started).count();
@@ -187,6 +203,10 @@ inline std::optional<error> trial_dlopen(const std::string& what, source_kind sr
   const std::string how = !t.status_known         ? "its exit status was lost (SIGCHLD is ignored)"
                           : WIFSIGNALED(t.status) ? "killed by signal " + std::to_string(WTERMSIG(t.status))
                                                   : "exit status " + std::to_string(WEXITSTATUS(t.status));
+  if (t.status_known && WIFEXITED(t.status) && WEXITSTATUS(t.status) == child_setup_failed)
+    return errors::library_not_found(src, asked_as, what,
+                                     "the child process that was to try it first could not set up its descriptors (" + how +
+                                         "); it was not loaded into this process");
   return errors::library_not_found(src, asked_as, what,
                                    "a child process that tried it first ended before dlopen() returned (" + how +
                                        "): a constructor of the library, or of one it needs, ended the process; it was "
