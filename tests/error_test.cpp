@@ -354,5 +354,5 @@ TEST_CASE("the deadline factory names the candidate that was not asked", "[error
   CHECK(late.location.view() == "/opt/cuda-12.4/bin/nvcc");
   CHECK(mentions(
       late,
-      "/opt/cuda-12.4/bin/nvcc was not asked: the detection's deadline had passed (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
+      "/opt/cuda-12.4/bin/nvcc gave no answer within the detection's deadline (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
 }

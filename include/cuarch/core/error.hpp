@@ -207,7 +207,8 @@ inline std::string error::message(const option_speller& spell) const {
               : partial         ? "; fix: ask for targets it can spell, as the reason says"
                         : "; fix: use a format that spells every target (" + spell("output", "nvcc") + "), or change the targets");
     case errc::deadline_exceeded:
-      return subj + " was not asked: the detection's deadline had passed" + where + said(" (", ")") +
+      // Both a probe skipped once the deadline had passed and a call that did not return by it: raw says which.
+      return subj + " gave no answer within the detection's deadline" + where + said(" (", ")") +
              "; fix: remove the program or library that hangs before it, or allow more time (" + spell("timeout", "SECONDS") + ")";
     case errc::no_compiler: {
       const bool program = source == source_kind::nvcc;
