@@ -9,12 +9,12 @@
 # the medians, the deltas and the ratios to the baseline of the same run are printed.
 # docs/performance.md records the figures.
 #
-#   benchmarks/compile_cost.sh [runs] [--o2]      (default 7 runs; env CXX, CXXSTD=c++17, CUARCH_INCLUDE)
+#   benchmarks/compile_cost.sh [runs] [--o2]
+#   (default 7 runs; env CXX, CXXSTD=c++17, CUARCH_INCLUDE, CUARCH_COMPILE_CLOCK=cpu|wall|instructions)
 # Last two lines, for scripts: "ratio umbrella=<x> edge=<y> umbrella_compiled=<x> edge_compiled=<y>
-# [o2=<x> o2_compiled=<y>] base_ms=<ms>" (medians; the o2 ratios are to the hand-written program's
-# -O2 compile), then "min_ratio ..." with the same keys from each TU's fastest run: a neighbour can
-# only slow a compile down, so the minimums are the steadiest figure on a shared machine (the CI
-# check, tests/scripts/compile_cost_test.sh, reads them).
+# [o2=<x> o2_compiled=<y>] base=<n><unit>" (medians; the o2 ratios are to the hand-written program's
+# -O2 compile), then "min_ratio ..." with the same keys from each TU's fastest run. The CI check
+# (tests/scripts/compile_cost_test.sh) reads the instruction clock's ratio line.
 set -euo pipefail
 runs=7
 o2=0
@@ -56,20 +56,36 @@ if ((o2)); then
 fi
 
 # The compiler's CPU time (user + sys), not wall time: on a shared machine wall time mostly measures
-# the neighbours. CUARCH_COMPILE_CLOCK=wall measures wall time instead.
-compile_ms() {  # compile_ms <source> <flags...>: prints the time of one compile, in ms
+# the neighbours. CUARCH_COMPILE_CLOCK=wall measures wall time instead; CUARCH_COMPILE_CLOCK=instructions
+# counts the instructions the compiler runs (valgrind's cachegrind, every process of the driver, in
+# millions): the same count whatever else the machine does, so one run is enough (the CI check's
+# clock). Time per instruction is not constant (a larger TU misses the caches more): the instruction
+# ratios of the heavy TUs run lower than their time ratios.
+clock=${CUARCH_COMPILE_CLOCK:-cpu}
+unit=ms
+[[ $clock == instructions ]] && unit=Minstr
+compile_ms() {  # compile_ms <source> <flags...>: prints the cost of one compile, in $unit
   local src=$1 t
   shift
+  if [[ $clock == instructions ]]; then
+    t=$(valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
+          "$cxx" -std="$std" "$@" -I"$include" "$src" -o "$work/out.o" 2>&1 >/dev/null) ||
+      { echo "compile failed: $src $*: $t" >&2; exit 1; }
+    # "==PID== I   refs:      2,754,858,877", one line per process: their sum
+    sed -n 's/^==[0-9]*== I *refs: *//p' <<<"$t" | tr -d , | awk '{n += $1} END {if (NR == 0) exit 1; printf "%d\n", n / 1e6}' ||
+      { echo "no instruction count from valgrind for $src: $t" >&2; exit 1; }
+    return
+  fi
   t=$({ TIMEFORMAT='%3R %3U %3S'; time "$cxx" -std="$std" "$@" -I"$include" "$src" -o "$work/out.o" >/dev/null; } 2>&1) ||
     { echo "compile failed: $src $*: $t" >&2; exit 1; }
   t=${t##*$'\n'}
-  if [[ ${CUARCH_COMPILE_CLOCK:-cpu} == wall ]]; then awk '{printf "%d\n", $1 * 1000}' <<<"$t"
+  if [[ $clock == wall ]]; then awk '{printf "%d\n", $1 * 1000}' <<<"$t"
   else awk '{printf "%d\n", ($2 + $3) * 1000}' <<<"$t"; fi
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 minmax() { sort -n | awk 'NR==1{mn=$1} {mx=$1} END {print mn "/" mx}'; }
 
-compile_ms "$work/base.cpp" -fsyntax-only >/dev/null  # warm the page cache for the standard headers
+[[ $clock == instructions ]] || compile_ms "$work/base.cpp" -fsyntax-only >/dev/null  # warm the page cache
 for tu in "${tus[@]}"; do : >"$work/${tu%%|*}.ms"; done
 for ((i = 0; i < runs; i++)); do
   for tu in "${tus[@]}"; do
@@ -79,7 +95,7 @@ for ((i = 0; i < runs; i++)); do
   done
 done
 
-echo "compiler: $("$cxx" --version | head -1), -std=$std, $runs interleaved runs, ${CUARCH_COMPILE_CLOCK:-cpu} time"
+echo "compiler: $("$cxx" --version | head -1), -std=$std, $runs interleaved runs, $clock"
 declare -A med fastest
 for tu in "${tus[@]}"; do
   IFS='|' read -r name _ _ label <<<"$tu"
@@ -93,7 +109,7 @@ for tu in "${tus[@]}"; do
   IFS='|' read -r name _ _ label <<<"$tu"
   ref=${med[base]}
   [[ $name == o2* ]] && ref=${med[o2_hand]}
-  printf '%-44s median %6s ms  (min/max %s)  +%s ms  %sx\n' "$label" "${med[$name]}" "$(minmax <"$work/$name.ms")" \
+  printf '%-44s median %6s %s  (min/max %s)  +%s  %sx\n' "$label" "${med[$name]}" "$unit" "$(minmax <"$work/$name.ms")" \
     $((med[$name] - ref)) "$(ratio "${med[$name]}" "$ref")"
   min_ref=${fastest[base]}
   [[ $name == o2* ]] && min_ref=${fastest[o2_hand]}
@@ -102,5 +118,5 @@ for tu in "${tus[@]}"; do
     min_line+=" $name=$(ratio "${fastest[$name]}" "$min_ref")"
   }
 done
-echo "$line base_ms=${med[base]}"
-echo "$min_line base_ms=${fastest[base]}"
+echo "$line base=${med[base]}$unit"
+echo "$min_line base=${fastest[base]}$unit"

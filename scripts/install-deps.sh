@@ -5,6 +5,7 @@
 #   catch2 >= 3 (unit tests; Debian 12 "bookworm" ships 2.x in main, so 3.x comes from bookworm-backports)
 #   ccache      (scripts/test.sh compiles through it: a clean clone's rebuild of unchanged sources is a hit)
 #   zsh         (cli_handoff_test evals `cuarch env` in bash, dash and zsh)
+#   valgrind    (compile_cost_test counts the compiler's instructions: the same count whatever the load)
 #
 # Idempotent: when everything is present it checks and exits in well under a second.
 # Needs root (or sudo) only when something is missing. Writes nothing to stdout (all on stderr).
@@ -48,12 +49,13 @@ fmt_ok() { [[ -n "$(installed_version libfmt-dev)" ]]; }
 cli11_ok() { [[ -n "$(installed_version libcli11-dev)" ]]; }
 ccache_ok() { command -v ccache >/dev/null 2>&1; }
 zsh_ok() { command -v zsh >/dev/null 2>&1; }
+valgrind_ok() { command -v valgrind >/dev/null 2>&1; }
 
 # The build tools themselves (present on the CI image; installed from Debian if a machine lacks them).
 tools_ok() { command -v cmake >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1; }
 
 # ---- fast path ---------------------------------------------------------------------------------
-if command -v dpkg-query >/dev/null 2>&1 && tools_ok && fmt_ok && cli11_ok && catch2_ok && ccache_ok && zsh_ok; then
+if command -v dpkg-query >/dev/null 2>&1 && tools_ok && fmt_ok && cli11_ok && catch2_ok && ccache_ok && zsh_ok && valgrind_ok; then
   log "ok: libfmt-dev $(installed_version libfmt-dev), libcli11-dev $(installed_version libcli11-dev), catch2 $(catch2_version) already installed"
   exit 0
 fi
@@ -174,6 +176,7 @@ fmt_ok || to_install+=("${PACKAGES_MAIN[@]}")
 cli11_ok || to_install+=(libcli11-dev)
 ccache_ok || to_install+=(ccache)
 zsh_ok || to_install+=(zsh)
+valgrind_ok || to_install+=(valgrind)
 command -v cmake >/dev/null 2>&1 || to_install+=(cmake)
 command -v c++ >/dev/null 2>&1 || to_install+=(g++)
 if [[ ${#to_install[@]} -gt 0 ]]; then

@@ -3,6 +3,7 @@
 // control characters are escaped. Plus the deterministic replay of the fuzz property
 // (tests/fuzz/json_invariants.hpp; the libFuzzer target is tests/fuzz/json_fuzz.cpp).
 #include <cuarch/core/detail/json.hpp>
+#include <cuarch/core/detail/json_reader.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

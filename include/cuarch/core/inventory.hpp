@@ -22,7 +22,7 @@
 #include "arch_table.hpp"
 #include "config.hpp"
 #include "decode.hpp"
-#include "detail/json.hpp"
+#include "detail/json_reader.hpp"
 #include "detail/utf8.hpp"
 #include "device_list.hpp"
 #include "error.hpp"

@@ -119,7 +119,6 @@ CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, c
 CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
-#  include <cmath>
 #  include <cstdlib>
 
 #  include "../core/decode.hpp"
@@ -232,9 +231,12 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       const std::string text(value);
       char* end = nullptr;
       const double seconds = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0.001 || seconds > 3600)
+      // Written so that NaN and infinity fail the range test (<cmath> would cost every includer).
+      if (text.empty() || end != text.c_str() + text.size() || !(seconds >= 0.001 && seconds <= 3600))
         return not_this("needs a number of seconds from 0.001 to 3600");
-      o.timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+      const double ms = seconds * 1000;
+      const auto whole = static_cast<long long>(ms);
+      o.timeout = std::chrono::milliseconds(static_cast<double>(whole) < ms ? whole + 1 : whole);  // rounded up
       return std::nullopt;
     }
   }

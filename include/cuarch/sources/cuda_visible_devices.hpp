@@ -29,7 +29,6 @@
 #pragma once
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,10 +99,12 @@ inline cuda_device_order parse_cuda_device_order(const std::optional<std::string
 /// is approximated by compute capability, highest first (stable).
 inline std::vector<std::size_t> cuda_enumeration_order(const std::vector<enumerated_gpu>& gpus, cuda_device_order order) {
   std::vector<std::size_t> idx(gpus.size());
-  std::iota(idx.begin(), idx.end(), std::size_t{0});
-  if (order == cuda_device_order::fastest_first)
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      return std::tie(gpus[a].cc_major, gpus[a].cc_minor) > std::tie(gpus[b].cc_major, gpus[b].cc_minor);
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  if (order == cuda_device_order::fastest_first)  // stable: equal capabilities keep their order (the index decides)
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      const enumerated_gpu &ga = gpus[a], &gb = gpus[b];
+      if (ga.cc_major != gb.cc_major) return ga.cc_major > gb.cc_major;
+      return ga.cc_minor != gb.cc_minor ? ga.cc_minor > gb.cc_minor : a < b;
     });
   return idx;
 }

@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,10 +45,10 @@ namespace detail {
 
 /// The NVRTC entry points cuarch calls (count/archs: 11.2 and later). nvrtcResult is an int-sized C enum.
 struct nvrtc_calls {
-  std::function<int(int*, int*)> version;
-  std::function<int(int*)> count_archs;
-  std::function<int(int*)> archs;
-  std::function<const char*(int)> error_string;
+  int (*version)(int*, int*) = nullptr;
+  int (*count_archs)(int*) = nullptr;
+  int (*archs)(int*) = nullptr;
+  const char* (*error_string)(int) = nullptr;
 };
 
 inline error nvrtc_failed(std::string_view call, int status, const std::string& where, const nvrtc_calls& c) {
@@ -120,7 +119,7 @@ inline expected<nvrtc_calls, error> nvrtc_calls_of(const dynamic_library& lib) {
   int (*version)(int*, int*) = nullptr, (*count_archs)(int*) = nullptr, (*archs)(int*) = nullptr;
   const char* (*error_string)(int) = nullptr;
   if (auto e = lib.bind(version, "nvrtcVersion", source_kind::nvrtc)) return unexpected(std::move(*e));
-  // Absent before NVRTC 11.2: not errors (left null, an empty std::function).
+  // Absent before NVRTC 11.2: not errors (left null).
   lib.bind(count_archs, "nvrtcGetNumSupportedArchs", source_kind::nvrtc);
   lib.bind(archs, "nvrtcGetSupportedArchs", source_kind::nvrtc);
   lib.bind(error_string, "nvrtcGetErrorString", source_kind::nvrtc);
@@ -213,9 +212,12 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
 /// `cuarch::linked_nvrtc_source nvrtc(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs);`
 class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
  public:
+  // NVRTC's functions return nvrtcResult, an int-sized C enum: called through the int-returning
+  // pointers that dlsym() gives the loaded library's calls (detail::nvrtc_calls).
   template <class VersionFn>
   explicit linked_nvrtc_source(VersionFn* version) {
-    calls_.version = [version](int* a, int* b) { return static_cast<int>(version(a, b)); };
+    static_assert(sizeof(version(nullptr, nullptr)) == sizeof(int), "nvrtcResult is not int-sized");
+    calls_.version = reinterpret_cast<int (*)(int*, int*)>(version);
     const void* address = nullptr;
     static_assert(sizeof(address) == sizeof(version), "function and object pointers differ in size");
     std::memcpy(&address, &version, sizeof address);
@@ -224,8 +226,8 @@ class linked_nvrtc_source : public probed_source<linked_nvrtc_source> {
   }
   template <class VersionFn, class CountFn, class ArchsFn>
   linked_nvrtc_source(VersionFn* version, CountFn* count, ArchsFn* archs) : linked_nvrtc_source(version) {
-    calls_.count_archs = [count](int* n) { return static_cast<int>(count(n)); };
-    calls_.archs = [archs](int* a) { return static_cast<int>(archs(a)); };
+    calls_.count_archs = reinterpret_cast<int (*)(int*)>(count);
+    calls_.archs = reinterpret_cast<int (*)(int*)>(archs);
   }
 
   expected<probed_compiler, error> probe() const {

@@ -13,7 +13,7 @@
 
 #include "../core/decode.hpp"
 #include "../core/detail/chars.hpp"
-#include "../core/detail/json.hpp"
+#include "../core/detail/json_reader.hpp"
 #include "posix/posix.hpp"
 #include "../core/observation.hpp"
 
