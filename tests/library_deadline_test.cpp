@@ -258,6 +258,16 @@ int in_child_within(std::chrono::duration<double> bound, const std::function<int
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+/// The stub NVRTC of `variant` ("nvrtc", "nvrtc-slowctor") copied to a new directory: a path never
+/// mapped in this process, so a detection loads it through a trial child. "" without the stubs.
+std::string fresh_stub_copy(const std::string& variant) {
+  const auto& stubs = cuarch_test::stubs();
+  if (!stubs) return {};
+  const std::string lib = cuarch_test::make_temp_dir(variant + "-copy") + "/libnvrtc.so.12";
+  fs::copy_file(stubs.path + "/" + variant + "/libnvrtc.so.12", lib);
+  return lib;
+}
 }  // namespace
 
 // Issue 33 item 1: a load abandoned at its deadline must not hold the host hostage. The stub's
@@ -290,11 +300,8 @@ TEST_CASE("after a load abandoned at its deadline, the process still loads libra
 // held the host's pipes open (a reader waiting for end-of-file waited for the deadline) and could
 // write into the host's files.
 TEST_CASE("a trial load works in a host whose stdout and stderr are closed", "[deadline][host]") {
-  const auto& stubs = cuarch_test::stubs();
-  if (!stubs) SKIP(stubs.why_not);
-  // A copy at a new path, never mapped in this process: it is tried in a child.
-  const std::string dir = cuarch_test::make_temp_dir("closed-std"), lib = dir + "/libnvrtc.so.12";
-  fs::copy_file(stubs.path + "/nvrtc/libnvrtc.so.12", lib);
+  const std::string lib = fresh_stub_copy("nvrtc");
+  if (lib.empty()) SKIP(cuarch_test::stubs().why_not);
   const int status = in_child_within(std::chrono::seconds(30), [&] {
     ::close(STDOUT_FILENO);
     ::close(STDERR_FILENO);
@@ -306,10 +313,8 @@ TEST_CASE("a trial load works in a host whose stdout and stderr are closed", "[d
 }
 
 TEST_CASE("a trial child holds none of the host's descriptors while a constructor runs", "[deadline][host]") {
-  const auto& stubs = cuarch_test::stubs();
-  if (!stubs) SKIP(stubs.why_not);
-  const std::string dir = cuarch_test::make_temp_dir("held-pipe"), lib = dir + "/libnvrtc.so.12";
-  fs::copy_file(stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", lib);
+  const std::string lib = fresh_stub_copy("nvrtc-slowctor");
+  if (lib.empty()) SKIP(cuarch_test::stubs().why_not);
   const int status = in_child_within(std::chrono::seconds(30), [&] {
     ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "600000", 1);
     int host_pipe[2];
@@ -330,10 +335,8 @@ TEST_CASE("a trial child holds none of the host's descriptors while a constructo
 
 // Ctrl-C (detect_options::cancel) stops a trial load at once; before, it waited for the deadline.
 TEST_CASE("a cancelled detection stops waiting for a trial load, and tries it again next time", "[deadline][host]") {
-  const auto& stubs = cuarch_test::stubs();
-  if (!stubs) SKIP(stubs.why_not);
-  const std::string dir = cuarch_test::make_temp_dir("cancelled-trial"), lib = dir + "/libnvrtc.so.12";
-  fs::copy_file(stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", lib);
+  const std::string lib = fresh_stub_copy("nvrtc-slowctor");
+  if (lib.empty()) SKIP(cuarch_test::stubs().why_not);
   const auto bound = cuarch_test::prompt_bound(std::chrono::milliseconds(300), std::chrono::seconds(2));
   const int status = in_child_within(std::chrono::seconds(60), [&] {
     ::setenv("CUARCH_STUB_CTOR_SLEEP_MS", "600000", 1);
