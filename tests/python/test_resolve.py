@@ -127,3 +127,20 @@ def test_python_prefix_names_a_wheel_environment(nvrtc_12_4, tmp_path):
     os.symlink(nvrtc_12_4, lib_dir / "libnvrtc.so.12")
     r = cuarch.resolve("9.0a", compiler="nvrtc", python_prefix=str(tmp_path))
     assert r.compiler.kind == "NVRTC" and r.compiler.version.startswith("12.4"), r.compiler
+
+
+def test_defaults_are_the_librarys():
+    """Issue 34: a Python default that restates the library's ("strict", "generic") is a second
+    place the rule lives; every option Python does not pass is the library's to decide."""
+    import inspect
+
+    for function in (cuarch.resolve, cuarch.env):
+        for name, parameter in inspect.signature(function).parameters.items():
+            default = parameter.default
+            if default is inspect.Parameter.empty or isinstance(default, bool):
+                continue  # required, or a flag: only True (or False) is passed
+            if default is cuarch._NATIVE or default is cuarch._CUARCH_ENV:
+                continue  # shown as the library's default, never passed (the sentinel says "not given")
+            assert default is None or not isinstance(default, (str, int, float, list, tuple)), (function.__name__, name, default)
+    # Left out, the library's default applies: the same answer as naming it.
+    assert cuarch.resolve("9.0a", toolkit="13.0").targets == cuarch.resolve("9.0a", toolkit="13.0", policy="strict", dialect="generic").targets
