@@ -353,6 +353,5 @@ TEST_CASE("the deadline factory names the candidate that was not asked", "[error
   CHECK(late.code == errc::deadline_exceeded);
   CHECK(late.location.view() == "/opt/cuda-12.4/bin/nvcc");
   CHECK(mentions(
-      late,
-      "/opt/cuda-12.4/bin/nvcc gave no answer within the detection's deadline (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
+      late, "/opt/cuda-12.4/bin/nvcc gave no answer within the detection's deadline (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
 }

@@ -321,7 +321,7 @@ TEST_CASE("a trial child holds none of the host's descriptors while a constructo
     if (::pipe(host_pipe) != 0) return 10;
     std::thread asker([&] { cuarch::detect(only_nvrtc(lib, std::chrono::seconds(8))); });
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the trial child is inside its constructor
-    ::close(host_pipe[1]);                                         // the last writer, unless the child holds one
+    ::close(host_pipe[1]);                                        // the last writer, unless the child holds one
     pollfd p{host_pipe[0], POLLIN, 0};
     const int ready = ::poll(&p, 1, 2000);
     char c;

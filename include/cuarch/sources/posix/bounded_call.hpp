@@ -38,8 +38,7 @@ inline library_bound& this_thread_library_bound() {
 /// Bounds the library calls this thread makes while it lives (detect() sets one).
 class library_deadline_scope {
  public:
-  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call,
-                         const std::atomic<bool>* cancel = nullptr)
+  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call, const std::atomic<bool>* cancel = nullptr)
       : saved_(this_thread_library_bound()) {
     this_thread_library_bound() = {library_clock::now() + total, per_call, cancel};
   }

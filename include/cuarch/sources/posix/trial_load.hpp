@@ -74,7 +74,7 @@ inline const r_debug* loader_debug_state() noexcept {
 struct trial_outcome {
   std::string said;
   bool timed_out = false;
-  bool cancelled = false;  // by the caller (Ctrl-C): the child is killed, the library not judged
+  bool cancelled = false;    // by the caller (Ctrl-C): the child is killed, the library not judged
   bool status_known = true;  // false: the host ignores SIGCHLD, so the system reaped it
   int status = 0;
 };
@@ -83,8 +83,8 @@ struct trial_outcome {
 inline constexpr int child_setup_failed = 125;
 
 /// One child that dlopen()s `what` and says how it went; `fork_error` is set where none started.
-inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until,
-                                  const std::atomic<bool>* cancel, int& fork_error) {
+inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until, const std::atomic<bool>* cancel,
+                                  int& fork_error) {
   trial_outcome t;
   fork_error = 0;
   int fds[2];
