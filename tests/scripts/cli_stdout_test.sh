@@ -104,5 +104,22 @@ for cmd in "resolve --nvrtc $stub --archs 9.0 --format json" "doctor --nvrtc $st
   fi
 done
 
+# c. Run with stdout and stderr closed (2>&-, as a daemon or a careless wrapper does), every command
+# ends with its exit status. fmt::print threw on the closed stderr, and each one, a valid resolve
+# included, ended with SIGABRT (exit 134): found on the GPU machine.
+for case in "2|doctor --bogus" "2|resolve --archs sm_12x --toolkit 13.0" "1|resolve --archs 9.0 --toolkit 13.0" \
+  "1|list --toolkit 13.0 --format json" "1|check --toolkit 12.4 sm_100f"; do
+  want=${case%%|*} args=${case#*|}
+  # shellcheck disable=SC2086 # the words of $args are the arguments
+  ("$cli" $args 1>&- 2>&-)
+  rc=$?
+  if [[ $rc == "$want" ]]; then
+    echo "ok: c. cuarch $args with stdout and stderr closed: exit $rc"
+  else
+    : >"$work/out" >"$work/err"
+    fail "c. cuarch $args with stdout and stderr closed: exit $rc, want $want (no output could reach anyone)"
+  fi
+done
+
 [[ $failures == 0 ]] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "all passed"

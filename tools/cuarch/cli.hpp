@@ -31,6 +31,19 @@ class App;
 
 namespace cuarch_cli {
 
+/// fmt::print that never throws. fmt throws where the stream's descriptor is closed (a caller that
+/// ran cuarch with 2>&- or 1>&-), which ended every command with SIGABRT instead of its exit status.
+/// stdout's failure is said once, by output_done(); a message to a closed stderr is lost, and the
+/// exit status still says how the command ended.
+template <class... T>
+void print_to(std::FILE* stream, fmt::format_string<T...> format, T&&... args) noexcept {
+  try {
+    const std::string text = fmt::format(format, std::forward<T>(args)...);
+    std::fwrite(text.data(), 1, text.size(), stream);
+  } catch (...) {  // formatting allocates: out of memory leaves the line unsaid, as a closed stream does
+  }
+}
+
 // Exit codes (README, docs/design.md): the same for every command.
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;  // resolution / validation failed; reasons on stderr
@@ -150,7 +163,7 @@ class detecting {
     }
     for (std::size_t i = 0; i < std::size(interrupt_signals); ++i) ::sigaction(interrupt_signals[i], &old_[i], nullptr);
     if (const int sig = interrupting_signal) {
-      fmt::print(stderr, "cuarch: interrupted by signal {}; a probe it was running, if any, was killed\n", sig);
+      print_to(stderr, "cuarch: interrupted by signal {}; a probe it was running, if any, was killed\n", sig);
       std::fflush(stderr);
       ::signal(sig, SIG_DFL);
       sigset_t just;
@@ -183,7 +196,7 @@ inline int output_done(int status) {
   const int why = errno;
   ::dup2(2, 1);
   if (written) return status;
-  fmt::print(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n", why != 0 ? std::strerror(why) : "write error");
+  print_to(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n", why != 0 ? std::strerror(why) : "write error");
   return status == exit_ok ? exit_failed : status;
 }
 
@@ -211,11 +224,11 @@ struct register_command {
 };
 
 inline int usage_error(std::string_view command, std::string_view message) {
-  if (json_requested()) fmt::print("{}\n", cuarch::usage_error_json(command, message));
+  if (json_requested()) print_to(stdout, "{}\n", cuarch::usage_error_json(command, message));
   else if (const auto it = registry().find(std::string(command)); it != registry().end() && it->second.refused_output)
-    fmt::print("{}", it->second.refused_output());
-  if (command.empty()) fmt::print(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
-  else fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
+    print_to(stdout, "{}", it->second.refused_output());
+  if (command.empty()) print_to(stderr, "cuarch: {}\n(see: cuarch --help)\n", say(message));
+  else print_to(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(message), command);
   return exit_usage;
 }
 

@@ -287,16 +287,16 @@ std::function<int()> setup_completion(flag_set& f) {
     if (named.size() != 1) return usage_error("completion", "name one shell: bash, zsh or fish");
     const auto commands = commands_of(*program);
     const std::string& s = named.front();
-    if (s == "bash") return fmt::print("{}", bash_script(*program, commands)), exit_ok;
-    if (s == "zsh") return fmt::print("{}", zsh_script(*program, commands)), exit_ok;
-    if (s == "fish") return fmt::print("{}", fish_script(*program, commands)), exit_ok;
+    if (s == "bash") return print_to(stdout, "{}", bash_script(*program, commands)), exit_ok;
+    if (s == "zsh") return print_to(stdout, "{}", zsh_script(*program, commands)), exit_ok;
+    if (s == "fish") return print_to(stdout, "{}", fish_script(*program, commands)), exit_ok;
     return usage_error("completion", "the shell must be bash, zsh or fish, not '" + s + "'" + did_you_mean(s, value_words(shells)));
   };
 }
 
 std::function<int()> setup_man(flag_set& f) {
   const CLI::App* program = f.app().get_parent();
-  return [program] { return fmt::print("{}", man_page(*program, commands_of(*program))), exit_ok; };
+  return [program] { return print_to(stdout, "{}", man_page(*program, commands_of(*program))), exit_ok; };
 }
 
 std::function<int()> setup_help(flag_set& f) {

@@ -86,26 +86,26 @@ int run_env(const env_flags& flags) {
   if (done.usage) return usage_error(command_name, *done.usage);
   const auto result = cuarch::tool_env_for(*tool, done, env, flag_set::get(flags.cmake_version).value_or(""));
   const std::string who = fmt::format("cuarch env --for {}", cuarch::to_string(*tool));
-  for (const auto& n : done.notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
+  for (const auto& n : done.notes) print_to(stderr, "{}: note: {}\n", who, say(n));
   const auto& warnings = result ? result->warnings : done.warnings;
-  for (const auto& w : warnings) fmt::print(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
-  if (*format == cuarch::env_format::json) fmt::print("{}\n", cuarch::env_json(*tool, done, result));
+  for (const auto& w : warnings) print_to(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
+  if (*format == cuarch::env_format::json) print_to(stdout, "{}\n", cuarch::env_json(*tool, done, result));
   // A refusal prints what makes its consumer fail too (an eval of it returns non-zero), never nothing.
   const auto refuse = [&](const std::string& why, int status) {
-    fmt::print(stderr, "{}: {}\n", who, say(why));
-    fmt::print("{}", cuarch::env_refused_lines(*format));
+    print_to(stderr, "{}: {}\n", who, say(why));
+    print_to(stdout, "{}", cuarch::env_refused_lines(*format));
     return status;
   };
   if (!result)
     return refuse(done.result ? result.error().message(done.spelling) : done.result.error().message(done.spelling),
                   done.result ? cuarch::exit_status(result.error().code) : done.exit_status());
-  for (const auto& n : result->notes) fmt::print(stderr, "{}: note: {}\n", who, say(n));
+  for (const auto& n : result->notes) print_to(stderr, "{}: note: {}\n", who, say(n));
   if (done.strict && !result->warnings.empty())
     return refuse(fmt::format("--strict: {} warning(s) above; exit 1", result->warnings.size()), exit_failed);
   if (*format == cuarch::env_format::json) return exit_ok;
   const auto lines = cuarch::env_lines(*result, *format);
   if (!lines) return refuse(lines.error().message(done.spelling), exit_failed);
-  fmt::print("{}", *lines);
+  print_to(stdout, "{}", *lines);
   return exit_ok;
 }
 

@@ -59,10 +59,10 @@ int run_inspect(const inspect_flags& flags) {
     return cuarch::inspect_here(paths, o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
-  for (const auto& n : done.notes) fmt::print(stderr, "cuarch inspect: note: {}\n", say(n));
+  for (const auto& n : done.notes) print_to(stderr, "cuarch inspect: note: {}\n", say(n));
   if (done.failure) {
-    if (json) fmt::print("{}\n", cuarch::inspect_json(done.report, done.failure));
-    fmt::print(stderr, "cuarch inspect: {}\n", say(done.failure->message()));
+    if (json) print_to(stdout, "{}\n", cuarch::inspect_json(done.report, done.failure));
+    print_to(stderr, "cuarch inspect: {}\n", say(done.failure->message()));
     return done.exit_status();
   }
   const cuarch::inspect_report& report = done.report;

@@ -47,17 +47,17 @@ toolkit_reading read_toolkit(const char* command, const CLI::Option* option) {
 
 /// The reason on stderr, worded as a usage error, and the document on stdout for --format json.
 int input_failure(const char* command, const cuarch::error& e, bool json, const std::string& document) {
-  if (json) fmt::print("{}\n", document);
-  fmt::print(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(e.message()), command);
+  if (json) print_to(stdout, "{}\n", document);
+  print_to(stderr, "cuarch {}: {}\n(see: cuarch {} --help)\n", command, say(e.message()), command);
   return cuarch::exit_status(e.code);
 }
 
 /// A release NVIDIA never published (12.7) is answered, with a note: it is a typo or a guess.
 void print_never_released(const cuarch::cuda_version& release) {
-  fmt::print(stderr,
-             "note: CUDA {} was never released; cuarch's table answers for it as for the release before it. "
-             "Check the version you meant (cuarch doctor shows the toolkits here).\n",
-             release.release());
+  print_to(stderr,
+           "note: CUDA {} was never released; cuarch's table answers for it as for the release before it. "
+           "Check the version you meant (cuarch doctor shows the toolkits here).\n",
+           release.release());
 }
 
 std::function<int()> setup_list(flag_set& f) {
@@ -72,12 +72,12 @@ std::function<int()> setup_list(flag_set& f) {
     const cuarch::cuda_version release = *tk.release;
     if (cuarch::never_released(release)) print_never_released(release);
     if (cuarch::newest_known_toolkit() < release.release())
-      fmt::print(stderr,
-                 "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
-                 "Ask the compiler itself for anything newer (cuarch doctor).\n",
-                 release, cuarch::newest_known_toolkit(), cuarch::newest_known_toolkit());
-    if (json) fmt::print("{}\n", cuarch::list_json(release));
-    else cuarch::for_each_buildable(release, [](const cuarch::arch_target& t) { fmt::print("{}\n", t); });
+      print_to(stderr,
+               "note: CUDA {} is newer than cuarch's table (newest: {}); listing what {} builds. "
+               "Ask the compiler itself for anything newer (cuarch doctor).\n",
+               release, cuarch::newest_known_toolkit(), cuarch::newest_known_toolkit());
+    if (json) print_to(stdout, "{}\n", cuarch::list_json(release));
+    else cuarch::for_each_buildable(release, [](const cuarch::arch_target& t) { print_to(stdout, "{}\n", t); });
     return exit_ok;
   };
 }
@@ -127,12 +127,12 @@ std::function<int()> setup_check(flag_set& f) {
     const cuarch::check_report report = cuarch::check_targets(targets, release);
     for (const auto& item : report.items) {
       if (!item.reason) {
-        if (!json) fmt::print("{}: ok with CUDA {}\n", item.target, release);
+        if (!json) print_to(stdout, "{}: ok with CUDA {}\n", item.target, release);
       } else {
-        fmt::print(stderr, "{}\n", say(item.reason->message()));
+        print_to(stderr, "{}\n", say(item.reason->message()));
       }
     }
-    if (json) fmt::print("{}\n", cuarch::to_json(report));
+    if (json) print_to(stdout, "{}\n", cuarch::to_json(report));
     return report.ok() ? exit_ok : exit_failed;
   };
 }

@@ -64,21 +64,21 @@ struct resolve_flags {
 /// resolve document), the reason on stderr; returns `status`.
 int print_failure(cuarch::output_format format, const cuarch::resolution_failure& failure, int status,
                   const cuarch::option_speller& spell) {
-  if (format == cuarch::output_format::json) fmt::print("{}\n", cuarch::to_json(failure, spell));
-  fmt::print(stderr, "cuarch resolve: {}\n", say(failure.message(spell)));
+  if (format == cuarch::output_format::json) print_to(stdout, "{}\n", cuarch::to_json(failure, spell));
+  print_to(stderr, "cuarch resolve: {}\n", say(failure.message(spell)));
   return status;
 }
 
 /// Prints the targets in the chosen format; whether the format could spell them.
 bool print_targets(cuarch::output_format format, const cuarch::resolution& r, const cuarch::resolve_outcome& done) {
   switch (format) {
-    case cuarch::output_format::json: fmt::print("{}\n", cuarch::to_json(r, *done.compiler, done.warnings)); return true;
-    case cuarch::output_format::nvcc: fmt::print("{}\n", cuarch::nvcc_flags(r.targets)); return true;
+    case cuarch::output_format::json: print_to(stdout, "{}\n", cuarch::to_json(r, *done.compiler, done.warnings)); return true;
+    case cuarch::output_format::nvcc: print_to(stdout, "{}\n", cuarch::nvcc_flags(r.targets)); return true;
     case cuarch::output_format::nvrtc:
       for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
         std::string line;
         for (const auto& opt : c.options) line += (line.empty() ? "" : " ") + opt;
-        fmt::print("{}\n", line);
+        print_to(stdout, "{}\n", line);
       }
       return true;
     case cuarch::output_format::cmake:
@@ -87,10 +87,10 @@ bool print_targets(cuarch::output_format format, const cuarch::resolution& r, co
   const auto spelled = format == cuarch::output_format::cmake ? cuarch::cmake_architectures(r.targets)
                                                               : cuarch::torch_cuda_arch_list(r.targets);
   if (!spelled) {
-    fmt::print(stderr, "cuarch resolve: {}\n", say(spelled.error().message(done.spelling)));
+    print_to(stderr, "cuarch resolve: {}\n", say(spelled.error().message(done.spelling)));
     return false;
   }
-  fmt::print("{}\n", *spelled);
+  print_to(stdout, "{}\n", *spelled);
   return true;
 }
 
@@ -108,24 +108,22 @@ int run_resolve(const resolve_flags& flags) {
     return cuarch::resolve_here(o);
   }();
   if (done.usage) return usage_error(command_name, *done.usage);
-  for (const auto& n : done.notes) fmt::print(stderr, "cuarch resolve: note: {}\n", say(n));
-  for (const auto& w : done.warnings)
-    fmt::print(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
+  for (const auto& n : done.notes) print_to(stderr, "cuarch resolve: note: {}\n", say(n));
+  for (const auto& w : done.warnings) print_to(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
   if (!done.result) return print_failure(format, done.result.error(), done.exit_status(), done.spelling);
 
   const cuarch::resolution& r = *done.result;
   for (const auto& d : r.diagnostics)
-    if (d.outcome != cuarch::resolution_outcome::kept) fmt::print(stderr, "cuarch resolve: note: {}\n", say(d.message(done.spelling)));
+    if (d.outcome != cuarch::resolution_outcome::kept) print_to(stderr, "cuarch resolve: note: {}\n", say(d.message(done.spelling)));
   if (r.origin.source == cuarch::source_kind::environment)
-    fmt::print(stderr, "cuarch resolve: note: the request came from the environment variable {}\n", r.origin.variable);
+    print_to(stderr, "cuarch resolve: note: the request came from the environment variable {}\n", r.origin.variable);
   if (r.table_older_than_compiler)
-    fmt::print(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}){}\n",
-               cuarch::newest_known_toolkit(), r.compiler_version,
-               done.compiler && done.compiler->compiler.supported_sm_numbers
-                   ? "; the compiler's supported-arch list decided"
-                   : "; targets newer than the table are judged by the table");
+    print_to(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}){}\n",
+             cuarch::newest_known_toolkit(), r.compiler_version,
+             done.compiler && done.compiler->compiler.supported_sm_numbers ? "; the compiler's supported-arch list decided"
+                                                                           : "; targets newer than the table are judged by the table");
   if (!print_targets(format, r, done)) return exit_failed;
-  if (done.exit_status() != 0) fmt::print(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", done.warnings.size());
+  if (done.exit_status() != 0) print_to(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", done.warnings.size());
   return done.exit_status();
 }
 

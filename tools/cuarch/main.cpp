@@ -70,7 +70,7 @@ int run_command_line(int argc, char** argv) {
     std::fputs(app.help().c_str(), stdout);
     return exit_ok;
   } catch (const CLI::CallForVersion& v) {
-    fmt::print("{}\n", v.what());
+    print_to(stdout, "{}\n", v.what());
     return exit_ok;
   } catch (const CLI::ParseError& e) {
     const auto selected = app.get_subcommands();
