@@ -15,8 +15,9 @@
 #
 # Budgets, the ones issue 34 set back (before they were raised to fit measurements): the umbrella
 # 4.5x, detect.hpp header-only 13x, detect.hpp in compiled mode 6x (its promise: a small fixed
-# cost over the pure layers). <functional> alone adds ~0.5x, <filesystem> ~5x, g++'s first garbage
-# collection (~300 MB of compiler memory) ~3x: each fails here.
+# cost over the pure layers). For scale, in instructions: <functional> (with the <unordered_map> it
+# brings), <cmath> and <numeric> together were 1.06x of detect.hpp (removed 2026-12-07); in time,
+# <filesystem> was ~5x and g++'s first garbage collection ~3x (docs/performance.md).
 # Override with CUARCH_COMPILE_BUDGET_UMBRELLA / _EDGE / _EDGE_COMPILED (e.g. to see it fail).
 set -u
 root=${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
