@@ -84,7 +84,8 @@ TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, 
   auto failed = cuarch::resolve_target_archs(old, cuarch::detected_jit_compiler{&d}, devices);
   REQUIRE_FALSE(failed);
   cuarch::resolution_failure f = failed.error();
-  cuarch::explain_failure(f, d, options, /*jit=*/true, old, devices, cuarch::resolve_policy{}, cuarch::no_driver{});
+  cuarch::explain_failure(f, d, options, /*jit=*/true, *cuarch::read_and_parse(old), devices, cuarch::resolve_policy{},
+                          cuarch::no_driver{});
   REQUIRE(f.compiler);
   CHECK(f.compiler->path == nvrtc);
   CHECK(contains(f.compiler->found, "given explicitly"));

@@ -3,6 +3,7 @@
 // and devices detects nothing either; a detected compiler's failure comes back explained (who
 // decided, how it was found); the compilers the user's own tools would run are compared, and each
 // that gives another verdict is a warning whose fix, followed, leaves no warning.
+#define CUARCH_COUNT_REQUEST_READS  // this executable's own: how often the door reads the request
 #include <cuarch/detect.hpp>
 
 #include <catch2/catch_test_macros.hpp>
@@ -169,6 +170,13 @@ TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warn
   const auto done = cuarch::resolve_here(o);
   REQUIRE(done.result);
   CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120f,code=sm_120f");
+  // Who decided and how, in parts, as the document carries them to every front end (Python's Compiler).
+  REQUIRE(done.compiler);
+  CHECK(done.compiler->how == "environment");
+  CHECK(done.compiler->origin == "CUDA_HOME=/usr/local/cuda");
+  CHECK(done.compiler->why.find("CUDA_HOME=/usr/local/cuda") == 0);
+  const std::string document = cuarch::to_json(*done.result, *done.compiler, done.warnings);
+  CHECK(document.find(R"("how":"environment","origin":"CUDA_HOME=/usr/local/cuda","why":"CUDA_HOME)") != std::string::npos);
   REQUIRE(kinds(done.warnings) == "tool_compiler_disagrees");
   const auto& w = done.warnings.front();
   INFO(w.what << "\n" << w.meaning);
@@ -201,6 +209,25 @@ TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, r
   const auto fixed = cuarch::resolve_here(o);
   REQUIRE(fixed.result);
   CHECK(kinds(fixed.warnings).empty());
+}
+
+TEST_CASE("the request is read and parsed once, however many compilers the door judges it under", "[front_door][pipeline]") {
+  if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
+  cuarch::resolve_options o;
+  o.archs = "12.0f";
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"}};
+  cuarch::detail::request_reads = 0;
+  const auto warned = cuarch::resolve_here(o);  // nvcc 12.8 judged it beside 13.0: a tool-view warning
+  REQUIRE(warned.result);
+  REQUIRE_FALSE(warned.warnings.empty());
+  CHECK(cuarch::detail::request_reads == 1);
+
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}};
+  cuarch::detail::request_reads = 0;
+  const auto failed = cuarch::resolve_here(o);  // 12.8 refuses it; 13.0 judged as the alternative
+  REQUIRE_FALSE(failed.result);
+  REQUIRE_FALSE(failed.result.error().alternatives.empty());
+  CHECK(cuarch::detail::request_reads == 1);
 }
 
 TEST_CASE("CUDACXX names nvcc 12.8, CUDA_HOME 13.0: CUDACXX decides, and the fix names both", "[front_door][seed]") {

@@ -127,8 +127,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   SECTION("explain_failure does both with the same request, walking the role again past first_answer") {
     cuarch::resolution_failure g = r.error();
     const std::size_t not_asked = cuarch::explain_failure(g, found, layout.options(cuarch::detect_mode::first_answer), /*jit=*/false,
-                                                          request("12.0f"), cuarch::fixed_devices({{12, 0}}), cuarch::strict_policy{},
-                                                          cuarch::no_driver{});
+                                                          *cuarch::read_and_parse(request("12.0f")), cuarch::fixed_devices({{12, 0}}),
+                                                          cuarch::strict_policy{}, cuarch::no_driver{});
     CHECK(not_asked == 0);
     CHECK(g.alternatives.size() == 1);
     REQUIRE(g.compiler);

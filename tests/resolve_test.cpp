@@ -413,7 +413,7 @@ TEST_CASE("no 'detection saw' sentence when nothing was detected", "[resolve][fa
   // A toolkit named by release: the resolver names it, nobody looked for alternatives.
   auto r = resolve_target_archs(request("sm_120a"), fixed_compiler({12, 4}));
   REQUIRE_FALSE(r);
-  r.error().compiler = compiler_provenance{*fixed_compiler({12, 4}).compiler(), {}, {}, {}};
+  r.error().compiler = bare_provenance(*fixed_compiler({12, 4}).compiler());
   const std::string m = r.error().message();
   CHECK(m.find("decided by:") != std::string::npos);
   CHECK(m.find("detection saw") == std::string::npos);

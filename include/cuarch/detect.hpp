@@ -10,10 +10,10 @@
 #include "core/environment.hpp"
 
 #include "detect/detector.hpp"
-#include "detect/explain.hpp"
 
 #include "doctor/report.hpp"
 
+#include "front_door/explain.hpp"
 #include "front_door/options.hpp"
 #include "front_door/resolve_here.hpp"
 #include "front_door/resolve_warnings.hpp"

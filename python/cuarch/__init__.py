@@ -273,7 +273,7 @@ def resolve(
     if outcome.note:  # said before a failure is raised too: it bears on the failure as well
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     raise_for(outcome)
-    result = Resolution(outcome.json, outcome.compiler_how, outcome.compiler_origin, outcome.compiler_why)
+    result = Resolution(outcome.json)
     # Nothing silent: each warning that bears on the answer is said where the call is made.
     for w in result.warnings:
         warnings.warn(f"{w['what']} ({w['kind']}): {w['meaning']}", CuarchWarning, stacklevel=2)

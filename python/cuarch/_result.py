@@ -1,8 +1,8 @@
 """Resolution: what cuarch.resolve() returns, read from the library's own JSON document.
 
 Every field comes from the document the library writes for the resolution (to_json in
-include/cuarch/resolve/outputs.hpp), so the Python values and `cuarch resolve --format json` cannot
-disagree; the only additions are how the compiler was found (the detection's provenance).
+include/cuarch/resolve/outputs.hpp), how the compiler was found included, so the Python values and
+`cuarch resolve --format json` cannot disagree.
 """
 
 import json
@@ -37,7 +37,7 @@ class Compiler(NamedTuple):
 class Resolution:
     """A successful resolution: never empty."""
 
-    def __init__(self, document: str, how: str, origin: str, why: str):
+    def __init__(self, document: str):
         self._document = document
         d: ResolveDocumentOk = json.loads(document)
         self._dict = d
@@ -56,9 +56,9 @@ class Resolution:
             kind=c["kind"],
             version=c["version"],
             path=os_text(c, "location"),
-            how=how,
-            origin=origin,
-            why=why,
+            how=c.get("how") or "",
+            origin=os_text(c, "origin") or "",
+            why=c.get("why") or "",
             supported_sm=c.get("supported_sm_numbers"),
         )
 

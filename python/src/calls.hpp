@@ -40,9 +40,6 @@ struct outcome {
   std::string message;
   /// ok (check, list_targets): target names. note: what the command line prints as a note
   /// (list_targets: a toolkit newer than the table; resolve: an environment variable ignored).
-  /// ok (resolve): how the compiler was found (to_string(discovery): "already loaded",
-  /// "environment", ...), the route in words ("CUDA_HOME=/opt/cuda"), and why it governs.
-  std::string compiler_how, compiler_origin, compiler_why;
   std::vector<std::string> names;
   std::string note;
   /// ok (env): the variables as the format asked for prints them (the command line's bytes).

@@ -203,9 +203,6 @@ NB_MODULE(_cuarch, m) {
         .def_ro("input_error", &cuarch_python::outcome::input_error)
         .def_prop_ro("message", [](const cuarch_python::outcome& o) { return text_of(o.message); })
         .def_ro("strict_failed", &cuarch_python::outcome::strict_failed)
-        .def_prop_ro("compiler_how", [](const cuarch_python::outcome& o) { return text_of(o.compiler_how); })
-        .def_prop_ro("compiler_origin", [](const cuarch_python::outcome& o) { return text_of(o.compiler_origin); })
-        .def_prop_ro("compiler_why", [](const cuarch_python::outcome& o) { return text_of(o.compiler_why); })
         .def_prop_ro("names",
                      [](const cuarch_python::outcome& o) {
                        std::vector<nb::str> out;

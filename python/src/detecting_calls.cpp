@@ -41,20 +41,6 @@ outcome resolve(const option_list& options, const environment_map& env, const st
   outcome result;
   for (const auto& n : done.notes) result.note += (result.note.empty() ? "" : "; ") + n;
   if (done.malformed) return failed(done.result.error());
-  // How the compiler was found, as Python's Compiler names it (how / origin / why).
-  const cuarch::detection* d = done.found ? &*done.found : nullptr;
-  if (o.toolkit) {
-    result.compiler_how = std::string(cuarch::to_string(cuarch::discovery::explicit_argument));
-    result.compiler_origin = "toolkit=" + std::string(cuarch::to_text(*o.toolkit).view());
-    result.compiler_why = "given by the caller; judged by cuarch's table";
-  } else if (d) {
-    const cuarch::selection& role = done.used == cuarch::compile_path::nvrtc ? d->jit_compiler : d->offline_compiler;
-    if (const cuarch::candidate* c = d->chosen(role)) {
-      result.compiler_how = std::string(cuarch::to_string(c->how));
-      result.compiler_origin = c->origin;
-    }
-    result.compiler_why = role.why;
-  }
   if (!done.result) {
     // The library's message names the rule that refused; say first which compiler it was judged
     // against and how that compiler was found.
@@ -63,7 +49,7 @@ outcome resolve(const option_list& options, const environment_map& env, const st
       const cuarch::compiler_info& c = done.compiler->compiler;
       against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view());
       if (!c.location.empty()) against += " at " + c.location;
-      against += " (" + result.compiler_how + "): ";
+      against += " (" + done.compiler->how + "): ";
     }
     outcome f = failed(done.result.error(), against);
     f.note = std::move(result.note);  // said with the failure too (CuarchWarning)

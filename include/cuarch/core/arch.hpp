@@ -23,6 +23,8 @@ constexpr std::string_view to_string(arch_variant v) noexcept { return detail::n
 
 /// What the compiler emits: SASS in a cubin (`sm_`), PTX (`compute_`), or NVVM IR for LTO (`lto_`).
 enum class arch_form : unsigned char { sass, ptx, lto };
+inline constexpr std::string_view arch_form_names[] = {"sass", "ptx", "lto"};
+constexpr std::string_view to_string(arch_form f) noexcept { return detail::name_of(arch_form_names, f); }
 
 struct arch_target {
   compute_capability cc{};

@@ -26,7 +26,7 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
 CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
-#  include "../detect/explain.hpp"
+#  include "explain.hpp"
 #  include "../doctor/analysis.hpp"
 
 CUARCH_BEGIN_NAMESPACE

@@ -78,10 +78,18 @@ inline constexpr env_variable override_variables[] = {
     {env_override::cudaarchs, "CUDAARCHS", arch_dialect::cmake},
 };
 
+#if defined(CUARCH_COUNT_REQUEST_READS)
+// A test's probe (tests/front_door_test.cpp): the front door reads a request once, whatever it judges.
+inline int request_reads = 0;
+#endif
+
 }  // namespace detail
 
 /// Applies the environment overrides the request allows (the first set and not blank wins).
 inline effective_request read_request(const arch_request& request) {
+#if defined(CUARCH_COUNT_REQUEST_READS)
+  ++detail::request_reads;
+#endif
   for (const auto& v : detail::override_variables) {
     if ((static_cast<unsigned>(request.overrides) & static_cast<unsigned>(v.flag)) == 0) continue;
     const char* value = request.env ? request.env->find(v.name) : environment::process_value(v.name);

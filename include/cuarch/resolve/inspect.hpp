@@ -466,7 +466,7 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     detail::json_objects(w.key("code_objects"), f.listing.objects, [&](const code_object& o) {
       w.key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
       detail::json_objects(w.key("judged").value(judged(o, loadable)).key("images"), o.images, [&](const code_image& img) {
-        w.key("kind").value(detail::name_of(detail::form_names, img.target.form)).key("target").value(to_text(img.target).view());
+        w.key("kind").value(to_string(img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size));
         detail::text_or_null(w.key("built_by"), img.built_by.major ? std::optional<cuda_version>(img.built_by) : std::nullopt);

@@ -226,7 +226,7 @@ namespace detail {
 
 inline void json_target(json_writer& w, const arch_target& t) {
   w.begin_object().key("name").value(to_text(t).view()).key("cc").value(to_text(t.cc).view());
-  w.key("variant").value(to_string(t.variant)).key("form").value(name_of(form_names, t.form)).end_object();
+  w.key("variant").value(to_string(t.variant)).key("form").value(to_string(t.form)).end_object();
 }
 
 inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, const option_speller& spell = {}) {
@@ -266,6 +266,9 @@ inline void json_compiler_provenance(json_writer& w, const compiler_provenance& 
   w.key("location").value(p.compiler.location).key("supported_sm_numbers").value(p.compiler.supported_sm_numbers);
   w.key("table_older_than_compiler").value(table_is_older_than(p.compiler));
   text_or_null(w.key("path").value(p.path.empty() ? p.compiler.location : p.path).key("found"), p.found);
+  text_or_null(w.key("how"), p.how);
+  text_or_null(w.key("origin"), p.origin);
+  text_or_null(w.key("why"), p.why);
   if (with_fix) w.key("fix").value(p.fix);
   w.end_object();
 }
@@ -309,7 +312,7 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
 
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler, const std::vector<resolution_warning>& warnings) {
   if (!compiler) return detail::resolution_json(r, nullptr, warnings);
-  const compiler_provenance p{*compiler, {}, {}, {}};
+  const compiler_provenance p = bare_provenance(*compiler);
   return detail::resolution_json(r, &p, warnings);
 }
 

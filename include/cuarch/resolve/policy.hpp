@@ -24,7 +24,9 @@ enum class on_unbuildable : unsigned char {
 constexpr std::string_view to_string(on_unbuildable u) noexcept { return u == on_unbuildable::drop ? "best-effort" : "strict"; }
 
 /// The knobs of resolution. Use it as is (runtime choice), or through a type derived from it
-/// (strict_policy, best_effort_policy, jit_policy, or your own) to fix them at compile time.
+/// (strict_policy, best_effort_policy, jit_policy, or your own) that sets them in its constructor.
+/// Resolution reads the knobs of the resolve_policy it is handed, by every front end alike: a
+/// derived type's own members are never consulted (native_preferences is how `native` is steered).
 struct resolve_policy {
   /// Targets the compiler cannot build: error (strict, the default) or drop (best effort).
   on_unbuildable unbuildable = on_unbuildable::error;

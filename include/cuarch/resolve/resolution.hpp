@@ -120,11 +120,21 @@ struct compiler_provenance {
   /// How it was found, in words: "PATH (first on PATH: what a build or shell runs)",
   /// "CUDA_HOME=/usr/local/cuda (named by the environment)"; empty when the caller passed a value.
   std::string found;
-  std::string fix;  // alternatives only: how to make it decide ("export CUDA_HOME=... PATH=...": detect/explain.hpp)
+  std::string how;     // the route's kind as detection names it ("PATH", "environment", "explicit argument")
+  std::string origin;  // the route itself: "CUDA_HOME=/opt/cuda", "toolkit=13.0"
+  std::string why;     // why it governs; empty for an alternative
+  std::string fix;     // alternatives only: how to make it decide ("export CUDA_HOME=... PATH=...": front_door/explain.hpp)
 
   /// "nvcc 12.8.93 at /tmp/bin/nvcc, found via PATH (first on PATH: what a build or shell runs)".
   std::string describe() const;
 };
+
+/// A compiler known by its value alone: nothing says how it was found.
+inline compiler_provenance bare_provenance(const compiler_info& c) {
+  compiler_provenance p;
+  p.compiler = c;
+  return p;
+}
 
 /// A disagreement between sources that bears on a resolution's answer (the doctor's finding,
 /// judged for this request: front_door/resolve_warnings.hpp): the answer stands, but a build that
@@ -160,7 +170,7 @@ struct resolution_failure {
   error summary{};
   std::vector<diagnostic> diagnostics;
   /// The compiler that decided (nullopt: none was found, or the request was malformed); how it was
-  /// found is detection's to add (detect/explain.hpp).
+  /// found is detection's to add (front_door/explain.hpp).
   std::optional<compiler_provenance> compiler;
   std::vector<compiler_provenance> alternatives;  // other compilers that would satisfy it, each with its fix
   /// Whether detection looked for alternatives (explain_failure): only then may the message say

@@ -54,6 +54,24 @@ inline expected<parsed_arch_list, error> parse_request(const effective_request& 
   return parsed;
 }
 
+/// A request read once (its environment overrides applied) and parsed once: what the front door
+/// plans with and every resolution of it reuses, each alternative compiler's included. Its views
+/// point into the request's list and environment: keep those alive.
+struct parsed_request {
+  effective_request read;
+  parsed_arch_list targets;
+};
+
+/// `request` read and parsed, or the error resolution would give for it (naming its variable).
+inline expected<parsed_request, error> read_and_parse(const arch_request& request) {
+  expected<parsed_request, error> out(std::in_place);
+  out->read = read_request(request);
+  auto parsed = parse_request(out->read);
+  if (!parsed) out = unexpected(parsed.error());
+  else out->targets = *parsed;
+  return out;
+}
+
 namespace detail {
 
 /// A target that no device can load (verify_on_devices).
@@ -101,12 +119,22 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
 
 // ---- one resolution ----------------------------------------------------------------------------
 
-template <class Policy, class DeviceSource, class DriverSource>
+/// A failure judged against `compiler` (how it was found is the front door's to add: front_door/explain.hpp).
+inline resolve_result failure_against(const compiler_info& compiler, error summary, std::vector<diagnostic> diags = {}) {
+  resolution_failure f(std::move(summary), std::move(diags));
+  f.compiler = bare_provenance(compiler);
+  return unexpected(std::move(f));
+}
+
+// The policy is a value (resolve_policy): every policy type is one, so one run serves them all, and
+// what `native` picks is its native_preferences wherever the request comes in.
+template <class DeviceSource, class DriverSource>
 class resolution_run {
  public:
-  resolution_run(const effective_request& req, const compiler_info& compiler, const Policy& policy, const DeviceSource& devices,
+  resolution_run(const parsed_request& req, const compiler_info& compiler, const resolve_policy& policy, const DeviceSource& devices,
                  const DriverSource& driver)
-      : req_(req),
+      : req_(req.read),
+        parsed_(req.targets),
         compiler_(compiler),
         policy_(policy),
         device_source_(devices),
@@ -114,15 +142,13 @@ class resolution_run {
         checks_driver_(checks_ptx_against(driver)) {}
 
   resolve_result run() {
-    const auto parsed = parse_request(req_);
-    if (!parsed) return failure(parsed.error());
-    const arch_keyword keyword = parsed->keyword();
+    const arch_keyword keyword = parsed_.keyword();
     std::optional<error> stop;
     switch (keyword) {
       case arch_keyword::native: stop = resolve_native(); break;
       case arch_keyword::all:
       case arch_keyword::all_major: stop = resolve_all(keyword); break;
-      case arch_keyword::none: stop = resolve_list(*parsed); break;
+      case arch_keyword::none: stop = resolve_list(parsed_); break;
     }
     if (stop) return failure(*stop);
     reject_conflicts();
@@ -140,11 +166,7 @@ class resolution_run {
   }
 
  private:
-  resolve_result failure(error summary) {
-    resolution_failure f(std::move(summary), std::move(diags_));
-    f.compiler = compiler_provenance{compiler_, {}, {}, {}};  // how it was found is detection's to add (detect/explain.hpp)
-    return unexpected(std::move(f));
-  }
+  resolve_result failure(error summary) { return failure_against(compiler_, std::move(summary), std::move(diags_)); }
 
   error too_many_targets() const { return with_origin(errors::too_many_targets(source_kind::user_input, req_.list), req_.origin); }
 
@@ -363,8 +385,9 @@ class resolution_run {
   }
 
   const effective_request& req_;
+  const parsed_arch_list& parsed_;
   const compiler_info& compiler_;
-  const Policy& policy_;
+  const resolve_policy& policy_;
   const DeviceSource& device_source_;
   const DriverSource& driver_source_;
   const bool checks_driver_;
@@ -375,6 +398,16 @@ class resolution_run {
 
 }  // namespace detail
 
+/// Resolves a request read and parsed once (read_and_parse) against a compiler described by value:
+/// the front door's path, which judges the same parse under every compiler it weighs.
+template <class DeviceSource = no_devices, class DriverSource = no_driver>
+resolve_result resolve_parsed(const parsed_request& request, const compiler_info& compiler,
+                              const DeviceSource& devices = DeviceSource{}, const resolve_policy& policy = resolve_policy{},
+                              const DriverSource& driver = DriverSource{}) {
+  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, resolve_policy, DriverSource>());
+  return detail::resolution_run<DeviceSource, DriverSource>(request, compiler, policy, devices, driver).run();
+}
+
 /// Resolves `request` against a compiler already described by value (the warm path: no source is
 /// asked for the compiler). Devices and driver are still asked lazily, as described above.
 template <class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver>
@@ -382,8 +415,9 @@ resolve_result resolve_target_archs(const arch_request& request, const compiler_
                                     const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
                                     const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, Policy, DriverSource>());
-  const effective_request req = read_request(request);
-  return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, compiler, policy, devices, driver).run();
+  const auto req = read_and_parse(request);
+  if (!req) return detail::failure_against(compiler, req.error());
+  return resolve_parsed(*req, compiler, devices, policy, driver);
 }
 
 /// Resolves `request`: environment overrides first, then the compiler source (once), then devices
@@ -395,10 +429,11 @@ resolve_result resolve_target_archs(const arch_request& request, const CompilerS
                                     const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
                                     const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
-  const effective_request req = read_request(request);               // before any source is asked
+  const auto req = read_and_parse(request);                          // before any source is asked
   const expected<compiler_info, error>& info = compiler.compiler();  // no copy of a cached answer
   if (!info) return unexpected(resolution_failure{info.error(), {}});
-  return detail::resolution_run<Policy, DeviceSource, DriverSource>(req, *info, policy, devices, driver).run();
+  if (!req) return detail::failure_against(*info, req.error());
+  return resolve_parsed(*req, *info, devices, policy, driver);
 }
 
 /// A resolver with its sources and policy bound: a JIT library holds one (linked NVRTC, the driver
@@ -440,6 +475,8 @@ CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy
                                                                                              const no_driver&);
 CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, strict_policy, no_driver, 0>(
     const arch_request&, const fixed_compiler&, const no_devices&, const strict_policy&, const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_parsed<no_devices, no_driver>(const parsed_request&, const compiler_info&, const no_devices&,
+                                                                        const resolve_policy&, const no_driver&);
 #  undef CUARCH_INSTANTIATE
 #endif
 

@@ -258,9 +258,6 @@ void json_optional_error(json_writer& w, const OptionalError& e, const option_sp
   else w.null();
 }
 
-/// A target's form as the documents name it (a target's "form", an image's "kind"): arch_form's order.
-inline constexpr std::string_view form_names[] = {"sass", "ptx", "lto"};
-
 /// [{...}, ...]: one object per item, its members written by `members(item)`.
 template <class Range, class Members>
 void json_objects(json_writer& w, const Range& items, Members&& members) {

@@ -1,7 +1,8 @@
 // Explaining a failed resolution with what detection knows: which compiler decided and how it was
 // found, every other compiler detection saw that would have satisfied the same request, each with
 // the exact fix, and, when no compiler was found at all, the places searched. The resolver only
-// knows the compiler's value: the where and how live here, so the pure layers stay free of detection.
+// knows the compiler's value: the where and how live here, beside the door that asks, so the pure
+// layers stay free of detection and detection stays free of resolution.
 #pragma once
 
 #include <algorithm>
@@ -20,15 +21,19 @@
 #include "../resolve/resolver.hpp"
 #include "../sources/posix/posix.hpp"
 #include "../sources/toolkit_files.hpp"
-#include "detector.hpp"
-#include "result.hpp"
+#include "../detect/detector.hpp"
+#include "../detect/result.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
 namespace detail {
 
 inline compiler_provenance provenance_from(const detection& d, const candidate& c) {
-  compiler_provenance p{*c.compiler, c.path, c.origin + " (" + std::string(d.how_found(c)) + ")", {}};
+  compiler_provenance p = bare_provenance(*c.compiler);
+  p.path = c.path;
+  p.found = c.origin + " (" + std::string(d.how_found(c)) + ")";
+  p.how = to_string(c.how);
+  p.origin = c.origin;
   if (p.compiler.location.empty()) p.compiler.location = c.real_path;
   return p;
 }
@@ -86,7 +91,9 @@ inline std::string aligning_fix(const detection& d, const candidate& target, con
 inline std::optional<compiler_provenance> provenance_of(const detection& d, const selection& role) {
   const candidate* c = d.chosen(role);
   if (!c || !c->compiler) return std::nullopt;
-  return detail::provenance_from(d, *c);
+  compiler_provenance p = detail::provenance_from(d, *c);
+  p.why = role.why;
+  return p;
 }
 
 /// Names in `f` how its compiler was found (when `role` of `d` governed it) and, when no compiler
@@ -122,13 +129,13 @@ void add_alternatives(resolution_failure& f, const detection& d, const selection
 inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 
 /// Explains a failed resolution of `request`: name_decider, then add_alternatives for every other
-/// compiler that resolves it under the same devices, policy and driver. `asked` is what detected
-/// `found`; `jit` picks NVRTC (else nvcc). A first_answer detection has its compile role walked
-/// again, every candidate, within `budget` (a hanging compiler cannot hold the answer up). Returns
-/// how many candidates of the role could not be asked within the budget (the caller says so).
-template <class Devices, class Policy, class Driver>
+/// compiler that resolves the same parse under the same devices, policy and driver. `asked` is what
+/// detected `found`; `jit` picks NVRTC (else nvcc). A first_answer detection has its compile role
+/// walked again, every candidate, within `budget` (a hanging compiler cannot hold the answer up).
+/// Returns how many candidates of the role could not be asked within the budget (the caller says so).
+template <class Devices, class Driver>
 std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
-                            const arch_request& request, const Devices& devices, const Policy& policy, const Driver& driver,
+                            const parsed_request& request, const Devices& devices, const resolve_policy& policy, const Driver& driver,
                             const option_speller& spell = {}, std::chrono::milliseconds budget = alternatives_budget) {
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
@@ -145,7 +152,7 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
   const detection& all = every ? *every : found;
   add_alternatives(
       f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
-      [&](const compiler_info& c) { return resolve_target_archs(request, c, devices, policy, driver).has_value(); }, spell);
+      [&](const compiler_info& c) { return resolve_parsed(request, c, devices, policy, driver).has_value(); }, spell);
   return static_cast<std::size_t>(
       std::count_if(all.candidates.begin(), all.candidates.end(), [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }
