@@ -42,8 +42,11 @@ int fail(std::string_view message, int status) {
 /// How messages name an option here: cuarch_resolve_cuda_architectures()'s keyword and a CMake
 /// argument ("DEVICE_CC 9.0"); an option the function has no keyword for is said to be none.
 std::string cmake_spelling(const void*, std::string_view name, std::string_view value) {
-  constexpr std::pair<std::string_view, std::string_view> keywords[] = {
-      {"archs", "REQUEST"}, {"devices", "DEVICE_CC"}, {"nvcc", "COMPILER"}, {"policy", "POLICY"}, {"native_variant", "NATIVE_VARIANT"}};
+  constexpr std::pair<std::string_view, std::string_view> keywords[] = {{"archs", "REQUEST"},
+                                                                        {"devices", "DEVICE_CC"},
+                                                                        {"nvcc", "COMPILER"},
+                                                                        {"policy", "POLICY"},
+                                                                        {"native_variant", "NATIVE_VARIANT"}};
   for (const auto& [option, keyword] : keywords) {
     if (option != name) continue;
     std::string out(keyword);
@@ -66,7 +69,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const std::size_t eq = arg.find('=');
-    const std::string_view key = arg.substr(0, eq), value = eq == std::string_view::npos ? std::string_view() : arg.substr(eq + 1);
+    const std::string_view key = arg.substr(0, eq),
+                           value = eq == std::string_view::npos ? std::string_view() : arg.substr(eq + 1);
     if (key == "how" || key == "cmake_version") {
       (key == "how" ? how : cmake_version) = std::string(value);
       continue;
@@ -85,11 +89,13 @@ int main(int argc, char** argv) {
   for (const auto& n : done.notes) print_line("note", n);
   for (const auto& w : done.warnings) print_line("warning", w.what + ": " + w.meaning);
   if (done.malformed)
-    return fail("REQUEST '" + o.archs.value_or("native") + "': " + done.result.error().summary.message(done.spelling), 2);
+    return fail("REQUEST '" + o.archs.value_or("native") + "': " + done.result.error().summary.message(done.spelling),
+                2);
   std::string decided_by;
   if (done.compiler) {
     const auto& c = done.compiler->compiler;
-    decided_by = std::string(to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view()) + " at " + c.location;
+    decided_by = std::string(to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view()) + " at " +
+                 c.location;
     const std::string found = !how.empty() && !o.nvcc.empty() ? how : done.compiler->found;
     if (!found.empty()) decided_by += " (" + found + ")";
     print_line("compiler", decided_by);
@@ -97,13 +103,17 @@ int main(int argc, char** argv) {
   }
   if (!done.result) {
     for (const auto& d : done.result.error().diagnostics) print_line("note", d.message(done.spelling));
-    for (const auto& a : done.result.error().alternatives) print_line("note", "would build it: " + a.found + "; fix: " + a.fix);
-    return fail(done.result.error().summary.message(done.spelling) + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
+    for (const auto& a : done.result.error().alternatives)
+      print_line("note", "would build it: " + a.found + "; fix: " + a.fix);
+    return fail(done.result.error().summary.message(done.spelling) +
+                    (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
                 done.exit_status());
   }
   for (const auto& d : done.result->diagnostics) print_line("note", d.message(done.spelling));
   const auto cmake = cuarch::cmake_architectures(done.result->targets, cmake_version);
-  if (!cmake) return fail(cmake.error().message(done.spelling) + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"), 1);
+  if (!cmake)
+    return fail(cmake.error().message(done.spelling) + (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
+                1);
   print_line("architectures", *cmake);
   return 0;
 }

@@ -100,7 +100,8 @@ constexpr std::string_view libcuda = "libcuda.so.1";
 /// Loads libcuda.so.1 once per process (by soname: the loader's search, as every CUDA program does)
 /// and calls cuInit. The outcome, success or the typed error, is kept for later calls.
 const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
-  static const cuarch::expected<const driver_api*, cuarch::error> loaded = []() -> cuarch::expected<const driver_api*, cuarch::error> {
+  static const cuarch::expected<const driver_api*, cuarch::error> loaded =
+      []() -> cuarch::expected<const driver_api*, cuarch::error> {
     static driver_api api;
     api.handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!api.handle) {
@@ -136,7 +137,8 @@ const cuarch::expected<const driver_api*, cuarch::error>& load_driver() {
     if (missing) return cuarch::unexpected(cuarch::errors::symbol_not_found(driver, missing_name, libcuda));
     Dl_info info{};
     char real[PATH_MAX];
-    if (dladdr(reinterpret_cast<void*>(api.init), &info) && info.dli_fname && realpath(info.dli_fname, real)) api.path = real;
+    if (dladdr(reinterpret_cast<void*>(api.init), &info) && info.dli_fname && realpath(info.dli_fname, real))
+      api.path = real;
     const CUresult r = api.init(0);
     if (r == CUDA_ERROR_NO_DEVICE)
       return cuarch::unexpected(cuarch::errors::no_device(driver, "cuInit: CUDA_ERROR_NO_DEVICE", "cuInit", libcuda));
@@ -164,7 +166,8 @@ struct compiled_image {
 bool compile(const cuarch::nvrtc_compile& c, compiled_image& out) {
   const std::string name(cuarch::to_text(c.target).view());
   nvrtcProgram program = nullptr;
-  if (const nvrtcResult r = nvrtcCreateProgram(&program, kernel_source, "saxpy_probe.cu", 0, nullptr, nullptr); r != NVRTC_SUCCESS) {
+  if (const nvrtcResult r = nvrtcCreateProgram(&program, kernel_source, "saxpy_probe.cu", 0, nullptr, nullptr);
+      r != NVRTC_SUCCESS) {
     std::fprintf(stderr, "jit_kernel: %s: nvrtcCreateProgram: %s\n", name.c_str(), nvrtcGetErrorString(r));
     return false;
   }
@@ -186,7 +189,9 @@ bool compile(const cuarch::nvrtc_compile& c, compiled_image& out) {
     const nvrtcResult s = sass ? nvrtcGetCUBINSize(program, &size) : nvrtcGetPTXSize(program, &size);
     out.target = c.target;
     out.bytes.assign(size, '\0');
-    const nvrtcResult g = s != NVRTC_SUCCESS ? s : sass ? nvrtcGetCUBIN(program, &out.bytes[0]) : nvrtcGetPTX(program, &out.bytes[0]);
+    const nvrtcResult g = s != NVRTC_SUCCESS ? s
+                          : sass             ? nvrtcGetCUBIN(program, &out.bytes[0])
+                                             : nvrtcGetPTX(program, &out.bytes[0]);
     ok = g == NVRTC_SUCCESS && size > 0;
     if (!ok) std::fprintf(stderr, "jit_kernel: %s: NVRTC gave no %s\n", name.c_str(), sass ? "cubin" : "PTX");
     else std::printf("jit_kernel: %s: NVRTC compiled %s (%zu bytes)\n", name.c_str(), sass ? "a cubin" : "PTX", size);
@@ -202,7 +207,8 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
   const std::string where = "device " + std::to_string(device.ordinal) + " (" + device.name + ", cc " +
                             std::string(cuarch::to_text(device.cc).view()) + ")";
   auto fail = [&](const char* step, CUresult r) {
-    std::fprintf(stderr, "jit_kernel: %s on %s: %s failed: %s\n", name.c_str(), where.c_str(), step, cu_error_name(api, r).c_str());
+    std::fprintf(stderr, "jit_kernel: %s on %s: %s failed: %s\n", name.c_str(), where.c_str(), step,
+                 cu_error_name(api, r).c_str());
     return false;
   };
   CUdevice dev = 0;
@@ -278,17 +284,19 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
                           : image.target.variant == cuarch::arch_variant::baseline      ? arch_info[2] == 0
                                                                                         : true);
     if (wrong)
-      std::fprintf(stderr, "jit_kernel: %s on %s: %u of %u values wrong (first at %u: %g, expected %g)\n", name.c_str(), where.c_str(),
-                   wrong, element_count, first_wrong, static_cast<double>(out[first_wrong]),
+      std::fprintf(stderr, "jit_kernel: %s on %s: %u of %u values wrong (first at %u: %g, expected %g)\n", name.c_str(),
+                   where.c_str(), wrong, element_count, first_wrong, static_cast<double>(out[first_wrong]),
                    static_cast<double>(factor * x_at(first_wrong) + y_at(first_wrong)));
     if (!arch_ok)
-      std::fprintf(stderr, "jit_kernel: %s on %s: the kernel ran as __CUDA_ARCH__=%d specific=%d family=%d, expected %d\n",
+      std::fprintf(stderr,
+                   "jit_kernel: %s on %s: the kernel ran as __CUDA_ARCH__=%d specific=%d family=%d, expected %d\n",
                    name.c_str(), where.c_str(), arch_info[0], arch_info[1], arch_info[2], expected_arch);
     ok = wrong == 0 && arch_ok;
     if (ok)
-      std::printf("jit_kernel: %s on %s: loaded%s, launched, %u values correct, __CUDA_ARCH__=%d arch-specific=%d family-specific=%d\n",
-                  name.c_str(), where.c_str(), image.target.form == cuarch::arch_form::sass ? "" : " (driver JIT of the PTX)",
-                  element_count, arch_info[0], arch_info[1], arch_info[2]);
+      std::printf(
+          "jit_kernel: %s on %s: loaded%s, launched, %u values correct, __CUDA_ARCH__=%d arch-specific=%d family-specific=%d\n",
+          name.c_str(), where.c_str(), image.target.form == cuarch::arch_form::sass ? "" : " (driver JIT of the PTX)",
+          element_count, arch_info[0], arch_info[1], arch_info[2]);
   }
   if (x) api.mem_free(x);
   if (y) api.mem_free(y);
@@ -300,7 +308,8 @@ bool run_on(const driver_api& api, const cuarch::device_info& device, const comp
 int usage(const char* why) {
   std::fprintf(
       stderr,
-      "jit_kernel: %s\nusage: jit_kernel [--archs LIST|native] [--policy strict|best-effort] [--native-variant a|f|baseline]\n", why);
+      "jit_kernel: %s\nusage: jit_kernel [--archs LIST|native] [--policy strict|best-effort] [--native-variant a|f|baseline]\n",
+      why);
   return 2;
 }
 
@@ -337,8 +346,9 @@ int main(int argc, char** argv) {
 
   // cuarch's own sources: the NVRTC this program links, the devices through NVML (cuInit only where
   // NVML cannot answer; this program initialises CUDA itself to launch), the driver's version (dlopen).
-  const cuarch::resolver jit(cuarch::linked_nvrtc_source(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs),
-                             cuarch::system_device_source{}, policy, cuarch::driver_library_source::from_loader());
+  const cuarch::resolver jit(
+      cuarch::linked_nvrtc_source(&nvrtcVersion, &nvrtcGetNumSupportedArchs, &nvrtcGetSupportedArchs),
+      cuarch::system_device_source{}, policy, cuarch::driver_library_source::from_loader());
   cuarch::arch_request request;
   request.list = archs;  // CUARCH_ARCHS, when set, overrides it (reported below)
   const auto resolved = jit.resolve(request);

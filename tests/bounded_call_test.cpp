@@ -37,7 +37,8 @@ void* nothing(void*) { return nullptr; }
   if (ran) ::_exit(1);
   if (r || r.error().code != cuarch::errc::library_call_failed) ::_exit(2);
   const std::string m = r.error().message();
-  const bool named = m.find("dlopen") != std::string::npos && m.find("/opt/cuda/lib64/libnvrtc.so.13") != std::string::npos &&
+  const bool named = m.find("dlopen") != std::string::npos &&
+                     m.find("/opt/cuda/lib64/libnvrtc.so.13") != std::string::npos &&
                      m.find("thread") != std::string::npos && m.find("fix: free threads") != std::string::npos &&
                      m.find("check the installation") == std::string::npos;
   ::_exit(named ? 0 : 2);

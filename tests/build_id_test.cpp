@@ -30,7 +30,8 @@ TEST_CASE("two NVRTC wheels of one release (12.4.99, 12.4.127) give different ca
   const auto older = cuarch_test::fetch("nvrtc", "12.4.99");
   const auto newer = cuarch_test::fetch("nvrtc", "12.4.127");
   if (!older || !newer)
-    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " + newer.why_not);
+    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " +
+         newer.why_not);
   const auto a = nvrtc_library_source(older.path + "/libnvrtc.so.12").compiler();
   const auto b = nvrtc_library_source(newer.path + "/libnvrtc.so.12").compiler();
   REQUIRE(a);
@@ -47,13 +48,16 @@ TEST_CASE("two NVRTC wheels of one release (12.4.99, 12.4.127) give different ca
   compiler_info same_path_a = *a, same_path_b = *b;
   same_path_a.location = same_path_b.location = "/venv/lib/python3.12/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
   CHECK(jit_cache_key(same_path_a, sm_90a()) != jit_cache_key(same_path_b, sm_90a()));
-  CHECK(jit_cache_key(same_path_b, sm_90a()).find(" build=ee7f0ed564a5c3b4289920424eeda2b1a168fee6 ") != std::string::npos);
+  CHECK(jit_cache_key(same_path_b, sm_90a()).find(" build=ee7f0ed564a5c3b4289920424eeda2b1a168fee6 ") !=
+        std::string::npos);
 }
 
-TEST_CASE("the same build gives the same build-id wherever it was packaged (wheel and Debian 12.4.127)", "[build_id][real]") {
+TEST_CASE("the same build gives the same build-id wherever it was packaged (wheel and Debian 12.4.127)",
+          "[build_id][real]") {
   const auto wheel = cuarch_test::fetch("nvrtc", "12.4.127");
   const auto debian = cuarch_test::fetch("nvrtc", "debian:libnvrtc12=12.4.127~12.4.1-2");
-  if (!wheel || !debian) SKIP("real NVRTC 12.4.127 wheel / Debian package not cached: " + wheel.why_not + " " + debian.why_not);
+  if (!wheel || !debian)
+    SKIP("real NVRTC 12.4.127 wheel / Debian package not cached: " + wheel.why_not + " " + debian.why_not);
   const auto w = read_elf_build_id(wheel.path + "/libnvrtc.so.12");
   const auto d = read_elf_build_id(debian.path + "/libnvrtc.so.12");
   REQUIRE(w);
@@ -128,11 +132,13 @@ TEST_CASE("the build-id reader refuses what is no ELF file, by name, without blo
   }
 }
 
-TEST_CASE("the key names the NVRTC this process runs, not the file now at its path; a replaced file is said", "[build_id][real]") {
+TEST_CASE("the key names the NVRTC this process runs, not the file now at its path; a replaced file is said",
+          "[build_id][real]") {
   const auto older = cuarch_test::fetch("nvrtc", "12.4.99");
   const auto newer = cuarch_test::fetch("nvrtc", "12.4.127");
   if (!older || !newer)
-    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " + newer.why_not);
+    SKIP("real NVRTC wheels not cached (tests/fixtures, scripts/toolkits/fetch.sh): " + older.why_not + " " +
+         newer.why_not);
   const std::string dir = cuarch_test::make_temp_dir("replaced");
   const std::string lib = dir + "/libnvrtc.so.12";
   std::filesystem::copy_file(older.path + "/libnvrtc.so.12", lib);
@@ -153,14 +159,16 @@ TEST_CASE("the key names the NVRTC this process runs, not the file now at its pa
   const auto seen = after_source.observe();
   REQUIRE(seen);
   CHECK(seen->raw.find("replaced") != std::string::npos);
-  CHECK(seen->raw.find("ee7f0ed564a5c3b4289920424eeda2b1a168fee6") != std::string::npos);  // what the file now holds, said
+  CHECK(seen->raw.find("ee7f0ed564a5c3b4289920424eeda2b1a168fee6") !=
+        std::string::npos);  // what the file now holds, said
 }
 
 TEST_CASE("the build-id of a loaded library is read from its mapped image", "[build_id]") {
   const std::string dir = cuarch_test::make_temp_dir("mapped_id");
   const auto build = [&](const std::string& so, const std::string& id) {
     return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + cuarch_test::source_dir() +
-                                  "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" + id + " -Wl,-soname,libnvrtc-stub-mapped.so.12")
+                                  "/tests/fixtures/stub_libnvrtc.c -Wl,--build-id=0x" + id +
+                                  " -Wl,-soname,libnvrtc-stub-mapped.so.12")
         .empty();
   };
   const std::string a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

@@ -52,7 +52,8 @@ std::vector<cmake_row> recorded_rows() {
     cmake_row r;
     r.input = unescape_tsv_field(cols[0]);
     r.nvcc = cols.back();
-    for (std::size_t v = 0; v < versions.size(); ++v) r.cmakes.push_back({versions[v], cols[1 + 2 * v], cols[2 + 2 * v]});
+    for (std::size_t v = 0; v < versions.size(); ++v)
+      r.cmakes.push_back({versions[v], cols[1 + 2 * v], cols[2 + 2 * v]});
     rows.push_back(r);
   }
   return rows;
@@ -75,7 +76,8 @@ verdict cmake_verdict(const cmake_result& c, const std::string& nvcc) {
   std::istringstream words(c.detail);
   for (std::string w; words >> w;) {
     const auto a = w.find("arch="), comma = w.find(','), open = w.find('['), close = w.find(']');
-    REQUIRE((a != std::string::npos && comma != std::string::npos && open != std::string::npos && close != std::string::npos));
+    REQUIRE((a != std::string::npos && comma != std::string::npos && open != std::string::npos &&
+             close != std::string::npos));
     const std::string arch = w.substr(a + 5, comma - a - 5);
     std::istringstream codes(w.substr(open + 1, close - open - 1));
     for (std::string code; std::getline(codes, code, ',');) pairs.insert(arch + "," + code);
@@ -144,7 +146,8 @@ bool has_empty_entry_after_first(const std::string& input) {
   return !input.empty() && input[0] != ';' && (input.find(";;") != std::string::npos || input.back() == ';');
 }
 
-TEST_CASE("the cmake dialect reads CMAKE_CUDA_ARCHITECTURES as CMake 3.25.1 and 4.4.5 do", "[cmake][parse][conformance]") {
+TEST_CASE("the cmake dialect reads CMAKE_CUDA_ARCHITECTURES as CMake 3.25.1 and 4.4.5 do",
+          "[cmake][parse][conformance]") {
   const auto rows = recorded_rows();
   REQUIRE(!rows.empty());
   for (std::size_t v = 0; v < rows.front().cmakes.size(); ++v) {
@@ -154,8 +157,8 @@ TEST_CASE("the cmake dialect reads CMAKE_CUDA_ARCHITECTURES as CMake 3.25.1 and 
     for (const auto& r : rows) {
       const auto& c = r.cmakes[v];
       const verdict theirs = cmake_verdict(c, r.nvcc), ours = cuarch_verdict(r.input, c.version);
-      const std::string where = "'" + r.input + "': CMake " + c.version + " " + theirs.what + " (" + theirs.why + "); cuarch " +
-                                ours.what + " (" + ours.why + ")";
+      const std::string where = "'" + r.input + "': CMake " + c.version + " " + theirs.what + " (" + theirs.why +
+                                "); cuarch " + ours.what + " (" + ours.why + ")";
       if (false_constant(c)) {
         ++off;
         if (ours.what != "refused") disagreements.push_back("convention 1 broken: " + where);
@@ -164,7 +167,8 @@ TEST_CASE("the cmake dialect reads CMAKE_CUDA_ARCHITECTURES as CMake 3.25.1 and 
       if (theirs.what != "refused" && has_empty_entry_after_first(r.input)) {
         ++empty_entries;
         const verdict cleaned = cuarch_verdict(without_empty_entries(r.input), c.version);
-        if (ours.what != "refused" || cleaned.what != theirs.what) disagreements.push_back("convention 2 broken: " + where);
+        if (ours.what != "refused" || cleaned.what != theirs.what)
+          disagreements.push_back("convention 2 broken: " + where);
         continue;
       }
       if (theirs.what == ours.what) {
@@ -174,8 +178,8 @@ TEST_CASE("the cmake dialect reads CMAKE_CUDA_ARCHITECTURES as CMake 3.25.1 and 
       disagreements.push_back(where);
     }
     for (const auto& d : disagreements) UNSCOPED_INFO(d);
-    INFO("CMake " << version << ": " << agree << " of " << rows.size() << " agree, " << off << " false constants and " << empty_entries
-                  << " lists with empty entries refused by convention");
+    INFO("CMake " << version << ": " << agree << " of " << rows.size() << " agree, " << off << " false constants and "
+                  << empty_entries << " lists with empty entries refused by convention");
     CHECK(disagreements.empty());
     CHECK(off >= 10);
     CHECK(empty_entries >= 10);

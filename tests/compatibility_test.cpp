@@ -17,8 +17,9 @@ TEST_CASE("why-not answers of the knowledge table", "[table]") {
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_101"), {13, 0}).error().replacement == CUARCH_ARCH("sm_110"));
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_70"), {13, 0}).error().code == errc::removed_in_toolkit);
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_35"), {12, 0}).error().code == errc::removed_in_toolkit);
-  CUARCH_CHECK_BOTH(check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().code ==
-                    errc::variant_not_defined);
+  CUARCH_CHECK_BOTH(
+      check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().code ==
+      errc::variant_not_defined);
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107"), {13, 0}).error().code == errc::needs_newer_toolkit);  // 13.4+
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_107f"), {13, 4}).has_value());
   CUARCH_CHECK_BOTH(check_buildable(CUARCH_ARCH("sm_150"), {13, 0}).error().code == errc::unknown_arch);
@@ -34,7 +35,8 @@ TEST_CASE("why-not answers of the knowledge table", "[table]") {
   CHECK(m.find("sm_120a needs CUDA >= 12.8 (have 12.4)") != std::string::npos);
   CHECK(m.find("sm_101 was renamed sm_110 in CUDA 13.0") != std::string::npos);
   CHECK(m.find("sm_70 was removed in CUDA 13.0") != std::string::npos);
-  const auto no_f = check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().message();
+  const auto no_f =
+      check_buildable(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, {13, 0}).error().message();
   CHECK(no_f.find("no 'f' variant exists for 9.0") != std::string::npos);
 }
 
@@ -45,7 +47,8 @@ TEST_CASE("first releases of variants", "[table]") {
   CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_101f"), {12, 9}) && !is_buildable(CUARCH_ARCH("sm_101f"), {13, 0}));
   CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_110f"), {13, 0}) && !is_buildable(CUARCH_ARCH("sm_110"), {12, 9}));
   CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_88"), {13, 0}) && !is_buildable(CUARCH_ARCH("sm_88"), {12, 9}));
-  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("compute_35"), {11, 8}) && !is_buildable(CUARCH_ARCH("compute_35"), {12, 0}));
+  CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("compute_35"), {11, 8}) &&
+                    !is_buildable(CUARCH_ARCH("compute_35"), {12, 0}));
   // Patch levels do not matter to the table.
   CUARCH_CHECK_BOTH(is_buildable(CUARCH_ARCH("sm_120a"), {12, 8, 93}));
 }
@@ -94,32 +97,37 @@ TEST_CASE("loadability of a and f across a family", "[load]") {
   const auto e = check_loadable(CUARCH_ARCH("sm_120a"), {12, 1});
   REQUIRE_FALSE(e);
   CHECK(e.error().code == errc::cannot_load_on_device);
-  CHECK(e.error().message() ==
-        "sm_120a cannot run on a device of compute capability 12.1; fix: build a target that device can load (e.g. sm_121)");
+  CHECK(
+      e.error().message() ==
+      "sm_120a cannot run on a device of compute capability 12.1; fix: build a target that device can load (e.g. sm_121)");
 }
 
 TEST_CASE("a driver JITs PTX only up to its own PTX ISA", "[driver]") {
   // A 13.0 driver rejects PTX ISA 9.1 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and JITs 9.0 and 8.8.
-  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 1}, {13, 0}).error().code == errc::ptx_too_new_for_driver);
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 1}, {13, 0}).error().code ==
+                    errc::ptx_too_new_for_driver);
   CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {13, 0}).has_value());
   CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {12, 9}, {13, 0}).has_value());
   CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {12, 6}, {12, 5}).has_value());  // both PTX ISA 8.5
-  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("sm_90"), {13, 1}, {12, 0}).has_value());       // SASS needs no JIT
-  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 0}, {13, 9}).error().code == errc::ptx_too_new_for_driver);
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("sm_90"), {13, 1}, {12, 0}).has_value());  // SASS needs no JIT
+  CUARCH_CHECK_BOTH(check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 0}, {13, 9}).error().code ==
+                    errc::ptx_too_new_for_driver);
   const auto e = check_driver_can_jit(CUARCH_ARCH("compute_90"), {13, 0}, {12, 8});
   REQUIRE_FALSE(e);
   CHECK(e.error().message().find("PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7") != std::string::npos);
   // A compiler newer than the table is judged by release: its PTX ISA is unknown, never "PTX ISA 0.0".
   const auto newer = check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 0}, {13, 0});
   REQUIRE_FALSE(newer);
-  CHECK(newer.error().message() ==
-        "compute_90 is PTX of CUDA 14.0, whose PTX ISA cuarch's table does not know; the driver (CUDA 13.0) is of an older "
-        "release and JITs PTX ISA up to 9.0 (driver); fix: update the driver to one of CUDA 14.0 or newer, or ship machine code (sm_) for "
-        "the device instead of PTX");
+  CHECK(
+      newer.error().message() ==
+      "compute_90 is PTX of CUDA 14.0, whose PTX ISA cuarch's table does not know; the driver (CUDA 13.0) is of an older "
+      "release and JITs PTX ISA up to 9.0 (driver); fix: update the driver to one of CUDA 14.0 or newer, or ship machine code (sm_) for "
+      "the device instead of PTX");
   // Both newer than the table: the releases alone decide, and no ISA is named.
-  CHECK(check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 1}, {14, 0}).error().message() ==
-        "compute_90 is PTX of CUDA 14.1, whose PTX ISA cuarch's table does not know; the driver (CUDA 14.0) is of an older release "
-        "(driver); fix: update the driver to one of CUDA 14.1 or newer, or ship machine code (sm_) for the device instead of PTX");
+  CHECK(
+      check_driver_can_jit(CUARCH_ARCH("compute_90"), {14, 1}, {14, 0}).error().message() ==
+      "compute_90 is PTX of CUDA 14.1, whose PTX ISA cuarch's table does not know; the driver (CUDA 14.0) is of an older release "
+      "(driver); fix: update the driver to one of CUDA 14.1 or newer, or ship machine code (sm_) for the device instead of PTX");
 }
 
 TEST_CASE("one rule says which PTX ISA a driver reads, asked by compiler or by ISA", "[driver][ptx]") {
@@ -132,9 +140,10 @@ TEST_CASE("one rule says which PTX ISA a driver reads, asked by compiler or by I
   const arch_target t = CUARCH_ARCH("compute_75");  // PTX ISA 6.3 and up: no floor in the way
   for (const auto& [compiler, isa] : emitted)
     for (const auto& driver : drivers) {
-      INFO("PTX ISA " << to_text(isa).view() << " (CUDA " << to_text(compiler).view() << ") on a CUDA " << to_text(driver).view()
-                      << " driver");
-      CHECK(check_driver_can_jit(t, compiler, driver).has_value() == check_driver_can_jit_isa(t, isa, driver).has_value());
+      INFO("PTX ISA " << to_text(isa).view() << " (CUDA " << to_text(compiler).view() << ") on a CUDA "
+                      << to_text(driver).view() << " driver");
+      CHECK(check_driver_can_jit(t, compiler, driver).has_value() ==
+            check_driver_can_jit_isa(t, isa, driver).has_value());
     }
   // A 12.7 driver reads 8.6 and no newer (cuda-python's get_minimal_required_cuda_ver_from_ptx_ver("8.6") is 12070).
   CHECK(check_driver_can_jit_isa(t, {8, 6}, {12, 7}).has_value());
@@ -147,10 +156,11 @@ TEST_CASE("one rule says which PTX ISA a driver reads, asked by compiler or by I
 TEST_CASE("for_each_buildable lists what a release builds", "[table]") {
   std::string listed;
   for_each_buildable({12, 4}, [&](const arch_target& t) { listed += std::string(to_text(t).view()) + " "; });
-  CHECK(listed ==
-        "sm_50 compute_50 sm_52 compute_52 sm_53 compute_53 sm_60 compute_60 sm_61 compute_61 sm_62 compute_62 sm_70 compute_70 "
-        "sm_72 compute_72 sm_75 compute_75 sm_80 compute_80 sm_86 compute_86 sm_87 compute_87 sm_89 compute_89 sm_90 sm_90a "
-        "compute_90 compute_90a ");
+  CHECK(
+      listed ==
+      "sm_50 compute_50 sm_52 compute_52 sm_53 compute_53 sm_60 compute_60 sm_61 compute_61 sm_62 compute_62 sm_70 compute_70 "
+      "sm_72 compute_72 sm_75 compute_75 sm_80 compute_80 sm_86 compute_86 sm_87 compute_87 sm_89 compute_89 sm_90 sm_90a "
+      "compute_90 compute_90a ");
 }
 
 TEST_CASE("minimum PTX ISA per variant: sm_90a 8.0, sm_100f and sm_120f 8.8", "[compatibility][ptx]") {
@@ -185,7 +195,8 @@ TEST_CASE("minimum PTX ISA per variant: sm_90a 8.0, sm_100f and sm_120f 8.8", "[
     CHECK(b.error().ptx_required == ptx_isa_version{9, 0});
     // A compiler newer than the table: before, only the releases were compared.
     const cuda_version newer{newest_known_toolkit().major + 1, 0, -1};
-    CHECK(check_driver_can_jit(CUARCH_ARCH("compute_100f"), newer, {12, 8}).error().ptx_required == ptx_isa_version{8, 8});
+    CHECK(check_driver_can_jit(CUARCH_ARCH("compute_100f"), newer, {12, 8}).error().ptx_required ==
+          ptx_isa_version{8, 8});
   }
 }
 
@@ -195,14 +206,16 @@ TEST_CASE("a release that never existed is known as such (12.7), never an error"
   STATIC_REQUIRE(never_released({11, 9, -1}));
   STATIC_REQUIRE(!never_released({12, 6, -1}));
   STATIC_REQUIRE(!never_released({12, 8, -1}));
-  STATIC_REQUIRE(!never_released({10, 2, -1}));                                // older than the table: another question
-  STATIC_REQUIRE(!never_released({newest_known_toolkit().major + 1, 0, -1}));  // newer than the table: not known to be unreleased
+  STATIC_REQUIRE(!never_released({10, 2, -1}));  // older than the table: another question
+  STATIC_REQUIRE(
+      !never_released({newest_known_toolkit().major + 1, 0, -1}));  // newer than the table: not known to be unreleased
   // The table still answers for it, as for 12.6 (what 12.8 adds is not there).
   STATIC_REQUIRE(is_buildable(CUARCH_ARCH("sm_90a"), {12, 7, -1}));
   STATIC_REQUIRE(!is_buildable(CUARCH_ARCH("sm_120"), {12, 7, -1}));
 }
 
-TEST_CASE("a driver drives a device from the CUDA release that first builds for it (issue 32, item 3)", "[compatibility][driver]") {
+TEST_CASE("a driver drives a device from the CUDA release that first builds for it (issue 32, item 3)",
+          "[compatibility][driver]") {
   // NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix": Blackwell 10.0 and 12.0 from CUDA 12.8,
   // Hopper and Ada from 11.8, Ampere from 11.0 (8.6 with 11.1, its GA10x release notes).
   const auto drives = [](compute_capability cc, cuda_version driver) { return check_driver_drives_device(cc, driver); };

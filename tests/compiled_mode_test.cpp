@@ -26,7 +26,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("an NVRTC named and missing: the role fails with the path, the doctor and a resolve say so", "[compiled_mode]") {
+TEST_CASE("an NVRTC named and missing: the role fails with the path, the doctor and a resolve say so",
+          "[compiled_mode]") {
   INFO("compiled mode: " << compiled_mode);
   auto options = cuarch_test::hermetic();
   options.nvrtc_path = "/nonexistent/cuarch-compiled-mode/libnvrtc.so.13";
@@ -54,7 +55,8 @@ TEST_CASE("an NVRTC named and missing: the role fails with the path, the doctor 
   CHECK(cuarch::resolve_warnings(d, cuarch::source_kind::nvrtc).empty());
 }
 
-TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, no disagreement", "[compiled_mode][real]") {
+TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, no disagreement",
+          "[compiled_mode][real]") {
   const std::string nvrtc = cuarch_test::local_nvrtc();
   if (nvrtc.empty()) SKIP("no local CUDA toolkit with NVRTC (CUARCH_LOCAL_CUDA, /usr/local/cuda)");
   auto options = cuarch_test::hermetic();
@@ -91,7 +93,8 @@ TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, 
   CHECK(contains(f.compiler->found, "given explicitly"));
 }
 
-TEST_CASE("the resolutions the compiled library instantiates, and its writers, answer as header-only", "[compiled_mode]") {
+TEST_CASE("the resolutions the compiled library instantiates, and its writers, answer as header-only",
+          "[compiled_mode]") {
   INFO("compiled mode: " << compiled_mode);
   cuarch::arch_request request{"8.0;9.0a;12.0+PTX"};
   request.overrides = cuarch::env_override::none;

@@ -73,7 +73,8 @@ TEST_CASE("ordering of versions derives from one compare and treats patch as fin
   CUARCH_CHECK_BOTH(compute_capability{10, 0}.sm_number() == 100);
   CUARCH_CHECK_BOTH(*decode_cudart_version(12080) == cuda_version{12, 8});
   CUARCH_CHECK_BOTH(ptx_isa_version{8, 8} < ptx_isa_version{9, 0} && ptx_isa_version{9, 0} >= ptx_isa_version{9, 0});
-  CUARCH_CHECK_BOTH(driver_version{580, 65, 6} > driver_version{580, 65} && driver_version{570, 26} != driver_version{580, 65});
+  CUARCH_CHECK_BOTH(driver_version{580, 65, 6} > driver_version{580, 65} &&
+                    driver_version{570, 26} != driver_version{580, 65});
 }
 
 // The operators come from no helper macro left defined in the user's translation unit.

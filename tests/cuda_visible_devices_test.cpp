@@ -14,7 +14,8 @@ using cuarch::enumerated_gpu;
 
 namespace {
 
-enumerated_gpu gpu(std::string uuid, int major, int minor, std::string name, std::vector<std::string> migs = {}, bool mig = false) {
+enumerated_gpu gpu(std::string uuid, int major, int minor, std::string name, std::vector<std::string> migs = {},
+                   bool mig = false) {
   enumerated_gpu g;
   g.uuid = std::move(uuid);
   g.cc_major = major;
@@ -33,9 +34,10 @@ const std::vector<enumerated_gpu>& twins() {
 }
 // Mixed GPUs, PCI bus order: the slowest sits first on the bus.
 const std::vector<enumerated_gpu>& mixed() {
-  static const std::vector<enumerated_gpu> g{gpu("GPU-bbbb0000-0000-0000-0000-000000000000", 8, 6, "NVIDIA RTX A6000"),
-                                             gpu("GPU-cccc0000-0000-0000-0000-000000000000", 12, 0, "NVIDIA RTX PRO 6000"),
-                                             gpu("GPU-dddd0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H100")};
+  static const std::vector<enumerated_gpu> g{
+      gpu("GPU-bbbb0000-0000-0000-0000-000000000000", 8, 6, "NVIDIA RTX A6000"),
+      gpu("GPU-cccc0000-0000-0000-0000-000000000000", 12, 0, "NVIDIA RTX PRO 6000"),
+      gpu("GPU-dddd0000-0000-0000-0000-000000000000", 9, 0, "NVIDIA H100")};
   return g;
 }
 // One GPU (an H200 machine of the GPU checks).
@@ -79,7 +81,8 @@ constexpr auto fastest = cuda_device_order::fastest_first;
 
 }  // namespace
 
-TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, duplicates, order, MIG", "[devices][visible]") {
+TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, duplicates, order, MIG",
+          "[devices][visible]") {
   const std::vector<row> rows{
       // --- unset, empty, integer indices (identical GPUs: the order is no guess) ---
       {twins, std::nullopt, fastest, "0,1", ""},
@@ -125,7 +128,8 @@ TEST_CASE("CUDA_VISIBLE_DEVICES: indices, UUIDs and prefixes, invalid entries, d
       {twins, std::string("GPU-aaaa1111,1"), fastest, "0", "'1' is not a GPU- UUID like the first entry"},
       {twins, std::string("0,GPU-aaaa2222"), fastest, "0", "'GPU-aaaa2222' is not a device index"},
       {twins, std::string("gpu-aaaa1111"), fastest, "", "not a device index"},  // "GPU-" itself is case-sensitive
-      {twins, std::string("MIG-GPU-aaaa1111-0000-0000-0000-000000000000/1/0"), fastest, "", "legacy MIG-GPU-", false, false, true},
+      {twins, std::string("MIG-GPU-aaaa1111-0000-0000-0000-000000000000/1/0"), fastest, "", "legacy MIG-GPU-", false,
+       false, true},
       // --- CUDA_DEVICE_ORDER among different GPUs ---
       {mixed, std::nullopt, pci, "0,1,2", ""},
       {mixed, std::nullopt, fastest, "1,2,0", "", true},
@@ -170,13 +174,15 @@ TEST_CASE("CUDA_DEVICE_ORDER: PCI_BUS_ID, else the driver's default FASTEST_FIRS
   CHECK(cuarch::parse_cuda_device_order(std::string("FASTEST_FIRST")) == fastest);
   CHECK(cuarch::parse_cuda_device_order(std::string("")) == fastest);
   // FASTEST_FIRST is approximated by compute capability, highest first, PCI order among equals.
-  std::vector<enumerated_gpu> g{gpu("GPU-1", 9, 0, "A"), gpu("GPU-2", 12, 0, "B"), gpu("GPU-3", 9, 0, "C"), gpu("GPU-4", 12, 1, "D")};
+  std::vector<enumerated_gpu> g{gpu("GPU-1", 9, 0, "A"), gpu("GPU-2", 12, 0, "B"), gpu("GPU-3", 9, 0, "C"),
+                                gpu("GPU-4", 12, 1, "D")};
   CHECK(cuarch::cuda_enumeration_order(g, fastest) == std::vector<std::size_t>{3, 1, 0, 2});
   CHECK(cuarch::cuda_enumeration_order(g, pci) == std::vector<std::size_t>{0, 1, 2, 3});
   CHECK(cuarch::fastest_first_is_guess(g));
   CHECK_FALSE(cuarch::fastest_first_is_guess(twins()));
   // Same compute capability, different products: still a guess (the driver's heuristic is unpublished).
-  CHECK(cuarch::fastest_first_is_guess({gpu("GPU-1", 9, 0, "NVIDIA H100 PCIe"), gpu("GPU-2", 9, 0, "NVIDIA H100 80GB HBM3")}));
+  CHECK(cuarch::fastest_first_is_guess(
+      {gpu("GPU-1", 9, 0, "NVIDIA H100 PCIe"), gpu("GPU-2", 9, 0, "NVIDIA H100 80GB HBM3")}));
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES with no GPU at all", "[devices][visible]") {

@@ -73,8 +73,8 @@ std::string build_slow_nvrtc(const std::string& dir, std::string& why_not) {
   const char* cc_env = std::getenv("CC");
   const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const std::string so = dir + "/libnvrtc-slow.so.12";
-  const std::string cmd = cc + " -shared -fPIC -O1 -o " + so + " " + CUARCH_SOURCE_DIR + "/tests/fixtures/stub_libnvrtc.c " + ctor +
-                          " -Wl,-soname,libnvrtc-stub-slow.so.12";
+  const std::string cmd = cc + " -shared -fPIC -O1 -o " + so + " " + CUARCH_SOURCE_DIR +
+                          "/tests/fixtures/stub_libnvrtc.c " + ctor + " -Wl,-soname,libnvrtc-stub-slow.so.12";
   cuarch::process_limits limits;
   limits.timeout = std::chrono::seconds(120);
   const auto r = cuarch::run_process({"/bin/sh", "-c", cmd}, limits);
@@ -95,7 +95,8 @@ struct answer {
   std::vector<std::string> candidates;        // kind, path, how, answered
 
   bool operator==(const answer& o) const {
-    return jit == o.jit && offline == o.offline && runtime == o.runtime && driver == o.driver && candidates == o.candidates;
+    return jit == o.jit && offline == o.offline && runtime == o.runtime && driver == o.driver &&
+           candidates == o.candidates;
   }
 };
 
@@ -111,14 +112,15 @@ answer summarize(const cuarch::detection& d) {
   a.runtime = role_text(d, d.runtime);
   a.driver = role_text(d, d.driver);
   for (const auto& c : d.candidates)
-    a.candidates.push_back(std::string(cuarch::to_string(c.source)) + " " + c.path + " [" + std::string(cuarch::to_string(c.how)) +
-                           "] " + (c.result ? "answered" : "failed"));
+    a.candidates.push_back(std::string(cuarch::to_string(c.source)) + " " + c.path + " [" +
+                           std::string(cuarch::to_string(c.how)) + "] " + (c.result ? "answered" : "failed"));
   return a;
 }
 
 }  // namespace
 
-TEST_CASE("threads that start detect() together get one answer: a library being loaded is not 'already loaded'", "[detect][threads]") {
+TEST_CASE("threads that start detect() together get one answer: a library being loaded is not 'already loaded'",
+          "[detect][threads]") {
   temp_dir t;
   REQUIRE_FALSE(t.path.empty());
   std::string why_not;
@@ -152,7 +154,8 @@ TEST_CASE("threads that start detect() together get one answer: a library being 
     for (auto& th : pool) th.join();
 
     // CUDA_HOME's NVRTC governs, found through CUDA_HOME: the application never loaded it.
-    CHECK(seen[0].jit == home + "/lib64/libnvrtc.so.12 [" + std::string(cuarch::to_string(cuarch::discovery::environment)) + "]");
+    CHECK(seen[0].jit ==
+          home + "/lib64/libnvrtc.so.12 [" + std::string(cuarch::to_string(cuarch::discovery::environment)) + "]");
     for (std::size_t i = 1; i < threads; ++i) {
       INFO("thread " << i << " jit: " << seen[i].jit << " vs thread 0: " << seen[0].jit);
       CHECK(seen[i] == seen[0]);

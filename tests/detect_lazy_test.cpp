@@ -47,7 +47,9 @@ std::size_t count(const cuarch::detection& d, source_kind kind) {
   return n;
 }
 
-double seconds_since(steady_clock::time_point t) { return std::chrono::duration<double>(steady_clock::now() - t).count(); }
+double seconds_since(steady_clock::time_point t) {
+  return std::chrono::duration<double>(steady_clock::now() - t).count();
+}
 
 struct clean_stub_env {
   cuarch_test::scoped_env env;
@@ -82,8 +84,10 @@ TEST_CASE("with only the NVRTC role nothing else is loaded, run or read", "[dete
   write_hanging_tool(t + "/home/bin/nvcc", t + "/home-nvcc-started");
   write_hanging_tool(t + "/path/nvcc", t + "/path-nvcc-started");
   fs::create_directories(t + "/driver");
-  fs::copy_file(stub_dir() + "/lib/libcuda.so.1", t + "/driver/libcuda.so.1");  // a fresh file: mapped only if loaded here
-  auto opts = cuarch_test::hermetic({{"CUDA_HOME", t + "/home"}, {"PATH", t + "/path"}, {"CUARCH_LIBCUDA", t + "/driver/libcuda.so.1"}});
+  fs::copy_file(stub_dir() + "/lib/libcuda.so.1",
+                t + "/driver/libcuda.so.1");  // a fresh file: mapped only if loaded here
+  auto opts = cuarch_test::hermetic(
+      {{"CUDA_HOME", t + "/home"}, {"PATH", t + "/path"}, {"CUARCH_LIBCUDA", t + "/driver/libcuda.so.1"}});
   opts.path_search = true;
   opts.roles = detect_role::jit_compiler;
   opts.tool_timeout = std::chrono::seconds(30);
@@ -110,7 +114,8 @@ TEST_CASE("with only the NVRTC role nothing else is loaded, run or read", "[dete
   CHECK_FALSE(d.driver_devices.has_value());
 }
 
-TEST_CASE("first_answer: the candidate that governs ends the walk; five hanging nvcc below it are never started", "[detect][lazy]") {
+TEST_CASE("first_answer: the candidate that governs ends the walk; five hanging nvcc below it are never started",
+          "[detect][lazy]") {
   clean_stub_env guard;
   const std::string t = cuarch_test::make_temp_dir("lazy-first");
   std::string path = t + "/good";
@@ -141,7 +146,8 @@ TEST_CASE("first_answer: the candidate that governs ends the walk; five hanging 
   CHECK_FALSE(d.deadline_passed);
 }
 
-TEST_CASE("one deadline bounds the whole detection; what it leaves is recorded as not probed, never skipped", "[detect][deadline]") {
+TEST_CASE("one deadline bounds the whole detection; what it leaves is recorded as not probed, never skipped",
+          "[detect][deadline]") {
   clean_stub_env guard;
   const std::string t = cuarch_test::make_temp_dir("deadline");
   std::string path;

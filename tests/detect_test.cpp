@@ -28,11 +28,13 @@ const std::string& stub_dir() {
 }
 
 /// A toolkit root with a copy of the stub NVRTC in lib64 and, optionally, a fake nvcc in bin.
-std::string make_toolkit(const std::string& root, const char* nvcc = nullptr, const char* nvrtc = "nvrtc/libnvrtc.so.12") {
+std::string make_toolkit(const std::string& root, const char* nvcc = nullptr,
+                         const char* nvrtc = "nvrtc/libnvrtc.so.12") {
   fs::create_directories(root + "/lib64");
   fs::create_directories(root + "/include");
   cuarch_test::write_file(root + "/include/cuda.h", "#define CUDA_VERSION 12080\n");
-  if (nvrtc) fs::copy_file(stub_dir() + "/" + nvrtc, root + "/lib64/libnvrtc.so.12", fs::copy_options::overwrite_existing);
+  if (nvrtc)
+    fs::copy_file(stub_dir() + "/" + nvrtc, root + "/lib64/libnvrtc.so.12", fs::copy_options::overwrite_existing);
   if (nvcc) {
     fs::create_directories(root + "/bin");
     fs::copy_file(stub_dir() + "/bin/" + nvcc, root + "/bin/nvcc", fs::copy_options::overwrite_existing);
@@ -61,7 +63,8 @@ struct clean_stub_env {
 
 }  // namespace
 
-TEST_CASE("NVRTC discovery order: explicit, CUARCH_NVRTC, --cuda-home, python prefix, CUDA_HOME, CUDA_PATH", "[detect][order]") {
+TEST_CASE("NVRTC discovery order: explicit, CUARCH_NVRTC, --cuda-home, python prefix, CUDA_HOME, CUDA_PATH",
+          "[detect][order]") {
   clean_stub_env guard;
   const std::string t = cuarch_test::make_temp_dir("order");
   const std::string lib = stub_dir() + "/nvrtc/libnvrtc.so.12";
@@ -76,8 +79,9 @@ TEST_CASE("NVRTC discovery order: explicit, CUARCH_NVRTC, --cuda-home, python pr
   make_toolkit(t + "/cuda-home");
   make_toolkit(t + "/cuda-path");
 
-  cuarch::environment env{
-      {"CUARCH_NVRTC", t + "/variable/libnvrtc.so.12"}, {"CUDA_HOME", t + "/cuda-home"}, {"CUDA_PATH", t + "/cuda-path"}};
+  cuarch::environment env{{"CUARCH_NVRTC", t + "/variable/libnvrtc.so.12"},
+                          {"CUDA_HOME", t + "/cuda-home"},
+                          {"CUDA_PATH", t + "/cuda-path"}};
   auto opts = cuarch_test::hermetic(env);
   opts.nvrtc_path = t + "/explicit/libnvrtc.so.12";
   opts.cuda_home = t + "/home-arg";
@@ -140,7 +144,8 @@ TEST_CASE("a failing explicit request is the answer: no silent fallback; a faili
     CHECK_FALSE(d.compiler_of(d.jit_compiler));
   }
   SECTION("CUARCH_NVRTC relative: refused as invalid_environment") {
-    const auto d = cuarch::detect(cuarch_test::hermetic({{"CUARCH_NVRTC", "lib/libnvrtc.so.12"}, {"CUDA_HOME", t + "/good"}}));
+    const auto d = cuarch::detect(
+        cuarch_test::hermetic({{"CUARCH_NVRTC", "lib/libnvrtc.so.12"}, {"CUDA_HOME", t + "/good"}}));
     REQUIRE(d.jit_compiler.failure);
     CHECK(d.jit_compiler.failure->code == errc::invalid_environment);
     CHECK(d.jit_compiler.failure->location.view() == "CUARCH_NVRTC");
@@ -171,7 +176,8 @@ TEST_CASE("one toolkit through a symlink and its real path is one toolkit", "[de
     if (r.real_path == t + "/cuda-12.8") {
       ++roots;
       CHECK(r.path == t + "/cuda");
-      CHECK(std::find(r.also_found_via.begin(), r.also_found_via.end(), "CUDA_PATH=" + t + "/cuda-12.8") != r.also_found_via.end());
+      CHECK(std::find(r.also_found_via.begin(), r.also_found_via.end(), "CUDA_PATH=" + t + "/cuda-12.8") !=
+            r.also_found_via.end());
     }
   CHECK(roots == 1);
   const auto nvrtc = of(d, source_kind::nvrtc);
@@ -224,7 +230,8 @@ TEST_CASE("environment mistakes are typed errors naming the variable", "[detect]
   }
 }
 
-TEST_CASE("nvcc discovery: CUDACXX and CUDA_HOME before PATH; PATH in order; wrappers; relative entries", "[detect][order]") {
+TEST_CASE("nvcc discovery: CUDACXX and CUDA_HOME before PATH; PATH in order; wrappers; relative entries",
+          "[detect][order]") {
   clean_stub_env guard;
   const std::string t = cuarch_test::make_temp_dir("nvccorder");
   make_toolkit(t + "/home", "nvcc-crlf");
@@ -298,7 +305,8 @@ TEST_CASE("nvcc discovery: CUDACXX and CUDA_HOME before PATH; PATH in order; wra
   }
 }
 
-TEST_CASE("devices: the given list governs; the driver's are recorded beside it; none is no_device", "[detect][devices]") {
+TEST_CASE("devices: the given list governs; the driver's are recorded beside it; none is no_device",
+          "[detect][devices]") {
   clean_stub_env guard;
   guard.env.set("CUARCH_STUB_DEVICES", "9.0,12.0");
   guard.env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
@@ -325,7 +333,8 @@ TEST_CASE("devices: the given list governs; the driver's are recorded beside it;
   CHECK(none.error().message().find("pass the devices explicitly") != std::string::npos);
 }
 
-TEST_CASE("devices: the chosen driver's own NVML (beside its libcuda) answers, never another driver's", "[detect][devices]") {
+TEST_CASE("devices: the chosen driver's own NVML (beside its libcuda) answers, never another driver's",
+          "[detect][devices]") {
   clean_stub_env guard;
   guard.env.set("CUARCH_STUB_DEVICES", "9.0,12.0");  // what the stub libcuda shows through cuInit
   guard.env.set("CUARCH_STUB_DRIVER_VERSION", "13000");
@@ -449,8 +458,8 @@ TEST_CASE("scenarios of make-layouts.sh, in process: roles as the doctor reports
       const auto d = cuarch::detect(s.options);
       const auto* jit = d.chosen(d.jit_compiler);
       const auto* off = d.chosen(d.offline_compiler);
-      CHECK((jit ? std::string(cuarch::to_text(jit->result->version).view()).substr(0, std::string(e.jit).size()) : std::string()) ==
-            e.jit);
+      CHECK((jit ? std::string(cuarch::to_text(jit->result->version).view()).substr(0, std::string(e.jit).size())
+                 : std::string()) == e.jit);
       CHECK((off ? std::string(cuarch::to_text(off->result->version).view()) : std::string()) == e.offline);
       CHECK_FALSE(d.jit_compiler.why.empty());
       CHECK_FALSE(d.offline_compiler.why.empty());

@@ -133,7 +133,8 @@ TEST_CASE("the real driver: devices when there is a GPU, else library_not_found 
   CHECK(d.error().code == errc::library_not_found);
 }
 
-TEST_CASE("the toolkit's real stub libcuda answers CUDA_ERROR_STUB_LIBRARY, which is said plainly", "[devices][real][fault]") {
+TEST_CASE("the toolkit's real stub libcuda answers CUDA_ERROR_STUB_LIBRARY, which is said plainly",
+          "[devices][real][fault]") {
   const std::string stub = cuarch_test::local_file("lib64/stubs/libcuda.so");
   if (stub.empty()) SKIP("no lib64/stubs/libcuda.so in the local toolkit");
   const auto v = cuarch::driver_library_source(stub).driver_version();
@@ -223,10 +224,11 @@ TEST_CASE("a stub driver: versions, mixed devices, CUDA_VISIBLE_DEVICES, failing
 }
 
 TEST_CASE("the kernel module's version line, proprietary and open modules", "[devices]") {
-  CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Apr 20 2025") ==
-        "580.159.04");
   CHECK(cuarch::detail::parse_kernel_module_line(
-            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)") == "570.124.06");
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Apr 20 2025") == "580.159.04");
+  CHECK(cuarch::detail::parse_kernel_module_line(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)") ==
+        "570.124.06");
   CHECK(cuarch::detail::parse_kernel_module_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  broken").empty());
   CHECK(cuarch::detail::parse_kernel_module_line("GCC version: gcc version 12.2.0").empty());
 }
@@ -268,7 +270,8 @@ bool note_has(const cuarch::device_reading& r, const std::string& part) {
 TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[devices][nvml]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
-  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
+  for (const char* v :
+       {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
     env.unset(v);
   const std::string nvml = stub_nvml_lib();
   const std::string driver = private_stub_driver();
@@ -307,7 +310,8 @@ TEST_CASE("system devices: NVML first, never cuInit when NVML answers", "[device
 TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, and then said", "[devices][nvml][fault]") {
   scoped_env env;
   for (const auto& v : cuarch_test::stub_variables()) env.unset(v);
-  for (const char* v : {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
+  for (const char* v :
+       {"CUARCH_STUB_NVML_DEVICES", "CUARCH_STUB_NVML_INIT_STATUS", "CUARCH_STUB_NVML_CC_STATUS", "CUDA_DEVICE_ORDER"})
     env.unset(v);
   const std::string nvml = stub_nvml_lib();
   const std::string driver = stub_driver();
@@ -362,11 +366,13 @@ TEST_CASE("system devices: cuInit only where NVML is missing or cannot answer, a
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::library_call_failed);
     CHECK(r.error().subject.view() == "cuInit");
-    CHECK(r.error().raw.view().find("NVML before it: could not load /nonexistent/libnvidia-ml.so.1") != std::string_view::npos);
+    CHECK(r.error().raw.view().find("NVML before it: could not load /nonexistent/libnvidia-ml.so.1") !=
+          std::string_view::npos);
   }
 }
 
-TEST_CASE("system devices on this machine: devices when there is a GPU, else a typed error naming both sources", "[devices][real]") {
+TEST_CASE("system devices on this machine: devices when there is a GPU, else a typed error naming both sources",
+          "[devices][real]") {
   const auto& stubs = cuarch_test::stubs();
   for (const auto& p : cuarch::loaded_library_paths("libcuda.so."))  // the stubs have SONAMEs of their own
     if ((!stubs || p.rfind(stubs.path, 0) != 0) && p.find("/cuarch-libcuda-copy-") == std::string::npos)

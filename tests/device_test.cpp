@@ -66,7 +66,8 @@ TEST_CASE("device.hpp reads every spelling of every known target as cuarch's par
 }
 
 TEST_CASE("device.hpp refuses what is not a target spelling") {
-  for (const std::string bad : {"", "sm_", "sm_9", "sm_9x", "9.", "9.0b", "90a+PTX", "12.10", "sm_1000", "a", "sm_90af", " 90"}) {
+  for (const std::string bad :
+       {"", "sm_", "sm_9", "sm_9x", "9.", "9.0b", "90a+PTX", "12.10", "sm_1000", "a", "sm_90af", " 90"}) {
     CAPTURE(bad);
     CHECK_FALSE(read(bad).valid);
   }
@@ -119,4 +120,6 @@ TEST_CASE("CUARCH_DEVICE_REQUIRE compiles to nothing in a host pass, also at blo
   SUCCEED("the host pass only checked the spelling");
 }
 
-TEST_CASE("current_target() in a host pass is no target") { STATIC_REQUIRE_FALSE(cuarch::device::current_target().valid); }
+TEST_CASE("current_target() in a host pass is no target") {
+  STATIC_REQUIRE_FALSE(cuarch::device::current_target().valid);
+}

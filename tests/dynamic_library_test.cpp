@@ -73,7 +73,8 @@ std::string elf_header(unsigned char cls, std::uint16_t machine, std::uint16_t t
 
 /// A refusal naming the file. No regular file (FIFO, directory, device): file_unreadable, the file
 /// itself is wrong; a regular file that is no library for this process: library_not_found.
-void check_refused(const cuarch::expected<cuarch::dynamic_library, cuarch::error>& l, const std::string& path, std::string_view words) {
+void check_refused(const cuarch::expected<cuarch::dynamic_library, cuarch::error>& l, const std::string& path,
+                   std::string_view words) {
   REQUIRE_FALSE(l);
   CHECK(l.error().code == (words == "not a regular file" ? errc::file_unreadable : errc::library_not_found));
   CHECK(l.error().source == source_kind::nvrtc);
@@ -102,7 +103,8 @@ std::string loader_picks(const std::string& soname, const std::string& llp) {
         "int main(int c, char** v) { (void)c; void* h = dlopen(v[1], RTLD_NOW | RTLD_LOCAL);\n"
         "  if (!h) { printf(\"ERR %s\\n\", dlerror()); return 1; }\n  struct link_map* m = 0; dlinfo(h, RTLD_DI_LINKMAP, &m);\n"
         "  printf(\"OK %s\\n\", realpath(m->l_name, 0)); return 0; }\n");
-    return cuarch_test::compile_c("-o " + dir + "/oracle " + dir + "/oracle.c -ldl").empty() ? dir + "/oracle" : std::string();
+    return cuarch_test::compile_c("-o " + dir + "/oracle " + dir + "/oracle.c -ldl").empty() ? dir + "/oracle"
+                                                                                             : std::string();
   }();
   if (oracle.empty()) return {};
   cuarch::process_limits limits;
@@ -121,7 +123,8 @@ std::string cuarch_picks(const std::string& soname, const std::string& llp, cons
   if (!llp.empty()) env.set("LD_LIBRARY_PATH", llp);
   const auto l = bounded([&] { return cuarch::load_library_by_name(soname, source_kind::nvrtc, &env); }, fifos);
   if (l) l->retain();  // an NVRTC copy allocates on every load: loaded once
-  return l ? "OK " + l->path() : "ERR " + std::string(l.error().location.view()) + ": " + std::string(l.error().raw.view());
+  return l ? "OK " + l->path()
+           : "ERR " + std::string(l.error().location.view()) + ": " + std::string(l.error().raw.view());
 }
 
 /// A copy of the real library at `from` with two bytes of its ELF header replaced.
@@ -151,15 +154,18 @@ TEST_CASE("real libraries load: the toolkit's NVRTC, libc by path and by SONAME"
   n->retain();  // NVRTC's static initialisers allocate on every load: keep it, as its source does
 }
 
-TEST_CASE("files that are no loadable library are refused by path, before dlopen, in bounded time", "[dynamic_library][fault]") {
+TEST_CASE("files that are no loadable library are refused by path, before dlopen, in bounded time",
+          "[dynamic_library][fault]") {
   const std::string dir = cuarch_test::make_temp_dir("badlibs");
   SECTION("a FIFO") {
     const std::string fifo = dir + "/libnvrtc.so.13";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    check_refused(bounded([&] { return cuarch::load_library_file(fifo, source_kind::nvrtc); }, {fifo}), fifo, "not a regular file");
+    check_refused(bounded([&] { return cuarch::load_library_file(fifo, source_kind::nvrtc); }, {fifo}), fifo,
+                  "not a regular file");
   }
   SECTION("a directory") {
-    check_refused(bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir, "not a regular file");
+    check_refused(bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir,
+                  "not a regular file");
   }
   SECTION("a character device") {
     check_refused(bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }), "/dev/zero",
@@ -198,11 +204,13 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
 #else
     SKIP("no ELF machine number known for this platform");
 #endif
-    check_refused(bounded([&] { return cuarch::load_library_file(obj, source_kind::nvrtc); }), obj, "not a shared object");
+    check_refused(bounded([&] { return cuarch::load_library_file(obj, source_kind::nvrtc); }), obj,
+                  "not a shared object");
   }
 }
 
-TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never opened by the loader", "[dynamic_library][fault]") {
+TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never opened by the loader",
+          "[dynamic_library][fault]") {
   const std::string dir = cuarch_test::make_temp_dir("badsearch");
   scoped_env env;
   env.set("LD_LIBRARY_PATH", "/nonexistent:" + dir);
@@ -216,7 +224,8 @@ TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never op
     REQUIRE_FALSE(first);
     CHECK(first.error().location.view() == fifo);
   }
-  SECTION("a text file ends the search, as it ends the loader's; a 32-bit build is passed over, and named when nothing else is found") {
+  SECTION(
+      "a text file ends the search, as it ends the loader's; a 32-bit build is passed over, and named when nothing else is found") {
     const std::string text = dir + "/libcuarch-test-text.so.1";
     cuarch_test::write_file(text, "not a library\n");
     const auto t = bounded([&] { return cuarch::load_library_by_name("libcuarch-test-text.so.1", source_kind::nvrtc); });
@@ -294,7 +303,8 @@ TEST_CASE("by SONAME, the real loader is the oracle: cuarch picks the file dlope
   }
 }
 
-TEST_CASE("by SONAME: a FIFO in a system directory behind the loader's cache does not stop the search", "[dynamic_library][oracle]") {
+TEST_CASE("by SONAME: a FIFO in a system directory behind the loader's cache does not stop the search",
+          "[dynamic_library][oracle]") {
   // The loader asks ld.so.cache before its default directories: a library the cache names is found
   // there, and a FIFO of that name in /usr/lib64 (or a default directory) is never opened. Needs a
   // writable /usr/lib64 (root): the FIFO is removed at the end.
@@ -333,7 +343,8 @@ TEST_CASE("one locator for NVRTC, the runtime and the driver", "[dynamic_library
   CHECK(nvrtc.error().source == source_kind::nvrtc);
   CHECK(runtime.error().source == source_kind::cuda_runtime);
   CHECK(driver.error().source == source_kind::driver);
-  const cuarch::library_locator any = cuarch::library_locator::search(cuarch::nvrtc_sonames(), "libnvrtc.so (any version)");
+  const cuarch::library_locator any = cuarch::library_locator::search(cuarch::nvrtc_sonames(),
+                                                                      "libnvrtc.so (any version)");
   CHECK(any.sonames.front() == "libnvrtc.so.20");
   const cuarch::library_locator file = cuarch::library_locator::file("/x/libnvrtc.so.13");
   CHECK(file.path == "/x/libnvrtc.so.13");
@@ -351,7 +362,8 @@ TEST_CASE("messages name no soname that does not exist: the majors ahead of ever
   CHECK(cuarch::soname_words(cuarch::cudart_sonames()) == "libcudart.so.12 or a newer major, libcudart.so.11.0");
   CHECK(cuarch::soname_words(cuarch::nvrtc_sonames()) ==
         "libnvrtc.so.12 or a newer major, libnvrtc.so.11.2, libnvrtc.so.11.1, libnvrtc.so.11.0");
-  const auto none = cuarch::library_locator::search({"libcuarch-none.so.20", "libcuarch-none.so.19"}, "libcuarch-none.so (any version)")
+  const auto none = cuarch::library_locator::search({"libcuarch-none.so.20", "libcuarch-none.so.19"},
+                                                    "libcuarch-none.so (any version)")
                         .load(cuarch::source_kind::cuda_runtime);
   REQUIRE_FALSE(none);
   const std::string m = none.error().message();

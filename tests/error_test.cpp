@@ -35,7 +35,8 @@ TEST_CASE("every errc renders a message with a fix", "[error]") {
     const std::string m = e.message();
     CHECK_FALSE(m.empty());
     CHECK(to_string(e.code) != "unknown error");
-    if (e.code != errc::nothing_resolved) CHECK(m.find("fix:") != std::string::npos);  // its diagnostics carry the fixes
+    if (e.code != errc::nothing_resolved)
+      CHECK(m.find("fix:") != std::string::npos);  // its diagnostics carry the fixes
   }
 }
 
@@ -205,8 +206,8 @@ TEST_CASE("classify(): every errc, one row; names unique and snake_case; titles 
     e.code = code;
     detail::json_error(w, e);
     // "code" and "kind" are the stable snake_case name (docs/json.md), the words are "title".
-    CHECK(w.str().rfind("{\"code\":\"" + std::string(c.name) + "\",\"kind\":\"" + std::string(c.name) + "\",\"title\":\"" +
-                            std::string(c.title) + "\"",
+    CHECK(w.str().rfind("{\"code\":\"" + std::string(c.name) + "\",\"kind\":\"" + std::string(c.name) +
+                            "\",\"title\":\"" + std::string(c.title) + "\"",
                         0) == 0);
     CHECK(w.str().find("\"exit_status\":" + std::to_string(row.exit) + ",") != std::string::npos);
   }
@@ -222,7 +223,8 @@ TEST_CASE("classify() of a value that is no errc says so instead of guessing", "
 }
 
 TEST_CASE("the JSON of an error is valid UTF-8 even when its fields are not", "[error][json]") {
-  error e = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda\xff/version.json", "No such file");
+  error e = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda\xff/version.json",
+                                    "No such file");
   e.location = std::string(300, 'x') + "\xc3!";  // the first byte of an 'é' alone: not UTF-8
   REQUIRE_FALSE(cuarch_fuzz::is_valid_utf8(e.location.view()));
   detail::json_writer w;
@@ -256,18 +258,22 @@ TEST_CASE("input factories fill subject and position, and work in constant expre
   CHECK(mentions(errors::unknown_suffix(source_kind::user_input, "compute_90b", 0),
                  "'compute_90b' at position 0 has an unknown suffix"));
 
-  constexpr error variant = errors::variant_not_defined(source_kind::user_input, sm(8, 0, arch_variant::arch_specific), "8.0a", 2);
+  constexpr error variant = errors::variant_not_defined(source_kind::user_input, sm(8, 0, arch_variant::arch_specific),
+                                                        "8.0a", 2);
   STATIC_REQUIRE(variant.has_target);
   STATIC_REQUIRE(variant.subject.view() == "8.0a");
   CHECK(mentions(variant, "no 'a' variant exists for 8.0"));
-  CHECK(errors::variant_not_defined(source_kind::knowledge_table, sm(8, 0, arch_variant::family_specific)).subject.view() == "sm_80f");
+  CHECK(errors::variant_not_defined(source_kind::knowledge_table, sm(8, 0, arch_variant::family_specific)).subject.view() ==
+        "sm_80f");
 
-  const error ptx = errors::ptx_of_specific_variant(source_kind::user_input, sm(12, 0, arch_variant::arch_specific), "12.0a+PTX", 4);
+  const error ptx = errors::ptx_of_specific_variant(source_kind::user_input, sm(12, 0, arch_variant::arch_specific),
+                                                    "12.0a+PTX", 4);
   CHECK(ptx.code == errc::ptx_of_specific_variant);
   CHECK(mentions(ptx, "'12.0a+PTX' at position 4"));
   CHECK(mentions(ptx, "compute_120a"));
 
-  CHECK(mentions(errors::keyword_not_alone(source_kind::user_input, "native", 0), "'native' at position 0: native, all and all-major"));
+  CHECK(mentions(errors::keyword_not_alone(source_kind::user_input, "native", 0),
+                 "'native' at position 0: native, all and all-major"));
   CHECK(mentions(errors::too_many_targets(source_kind::user_input, "90;80"), "the list '90;80' names more targets"));
   const error version = errors::invalid_version(source_kind::driver, "cuDriverGetVersion -5");
   CHECK(version.code == errc::invalid_version);
@@ -276,17 +282,20 @@ TEST_CASE("input factories fill subject and position, and work in constant expre
 
 TEST_CASE("toolkit and device factories fill target, versions and device", "[error][factories]") {
   constexpr cuda_version v124{12, 4}, v129{12, 9}, v130{13, 0};
-  constexpr error newer = errors::needs_newer_toolkit(source_kind::knowledge_table, sm(12, 0, arch_variant::arch_specific), v129, v124);
+  constexpr error newer = errors::needs_newer_toolkit(source_kind::knowledge_table,
+                                                      sm(12, 0, arch_variant::arch_specific), v129, v124);
   STATIC_REQUIRE(newer.required == v129);
   STATIC_REQUIRE(newer.found == v124);
   CHECK(mentions(newer, "sm_120a needs CUDA >= 12.9 (have 12.4)"));
 
-  CHECK(mentions(errors::removed_in_toolkit(source_kind::knowledge_table, sm(7, 0), v130, v130), "sm_70 was removed in CUDA 13.0"));
+  CHECK(mentions(errors::removed_in_toolkit(source_kind::knowledge_table, sm(7, 0), v130, v130),
+                 "sm_70 was removed in CUDA 13.0"));
   const error renamed = errors::renamed_in_toolkit(source_kind::knowledge_table, sm(10, 1), sm(11, 0), v130, v130);
   CHECK(renamed.replacement == sm(11, 0));
   CHECK(mentions(renamed, "sm_101 was renamed sm_110 in CUDA 13.0"));
 
-  const error unknown = errors::unknown_arch(source_kind::knowledge_table, sm(15, 0), v130, "cuarch's table ends at CUDA 13.5");
+  const error unknown = errors::unknown_arch(source_kind::knowledge_table, sm(15, 0), v130,
+                                             "cuarch's table ends at CUDA 13.5");
   CHECK(unknown.found == v130);
   CHECK(mentions(unknown, "(cuarch's table ends at CUDA 13.5)"));
 
@@ -294,7 +303,8 @@ TEST_CASE("toolkit and device factories fill target, versions and device", "[err
                                                       "not in nvrtcGetSupportedArchs");
   CHECK(rejected.location.view() == "/usr/lib/libnvrtc.so.12");
   CHECK(mentions(
-      rejected, "sm_120 is not supported by the compiler, CUDA 12.4 (NVRTC at /usr/lib/libnvrtc.so.12): not in nvrtcGetSupportedArchs"));
+      rejected,
+      "sm_120 is not supported by the compiler, CUDA 12.4 (NVRTC at /usr/lib/libnvrtc.so.12): not in nvrtcGetSupportedArchs"));
 
   const error load = errors::cannot_load_on_device(source_kind::device_list, sm(9, 0, arch_variant::arch_specific),
                                                    compute_capability{10, 0});
@@ -302,8 +312,8 @@ TEST_CASE("toolkit and device factories fill target, versions and device", "[err
   CHECK(mentions(load, "sm_90a cannot run on a device of compute capability 10.0"));
 
   const arch_target ptx{compute_capability{9, 0}, arch_variant::baseline, arch_form::ptx};
-  const error jit = errors::ptx_too_new_for_driver(source_kind::driver, ptx, v130, cuda_version{12, 8}, ptx_isa_version{9, 0},
-                                                   ptx_isa_version{8, 7});
+  const error jit = errors::ptx_too_new_for_driver(source_kind::driver, ptx, v130, cuda_version{12, 8},
+                                                   ptx_isa_version{9, 0}, ptx_isa_version{8, 7});
   CHECK(jit.required == v130);
   CHECK(mentions(jit, "compute_90 is PTX ISA 9.0, but the driver (CUDA 12.8) JITs PTX ISA up to 8.7"));
 }
@@ -317,21 +327,25 @@ TEST_CASE("edge factories fill subject, location, raw and native status", "[erro
   const error sym = errors::symbol_not_found(source_kind::nvrtc, "nvrtcGetSupportedArchs", "/x/libnvrtc.so");
   CHECK(sym.location.view() == "/x/libnvrtc.so");
   CHECK(mentions(sym, "symbol nvrtcGetSupportedArchs is missing (NVRTC at /x/libnvrtc.so)"));
-  const error call = errors::library_call_failed(source_kind::driver, "cuDriverGetVersion", 999, "libcuda.so.1", "CUDA_ERROR_UNKNOWN");
+  const error call = errors::library_call_failed(source_kind::driver, "cuDriverGetVersion", 999, "libcuda.so.1",
+                                                 "CUDA_ERROR_UNKNOWN");
   CHECK(call.native_status == 999);
   CHECK(mentions(call, "cuDriverGetVersion failed with status 999 (driver at libcuda.so.1): CUDA_ERROR_UNKNOWN"));
   const error proc = errors::process_failed(source_kind::nvcc, "/bin/nvcc --version", 3, "/bin/nvcc", "boom");
   CHECK(proc.native_status == 3);
   CHECK(mentions(proc, "'/bin/nvcc --version' failed (status 3) (nvcc at /bin/nvcc): boom"));
-  CHECK(mentions(errors::process_timed_out(source_kind::nvcc, "/bin/nvcc --version", "/bin/nvcc"), "did not finish in time"));
-  const error file = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda/version.json", "a FIFO");
+  CHECK(mentions(errors::process_timed_out(source_kind::nvcc, "/bin/nvcc --version", "/bin/nvcc"),
+                 "did not finish in time"));
+  const error file = errors::file_unreadable(source_kind::toolkit_files, "version.json", "/opt/cuda/version.json",
+                                             "a FIFO");
   CHECK(mentions(file, "cannot read version.json (toolkit files at /opt/cuda/version.json): a FIFO"));
   CHECK(mentions(errors::malformed_output(source_kind::nvcc, "nvcc", "/bin/nvcc", "hello"),
                  "nvcc gave no recognisable version (nvcc at /bin/nvcc): 'hello'"));
   const error dev = errors::no_device(source_kind::driver, "CUDA_VISIBLE_DEVICES=\"\"");
   CHECK(dev.raw.view() == "CUDA_VISIBLE_DEVICES=\"\"");
   CHECK(mentions(dev, "no CUDA device is visible (driver)"));
-  const error env = errors::invalid_environment(source_kind::environment, "CUDA_HOME", "/nonexistent", "not a directory");
+  const error env = errors::invalid_environment(source_kind::environment, "CUDA_HOME", "/nonexistent",
+                                                "not a directory");
   CHECK(env.location.view() == "CUDA_HOME");
   CHECK(env.subject.view() == "/nonexistent");
   CHECK(mentions(env, "environment variable CUDA_HOME='/nonexistent' is invalid: not a directory"));
@@ -342,7 +356,8 @@ TEST_CASE("resolution and output factories", "[error][factories]") {
   CHECK(none_left.code == errc::nothing_resolved);
   CHECK(mentions(none_left, "no target could be resolved for '70;75': error policy, 2 of 2 rejected"));
   const arch_target ptx{compute_capability{9, 0}, arch_variant::baseline, arch_form::ptx};
-  const error spelled = errors::not_expressible(source_kind::none, ptx, "TORCH_CUDA_ARCH_LIST", "PTX only with its machine code");
+  const error spelled = errors::not_expressible(source_kind::none, ptx, "TORCH_CUDA_ARCH_LIST",
+                                                "PTX only with its machine code");
   CHECK(spelled.subject.view() == "TORCH_CUDA_ARCH_LIST");
   CHECK(mentions(spelled, "compute_90 cannot be written in TORCH_CUDA_ARCH_LIST: PTX only with its machine code"));
 }
@@ -353,5 +368,6 @@ TEST_CASE("the deadline factory names the candidate that was not asked", "[error
   CHECK(late.code == errc::deadline_exceeded);
   CHECK(late.location.view() == "/opt/cuda-12.4/bin/nvcc");
   CHECK(mentions(
-      late, "/opt/cuda-12.4/bin/nvcc gave no answer within the detection's deadline (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
+      late,
+      "/opt/cuda-12.4/bin/nvcc gave no answer within the detection's deadline (nvcc at /opt/cuda-12.4/bin/nvcc) (deadline 10 s)"));
 }

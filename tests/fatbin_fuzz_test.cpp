@@ -28,7 +28,8 @@ struct rng {  // xorshift64*: a fixed sequence, so a failure reproduces exactly
 
 std::vector<std::string> seeds() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/fatbin-corpus")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/fatbin-corpus")) {
     std::ifstream in(e.path(), std::ios::binary);
     out.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
@@ -74,7 +75,8 @@ TEST_CASE("60,000 mutants of real CUDA code keep the reader's invariants", "[fuz
 
 TEST_CASE("40,000 mutants of real compressed images keep the decompressor's invariants", "[fuzz][inspect][compressed]") {
   std::vector<std::string> all;  // {u8 format, u24 size, bytes}: nvcc's zstd and LZ4 images, zstd -19 text
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/decompress-corpus")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(CUARCH_SOURCE_DIR) / "tests/fuzz/decompress-corpus")) {
     std::ifstream in(e.path(), std::ios::binary);
     all.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
@@ -84,8 +86,8 @@ TEST_CASE("40,000 mutants of real compressed images keep the decompressor's inva
     const auto size = static_cast<std::uint64_t>(static_cast<unsigned char>(s[1])) |
                       static_cast<std::uint64_t>(static_cast<unsigned char>(s[2])) << 8 |
                       static_cast<std::uint64_t>(static_cast<unsigned char>(s[3])) << 16;
-    CHECK_FALSE(
-        cuarch::decompress(s[0] & 1 ? cuarch::compression::zstd : cuarch::compression::lz4, std::string_view(s).substr(4), size, out));
+    CHECK_FALSE(cuarch::decompress(s[0] & 1 ? cuarch::compression::zstd : cuarch::compression::lz4,
+                                   std::string_view(s).substr(4), size, out));
     cuarch_fuzz::check_decompressor(s);
   }
   rng r;
@@ -94,7 +96,8 @@ TEST_CASE("40,000 mutants of real compressed images keep the decompressor's inva
     switch (r.next() % 3) {
       case 0: m.resize(4 + r.next() % (m.size() - 3)); break;  // cut
       case 1:                                                  // flip bytes (not the format)
-        for (int k = 0; k < 1 + static_cast<int>(r.next() % 4); ++k) m[1 + r.next() % (m.size() - 1)] = static_cast<char>(r.next());
+        for (int k = 0; k < 1 + static_cast<int>(r.next() % 4); ++k)
+          m[1 + r.next() % (m.size() - 1)] = static_cast<char>(r.next());
         break;
       default:  // flip one bit
         m[4 + r.next() % (m.size() - 4)] ^= static_cast<char>(1 << (r.next() % 8));

@@ -30,11 +30,14 @@ namespace {
 /// A stub library (tests/fixtures/<stub>) whose constructor sleeps `ms`, built into `so`.
 std::string build_slow_stub(const std::string& dir, const std::string& stub, const std::string& so, int ms) {
   const std::string ctor = dir + "/slow_" + std::to_string(ms) + ".c";
-  cuarch_test::write_file(ctor, "#include <time.h>\n__attribute__((constructor)) static void slow(void) {\n  struct timespec t = {0, " +
-                                    std::to_string(ms) + "000000L};\n  nanosleep(&t, 0);\n}\n");
+  cuarch_test::write_file(
+      ctor, "#include <time.h>\n__attribute__((constructor)) static void slow(void) {\n  struct timespec t = {0, " +
+                std::to_string(ms) + "000000L};\n  nanosleep(&t, 0);\n}\n");
   const std::string soname = "lib" + fs::path(so).filename().string() + "-fork-stub.so";
   const std::string source = cuarch_test::source_dir() + "/tests/fixtures/" + stub;
-  return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + source + " " + ctor + " -Wl,-soname," + soname).empty() ? so : "";
+  return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + source + " " + ctor + " -Wl,-soname," + soname).empty()
+             ? so
+             : "";
 }
 
 /// An LD_AUDIT module whose la_objopen() sleeps CUARCH_TEST_SLOW_MAP_MS (default 300) ms for a library
@@ -42,15 +45,16 @@ std::string build_slow_stub(const std::string& dir, const std::string& stub, con
 /// load of such a library stays mid-mapping that long.
 std::string build_slow_map_audit(const std::string& dir) {
   const std::string c = dir + "/audit_slow_map.c", so = dir + "/audit_slow_map.so";
-  cuarch_test::write_file(c,
-                          "#define _GNU_SOURCE\n#include <link.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
-                          "unsigned la_version(unsigned v) { (void)v; return LAV_CURRENT; }\n"
-                          "unsigned la_objopen(struct link_map* m, Lmid_t id, uintptr_t* cookie) {\n"
-                          "  (void)id; (void)cookie;\n"
-                          "  if (m->l_name && strstr(m->l_name, \"slowmap\")) {\n"
-                          "    const char* v = getenv(\"CUARCH_TEST_SLOW_MAP_MS\");\n"
-                          "    long ms = v && *v ? atol(v) : 300;\n"
-                          "    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};\n    nanosleep(&t, 0);\n  }\n  return 0;\n}\n");
+  cuarch_test::write_file(
+      c,
+      "#define _GNU_SOURCE\n#include <link.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+      "unsigned la_version(unsigned v) { (void)v; return LAV_CURRENT; }\n"
+      "unsigned la_objopen(struct link_map* m, Lmid_t id, uintptr_t* cookie) {\n"
+      "  (void)id; (void)cookie;\n"
+      "  if (m->l_name && strstr(m->l_name, \"slowmap\")) {\n"
+      "    const char* v = getenv(\"CUARCH_TEST_SLOW_MAP_MS\");\n"
+      "    long ms = v && *v ? atol(v) : 300;\n"
+      "    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};\n    nanosleep(&t, 0);\n  }\n  return 0;\n}\n");
   return cuarch_test::compile_c("-shared -fPIC -O1 -o " + so + " " + c).empty() ? so : "";
 }
 
@@ -85,13 +89,14 @@ struct child_check {
     bool ok = jit && jit->real_path == nvrtc && jit->result && nvcc && nvcc->result;
     if (devices) ok = ok && d.driver_devices && *d.driver_devices && (*d.driver_devices)->size() == 1;
     if (!ok) {
-      const std::string why = "child: jit " +
-                              (jit ? jit->real_path + (jit->result ? " answered" : " failed: " + jit->result.error().message())
-                                   : std::string("none")) +
-                              "; nvcc " +
-                              (nvcc ? nvcc->path + (nvcc->result ? " answered" : " failed: " + nvcc->result.error().message())
-                                    : std::string("none")) +
-                              "\n";
+      const std::string why =
+          "child: jit " +
+          (jit ? jit->real_path + (jit->result ? " answered" : " failed: " + jit->result.error().message())
+               : std::string("none")) +
+          "; nvcc " +
+          (nvcc ? nvcc->path + (nvcc->result ? " answered" : " failed: " + nvcc->result.error().message())
+                : std::string("none")) +
+          "\n";
       (void)!::write(2, why.data(), why.size());
     }
     ::_exit(ok ? 0 : 1);
@@ -115,7 +120,8 @@ std::string fork_and_check(const child_check& check) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   if (WIFSIGNALED(status))
-    return "signal " + std::to_string(WTERMSIG(status)) + (WTERMSIG(status) == SIGALRM ? " (hung: alarm after 10 s)" : "");
+    return "signal " + std::to_string(WTERMSIG(status)) +
+           (WTERMSIG(status) == SIGALRM ? " (hung: alarm after 10 s)" : "");
   return "exit " + std::to_string(WEXITSTATUS(status)) + " (wrong answers)";
 }
 
@@ -135,7 +141,8 @@ scene make_scene() {
   s.dir = cuarch_test::make_temp_dir("fork");
   // An nvcc that takes 30 ms to answer: the background thread is often inside its probe.
   s.fake_nvcc_dir = s.dir + "/nvcc-bin";
-  cuarch_test::write_file(s.fake_nvcc_dir + "/nvcc", "#!/bin/sh\n/bin/sleep 0.03\nexec " + s.stubs + "/bin/nvcc-12.8 \"$@\"\n", true);
+  cuarch_test::write_file(s.fake_nvcc_dir + "/nvcc",
+                          "#!/bin/sh\n/bin/sleep 0.03\nexec " + s.stubs + "/bin/nvcc-12.8 \"$@\"\n", true);
   return s;
 }
 
@@ -145,7 +152,8 @@ cuarch::detect_options options_for(const scene& s, const std::string& home, cons
   cuarch::detect_options o;
   std::error_code ec;
   fs::create_directories(home + "/bin", ec);
-  fs::copy_file(s.fake_nvcc_dir + "/nvcc", home + "/bin/nvcc", fs::copy_options::skip_existing, ec);  // CUDA_HOME names the nvcc too
+  fs::copy_file(s.fake_nvcc_dir + "/nvcc", home + "/bin/nvcc", fs::copy_options::skip_existing,
+                ec);  // CUDA_HOME names the nvcc too
   o.env = cuarch::environment{{"CUDA_HOME", home}};
   o.loader_search = false;
   o.default_locations = false;
@@ -177,7 +185,8 @@ TEST_CASE("a child forked at any moment of another thread's detect() can detect 
     if (slow_nvrtc.empty() || slow_nvml.empty()) SKIP("no C compiler for the slow stubs");
     for (int round = 0; round < 36; ++round) {
       // Fresh copies each round: a library that answered stays loaded, so only a new file is a new load.
-      const std::string home = s.dir + "/cuda-" + std::to_string(round), drv = s.dir + "/driver-" + std::to_string(round);
+      const std::string home = s.dir + "/cuda-" + std::to_string(round),
+                        drv = s.dir + "/driver-" + std::to_string(round);
       fs::create_directories(home + "/lib64");
       fs::create_directories(drv);
       fs::copy_file(slow_nvrtc, home + "/lib64/libnvrtc.so.12");
@@ -268,7 +277,8 @@ TEST_CASE("a fork while another thread's own dlopen() (not cuarch's) maps a libr
   CHECK(run_under_slow_map(audit, s.dir, "[.fork-while-others-map]", {"CUARCH_TEST_SLOW_MAP_MS=2000"}) == "");
 }
 
-TEST_CASE("(run under LD_AUDIT by the case above) fork 100 ms into another thread's 2 s mapping", "[.fork-while-others-map]") {
+TEST_CASE("(run under LD_AUDIT by the case above) fork 100 ms into another thread's 2 s mapping",
+          "[.fork-while-others-map]") {
   const char* dir = std::getenv("CUARCH_TEST_SLOW_MAP_DIR");
   if (!dir) SKIP("run by the case above, under LD_AUDIT");
   const scene s = make_scene();
@@ -278,7 +288,7 @@ TEST_CASE("(run under LD_AUDIT by the case above) fork 100 ms into another threa
   fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
   fs::copy_file(s.stubs + "/lib/libcuda.so.1", theirs, fs::copy_options::overwrite_existing);
   const auto d = cuarch::detect(options_for(s, home));
-  REQUIRE(d.chosen(d.jit_compiler));                                             // cuarch used: its fork handler is installed
+  REQUIRE(d.chosen(d.jit_compiler));  // cuarch used: its fork handler is installed
   std::thread loader([&] { ::dlopen(theirs.c_str(), RTLD_NOW | RTLD_LOCAL); });  // the application's own load
   std::this_thread::sleep_for(100ms);
   const auto start = std::chrono::steady_clock::now();
@@ -303,7 +313,8 @@ TEST_CASE("(run under LD_AUDIT by the case above) fork 20 ms into cuarch's 300 m
   fs::create_directories(home + "/lib64");
   fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", child_home + "/lib64/libnvrtc.so.12");
   fs::copy_file(s.stubs + "/nvrtc/libnvrtc.so.12", home + "/lib64/libnvrtc.so.12");
-  const child_check child{options_for(s, child_home), fs::canonical(child_home + "/lib64/libnvrtc.so.12").string(), false};
+  const child_check child{options_for(s, child_home), fs::canonical(child_home + "/lib64/libnvrtc.so.12").string(),
+                          false};
   const auto opts = options_for(s, home);
   std::thread busy([&] { (void)cuarch::detect(opts); });
   // The library is tried in a child first (trial_load.hpp): fork once this process maps it itself,

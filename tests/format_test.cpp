@@ -28,7 +28,8 @@ TEST_CASE("compiler spellings", "[format]") {
 namespace {
 // Every spelling of every target of every known compute capability parses back to itself.
 constexpr bool round_trips() {
-  constexpr arch_variant variants[] = {arch_variant::baseline, arch_variant::arch_specific, arch_variant::family_specific};
+  constexpr arch_variant variants[] = {arch_variant::baseline, arch_variant::arch_specific,
+                                       arch_variant::family_specific};
   constexpr arch_form forms[] = {arch_form::sass, arch_form::ptx, arch_form::lto};
   for (const auto& row : arch_table)
     for (auto v : variants) {

@@ -162,11 +162,13 @@ TEST_CASE("`cuarch resolve` says when the devices were read through cuInit", "[f
 }
 #endif
 
-TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warns, and the fix ends it", "[front_door][seed]") {
+TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warns, and the fix ends it",
+          "[front_door][seed]") {
   if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
   cuarch::resolve_options o;
   o.archs = "12.0f";
-  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"}};
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"},
+                                       {"CUDA_HOME", "/usr/local/cuda"}};
   const auto done = cuarch::resolve_here(o);
   REQUIRE(done.result);
   CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120f,code=sm_120f");
@@ -176,7 +178,8 @@ TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warn
   CHECK(done.compiler->origin == "CUDA_HOME=/usr/local/cuda");
   CHECK(done.compiler->why.find("CUDA_HOME=/usr/local/cuda") == 0);
   const std::string document = cuarch::to_json(*done.result, *done.compiler, done.warnings);
-  CHECK(document.find(R"("how":"environment","origin":"CUDA_HOME=/usr/local/cuda","why":"CUDA_HOME)") != std::string::npos);
+  CHECK(document.find(R"("how":"environment","origin":"CUDA_HOME=/usr/local/cuda","why":"CUDA_HOME)") !=
+        std::string::npos);
   REQUIRE(kinds(done.warnings) == "tool_compiler_disagrees");
   const auto& w = done.warnings.front();
   INFO(w.what << "\n" << w.meaning);
@@ -195,7 +198,8 @@ TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warn
   CHECK(kinds(fixed.warnings).empty());
 }
 
-TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, resolves with no warning", "[front_door][seed]") {
+TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, resolves with no warning",
+          "[front_door][seed]") {
   if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
   cuarch::resolve_options o;
   o.archs = "12.0f";
@@ -211,11 +215,13 @@ TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, r
   CHECK(kinds(fixed.warnings).empty());
 }
 
-TEST_CASE("the request is read and parsed once, however many compilers the door judges it under", "[front_door][pipeline]") {
+TEST_CASE("the request is read and parsed once, however many compilers the door judges it under",
+          "[front_door][pipeline]") {
   if (!have_local_cuda()) SKIP("no CUDA toolkit at /usr/local/cuda");
   cuarch::resolve_options o;
   o.archs = "12.0f";
-  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"}};
+  o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"},
+                                       {"CUDA_HOME", "/usr/local/cuda"}};
   cuarch::detail::request_reads = 0;
   const auto warned = cuarch::resolve_here(o);  // nvcc 12.8 judged it beside 13.0: a tool-view warning
   REQUIRE(warned.result);
@@ -266,7 +272,8 @@ TEST_CASE("every option reads its text in one place; contradictions are usage er
   for (const auto n : cuarch::all_option_names) CHECK(cuarch::parse_option_name(cuarch::to_string(n)) == n);
 }
 
-TEST_CASE("an empty device list is refused as the text \"\" is, never read as this machine's GPUs or as none", "[front_door][options]") {
+TEST_CASE("an empty device list is refused as the text \"\" is, never read as this machine's GPUs or as none",
+          "[front_door][options]") {
   cuarch::resolve_options text;
   const auto parsed = cuarch::set_option(text, cuarch::option_name::devices, "");
   REQUIRE(parsed);

@@ -39,8 +39,9 @@ TEST_CASE("seed corpus keeps the parser invariants", "[fuzz]") {
 
 TEST_CASE("200,000 generated inputs keep the parser invariants", "[fuzz]") {
   static constexpr char alphabet[] = "0123456789.;, -=+_[]afbsmcomputeltoPTXrealvirtualnativellgencodearch\t\r\nV";
-  static constexpr const char* words[] = {"sm_",       "compute_", "lto_",     "+PTX",  "-real",  "-virtual", "native", "all",
-                                          "all-major", "-arch",    "-gencode", "arch=", ",code=", "release ", "Ampere", "9.0"};
+  static constexpr const char* words[] = {
+      "sm_",       "compute_", "lto_",     "+PTX",  "-real",  "-virtual", "native", "all",
+      "all-major", "-arch",    "-gencode", "arch=", ",code=", "release ", "Ampere", "9.0"};
   rng r;
   for (int i = 0; i < 200000; ++i) {
     std::string input;

@@ -120,8 +120,8 @@ TEST_CASE("the table agrees with every recorded NVRTC release on every candidate
       const bool table_says = t && is_buildable(*t, *version);
       const bool library_says = accepted.count(spelling) == 1;
       if (table_says != library_says && excused.count(spelling) == 0)
-        disagreements.push_back(spelling +
-                                (library_says ? " (library builds it, table says no)" : " (table says yes, library refuses)"));
+        disagreements.push_back(
+            spelling + (library_says ? " (library builds it, table says no)" : " (table says yes, library refuses)"));
     }
     CHECK(disagreements == std::vector<std::string>{});
 

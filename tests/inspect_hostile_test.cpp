@@ -80,7 +80,9 @@ std::string elf(std::uint16_t machine, const std::string& body, std::vector<sect
   return b;
 }
 
-std::string temp_path(const std::string& tag) { return "/tmp/cuarch-hostile-" + tag + "-" + std::to_string(::getpid()); }
+std::string temp_path(const std::string& tag) {
+  return "/tmp/cuarch-hostile-" + tag + "-" + std::to_string(::getpid());
+}
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -93,7 +95,8 @@ void write_sparse(const std::string& path, const std::string& head, std::uint64_
   REQUIRE(::pwrite(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()));
   REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
   if (!tail.empty())
-    REQUIRE(::pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(size - tail.size())) == static_cast<ssize_t>(tail.size()));
+    REQUIRE(::pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(size - tail.size())) ==
+            static_cast<ssize_t>(tail.size()));
   ::close(fd);
 }
 
@@ -126,9 +129,10 @@ bool listed(const expected<code_listing, error>& l) { return l.has_value(); }
 // The hostile file costs at most 4 times the benign one of the same size (plus the load's slack),
 // and, where `memory`, at most 64 MiB more memory.
 void check_bounded(const std::string& what, const child_cost& hostile, const child_cost& benign, bool memory) {
-  const auto bound = cuarch_test::prompt_bound(cuarch_test::seconds_d(4 * benign.seconds), cuarch_test::seconds_d(0.5)).count();
-  INFO(what << ": hostile " << hostile.seconds << " s, " << hostile.max_rss_kib / 1024 << " MiB; benign " << benign.seconds << " s, "
-            << benign.max_rss_kib / 1024 << " MiB; bound " << bound << " s");
+  const auto bound =
+      cuarch_test::prompt_bound(cuarch_test::seconds_d(4 * benign.seconds), cuarch_test::seconds_d(0.5)).count();
+  INFO(what << ": hostile " << hostile.seconds << " s, " << hostile.max_rss_kib / 1024 << " MiB; benign "
+            << benign.seconds << " s, " << benign.max_rss_kib / 1024 << " MiB; bound " << bound << " s");
   CHECK(hostile.status == 0);
   CHECK(benign.status == 0);
   CHECK(hostile.seconds < bound);
@@ -207,7 +211,8 @@ TEST_CASE("hostile: 16 MiB of empty fatbins are counted against the cap", "[insp
   ::unlink(b.c_str());
 }
 
-TEST_CASE("hostile: a file that shrinks while it is read is a listing or an error, never a SIGBUS", "[inspect][hostile][sigbus]") {
+TEST_CASE("hostile: a file that shrinks while it is read is a listing or an error, never a SIGBUS",
+          "[inspect][hostile][sigbus]") {
   // The issue's 6 SIGBUS in 1,678 runs against a cp loop. Here a writer empties the file and writes
   // it again (a fatbin, 8 MiB of zeros, a fatbin) as fast as it can while 300 reads run.
   const std::string path = temp_path("shrink");
@@ -222,7 +227,8 @@ TEST_CASE("hostile: a file that shrinks while it is read is a listing or an erro
     while (fd >= 0 && !stop.load()) {
       (void)!::ftruncate(fd, 0);
       (void)!::pwrite(fd, head.data(), head.size(), 0);
-      (void)!::pwrite(fd, zeros_then_fatbin.data(), zeros_then_fatbin.size(), static_cast<off_t>(size - zeros_then_fatbin.size()));
+      (void)!::pwrite(fd, zeros_then_fatbin.data(), zeros_then_fatbin.size(),
+                      static_cast<off_t>(size - zeros_then_fatbin.size()));
     }
     if (fd >= 0) ::close(fd);
   });
@@ -242,7 +248,8 @@ TEST_CASE("hostile: a file that shrinks while it is read is a listing or an erro
   stop = true;
   writer.join();
   ::unlink(path.c_str());
-  INFO("listings " << listings << ", 'changed' errors " << changed << ", other errors " << other << " (" << other_text << ")");
+  INFO("listings " << listings << ", 'changed' errors " << changed << ", other errors " << other << " (" << other_text
+                   << ")");
   CHECK(listings + changed + other == 300);
 }
 

@@ -101,7 +101,8 @@ constexpr compute_capability cc(int major, int minor) { return {major, minor}; }
 TEST_CASE("every nvcc 13.0 and 12.x artefact lists the images cuobjdump lists", "[inspect][corpus]") {
   // nvcc 12.4 writes ELF ABI 7 cubins (sm in e_flags bits 0-7) and compresses with flag 0x2000; ptxas 12.8
   // writes ABI 7 up to sm_90a and ABI 8 past it; nvcc 13.0 writes ABI 8 and compresses with 0x8000.
-  for (const auto& [dir, at_least] : {std::pair<std::string, std::size_t>{"", 44}, {"nvcc-12.4/", 24}, {"ptxas-12.8/", 4}}) {
+  for (const auto& [dir, at_least] :
+       {std::pair<std::string, std::size_t>{"", 44}, {"nvcc-12.4/", 24}, {"ptxas-12.8/", 4}}) {
     const auto rows = corpus(dir);
     CHECK(rows.size() >= at_least);
     for (const auto& r : rows) {
@@ -148,8 +149,9 @@ TEST_CASE("a cubin names the CUDA that built it, compressed or not; PTX and LTO 
         compressed += sass && img.compressed ? 1 : 0;
       }
   }
-  CHECK(said >= 45);       // every cubin of the corpus
-  CHECK(compressed >= 6);  // compress_all.o, compress_size.o, debug_sm_86.o, rdc_sm_90.o, exe_rdc_sm_90, k_compress_all.fatbin
+  CHECK(said >= 45);  // every cubin of the corpus
+  CHECK(compressed >=
+        6);  // compress_all.o, compress_size.o, debug_sm_86.o, rdc_sm_90.o, exe_rdc_sm_90, k_compress_all.fatbin
   // Bytes that do not read as a cubin name no CUDA, and fail nothing: fatbin_of's payloads are zeros.
   const auto zeros = cuarch::list_code(fatbin_of(3));
   REQUIRE(zeros.has_value());
@@ -198,8 +200,8 @@ TEST_CASE("a compressed cubin is judged by the CUDA that built it: Zstandard and
   CHECK(c.why->message().find("sm_90 was built by CUDA 13.0") != std::string::npos);
   // ptxas 12.8 (sm_100: it writes .note.nv.tkinfo from ELF ABI version 8 on), wrapped by nvcc 13.0's
   // fatbinary -compress-all (zstd) and -compress-all -compress-mode=speed (LZ4): a 12.8 driver runs them.
-  for (const auto& [file, device] :
-       {std::pair<std::string, compute_capability>{"k128_sm_100_zstd.fatbin", cc(10, 0)}, {"k128_sm_120_lz4.fatbin", cc(12, 0)}}) {
+  for (const auto& [file, device] : {std::pair<std::string, compute_capability>{"k128_sm_100_zstd.fatbin", cc(10, 0)},
+                                     {"k128_sm_120_lz4.fatbin", cc(12, 0)}}) {
     INFO(file);
     const auto l = read_code_file(data_dir + file);
     REQUIRE(l.has_value());
@@ -211,7 +213,8 @@ TEST_CASE("a compressed cubin is judged by the CUDA that built it: Zstandard and
   }
 }
 
-TEST_CASE("a compressed cubin's builder read from a decoded prefix equals the whole cubin's", "[inspect][cubin][compressed]") {
+TEST_CASE("a compressed cubin's builder read from a decoded prefix equals the whole cubin's",
+          "[inspect][cubin][compressed]") {
   // list_code decodes a compressed cubin only as far as its .note.nv.tkinfo (or, before ELF ABI 8,
   // its header's e_version); here every compressed SASS image of the corpora is decoded whole too and
   // read as a bare cubin, through its section table: the same CUDA, every time.
@@ -232,7 +235,8 @@ TEST_CASE("a compressed cubin's builder read from a decoded prefix equals the wh
           const std::size_t header = detail::le(bytes, at + 4, 4), stored = detail::le(bytes, at + 16, 4);
           std::string whole;
           REQUIRE_FALSE(decompress(compression_of_flags(detail::le(bytes, at + 40, 8)),
-                                   std::string_view(bytes).substr(at + header, stored), detail::le(bytes, at + 56, 8), whole));
+                                   std::string_view(bytes).substr(at + header, stored), detail::le(bytes, at + 56, 8),
+                                   whole));
           const auto bare = list_code(whole);
           REQUIRE(bare.has_value());
           REQUIRE(bare->kind == container_kind::cubin);
@@ -273,7 +277,8 @@ TEST_CASE("only the builders a verdict can turn on are decoded, and the verdicts
 
 TEST_CASE("hostile bytes: a compressed image that does not decompress names the offset and what is wrong",
           "[inspect][hostile][compressed]") {
-  const std::string whole = slurp(data_dir + "k_compress_all.fatbin");  // sm_89 SASS (zstd) at 16, its payload at 16 + 64
+  const std::string whole = slurp(data_dir +
+                                  "k_compress_all.fatbin");  // sm_89 SASS (zstd) at 16, its payload at 16 + 64
   const auto l = list_code(whole);
   REQUIRE(l.has_value());
   REQUIRE(l->objects.at(0).images.at(0).compressed);
@@ -328,7 +333,8 @@ TEST_CASE("a static library (ar) lists the code of its object members, in order"
   const auto l = list_code(ar);
   REQUIRE(l.has_value());
   CHECK(l->kind == container_kind::archive);
-  CHECK(words(*l, false) == "elf:sm_90:1.8 ptx:sm_90:9.0:z elf:sm_89:1.8 elf:sm_100a:1.8 elf:sm_120:1.8 ptx:sm_120:9.0:z");
+  CHECK(words(*l, false) ==
+        "elf:sm_90:1.8 ptx:sm_90:9.0:z elf:sm_89:1.8 elf:sm_100a:1.8 elf:sm_120:1.8 ptx:sm_120:9.0:z");
   for (const auto& o : l->objects)
     for (const auto& img : o.images) CHECK(img.offset + img.size <= ar.size());
   // Cut anywhere, or a size that lies: an error or a shorter listing, never a read past the end.
@@ -386,7 +392,8 @@ TEST_CASE("loadable fatbins are listed before relocatable ones, whatever the sec
   CHECK(l->objects[1].relocatable);
 }
 
-TEST_CASE("hostile bytes: every cut of a real file is an error or a shorter listing, never a crash", "[inspect][hostile]") {
+TEST_CASE("hostile bytes: every cut of a real file is an error or a shorter listing, never a crash",
+          "[inspect][hostile]") {
   for (const char* f : {"mix_89_100a_120.o", "k_sm_120.fatbin", "k_sm_90a.cubin"}) {
     const std::string whole = slurp(data_dir + f);
     REQUIRE(!whole.empty());
@@ -494,7 +501,8 @@ static inspect_report judged_for_cc_100(const code_listing& l) {
   return r;
 }
 
-TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, are judged in linear time", "[inspect][hostile]") {
+TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, are judged in linear time",
+          "[inspect][hostile]") {
   // Grouping and counting targets must not compare each image or code object with every other.
   check_grows_linearly([](std::size_t n) {
     code_listing one;  // one code object, every target sm_10 .. sm_999 in all variants and forms, many times
@@ -515,7 +523,8 @@ TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, a
       code_object o;
       for (const std::size_t sm : {20 + i % 980, 20 + (i / 980) % 980}) {
         code_image img;
-        img.target = arch_target{compute_capability{static_cast<int>(sm / 10), static_cast<int>(sm % 10)}, arch_variant::arch_specific};
+        img.target = arch_target{compute_capability{static_cast<int>(sm / 10), static_cast<int>(sm % 10)},
+                                 arch_variant::arch_specific};
         o.images.push_back(img);
       }
       many.objects.push_back(std::move(o));
@@ -547,7 +556,9 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   const std::string dir = "/tmp/cuarch-inspect-dir-" + std::to_string(::getpid());
   REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
   REQUIRE(::mkdir((dir + "/sub").c_str(), 0700) == 0);
-  const auto put = [](const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  const auto put = [](const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  };
   put(dir + "/sub/b.cubin", slurp(data_dir + "k_sm_90a.cubin"));
   put(dir + "/a.o", slurp(data_dir + "sm_80.o"));
   put(dir + "/notes.txt", "not CUDA\n");
@@ -555,7 +566,8 @@ TEST_CASE("a directory (a JIT cache): every regular file under it, sorted, links
   REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);                       // never opened
   const auto files = code_files_under(dir).value();
   CHECK(files == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt", dir + "/sub/b.cubin"});
-  CHECK(code_files_under(dir, 100000, 1).value() == std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
+  CHECK(code_files_under(dir, 100000, 1).value() ==
+        std::vector<std::string>{dir + "/a.o", dir + "/notes.txt"});  // depth 1
   CHECK(code_files_under(dir + "/a.o").value() == std::vector<std::string>{dir + "/a.o"});
   inspect_report r;
   r.devices.push_back(device_info{0, cc(8, 6), "", source_kind::device_list});
@@ -590,7 +602,9 @@ TEST_CASE("the image a device loads: exact SASS, compatible SASS, then PTX the d
   const auto mix = read_code_file(data_dir + "mix_80_90a_c90.o");  // sm_80, sm_90a, compute_90
   REQUIRE(mix.has_value());
   const code_object& o = mix->objects.at(0);
-  const auto pick = [&](compute_capability d, std::optional<cuda_version> driver = std::nullopt) { return choose_image(o, d, driver); };
+  const auto pick = [&](compute_capability d, std::optional<cuda_version> driver = std::nullopt) {
+    return choose_image(o, d, driver);
+  };
   // 9.0: sm_90a exactly, no JIT.
   auto c = pick(cc(9, 0));
   REQUIRE(c.loads());
@@ -665,12 +679,14 @@ TEST_CASE("code objects alike but for why they fail are told apart, so each fix 
   CHECK(text.find("serves CUDA 15.0") != std::string::npos);
 }
 
-TEST_CASE("a driver too old to drive the device: every code object fails with that reason, one group, one fix", "[inspect][driver]") {
+TEST_CASE("a driver too old to drive the device: every code object fails with that reason, one group, one fix",
+          "[inspect][driver]") {
   // --device-cc 12.0 --driver 12.4 (issue 32): a CUDA 12.4 driver does not support Blackwell at all,
   // whatever sm_120 code the file holds.
   const auto l = read_code_file(data_dir + "mix_89_100a_120.o");
   REQUIRE(l);
-  const device_verdict v = judge_device(*l, device_info{0, cc(12, 0), "", source_kind::device_list}, cuda_version{12, 4});
+  const device_verdict v = judge_device(*l, device_info{0, cc(12, 0), "", source_kind::device_list},
+                                        cuda_version{12, 4});
   CHECK_FALSE(v.loads());
   CHECK(v.failed() == v.judged);
   REQUIRE(v.failing.size() == 1);
@@ -693,8 +709,8 @@ TEST_CASE("a driver too old to drive the device: every code object fails with th
 namespace {
 
 // One file judged on devices `ccs` under `driver`, as `cuarch inspect --device-cc ... --driver ...` does.
-inspect_report judged(const std::string& path, const std::vector<compute_capability>& ccs, std::optional<cuda_version> driver,
-                      expected<code_listing, error> listing) {
+inspect_report judged(const std::string& path, const std::vector<compute_capability>& ccs,
+                      std::optional<cuda_version> driver, expected<code_listing, error> listing) {
   inspect_report r;
   for (std::size_t i = 0; i < ccs.size(); ++i)
     r.devices.push_back(device_info{static_cast<int>(i), ccs[i], "", source_kind::device_list});
@@ -702,14 +718,16 @@ inspect_report judged(const std::string& path, const std::vector<compute_capabil
   r.files.push_back(judge_file(path, std::move(listing), r));
   return r;
 }
-inspect_report judged(const std::string& file, const std::vector<compute_capability>& ccs, std::optional<cuda_version> driver) {
+inspect_report judged(const std::string& file, const std::vector<compute_capability>& ccs,
+                      std::optional<cuda_version> driver) {
   return judged(file, ccs, driver, read_code_file(data_dir + file));
 }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
-TEST_CASE("machine code built by an unknown CUDA is 'unknown' under a known driver, never 'loads'", "[inspect][verdict][unknown]") {
+TEST_CASE("machine code built by an unknown CUDA is 'unknown' under a known driver, never 'loads'",
+          "[inspect][verdict][unknown]") {
   // compress_all.o: sm_90 (compressed, so its .note.nv.tkinfo is not read) and compute_90 PTX ISA 9.0,
   // which a 12.8 driver cannot JIT. Whether sm_90 runs depends on which CUDA built it.
   auto listing = read_code_file(data_dir + "compress_all.o");
@@ -791,12 +809,14 @@ namespace {
 // release, which is of that major) or else by the file's builder; nothing to add with a build_major:
 // the whole object rebuilt by it. Returns the object and the driver to judge it under.
 std::pair<code_object, std::optional<cuda_version>> applied(code_object o, const fix_way& way,
-                                                            const std::optional<cuda_version>& driver, const cuda_version& builder) {
+                                                            const std::optional<cuda_version>& driver,
+                                                            const cuda_version& builder) {
   const cuda_version by = way.build_major ? cuda_version{way.build_major, driver->minor} : builder;
   const auto build = [&](code_image& img) {
     img.kernels = kernel_presence::some;
     if (img.target.form == arch_form::sass) img.built_by = by;
-    if (img.target.form == arch_form::ptx) img.version = *ptx_isa_of(by.major == driver->major ? driver->release() : by);
+    if (img.target.form == arch_form::ptx)
+      img.version = *ptx_isa_of(by.major == driver->major ? driver->release() : by);
   };
   if (way.build_major && way.add.empty())
     for (auto& img : o.images) build(img);
@@ -820,7 +840,8 @@ TEST_CASE("every fix printed, applied to the corpus, makes the file load", "[ins
     REQUIRE(listing.has_value());
     const cuda_version builder = builder_of(*listing);
     const bool loadable = has_loadable(*listing);
-    for (const cuda_version driver : {cuda_version{12, 4}, cuda_version{12, 8}, cuda_version{12, 9}, cuda_version{13, 0}}) {
+    for (const cuda_version driver :
+         {cuda_version{12, 4}, cuda_version{12, 8}, cuda_version{12, 9}, cuda_version{13, 0}}) {
       for (const auto& device : ccs) {
         for (const auto& o : listing->objects) {
           if (!judged(o, loadable)) continue;
@@ -830,8 +851,8 @@ TEST_CASE("every fix printed, applied to the corpus, makes the file load", "[ins
           failing_group g;
           g.why = *c.why;
           const load_fix fix = fix_of(g, device, driver, builder);
-          INFO(row.file << " on cc " << to_text(device).view() << " under " << to_text(driver).view() << ": " << c.why->message()
-                        << "\nfix: " << fix.text);
+          INFO(row.file << " on cc " << to_text(device).view() << " under " << to_text(driver).view() << ": "
+                        << c.why->message() << "\nfix: " << fix.text);
           REQUIRE_FALSE(fix.ways.empty());
           for (const fix_way& way : fix.ways) {
             ++ways;

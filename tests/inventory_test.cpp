@@ -107,8 +107,9 @@ TEST_CASE("kubectl get nodes -o json: an H200 node, a T4 node on an older driver
 
 TEST_CASE("kubectl: the driver from the release when no CUDA label, one Node, missing and bad labels", "[inventory]") {
   // Only the release (the newer full label, or the older major/minor/rev): the table infers the CUDA.
-  auto inv = read(scratch("full.json", one_node(R"("nvidia.com/gpu.compute.major":"12","nvidia.com/gpu.compute.minor":"0",)"
-                                                R"("nvidia.com/cuda.driver-version.full":"575.57.08")")));
+  auto inv = read(
+      scratch("full.json", one_node(R"("nvidia.com/gpu.compute.major":"12","nvidia.com/gpu.compute.minor":"0",)"
+                                    R"("nvidia.com/cuda.driver-version.full":"575.57.08")")));
   CHECK(inv.nodes.at(0).gpus.at(0).cc == compute_capability{12, 0});
   CHECK(inv.nodes[0].driver == cuda_version{12, 9, -1});
   CHECK(inv.nodes[0].driver_by_table);
@@ -118,12 +119,14 @@ TEST_CASE("kubectl: the driver from the release when no CUDA label, one Node, mi
                                           R"("nvidia.com/cuda.driver.rev":"03")")));
   CHECK(inv.nodes.at(0).driver == cuda_version{12, 2, -1});
   // No driver label at all: the node is judged, its PTX is not checked, and that is said.
-  inv = read(scratch("nodriver.json", one_node(R"("nvidia.com/gpu.compute.major":"8","nvidia.com/gpu.compute.minor":"6")")));
+  inv = read(
+      scratch("nodriver.json", one_node(R"("nvidia.com/gpu.compute.major":"8","nvidia.com/gpu.compute.minor":"6")")));
   CHECK(inv.nodes.at(0).driver.major == 0);
   CHECK(cuarch::inventory_notes(inv).at(0).find("PTX is not checked") != std::string::npos);
   // `kubectl get node NAME -o json`: one Node, not a List.
-  inv = read(scratch("one.json", R"({"kind":"Node","metadata":{"name":"solo","labels":{"nvidia.com/gpu.compute.major":"9",)"
-                                 R"("nvidia.com/gpu.compute.minor":"0"}}})"));
+  inv = read(scratch("one.json",
+                     R"({"kind":"Node","metadata":{"name":"solo","labels":{"nvidia.com/gpu.compute.major":"9",)"
+                     R"("nvidia.com/gpu.compute.minor":"0"}}})"));
   CHECK(inv.nodes.at(0).name == "solo");
   // GPUs without the compute labels (no GFD): an error naming the node, never a CPU-only node.
   auto e = refused(scratch("nocc.json", one_node(R"("nvidia.com/gpu.product":"NVIDIA-H200")")));
@@ -151,9 +154,11 @@ TEST_CASE("kubectl: the driver from the release when no CUDA label, one Node, mi
 }
 
 TEST_CASE("kubectl: malformed JSON, another kind, and control characters are refused naming the file", "[inventory]") {
-  CHECK(refused(scratch("cut.json", one_node(R"("a":"b")").substr(0, 50))).message().find("not valid JSON") != std::string::npos);
+  CHECK(refused(scratch("cut.json", one_node(R"("a":"b")").substr(0, 50))).message().find("not valid JSON") !=
+        std::string::npos);
   CHECK(refused(scratch("pods.json", R"({"kind":"PodList","items":[]})")).message().find("PodList") != std::string::npos);
-  refused(scratch("ctl.json", one_node("\"nvidia.com/gpu.product\":\"a\x01z\"")));  // a raw control character is not JSON
+  refused(
+      scratch("ctl.json", one_node("\"nvidia.com/gpu.product\":\"a\x01z\"")));  // a raw control character is not JSON
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += "{\"a\":";
   refused(scratch("deep.json", deep));  // nesting is bounded
@@ -219,7 +224,8 @@ TEST_CASE("an inventory file is read bounded: a FIFO, a huge file, a directory, 
   refused("/nonexistent/nodes.json");
 }
 
-TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node that cannot and why", "[inventory][front_door]") {
+TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node that cannot and why",
+          "[inventory][front_door]") {
   cuarch::resolve_options o;
   o.inventory = fleet_json;
   o.toolkit = cuda_version{12, 8, -1};
@@ -284,7 +290,8 @@ TEST_CASE("inspect --inventory: every GPU node judged under its own driver, ever
   CHECK(text.find("node cpu-0: no GPU") != std::string::npos);
   CHECK(text.find("cc 7.5 (gpu-t4-0): CANNOT LOAD") != std::string::npos);
   const std::string json = cuarch::inspect_json(r);
-  CHECK(json.find(R"("nodes":[{"name":"gpu-h200-0","gpus":[{"cc":"9.0","count":8,"product":"NVIDIA-H200"}],"driver":"13.0")") !=
+  CHECK(json.find(
+            R"("nodes":[{"name":"gpu-h200-0","gpus":[{"cc":"9.0","count":8,"product":"NVIDIA-H200"}],"driver":"13.0")") !=
         std::string::npos);
   CHECK(json.find(R"({"cc":"7.5","name":"gpu-t4-0","loads":false)") != std::string::npos);
 
@@ -296,7 +303,8 @@ TEST_CASE("inspect --inventory: every GPU node judged under its own driver, ever
   CHECK(ptx.report.files[0].devices[1].failing.at(0).why.code == errc::ptx_too_new_for_driver);
 }
 
-TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run what CUDA 13.0 built", "[inventory][inspect]") {
+TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run what CUDA 13.0 built",
+          "[inventory][inspect]") {
   // sm_80.o and all_major.o: machine code built by nvcc 13.0, uncompressed, each cubin's
   // .note.nv.tkinfo saying "release 13.0". The same fleet, the same CUDA: the same verdict.
   const std::string built = std::string(CUARCH_TEST_DATA_DIR) + "/inspect/";
@@ -326,7 +334,8 @@ TEST_CASE("inspect and resolve --inventory agree: a 12.x driver does not run wha
   CHECK_FALSE(fleet.report.files[0].devices[1].loads());
   const std::string text = cuarch::inspect_text(fleet.report);
   INFO(text);
-  CHECK(text.find("fix: update the driver to one that serves CUDA 13.0 or newer, or build with CUDA 12.x") != std::string::npos);
+  CHECK(text.find("fix: update the driver to one that serves CUDA 13.0 or newer, or build with CUDA 12.x") !=
+        std::string::npos);
   // What the file does not say is not invented either way: a compressed cubin's note unread, its
   // SASS is neither "loads" nor "cannot load" on a 12.8 node but unknown (issue 32); its PTX (ISA
   // 9.0) a 12.8 driver cannot JIT. Once compressed cubins are read, it is built by 13.0: cannot load.
@@ -354,7 +363,8 @@ TEST_CASE("a driver of a later branch than cuarch's table of minimum drivers is 
   CHECK(cuarch::resolve_here(o).exit_status() == 0);
 }
 
-TEST_CASE("inspect refuses what check_options refuses, first, as resolve does: a usage error", "[inventory][inspect][options]") {
+TEST_CASE("inspect refuses what check_options refuses, first, as resolve does: a usage error",
+          "[inventory][inspect][options]") {
   const std::vector<std::string> built{std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90.o"};
   cuarch::resolve_options o;  // no inventory: a toolkit by release and an nvcc to detect
   o.devices = std::vector<compute_capability>{{9, 0}};
@@ -446,7 +456,8 @@ TEST_CASE("kubectl: a duplicate key is refused naming it and where, never the la
   INFO(e.message());
   CHECK(e.message().find("duplicate key \"kind\"") != std::string::npos);
   CHECK(e.message().find("offset ") != std::string::npos);
-  e = refused(scratch("duplabel.json", one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.major":"7")")));
+  e = refused(
+      scratch("duplabel.json", one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.major":"7")")));
   CHECK(e.message().find("duplicate key \"nvidia.com/gpu.compute.major\"") != std::string::npos);
   // Many keys in one object: still found (the check is not a scan of each key against each).
   std::string many = R"({"kind":"List","items":[],"x":{)";
@@ -455,9 +466,11 @@ TEST_CASE("kubectl: a duplicate key is refused naming it and where, never the la
   CHECK(refused(scratch("dupmany.json", many)).message().find("duplicate key \"k17\"") != std::string::npos);
 }
 
-TEST_CASE("a UTF-8 BOM before a kubectl document or a CSV header is accepted; anywhere else it is named", "[inventory][bom]") {
+TEST_CASE("a UTF-8 BOM before a kubectl document or a CSV header is accepted; anywhere else it is named",
+          "[inventory][bom]") {
   const std::string bom = "\xEF\xBB\xBF";
-  auto inv = read(scratch("bom.json", bom + one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0")")));
+  auto inv = read(
+      scratch("bom.json", bom + one_node(R"("nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0")")));
   CHECK(inv.format == "kubectl");
   CHECK(inv.nodes.at(0).gpus.at(0).cc == compute_capability{9, 0});
   inv = read(scratch("bom.csv", bom + "host, compute_cap, driver_version\nh1, 9.0, 580.159.04\n"));
@@ -474,13 +487,13 @@ TEST_CASE("a UTF-8 BOM before a kubectl document or a CSV header is accepted; an
 TEST_CASE("node names and products with control characters are escaped in every output line", "[inventory][hostile]") {
   // A name holding a newline could forge a verdict line; every line cuarch prints escapes it.
   const std::string forged = "cc 9.0 (x): loads: every code object has an image";
-  const std::string path = scratch("forge.json",
-                                   R"({"kind":"List","items":[{"metadata":{"name":"evil\n)" + forged +
-                                       R"(","labels":{"nvidia.com/gpu.compute.major":"7","nvidia.com/gpu.compute.minor":"5",)"
-                                       R"("nvidia.com/gpu.product":"T4\n)" +
-                                       forged +
-                                       R"(","nvidia.com/cuda.runtime-version.major":"13",)"
-                                       R"("nvidia.com/cuda.runtime-version.minor":"0"}}},{"metadata":{"name":"cpu\u001b[2J"}}]})");
+  const std::string path = scratch(
+      "forge.json", R"({"kind":"List","items":[{"metadata":{"name":"evil\n)" + forged +
+                        R"(","labels":{"nvidia.com/gpu.compute.major":"7","nvidia.com/gpu.compute.minor":"5",)"
+                        R"("nvidia.com/gpu.product":"T4\n)" +
+                        forged +
+                        R"(","nvidia.com/cuda.runtime-version.major":"13",)"
+                        R"("nvidia.com/cuda.runtime-version.minor":"0"}}},{"metadata":{"name":"cpu\u001b[2J"}}]})");
   cuarch::resolve_options o;
   o.inventory = path;
   const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90a.o"}, o);
@@ -534,7 +547,8 @@ double seconds_for(const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 times the time", "[inventory][hostile][timing]") {
+TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 times the time",
+          "[inventory][hostile][timing]") {
   // The bound is a ratio measured in this run (tests/timing_bound.hpp's rule: no absolute time).
   // Quadratic work gives 100; linear 10, with n log n and the machine's noise well inside 30.
   for (const bool kubectl : {false, true}) {
@@ -550,7 +564,8 @@ TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 time
   }
 }
 
-TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails the call, naming it", "[inventory][driver]") {
+TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails the call, naming it",
+          "[inventory][driver]") {
   // CUDA 12.4's driver does not drive Blackwell (12.0): the node cannot run anything, whatever is built.
   cuarch::resolve_options o;
   o.toolkit = cuda_version{12, 8, -1};

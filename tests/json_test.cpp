@@ -40,8 +40,9 @@ struct rng {
 TEST_CASE("the test's own reader is strict", "[json]") {
   for (const char* good : {"{}", "[]", "{\"a\":[1,-0.5e3,true,false,null,\"\\u00e9\\ud83d\\ude00\"]}", " \"x\" "})
     CHECK(strict_json_reader::read(good));
-  for (const char* bad : {"{\"a\":\"\xff\"}", "[1,]", "\"\\ud800\"", "\"\\udc00\"", "{\"a\" 1}", "{} x", "\"\x1b\"", "[01]",
-                          "\"\\x41\"", "\"caf\xc3\"", "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "\"\xf4\x90\x80\x80\""})
+  for (const char* bad :
+       {"{\"a\":\"\xff\"}", "[1,]", "\"\\ud800\"", "\"\\udc00\"", "{\"a\" 1}", "{} x", "\"\x1b\"", "[01]", "\"\\x41\"",
+        "\"caf\xc3\"", "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "\"\xf4\x90\x80\x80\""})
     CHECK_FALSE(strict_json_reader::read(bad));
 }
 
@@ -70,12 +71,13 @@ TEST_CASE("replacement follows Unicode's 'maximal subpart' practice (as Python a
       .value("\xc0\xaf")          // an overlong '/': two
       .value("\xf4\x90\x80\x80")  // above U+10FFFF: four
       .end_array();
-  CHECK(w.str() == "[\"" + fffd + "\",\"" + fffd + "a\",\"" + fffd + fffd + fffd + "\",\"" + fffd + fffd + "\",\"" + fffd + fffd +
-                       fffd + fffd + "\"]");
+  CHECK(w.str() == "[\"" + fffd + "\",\"" + fffd + "a\",\"" + fffd + fffd + fffd + "\",\"" + fffd + fffd + "\",\"" +
+                       fffd + fffd + fffd + fffd + "\"]");
 }
 
 TEST_CASE("valid UTF-8 is written verbatim; control characters are escaped", "[json]") {
-  CHECK(member("s", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "{\"s\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}");
+  CHECK(member("s", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") ==
+        "{\"s\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}");
   CHECK(member("s", "\x1b[31mred\x7f") == "{\"s\":\"\\u001b[31mred\\u007f\"}");
   CHECK(member("s", "a\"b\\c\nd\te\r\b\f") == "{\"s\":\"a\\\"b\\\\c\\nd\\te\\r\\b\\f\"}");
   CHECK(member("s", std::string("nul\0here", 8)) == "{\"s\":\"nul\\u0000here\"}");
@@ -88,7 +90,8 @@ TEST_CASE("valid UTF-8 is written verbatim; control characters are escaped", "[j
 TEST_CASE("strings in an array: a parallel <key>_bytes array, null where nothing was lost", "[json]") {
   json_writer w;
   w.begin_object().key("list").begin_array().value("ok").value("\xff").value("a\xfe").end_array().key("n").value(1).end_object();
-  CHECK(w.str() == "{\"list\":[\"ok\",\"\xef\xbf\xbd\",\"a\xef\xbf\xbd\"],\"list_bytes\":[null,\"ff\",\"61fe\"],\"n\":1}");
+  CHECK(w.str() ==
+        "{\"list\":[\"ok\",\"\xef\xbf\xbd\",\"a\xef\xbf\xbd\"],\"list_bytes\":[null,\"ff\",\"61fe\"],\"n\":1}");
 }
 
 TEST_CASE("a key that is not UTF-8 gets a <key>_key_bytes sibling after its value", "[json]") {
@@ -109,7 +112,8 @@ TEST_CASE("seed scripts keep the writer's invariants", "[json][fuzz]") {
 }
 
 TEST_CASE("100,000 generated scripts keep the writer's invariants", "[json][fuzz]") {
-  static constexpr char alphabet[] = "\x00\x01\x02\x03\x04\x05\x1b\x7f\x80\xbf\xc0\xc2\xc3\xe0\xe2\xed\xef\xf0\xf4\xf5\xff\"\\/aZ \n";
+  static constexpr char alphabet[] =
+      "\x00\x01\x02\x03\x04\x05\x1b\x7f\x80\xbf\xc0\xc2\xc3\xe0\xe2\xed\xef\xf0\xf4\xf5\xff\"\\/aZ \n";
   rng r;
   int failures = 0;
   for (int i = 0; i < 100000 && failures < 5; ++i) {

@@ -33,18 +33,20 @@ namespace {
 
 /// tests/fixtures/<source> built as `so`, with `hang` ("constructor" or an entry point) sleeping 30 s
 /// (or running `body` instead), and `extra` C code.
-std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so, const std::string& hang,
-                          const std::string& body = "sleep(30); return 0;", const std::string& extra = "") {
+std::string build_hanging(const std::string& dir, const std::string& source, const std::string& so,
+                          const std::string& hang, const std::string& body = "sleep(30); return 0;",
+                          const std::string& extra = "") {
   const std::string c = dir + "/hang_" + hang + ".c";
   const bool ctor = hang == "constructor";
-  cuarch_test::write_file(
-      c, std::string("#include <unistd.h>\n") + extra +
-             (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n" : "int " + hang + "() { " + body + " }\n"));
+  cuarch_test::write_file(c, std::string("#include <unistd.h>\n") + extra +
+                                 (ctor ? "__attribute__((constructor)) static void hang(void) { sleep(30); }\n"
+                                       : "int " + hang + "() { " + body + " }\n"));
   const char* cc_env = std::getenv("CC");
   const std::string cc = cc_env && *cc_env ? cc_env : "cc";
   const std::string rename = ctor ? std::string() : " -D" + hang + "=" + hang + "_not_called";
-  const std::string cmd = cc + " -c -fPIC -O1 -o " + so + ".o " + cuarch_test::source_dir() + "/tests/fixtures/" + source + rename +
-                          " && " + cc + " -shared -fPIC -o " + so + " " + so + ".o " + c + " -Wl,-soname,lib-hang-" + hang + ".so";
+  const std::string cmd = cc + " -c -fPIC -O1 -o " + so + ".o " + cuarch_test::source_dir() + "/tests/fixtures/" +
+                          source + rename + " && " + cc + " -shared -fPIC -o " + so + " " + so + ".o " + c +
+                          " -Wl,-soname,lib-hang-" + hang + ".so";
   cuarch::process_limits limits;
   limits.timeout = std::chrono::seconds(120);
   const auto r = cuarch::run_process({"/bin/sh", "-c", cmd}, limits);
@@ -89,7 +91,8 @@ cuarch::detect_options only_nvrtc(const std::string& so, std::chrono::millisecon
 }  // namespace
 
 #ifdef CUARCH_CLI_PATH
-TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang returns in under 3 s, named", "[deadline][cli]") {
+TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang returns in under 3 s, named",
+          "[deadline][cli]") {
   const auto& stubs = cuarch_test::stubs();
   if (!stubs) SKIP(stubs.why_not);
   const std::string dir = cuarch_test::make_temp_dir("hang");
@@ -116,13 +119,15 @@ TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang retur
        "stub_libcuda.c",
        "cuda-ctor/libcuda.so.1",
        "constructor",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"},
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2",
+        "--libcuda"},
        "dlopen"},
       {"cuDriverGetVersion",
        "stub_libcuda.c",
        "cuda-version/libcuda.so.1",
        "cuDriverGetVersion",
-       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2", "--libcuda"},
+       {"--isolated", "--nvrtc", good_nvrtc, "--archs", "compute_90", "--driver", "detected", "--timeout", "2",
+        "--libcuda"},
        "cuDriverGetVersion"},
       {"nvmlInit_v2",
        "stub_libnvidia_ml.c",
@@ -157,7 +162,8 @@ TEST_CASE("--timeout 2 bounds a resolve whatever a library does: each hang retur
     args.push_back(lib);
     const timed_run r = run_cli(args);
     INFO("exit " << r.status << " after " << r.seconds << " s; stderr: " << r.err);
-    CHECK(r.seconds < cuarch_test::prompt_bound(std::chrono::seconds(2), std::chrono::seconds(1)).count());  // the stub hangs 30 s
+    CHECK(r.seconds <
+          cuarch_test::prompt_bound(std::chrono::seconds(2), std::chrono::seconds(1)).count());  // the stub hangs 30 s
     CHECK(r.status != 0);
     CHECK(r.err.find("deadline") != std::string::npos);
     CHECK(r.err.find(c.expect) != std::string::npos);
@@ -170,7 +176,8 @@ TEST_CASE("a library whose constructor ends the process is refused, named; the C
   const auto& stubs = cuarch_test::stubs();
   if (!stubs) SKIP(stubs.why_not);
   const std::string lib = stubs.path + "/nvrtc-exitctor/libnvrtc.so.12";
-  const timed_run r = run_cli({"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "5", "--nvrtc", lib});
+  const timed_run r = run_cli(
+      {"--isolated", "--compiler", "nvrtc", "--archs", "sm_90", "--timeout", "5", "--nvrtc", lib});
   INFO("exit " << r.status << "; stderr: " << r.err);
   CHECK(r.status != 0);
   CHECK(r.err.find(lib) != std::string::npos);
@@ -178,8 +185,9 @@ TEST_CASE("a library whose constructor ends the process is refused, named; the C
 }
 #endif
 
-TEST_CASE("a detection whose library call was abandoned says its deadline passed; the stuck library is then refused at once",
-          "[deadline]") {
+TEST_CASE(
+    "a detection whose library call was abandoned says its deadline passed; the stuck library is then refused at once",
+    "[deadline]") {
   const auto& stubs = cuarch_test::stubs();
   if (!stubs) SKIP(stubs.why_not);
   const std::string dir = cuarch_test::make_temp_dir("hang-lib");
@@ -189,7 +197,8 @@ TEST_CASE("a detection whose library call was abandoned says its deadline passed
   auto start = std::chrono::steady_clock::now();
   const auto d = cuarch::detect(o);
   const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(first < cuarch_test::prompt_bound(std::chrono::milliseconds(500), std::chrono::seconds(1)).count());  // the call hangs 30 s
+  CHECK(first < cuarch_test::prompt_bound(std::chrono::milliseconds(500), std::chrono::seconds(1))
+                    .count());  // the call hangs 30 s
   CHECK(d.deadline_passed);
   REQUIRE(d.jit_compiler.failure);
   CHECK(d.jit_compiler.failure->code == cuarch::errc::deadline_exceeded);
@@ -203,7 +212,8 @@ TEST_CASE("a detection whose library call was abandoned says its deadline passed
   CHECK(again.jit_compiler.failure->message().find("has not returned") != std::string::npos);
 }
 
-TEST_CASE("a library whose abandoned call returns later is not closed on the worker thread, after its caller has gone", "[deadline]") {
+TEST_CASE("a library whose abandoned call returns later is not closed on the worker thread, after its caller has gone",
+          "[deadline]") {
   // nvrtcVersion returns an error after 0.6 s, past a 0.2 s deadline: the library never answered,
   // so nothing retains it, and the worker's copy is the last. Its destructor writes the thread it
   // ran on: a dlclose() there would run after detect() returned (while the process may be exiting).
@@ -274,7 +284,8 @@ std::string fresh_stub_copy(const std::string& variant) {
 // constructor sleeps 10 minutes. Before, the abandoned dlopen() kept glibc's loader lock: the host's
 // own dlopen() then blocked, every later cuarch question about any library was refused, and exit()
 // waited for the constructor.
-TEST_CASE("after a load abandoned at its deadline, the process still loads libraries, asks cuarch and exits", "[deadline][host]") {
+TEST_CASE("after a load abandoned at its deadline, the process still loads libraries, asks cuarch and exits",
+          "[deadline][host]") {
   const auto& stubs = cuarch_test::stubs();
   if (!stubs) SKIP(stubs.why_not);
   const std::string slow = stubs.path + "/nvrtc-slowctor/libnvrtc.so.12", good = stubs.path + "/nvrtc/libnvrtc.so.12",

@@ -61,7 +61,8 @@ TEST_CASE("native diagnostics say which preference applied, in text and JSON", "
   arch_request request;
   request.list = "native";
   request.overrides = env_override::none;
-  const auto r = resolve_target_archs(request, compiler_info{source_kind::knowledge_table, {12, 8, -1}, "", std::nullopt},
+  const auto r = resolve_target_archs(request,
+                                      compiler_info{source_kind::knowledge_table, {12, 8, -1}, "", std::nullopt},
                                       fixed_devices{{9, 0}, {12, 0}, {8, 6}}, p);
   REQUIRE(r);
   REQUIRE(r->diagnostics.size() == 3);

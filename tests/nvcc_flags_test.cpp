@@ -110,7 +110,8 @@ const char* const deliberately_refused[] = {
 };
 
 bool is_deliberate(const std::string& flags) {
-  return std::find(std::begin(deliberately_refused), std::end(deliberately_refused), flags) != std::end(deliberately_refused);
+  return std::find(std::begin(deliberately_refused), std::end(deliberately_refused), flags) !=
+         std::end(deliberately_refused);
 }
 
 // Machine code (or LTO IR) nvcc builds from a lower virtual architecture (arch=compute_80,code=sm_86):
@@ -163,8 +164,10 @@ TEST_CASE("the nvcc dialect reads every recorded flag string as nvcc 13.0 did", 
     }
     // Also two gencodes that give one image (arch=compute_80,code=sm_86 beside arch=compute_86,...).
     const bool two_virtuals = r.flags.find("compute_") != r.flags.rfind("compute_") &&
-                              r.flags.substr(r.flags.find("compute_"), 10) != r.flags.substr(r.flags.rfind("compute_"), 10);
-    if (r.accepted && (built_from_lower_virtual(r) || (two_virtuals && c.why.find("lower virtual architecture") != std::string::npos))) {
+                              r.flags.substr(r.flags.find("compute_"), 10) !=
+                                  r.flags.substr(r.flags.rfind("compute_"), 10);
+    if (r.accepted && (built_from_lower_virtual(r) ||
+                       (two_virtuals && c.why.find("lower virtual architecture") != std::string::npos))) {
       INFO(r.flags);
       CHECK_FALSE(c.accepted);
       CHECK(c.why.find("lower virtual architecture") != std::string::npos);
@@ -179,8 +182,9 @@ TEST_CASE("the nvcc dialect reads every recorded flag string as nvcc 13.0 did", 
     if (same) {
       ++agree;
     } else {
-      disagreements.push_back("'" + r.flags + "': nvcc " + (r.accepted ? "embeds [" + r.images + "]" : "refuses (" + r.message + ")") +
-                              ", cuarch " + (c.accepted ? "reads [" + c.images + "]" : "refuses (" + c.why + ")"));
+      disagreements.push_back("'" + r.flags + "': nvcc " +
+                              (r.accepted ? "embeds [" + r.images + "]" : "refuses (" + r.message + ")") + ", cuarch " +
+                              (c.accepted ? "reads [" + c.images + "]" : "refuses (" + c.why + ")"));
     }
   }
   for (const auto& d : disagreements) UNSCOPED_INFO(d);
@@ -200,7 +204,8 @@ TEST_CASE("one nvcc token reads as the recorded -arch=<token> does", "[nvcc][fla
         token.rfind("lto_", 0) == 0)  // lto_ needs -rdc=true, a flag rule and no spelling rule
       continue;
     INFO(r.flags);
-    CHECK(parse_arch_token(token, arch_dialect::nvcc).has_value() == parse_arch_list(r.flags, arch_dialect::nvcc).has_value());
+    CHECK(parse_arch_token(token, arch_dialect::nvcc).has_value() ==
+          parse_arch_list(r.flags, arch_dialect::nvcc).has_value());
     if (!parse_arch_list(r.flags, arch_dialect::nvcc)) CHECK_FALSE(r.accepted);
     ++compared;
   }
@@ -213,8 +218,9 @@ TEST_CASE("all and all-major resolve to the images nvcc 13.0 embeds for -arch=al
   std::size_t compared = 0;
   for (const auto& r : recorded_rows()) {
     if (r.flags != "-arch=all" && r.flags != "-arch=all-major") continue;
-    const auto resolved = resolve_target_archs(arch_request{r.flags.substr(6), arch_dialect::generic, env_override::none},
-                                               fixed_compiler({13, 0}).compiler().value());
+    const auto resolved = resolve_target_archs(
+        arch_request{r.flags.substr(6), arch_dialect::generic, env_override::none},
+        fixed_compiler({13, 0}).compiler().value());
     REQUIRE(resolved);
     std::vector<std::string> images;
     for (const auto& t : resolved->targets) images.push_back(image_of(t));

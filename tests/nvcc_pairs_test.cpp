@@ -109,7 +109,8 @@ TEST_CASE("resolution refuses the pair, naming both; best-effort keeps sm_XYf an
   CHECK(d.reason->code == errc::targets_conflict);
   CHECK(d.message().find("sm_100 and sm_100f") != std::string::npos);
 
-  const auto lenient = resolve_target_archs(request_of("sm_100;sm_100f;sm_90"), nvcc13, no_devices{}, best_effort_policy{});
+  const auto lenient = resolve_target_archs(request_of("sm_100;sm_100f;sm_90"), nvcc13, no_devices{},
+                                            best_effort_policy{});
   REQUIRE(lenient);
   CHECK(nvcc_flags(lenient->targets) == "-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100f,code=sm_100f");
   CHECK(lenient->diagnostics[0].outcome == resolution_outcome::rejected);
@@ -138,7 +139,8 @@ TEST_CASE("TORCH_CUDA_ARCH_LIST: a target PyTorch cannot spell is refused, never
   REQUIRE(p88);
   CHECK_FALSE(torch_cuda_arch_list(*p88));
   // Every spelling PyTorch lists still works.
-  const auto ok = target_set::from({sm(9, 0, A), sm(10, 3, A), sm(11, 0), sm(12, 1), with_form(sm(12, 1), arch_form::ptx)});
+  const auto ok = target_set::from(
+      {sm(9, 0, A), sm(10, 3, A), sm(11, 0), sm(12, 1), with_form(sm(12, 1), arch_form::ptx)});
   REQUIRE(ok);
   CHECK(torch_cuda_arch_list(*ok).value_or("") == "9.0a;10.3a;11.0;12.1+PTX");
 }

@@ -56,7 +56,8 @@ TEST_CASE("run_process: bounded output, deadline, signals, bad paths", "[subproc
     cuarch::process_limits limits;
     limits.timeout = 300ms;
     const auto start = std::chrono::steady_clock::now();
-    const auto r = cuarch::run_process({"/bin/sh", "-c", "sleep 30 & sleep 30; wait"}, limits, cuarch::source_kind::nvcc);
+    const auto r = cuarch::run_process({"/bin/sh", "-c", "sleep 30 & sleep 30; wait"}, limits,
+                                       cuarch::source_kind::nvcc);
     const auto took = std::chrono::steady_clock::now() - start;
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::process_timed_out);
@@ -228,7 +229,8 @@ TEST_CASE("several threads running nvcc at once", "[nvcc][threads]") {
   }
 }
 
-TEST_CASE("SIGCHLD ignored by the host: nvcc still answers, and the observation says the exit status was lost", "[nvcc][fault]") {
+TEST_CASE("SIGCHLD ignored by the host: nvcc still answers, and the observation says the exit status was lost",
+          "[nvcc][fault]") {
   const std::string path = fake("nvcc-12.8");
   struct sigaction ignore {
   }, saved{};

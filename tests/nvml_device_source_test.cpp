@@ -70,7 +70,8 @@ TEST_CASE("NVML devices: PCI bus order, names, UUIDs, CUDA_DEVICE_ORDER, no CUDA
   for (const auto& v : nvml_stub_variables()) env.unset(v);
   const bool libcuda_before = !cuarch::loaded_library_paths("libcuda").empty();
   // NVML index order differs from PCI bus order: the 12.0 GPU sits on bus 0x81, the 9.0 one on 0x01.
-  env.set("CUARCH_STUB_NVML_DEVICES", "12.0/GPU-cccc0000-1111/0x81/NVIDIA RTX PRO 6000,9.0/GPU-aaaa0000-2222/0x01/NVIDIA H200");
+  env.set("CUARCH_STUB_NVML_DEVICES",
+          "12.0/GPU-cccc0000-1111/0x81/NVIDIA RTX PRO 6000,9.0/GPU-aaaa0000-2222/0x01/NVIDIA H200");
 
   SECTION("PCI_BUS_ID: bus order, exact") {
     const auto r = cuarch::nvml_device_source(lib).with_environment(visibility(std::nullopt, "PCI_BUS_ID")).read();
@@ -117,7 +118,8 @@ TEST_CASE("NVML devices: PCI bus order, names, UUIDs, CUDA_DEVICE_ORDER, no CUDA
       REQUIRE_FALSE(r);
       CHECK(r.error().code == errc::no_device);
       CHECK(r.error().location.view() == real);
-      CHECK(r.error().raw.view().find("NVML: 2 GPU(s); CUDA_VISIBLE_DEVICES=\"" + std::string(v) + "\"") != std::string_view::npos);
+      CHECK(r.error().raw.view().find("NVML: 2 GPU(s); CUDA_VISIBLE_DEVICES=\"" + std::string(v) + "\"") !=
+            std::string_view::npos);
       CHECK(r.error().message().find("devices=9.0") != std::string::npos);
     }
   }
@@ -151,7 +153,8 @@ TEST_CASE("NVML: MIG devices, GPUs it may not open, no PCI info", "[devices][nvm
     r = cuarch::nvml_device_source(lib).with_environment(visibility(std::string("MIG-m2"))).read();
     REQUIRE(r);
     CHECK(r->uuids == std::vector<std::string>{"MIG-m2"});
-    const auto legacy = cuarch::nvml_device_source(lib).with_environment(visibility(std::string("MIG-GPU-eeee/1/0"))).read();
+    const auto legacy =
+        cuarch::nvml_device_source(lib).with_environment(visibility(std::string("MIG-GPU-eeee/1/0"))).read();
     REQUIRE_FALSE(legacy);
     CHECK(legacy.error().code == errc::library_call_failed);
     CHECK(legacy.error().subject.view() == "CUDA_VISIBLE_DEVICES");

@@ -183,7 +183,8 @@ TEST_CASE("an NVRTC before 11.2 has no nvrtcGetSupportedArchs: no list, and the 
   CHECK(p->seen.raw.find("not in this library") != std::string::npos);
 }
 
-TEST_CASE("loading rules: absolute paths, relative only when the caller passes them, real-path identity", "[nvrtc][loading]") {
+TEST_CASE("loading rules: absolute paths, relative only when the caller passes them, real-path identity",
+          "[nvrtc][loading]") {
   const std::string lib = stub("nvrtc/libnvrtc.so.12");
   SECTION("missing file: library_not_found with the errno text and the path") {
     const auto l = cuarch::load_library_file("/nonexistent/libnvrtc.so.12", cuarch::source_kind::nvrtc);
@@ -207,7 +208,8 @@ TEST_CASE("loading rules: absolute paths, relative only when the caller passes t
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == errc::library_not_found);
     CHECK(refused.error().raw.view().find("relative") != std::string_view::npos);
-    const auto allowed = cuarch::load_library_file(rel, cuarch::source_kind::nvrtc, cuarch::library_path_policy::allow_relative);
+    const auto allowed = cuarch::load_library_file(rel, cuarch::source_kind::nvrtc,
+                                                   cuarch::library_path_policy::allow_relative);
     REQUIRE(allowed);
     CHECK(allowed->path() == std::filesystem::canonical(lib).string());
   }

@@ -33,12 +33,15 @@ target_set resolved(std::string_view list, cuda_version toolkit) {
   return res->targets;
 }
 
-bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 }  // namespace
 
 TEST_CASE("nvcc: one -gencode per target", "[outputs][nvcc]") {
-  // PyTorch's TORCH_CUDA_ARCH_LIST="8.0 8.6+PTX" (torch/utils/cpp_extension.py, _get_cuda_arch_flags), in cuarch's canonical order.
+  // PyTorch's TORCH_CUDA_ARCH_LIST="8.0 8.6+PTX" (torch/utils/cpp_extension.py, _get_cuda_arch_flags), in cuarch's
+  // canonical order.
   CHECK(nvcc_gencode_flags(set_of("8.0 8.6+PTX", arch_dialect::torch)) ==
         std::vector<std::string>{"-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_86,code=sm_86",
                                  "-gencode=arch=compute_86,code=compute_86"});
@@ -138,8 +141,9 @@ TEST_CASE("PyTorch: 9.0a, 9.0+PTX; what it cannot express is an error", "[output
     const char* list;
     const char* target;
   };
-  for (const auto& r : {refused{"compute_90", "compute_90"}, refused{"sm_90;compute_90a", "compute_90a"}, refused{"sm_100f", "sm_100f"},
-                        refused{"sm_88", "sm_88"}, refused{"sm_101", "sm_101"}, refused{"lto_90", "lto_90"}}) {
+  for (const auto& r :
+       {refused{"compute_90", "compute_90"}, refused{"sm_90;compute_90a", "compute_90a"}, refused{"sm_100f", "sm_100f"},
+        refused{"sm_88", "sm_88"}, refused{"sm_101", "sm_101"}, refused{"lto_90", "lto_90"}}) {
     INFO(r.list);
     const auto out = torch_cuda_arch_list(set_of(r.list));
     REQUIRE_FALSE(out);
@@ -200,7 +204,8 @@ TEST_CASE("JSON: the resolution with every spelling and the diagnostics", "[outp
                        R"({"name":"sm_90a","cc":"9.0","variant":"arch_specific","form":"sass"}])"));
   CHECK(contains(json, R"("cmake":"90-virtual;90a-real","cmake_error":null)"));
   CHECK(contains(
-      json, R"("torch":null,"torch_error":{"code":"not_expressible","kind":"not_expressible","title":"not expressible in the format")"));
+      json,
+      R"("torch":null,"torch_error":{"code":"not_expressible","kind":"not_expressible","title":"not expressible in the format")"));
   CHECK(contains(
       json,
       R"("cache_key":"cuarch-jit-key/2 compiler=NVRTC version=13.0 build=none path=30:/opt/cuda/lib64/libnvrtc.so.13 targets=compute_90,sm_90a")"));

@@ -10,9 +10,15 @@ using namespace cuarch;
 
 namespace {
 
-constexpr arch_target sm(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::sass}; }
-constexpr arch_target ptx(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::ptx}; }
-constexpr arch_target lto(int maj, int min, arch_variant v = arch_variant::baseline) { return {{maj, min}, v, arch_form::lto}; }
+constexpr arch_target sm(int maj, int min, arch_variant v = arch_variant::baseline) {
+  return {{maj, min}, v, arch_form::sass};
+}
+constexpr arch_target ptx(int maj, int min, arch_variant v = arch_variant::baseline) {
+  return {{maj, min}, v, arch_form::ptx};
+}
+constexpr arch_target lto(int maj, int min, arch_variant v = arch_variant::baseline) {
+  return {{maj, min}, v, arch_form::lto};
+}
 constexpr auto A = arch_variant::arch_specific;
 constexpr auto F = arch_variant::family_specific;
 
@@ -151,11 +157,13 @@ TEST_CASE("a malformed token's fix suggests only spellings its own dialect reads
   const std::string cmake = parse_arch_list("x90", arch_dialect::cmake).error().message();
   INFO(cmake);
   CHECK(cmake.find("90a-real") != std::string::npos);
-  for (const char* other_dialect : {"sm_", "9.0", "+PTX", "compute_"}) CHECK(cmake.find(other_dialect) == std::string::npos);
+  for (const char* other_dialect : {"sm_", "9.0", "+PTX", "compute_"})
+    CHECK(cmake.find(other_dialect) == std::string::npos);
   const std::string torch = parse_arch_list("x9.0", arch_dialect::torch).error().message();
   INFO(torch);
   CHECK(torch.find("Hopper") != std::string::npos);
-  for (const char* other_dialect : {"sm_", "90a", "-real", "compute_"}) CHECK(torch.find(other_dialect) == std::string::npos);
+  for (const char* other_dialect : {"sm_", "90a", "-real", "compute_"})
+    CHECK(torch.find(other_dialect) == std::string::npos);
   const std::string nvcc = parse_arch_list("x9.0", arch_dialect::nvcc).error().message();
   INFO(nvcc);
   CHECK(nvcc.find("-gencode") != std::string::npos);
@@ -201,19 +209,23 @@ TEST_CASE("parse_arch takes exactly one target", "[parse]") {
 
 TEST_CASE("nvcc flags: unknown flags and inconsistent gencode are errors", "[parse]") {
   CUARCH_CHECK_BOTH(parse_arch_list("-O3", arch_dialect::nvcc).error().code == errc::malformed_token);
-  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=sm_90,code=sm_90", arch_dialect::nvcc).error().code == errc::malformed_token);
-  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=compute_90,code=sm_80", arch_dialect::nvcc).error().code == errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=sm_90,code=sm_90", arch_dialect::nvcc).error().code ==
+                    errc::malformed_token);
+  CUARCH_CHECK_BOTH(parse_arch_list("-gencode=arch=compute_90,code=sm_80", arch_dialect::nvcc).error().code ==
+                    errc::malformed_token);
   CUARCH_CHECK_BOTH(parse_arch_list("-arch", arch_dialect::nvcc).error().code == errc::malformed_token);
   // nvcc keeps only the last -arch ("-arch=sm_90 -arch=native" is native); a keyword with -code is refused
   CUARCH_CHECK_BOTH(parse_arch_list("-arch=sm_90 -arch=native", arch_dialect::nvcc)->keyword() == arch_keyword::native);
-  CUARCH_CHECK_BOTH(parse_arch_list("-arch=native -code=sm_90", arch_dialect::nvcc).error().code == errc::keyword_not_alone);
+  CUARCH_CHECK_BOTH(parse_arch_list("-arch=native -code=sm_90", arch_dialect::nvcc).error().code ==
+                    errc::keyword_not_alone);
 }
 
 TEST_CASE("a list longer than the set capacity is an error, not a truncation", "[parse]") {
   std::string many;
   int added = 0;
   for (int major = 1; major <= 20 && added <= static_cast<int>(parsed_arch_list::capacity); ++major)
-    for (int minor = 0; minor <= 9; ++minor, ++added) many += std::to_string(major) + "." + std::to_string(minor) + "+PTX ";
+    for (int minor = 0; minor <= 9; ++minor, ++added)
+      many += std::to_string(major) + "." + std::to_string(minor) + "+PTX ";
   const auto r = parse_arch_list(many);
   REQUIRE_FALSE(r);
   CHECK(r.error().code == errc::too_many_targets);
@@ -225,8 +237,9 @@ namespace {
 // filter hit must still compare targets: a distinct target is kept, a repeated one collapses.
 constexpr bool filter_collision_keeps_distinct_targets() {
   const auto r = parse_arch_list("sm_75 lto_89 lto_89 sm_75 compute_75");
-  return r && r->size() == 3 && (*r)[0].target == sm(7, 5) && (*r)[1].target == lto(8, 9) && (*r)[2].target == ptx(7, 5) &&
-         (*r)[1].position == 6 && r->contains(lto(8, 9)) && !r->contains(sm(8, 9)) && !r->contains(lto(7, 5));
+  return r && r->size() == 3 && (*r)[0].target == sm(7, 5) && (*r)[1].target == lto(8, 9) &&
+         (*r)[2].target == ptx(7, 5) && (*r)[1].position == 6 && r->contains(lto(8, 9)) && !r->contains(sm(8, 9)) &&
+         !r->contains(lto(7, 5));
 }
 
 constexpr bool iterators_walk_the_targets_in_order() {
@@ -239,8 +252,8 @@ constexpr bool iterators_walk_the_targets_in_order() {
   auto it = r->begin();
   const auto first = it++;
   const parsed_arch_list none;
-  return i == 4 && first->target == want[0] && (*it).target == want[1] && (++it)->target == want[2] && ++it != r->end() &&
-         ++it == r->end() && none.begin() == none.end() && none.empty();
+  return i == 4 && first->target == want[0] && (*it).target == want[1] && (++it)->target == want[2] &&
+         ++it != r->end() && ++it == r->end() && none.begin() == none.end() && none.empty();
 }
 
 }  // namespace
@@ -278,8 +291,9 @@ TEST_CASE("a list of exactly capacity distinct targets parses whole", "[parse]")
 
 TEST_CASE("nvcc: machine code built from a lower virtual architecture is refused, never rewritten", "[parse][nvcc]") {
   // nvcc builds sm_86 from compute_80's PTX (__CUDA_ARCH__ 800); cuarch's sm_86 is built from compute_86.
-  for (const char* flags : {"-gencode=arch=compute_80,code=sm_86", "-arch=compute_80 -code=sm_80,sm_86",
-                            "-gencode=arch=compute_100f,code=[sm_100f,sm_103f]", "-gencode=arch=compute_80,code=lto_86 -rdc=true"}) {
+  for (const char* flags :
+       {"-gencode=arch=compute_80,code=sm_86", "-arch=compute_80 -code=sm_80,sm_86",
+        "-gencode=arch=compute_100f,code=[sm_100f,sm_103f]", "-gencode=arch=compute_80,code=lto_86 -rdc=true"}) {
     INFO(flags);
     const auto r = parse_arch_list(flags, arch_dialect::nvcc);
     REQUIRE_FALSE(r);

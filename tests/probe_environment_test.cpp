@@ -78,10 +78,12 @@ TEST_CASE("a hand-built environment is all its programs get", "[subprocess][envi
   cuarch::environment with_rest = env;
   // A detection variable the snapshot lacks stays unset for its programs; one it has wins.
   with_rest.inherit("HOME=/home/u").inherit("CUDACXX=/elsewhere/nvcc").inherit("PATH=/elsewhere");
-  CHECK(with_rest.program_environment() == std::vector<std::string>{"CUDA_HOME=/opt/cuda", "PATH=/usr/bin:/bin", "HOME=/home/u"});
+  CHECK(with_rest.program_environment() ==
+        std::vector<std::string>{"CUDA_HOME=/opt/cuda", "PATH=/usr/bin:/bin", "HOME=/home/u"});
 }
 
-TEST_CASE("probes while another thread rewrites the environment: no spurious failure", "[subprocess][environment][stress]") {
+TEST_CASE("probes while another thread rewrites the environment: no spurious failure",
+          "[subprocess][environment][stress]") {
   const std::string nvcc = marked_nvcc();
   cuarch_test::scoped_env guard;  // restores PATH and the mark; the fillers are removed below
   guard.set("CUARCH_TEST_PROBE_MARK", "snapshot").set("PATH", "/usr/bin:/bin");
@@ -122,11 +124,11 @@ TEST_CASE("probes while another thread rewrites the environment: no spurious fai
 
   std::vector<std::string> all;
   for (const auto& f : failures) all.insert(all.end(), f.begin(), f.end());
-  const auto bad_address = std::count_if(all.begin(), all.end(),
-                                         [](const std::string& m) { return m.find("Bad address") != std::string::npos; });
+  const auto bad_address = std::count_if(
+      all.begin(), all.end(), [](const std::string& m) { return m.find("Bad address") != std::string::npos; });
   INFO(probes.load() << " probes in " << run_for.count() << " s by " << n << " threads, " << rewrites.load()
-                     << " rewrites of the environment; " << all.size() << " failed (" << bad_address << " with Bad address)"
-                     << (all.empty() ? std::string() : ", first: " + all.front()));
+                     << " rewrites of the environment; " << all.size() << " failed (" << bad_address
+                     << " with Bad address)" << (all.empty() ? std::string() : ", first: " + all.front()));
   CHECK(probes.load() > 0);
   CHECK(rewrites.load() > 0);
   CHECK(all.empty());

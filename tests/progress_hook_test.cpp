@@ -69,8 +69,8 @@ TEST_CASE("a directory walk says how far it is, file by file", "[progress]") {
   o.progress = h.hook();
   const auto done = cuarch::inspect_here({dir}, o);
   CHECK(done.report.files.size() == 3);
-  CHECK(h.steps == std::vector<std::string>{"reading " + dir, "reading " + dir + ": 1 of 3 files", "reading " + dir + ": 2 of 3 files",
-                                            "reading " + dir + ": 3 of 3 files"});
+  CHECK(h.steps == std::vector<std::string>{"reading " + dir, "reading " + dir + ": 1 of 3 files",
+                                            "reading " + dir + ": 2 of 3 files", "reading " + dir + ": 3 of 3 files"});
   CHECK_FALSE(h.other_thread);
   for (const char* name : {"a.txt", "b.txt", "c.txt"}) ::unlink((dir + "/" + name).c_str());
   ::rmdir(dir.c_str());

@@ -96,7 +96,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   const path_vs_default layout;
   const auto found = cuarch::detect(layout.options(cuarch::detect_mode::first_answer));
   REQUIRE(found.chosen(found.offline_compiler));
-  auto r = cuarch::resolve_target_archs(request("12.0f"), cuarch::detected_offline_compiler{&found}, cuarch::fixed_devices({{12, 0}}));
+  auto r = cuarch::resolve_target_archs(request("12.0f"), cuarch::detected_offline_compiler{&found},
+                                        cuarch::fixed_devices({{12, 0}}));
   REQUIRE_FALSE(r);
   cuarch::resolution_failure f = r.error();
 
@@ -126,9 +127,10 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
 
   SECTION("explain_failure does both with the same request, walking the role again past first_answer") {
     cuarch::resolution_failure g = r.error();
-    const std::size_t not_asked = cuarch::explain_failure(g, found, layout.options(cuarch::detect_mode::first_answer), /*jit=*/false,
-                                                          *cuarch::read_and_parse(request("12.0f")), cuarch::fixed_devices({{12, 0}}),
-                                                          cuarch::strict_policy{}, cuarch::no_driver{});
+    const std::size_t not_asked = cuarch::explain_failure(g, found, layout.options(cuarch::detect_mode::first_answer),
+                                                          /*jit=*/false, *cuarch::read_and_parse(request("12.0f")),
+                                                          cuarch::fixed_devices({{12, 0}}), cuarch::strict_policy{},
+                                                          cuarch::no_driver{});
     CHECK(not_asked == 0);
     CHECK(g.alternatives.size() == 1);
     REQUIRE(g.compiler);
@@ -136,7 +138,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   }
   SECTION("a request the other compiler cannot build either lists no alternative") {
     cuarch::resolution_failure g = r.error();
-    cuarch::add_alternatives(g, every, every.offline_compiler, source_kind::nvcc, [](const cuarch::compiler_info&) { return false; });
+    cuarch::add_alternatives(g, every, every.offline_compiler, source_kind::nvcc,
+                             [](const cuarch::compiler_info&) { return false; });
     CHECK(g.alternatives.empty());
   }
   SECTION("when the decider was named explicitly, CUDA_HOME is no fix: only naming the other one is") {
@@ -310,7 +313,8 @@ TEST_CASE("no compiler: every place searched, in discovery order, in words", "[p
   if (loader.jit_compiler.failure && loader.jit_compiler.failure->code == errc::no_compiler) {
     const auto& words = loader.jit_compiler.searched;
     REQUIRE(words.size() == 5);
-    CHECK(words[2].rfind("the dynamic loader (LD_LIBRARY_PATH=" + dir + "/p1, /etc/ld.so.cache) for libnvrtc.so.", 0) == 0);
+    CHECK(words[2].rfind("the dynamic loader (LD_LIBRARY_PATH=" + dir + "/p1, /etc/ld.so.cache) for libnvrtc.so.", 0) ==
+          0);
     CHECK(words[3] == gone);
   }
 
@@ -318,10 +322,12 @@ TEST_CASE("no compiler: every place searched, in discovery order, in words", "[p
   o.python_prefixes.clear();
   o.env->unset("VIRTUAL_ENV");
   o.roles = cuarch::detect_role::offline_compiler;
-  CHECK(cuarch::detect(o).offline_compiler.searched == std::vector<std::string>{"PATH (not set)", dir + "/root/bin" + root});
+  CHECK(cuarch::detect(o).offline_compiler.searched ==
+        std::vector<std::string>{"PATH (not set)", dir + "/root/bin" + root});
 }
 
-TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, worded for its compile path", "[provenance][warnings]") {
+TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, worded for its compile path",
+          "[provenance][warnings]") {
   const path_vs_default layout;
   auto o = layout.options(cuarch::detect_mode::first_answer);
   o.roles = cuarch::detect_role::offline_compiler | cuarch::detect_role::toolkit_files;
@@ -333,15 +339,17 @@ TEST_CASE("resolve warnings: the doctor's findings that bear on one answer, word
     CHECK(cuarch::resolve_warnings(named, source_kind::nvcc).empty());
     // The doctor still says it: an nvcc named explicitly while CUDA_HOME holds another release.
     const auto findings = cuarch::find_disagreements(named);
-    const auto it = std::find_if(findings.begin(), findings.end(),
-                                 [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::override_vs_cuda_home; });
+    const auto it = std::find_if(findings.begin(), findings.end(), [](const cuarch::finding& f) {
+      return f.kind == cuarch::finding_kind::override_vs_cuda_home;
+    });
     REQUIRE(it != findings.end());
     CHECK(contains(it->what, "holds CUDA 13.0"));
     // The same root also named by cuda_home (met first that way): the finding still names CUDA_HOME.
     o.cuda_home = layout.toolkit;
     const auto also = cuarch::find_disagreements(cuarch::detect(o));
-    const auto again = std::find_if(also.begin(), also.end(),
-                                    [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::override_vs_cuda_home; });
+    const auto again = std::find_if(also.begin(), also.end(), [](const cuarch::finding& f) {
+      return f.kind == cuarch::finding_kind::override_vs_cuda_home;
+    });
     REQUIRE(again != also.end());
     CHECK(contains(again->what, "but CUDA_HOME=" + layout.toolkit + " holds CUDA 13.0"));
     o.cuda_home.clear();
@@ -374,7 +382,8 @@ TEST_CASE("resolve warnings against the driver: a newer minor is no warning for 
     drv.how = cuarch::discovery::loader_search;
     drv.origin = "loader search for libcuda.so.1";
     drv.path = drv.real_path = "/usr/lib/libcuda.so.1";
-    drv.result = cuarch::observation{source_kind::driver, driver, drv.path, cuarch::discovery::loader_search, "580.65.06"};
+    drv.result = cuarch::observation{source_kind::driver, driver, drv.path, cuarch::discovery::loader_search,
+                                     "580.65.06"};
     drv.chosen = true;
     d.candidates = {jit, drv};
     d.jit_compiler.index = 0;
@@ -383,10 +392,12 @@ TEST_CASE("resolve warnings against the driver: a newer minor is no warning for 
     d.runtime.asked = false;
     return d;
   };
-  const auto sass =
-      cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::sass}}).value();
-  const auto ptx =
-      cuarch::target_set::from({cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::ptx}}).value();
+  const auto sass = cuarch::target_set::from(
+                        {cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::sass}})
+                        .value();
+  const auto ptx = cuarch::target_set::from(
+                       {cuarch::arch_target{{9, 0}, cuarch::arch_variant::baseline, cuarch::arch_form::ptx}})
+                       .value();
   auto kinds = [](const std::vector<cuarch::resolution_warning>& w) {
     std::string s;
     for (const auto& x : w) s += x.kind + " ";

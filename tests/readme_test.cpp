@@ -38,8 +38,8 @@ TEST_CASE("docs/library.md, own sources: native with the detected compiler and d
   const cuarch::detection found = cuarch::detect({});
   cuarch::arch_request request{"native"};
   request.overrides = cuarch::env_override::none;  // the test must not depend on CUARCH_ARCHS
-  auto result = cuarch::resolve_target_archs(request, cuarch::detected_jit_compiler{&found}, cuarch::detected_devices{&found},
-                                             cuarch::jit_policy{});
+  auto result = cuarch::resolve_target_archs(request, cuarch::detected_jit_compiler{&found},
+                                             cuarch::detected_devices{&found}, cuarch::jit_policy{});
   if (found.devices()) {  // a GPU machine: a non-empty set of NVRTC compiles
     REQUIRE(result);
     CHECK_FALSE(cuarch::nvrtc_compiles(result->targets).empty());
@@ -60,7 +60,8 @@ TEST_CASE("README, the front door: set_option, the nvcc path, exit statuses", "[
   n.env = cuarch::env_override::none;
   const cuarch::resolve_outcome r = cuarch::resolve_here(n);
   REQUIRE(r.result);
-  CHECK(cuarch::nvcc_flags(r.result->targets) == "-gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_120,code=sm_120");
+  CHECK(cuarch::nvcc_flags(r.result->targets) ==
+        "-gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_120,code=sm_120");
   CHECK(r.exit_status() == 0);
   n.archs = "9.0b";
   CHECK(cuarch::resolve_here(n).exit_status() == 2);  // malformed input

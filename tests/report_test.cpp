@@ -25,7 +25,9 @@ std::vector<std::string> kinds(const std::vector<cuarch::finding>& fs) {
   for (const auto& f : fs) out.push_back(std::string(cuarch::to_string(f.kind)));
   return out;
 }
-bool has(const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& k) {
+  return std::find(v.begin(), v.end(), k) != v.end();
+}
 
 const std::string& stub_dir() {
   const auto& s = cuarch_test::stubs();
@@ -88,8 +90,9 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
   SECTION("driver 12.8 under NVRTC 13.0: PTX ISA 9.0 vs 8.7") {
     env.set("CUARCH_STUB_DRIVER_VERSION", "12080");
     const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
-    const auto it = std::find_if(fs.begin(), fs.end(),
-                                 [](const cuarch::finding& f) { return f.kind == cuarch::finding_kind::ptx_too_new_for_driver; });
+    const auto it = std::find_if(fs.begin(), fs.end(), [](const cuarch::finding& f) {
+      return f.kind == cuarch::finding_kind::ptx_too_new_for_driver;
+    });
     REQUIRE(it != fs.end());
     CHECK(it->level == severity::problem);
     CHECK(it->what.find("PTX ISA 9.0") != std::string::npos);
@@ -115,7 +118,8 @@ TEST_CASE("the driver decides what loads: PTX newer than it, a runtime beyond mi
   }
 }
 
-TEST_CASE("CUDA_HOME's and CUDA_PATH's roots are told by what each root records, not by the environment read again", "[report]") {
+TEST_CASE("CUDA_HOME's and CUDA_PATH's roots are told by what each root records, not by the environment read again",
+          "[report]") {
   // A detection is a public value: its roots may come from one environment and its `env` from
   // another (a copy with env replaced, one built by hand). The findings read the roots themselves.
   using cuarch::discovery;
@@ -126,20 +130,24 @@ TEST_CASE("CUDA_HOME's and CUDA_PATH's roots are told by what each root records,
                              "explicit toolkit root /opt/cuda-12.8",
                              {"CUDA_HOME=/opt/cuda-12.8"}});
   d.toolkit_roots.push_back({"/opt/cuda-12.9", "/opt/cuda-12.9", discovery::environment, "CUDA_PATH=/opt/cuda-12.9"});
-  cuarch::candidate nvcc{cuarch::source_kind::nvcc, cuarch::source_kind::none, discovery::path_search, "PATH /opt/cuda-13.0/bin",
-                         "/opt/cuda-13.0/bin/nvcc"};
+  cuarch::candidate nvcc{cuarch::source_kind::nvcc, cuarch::source_kind::none, discovery::path_search,
+                         "PATH /opt/cuda-13.0/bin", "/opt/cuda-13.0/bin/nvcc"};
   nvcc.toolkit_root = "/opt/cuda-13.0";
-  nvcc.result = cuarch::observation{cuarch::source_kind::nvcc, {13, 0, 48}, nvcc.path, discovery::path_search, "release 13.0"};
+  nvcc.result = cuarch::observation{
+      cuarch::source_kind::nvcc, {13, 0, 48}, nvcc.path, discovery::path_search, "release 13.0"};
   d.candidates.push_back(nvcc);
   d.nvcc_on_path = 0;
-  for (const auto& env : {cuarch::environment{}, cuarch::environment{{"CUDA_HOME", "/elsewhere"}, {"CUDA_PATH", "/elsewhere"}}}) {
+  for (const auto& env :
+       {cuarch::environment{}, cuarch::environment{{"CUDA_HOME", "/elsewhere"}, {"CUDA_PATH", "/elsewhere"}}}) {
     d.env = env;
     std::vector<std::string> what;
     for (const auto& f : cuarch::find_disagreements(d))
       if (f.kind == cuarch::finding_kind::cuda_home_vs_path || f.kind == cuarch::finding_kind::cuda_home_vs_cuda_path)
         what.push_back(f.what);
     REQUIRE(what.size() == 2);
-    CHECK(what[0] == "CUDA_HOME=/opt/cuda-12.8 and CUDA_PATH=/opt/cuda-12.9 are different toolkits (/opt/cuda-12.8 vs /opt/cuda-12.9)");
+    CHECK(
+        what[0] ==
+        "CUDA_HOME=/opt/cuda-12.8 and CUDA_PATH=/opt/cuda-12.9 are different toolkits (/opt/cuda-12.8 vs /opt/cuda-12.9)");
     CHECK(what[1] ==
           "CUDA_HOME=/opt/cuda-12.8 holds no nvcc, but the first nvcc on PATH is /opt/cuda-13.0/bin/nvcc (nvcc 13.0.48, "
           "toolkit /opt/cuda-13.0)");
@@ -184,14 +192,16 @@ TEST_CASE("devices the governing compilers cannot build are problems, per compil
   env.set("CUARCH_STUB_NVRTC_ARCHS", "50,75,80,86,89,90");
   const std::string t = cuarch_test::make_temp_dir("build");
   cuarch_test::write_file(t + "/bin/nvcc", "#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n", true);
-  auto opts = cuarch_test::hermetic({{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_NVCC", t + "/bin/nvcc"}});
+  auto opts = cuarch_test::hermetic(
+      {{"CUARCH_NVRTC", stub_dir() + "/nvrtc/libnvrtc.so.12"}, {"CUARCH_NVCC", t + "/bin/nvcc"}});
   opts.device_ccs = std::vector<cuarch::compute_capability>{{12, 0}, {12, 1}, {9, 0}};
   const auto fs = cuarch::find_disagreements(cuarch::detect(opts));
   std::vector<std::string> lines;
   for (const auto& f : fs)
     if (f.kind == cuarch::finding_kind::device_not_buildable) lines.push_back(f.what);
   REQUIRE(lines.size() == 3);  // NVRTC 12.4: 12.0 and 12.1; nvcc 12.8: 12.1 only; 9.0 fine for both
-  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) { return w.find("JIT NVRTC 12.4") == 0; }) == 2);
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) { return w.find("JIT NVRTC 12.4") == 0; }) ==
+        2);
   CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& w) {
           return w.find("offline nvcc 12.8.93") == 0 && w.find("sm_121 needs CUDA >= 12.9") != std::string::npos;
         }) == 1);
@@ -232,7 +242,8 @@ TEST_CASE("finding kinds: one name map, names unique and snake_case, read back e
     names.push_back(name);
     CHECK(cuarch::parse_finding_kind(name) == kind);
   }
-  CHECK(names.size() == static_cast<std::size_t>(cuarch::finding_kind::table_older_than_compiler) + 1);  // every enumerator listed
+  CHECK(names.size() ==
+        static_cast<std::size_t>(cuarch::finding_kind::table_older_than_compiler) + 1);  // every enumerator listed
   CHECK_FALSE(cuarch::parse_finding_kind("compile_time_"));
   CHECK_FALSE(cuarch::parse_finding_kind("NVCC_VS_NVRTC"));
   CHECK_FALSE(cuarch::parse_finding_kind(""));
@@ -290,13 +301,14 @@ TEST_CASE("cuarch doctor end to end (when the command line is built)", "[report]
     CHECK(cuarch::detail::json_strings::read(r->out));
   }
   SECTION("--strict exits 1 on a problem; usage errors exit 2") {
-    const auto strict = cuarch::run_process({cli, "doctor", "--isolated", "--strict", "--nvcc", "/nonexistent/nvcc"}, limits);
+    const auto strict = cuarch::run_process({cli, "doctor", "--isolated", "--strict", "--nvcc", "/nonexistent/nvcc"},
+                                            limits);
     REQUIRE(strict);
     CHECK(strict->exit_status == 1);
     CHECK(strict->out.find("explicit_source_failed") != std::string::npos);
-    for (const std::vector<std::string>& bad :
-         {std::vector<std::string>{cli, "doctor", "--device-cc", "12.0x"},
-          std::vector<std::string>{cli, "doctor", "--timeout", "soon"}, std::vector<std::string>{cli, "doctor", "--bogus"}}) {
+    for (const std::vector<std::string>& bad : {std::vector<std::string>{cli, "doctor", "--device-cc", "12.0x"},
+                                                std::vector<std::string>{cli, "doctor", "--timeout", "soon"},
+                                                std::vector<std::string>{cli, "doctor", "--bogus"}}) {
       const auto r = cuarch::run_process(bad, limits);
       REQUIRE(r);
       CHECK(r->exit_status == 2);

@@ -26,8 +26,9 @@ arch_request request(std::string_view list, arch_dialect dialect = arch_dialect:
   return r;
 }
 
-const std::vector<int> nvrtc_13_0 = {75,  80,  86,  87,  88, 89, 90,
-                                     100, 103, 110, 120, 121};  // nvrtcGetSupportedArchs of NVRTC 13.0 (tests/data/nvrtc_releases.tsv)
+const std::vector<int> nvrtc_13_0 = {
+    75, 80,  86,  87,  88,  89,
+    90, 100, 103, 110, 120, 121};  // nvrtcGetSupportedArchs of NVRTC 13.0 (tests/data/nvrtc_releases.tsv)
 
 compiler_info nvrtc(cuda_version v, std::vector<int> archs) {
   compiler_info c;
@@ -103,8 +104,8 @@ TEST_CASE("TORCH_CUDA_ARCH_LIST and CUDAARCHS are read only when asked, in their
   CHECK(names(plain->targets) == "sm_75");
   CHECK(plain->origin.source == source_kind::user_input);
 
-  const auto torch = resolve_target_archs(env_request("7.5", env_override::cuarch_archs | env_override::torch_cuda_arch_list),
-                                          fixed_compiler({13, 0}));
+  const auto torch = resolve_target_archs(
+      env_request("7.5", env_override::cuarch_archs | env_override::torch_cuda_arch_list), fixed_compiler({13, 0}));
   REQUIRE(torch);
   CHECK(names(torch->targets) == "sm_86 compute_86");
   CHECK(torch->origin.variable == "TORCH_CUDA_ARCH_LIST");
@@ -115,7 +116,8 @@ TEST_CASE("TORCH_CUDA_ARCH_LIST and CUDAARCHS are read only when asked, in their
   CHECK(cmake->origin.variable == "CUDAARCHS");
 }
 
-TEST_CASE("environment precedence: CUARCH_ARCHS, then TORCH_CUDA_ARCH_LIST, then CUDAARCHS; blank is unset", "[resolve][env]") {
+TEST_CASE("environment precedence: CUARCH_ARCHS, then TORCH_CUDA_ARCH_LIST, then CUDAARCHS; blank is unset",
+          "[resolve][env]") {
   const env_override all = env_override::cuarch_archs | env_override::torch_cuda_arch_list | env_override::cudaarchs;
   {
     const fake_env env("12.0", "8.6", "75");
@@ -164,7 +166,8 @@ TEST_CASE("sources are asked lazily: devices only for native, the driver only fo
   CHECK(device_calls == 0);
   CHECK(driver_calls == 0);
 
-  REQUIRE(resolve_target_archs(request("compute_80;compute_90;8.6+PTX"), fixed_compiler({13, 0}), devices, strict_policy{}, driver));
+  REQUIRE(resolve_target_archs(request("compute_80;compute_90;8.6+PTX"), fixed_compiler({13, 0}), devices,
+                               strict_policy{}, driver));
   CHECK(device_calls == 0);
   CHECK(driver_calls == 1);
 
@@ -216,7 +219,8 @@ TEST_CASE("the compiler's list decides baseline archs; the table decides variant
     CHECK(check_buildable_by(CUARCH_ARCH("sm_120a"), c));
     CHECK(check_buildable_by(CUARCH_ARCH("sm_100f"), c));
     CHECK(check_buildable_by(CUARCH_ARCH("sm_90a"), c)->decided_by == source_kind::knowledge_table);
-    CHECK(check_buildable_by(arch_target{{13, 0}, arch_variant::arch_specific, arch_form::sass}, c).error().code == errc::unknown_arch);
+    CHECK(check_buildable_by(arch_target{{13, 0}, arch_variant::arch_specific, arch_form::sass}, c).error().code ==
+          errc::unknown_arch);
     CHECK(check_buildable_by(arch_target{{9, 0}, arch_variant::family_specific, arch_form::sass}, c).error().code ==
           errc::variant_not_defined);
   }
@@ -226,22 +230,27 @@ TEST_CASE("the compiler's list decides baseline archs; the table decides variant
     CHECK(v.error().code == errc::needs_newer_toolkit);
     CHECK(v.error().required == cuda_version{12, 9});
   }
-  SECTION("the list overrides only what it knows better: a listed arch is not removed; an unlisted variant is explained") {
+  SECTION(
+      "the list overrides only what it knows better: a listed arch is not removed; an unlisted variant is explained") {
     // A 13.0 compiler that still lists sm_101 (the table says 13.0 renamed it sm_110): its variants stay buildable.
     const auto c = nvrtc({13, 0}, {90, 100, 101, 120});
     CHECK(check_buildable_by(CUARCH_ARCH("sm_101a"), c)->decided_by == source_kind::knowledge_table);
     CHECK(check_buildable_by(CUARCH_ARCH("sm_101"), c)->decided_by == source_kind::nvrtc);
-    CHECK(check_buildable_by(CUARCH_ARCH("sm_101a"), nvrtc({13, 0}, nvrtc_13_0)).error().code == errc::renamed_in_toolkit);
-    const auto unknown = check_buildable_by(arch_target{{13, 0}, arch_variant::arch_specific, arch_form::sass}, nvrtc({14, 0}, {130}));
+    CHECK(check_buildable_by(CUARCH_ARCH("sm_101a"), nvrtc({13, 0}, nvrtc_13_0)).error().code ==
+          errc::renamed_in_toolkit);
+    const auto unknown = check_buildable_by(arch_target{{13, 0}, arch_variant::arch_specific, arch_form::sass},
+                                            nvrtc({14, 0}, {130}));
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().code == errc::unknown_arch);
-    CHECK(unknown.error().message().find("the compiler lists sm_130, but cuarch's table cannot tell whether its 'a' variant exists") !=
+    CHECK(unknown.error().message().find(
+              "the compiler lists sm_130, but cuarch's table cannot tell whether its 'a' variant exists") !=
           std::string::npos);
   }
   SECTION("without a list, the table decides") {
-    CHECK(
-        check_buildable_by(CUARCH_ARCH("sm_120a"), compiler_info{source_kind::knowledge_table, {12, 4}, "", std::nullopt}).error().code ==
-        errc::needs_newer_toolkit);
+    CHECK(check_buildable_by(CUARCH_ARCH("sm_120a"),
+                             compiler_info{source_kind::knowledge_table, {12, 4}, "", std::nullopt})
+              .error()
+              .code == errc::needs_newer_toolkit);
     const cuda_version newest = newest_known_toolkit();
     CHECK_FALSE(table_is_older_than(compiler_info{source_kind::nvcc, newest, "", std::nullopt}));
     CHECK(table_is_older_than(compiler_info{source_kind::nvcc, {newest.major, newest.minor + 1, -1}, "", std::nullopt}));
@@ -291,14 +300,16 @@ TEST_CASE("a strict failure carries every per-target reason", "[resolve][failure
 }
 
 TEST_CASE("best effort drops, reports, and still fails when nothing remains", "[resolve][policy]") {
-  const auto r = resolve_target_archs(request("sm_70;sm_120a"), fixed_compiler({12, 4}), no_devices{}, best_effort_policy{});
+  const auto r = resolve_target_archs(request("sm_70;sm_120a"), fixed_compiler({12, 4}), no_devices{},
+                                      best_effort_policy{});
   REQUIRE(r);
   CHECK(names(r->targets) == "sm_70");
   REQUIRE(r->diagnostics.size() == 2);
   CHECK(r->diagnostics[1].outcome == resolution_outcome::rejected);
   CHECK(r->diagnostics[1].reason->code == errc::needs_newer_toolkit);
 
-  const auto none = resolve_target_archs(request("sm_120a;sm_100"), fixed_compiler({12, 4}), no_devices{}, best_effort_policy{});
+  const auto none = resolve_target_archs(request("sm_120a;sm_100"), fixed_compiler({12, 4}), no_devices{},
+                                         best_effort_policy{});
   REQUIRE_FALSE(none);
   CHECK(none.error().summary.code == errc::nothing_resolved);
   CHECK(none.error().message().find("best-effort policy, 2 of 2 rejected") != std::string::npos);
@@ -312,7 +323,8 @@ TEST_CASE("renames are followed only when the policy says so", "[resolve][policy
   CHECK(names(r->targets) == "sm_110f");
   CHECK(r->diagnostics[0].outcome == resolution_outcome::transformed);
   CHECK(r->diagnostics[0].reason->code == errc::renamed_in_toolkit);
-  CHECK(r->diagnostics[0].message().find("sm_101f -> sm_110f, because sm_101f was renamed sm_110f in CUDA 13.0") != std::string::npos);
+  CHECK(r->diagnostics[0].message().find("sm_101f -> sm_110f, because sm_101f was renamed sm_110f in CUDA 13.0") !=
+        std::string::npos);
 
   const auto strict = resolve_target_archs(request("sm_101f"), fixed_compiler({13, 0}));
   REQUIRE_FALSE(strict);
@@ -322,13 +334,15 @@ TEST_CASE("renames are followed only when the policy says so", "[resolve][policy
 TEST_CASE("the native variant is configurable, for every device or per device", "[resolve][native]") {
   resolve_policy baseline;
   baseline.native_preferences = *parse_native_variant_spec("baseline");
-  const auto b = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}}, baseline);
+  const auto b = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}},
+                                      baseline);
   REQUIRE(b);
   CHECK(names(b->targets) == "sm_90 sm_120");
 
   resolve_policy family;
   family.native_preferences = *parse_native_variant_spec("f");
-  const auto f = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 1}}, family);
+  const auto f = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 1}},
+                                      family);
   REQUIRE(f);
   CHECK(names(f->targets) == "sm_90 sm_121f");  // no f for 9.0: baseline, by design (kept)
   CHECK(f->diagnostics[0].outcome == resolution_outcome::kept);
@@ -341,7 +355,8 @@ TEST_CASE("the native variant is configurable, for every device or per device", 
   CHECK(names(custom->targets) == "sm_90 sm_103f");
 }
 
-TEST_CASE("verify_on_devices: explicit targets must load on a device, and every device must load something", "[resolve][verify]") {
+TEST_CASE("verify_on_devices: explicit targets must load on a device, and every device must load something",
+          "[resolve][verify]") {
   jit_policy jit;
   const auto refused = resolve_target_archs(request("sm_120a"), fixed_compiler({13, 0}), fixed_devices{{9, 0}}, jit,
                                             fixed_driver({13, 0}));
@@ -350,15 +365,15 @@ TEST_CASE("verify_on_devices: explicit targets must load on a device, and every 
   CHECK(refused.error().diagnostics[0].reason->code == errc::cannot_load_on_device);
   CHECK(refused.error().diagnostics[0].reason->device == compute_capability{9, 0});
 
-  const auto partial = resolve_target_archs(request("sm_90a"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}}, jit,
-                                            fixed_driver({13, 0}));
+  const auto partial = resolve_target_archs(request("sm_90a"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}},
+                                            jit, fixed_driver({13, 0}));
   REQUIRE_FALSE(partial);  // the 12.0 device is left with nothing
   REQUIRE(partial.error().diagnostics.size() == 2);
   CHECK(partial.error().diagnostics[1].device->cc == compute_capability{12, 0});
   CHECK(partial.error().diagnostics[1].reason->code == errc::cannot_load_on_device);
 
-  const auto both = resolve_target_archs(request("sm_90a;compute_90"), fixed_compiler({13, 0}), fixed_devices{{9, 0}, {12, 0}}, jit,
-                                         fixed_driver({13, 0}));
+  const auto both = resolve_target_archs(request("sm_90a;compute_90"), fixed_compiler({13, 0}),
+                                         fixed_devices{{9, 0}, {12, 0}}, jit, fixed_driver({13, 0}));
   REQUIRE(both);
   CHECK(names(both->targets) == "compute_90 sm_90a");
 }
@@ -398,8 +413,8 @@ TEST_CASE("a refusal says 'no target could be resolved' only when none was", "[r
   CHECK(some.error().message().find("no target could be resolved") == std::string::npos);
   CHECK(some.error().message().find("strict policy, 1 of 2 rejected") != std::string::npos);
   // best-effort keeps device 0's target, but device 1 is left with nothing: refused, and not "none".
-  const auto device_left = resolve_target_archs(request("native"), fixed_compiler({13, 0}), fixed_devices({{9, 0}, {7, 0}}),
-                                                best_effort_policy{});
+  const auto device_left = resolve_target_archs(request("native"), fixed_compiler({13, 0}),
+                                                fixed_devices({{9, 0}, {7, 0}}), best_effort_policy{});
   REQUIRE_FALSE(device_left);
   CHECK(device_left.error().message().find("no target could be resolved") == std::string::npos);
   CHECK(device_left.error().message().find("1 of 2 rejected") != std::string::npos);

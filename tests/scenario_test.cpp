@@ -1,8 +1,7 @@
-// The resolution scenario matrix (docs/design.md, "Resolution"): each row is a machine (compiler, devices, driver), a request and a
-// policy, with the exact targets it must resolve to, or the exact typed errors it must fail with.
-// Compiler lists marked [NVRTC x.y] are nvrtcGetSupportedArchs of that real library
-// (tests/data/nvrtc_releases.tsv); versions "newer than the table" are computed from the
-// table, so the rows stay true when the table grows.
+// The resolution scenario matrix (docs/design.md, "Resolution"): each row is a machine (compiler, devices, driver), a
+// request and a policy, with the exact targets it must resolve to, or the exact typed errors it must fail with.
+// Compiler lists marked [NVRTC x.y] are nvrtcGetSupportedArchs of that real library (tests/data/nvrtc_releases.tsv);
+// versions "newer than the table" are computed from the table, so the rows stay true when the table grows.
 #include <cuarch/resolve/fixed_sources.hpp>
 #include <cuarch/resolve/outputs.hpp>
 #include <cuarch/resolve/resolver.hpp>
@@ -22,7 +21,9 @@ const std::vector<int> nvrtc_13_0 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 
 /// A release after the table's newest: the "unknown newer toolkit".
 cuda_version newer_than_table() { return {newest_known_toolkit().major + 1, 0, -1}; }
 
-compiler_info table_compiler(cuda_version v) { return compiler_info{source_kind::knowledge_table, v, "", std::nullopt}; }
+compiler_info table_compiler(cuda_version v) {
+  return compiler_info{source_kind::knowledge_table, v, "", std::nullopt};
+}
 compiler_info nvrtc(cuda_version v, std::vector<int> archs) {
   return compiler_info{source_kind::nvrtc, v, "/opt/cuda/lib64/libnvrtc.so", std::move(archs)};
 }
@@ -48,7 +49,8 @@ struct machine {
 
 /// A rejected request, as "requested: reason" or "requested: reason / PTX fallback: reason".
 std::string rejection(const diagnostic& d) {
-  std::string s = std::string(to_text(d.requested).view()) + ": " + (d.reason ? std::string(to_string(d.reason->code)) : "?");
+  std::string s = std::string(to_text(d.requested).view()) + ": " +
+                  (d.reason ? std::string(to_string(d.reason->code)) : "?");
   if (d.fallback_error) s += " / PTX fallback: " + std::string(to_string(d.fallback_error->code));
   return s;
 }
@@ -60,7 +62,8 @@ struct outcome {
   std::vector<std::string> rejections;  // every rejected request (resolved or failed)
 };
 
-outcome resolve_on(const machine& m, std::string_view list, const resolve_policy& policy, arch_dialect dialect = arch_dialect::generic) {
+outcome resolve_on(const machine& m, std::string_view list, const resolve_policy& policy,
+                   arch_dialect dialect = arch_dialect::generic) {
   arch_request request;
   request.list = list;
   request.dialect = dialect;
@@ -114,7 +117,8 @@ TEST_CASE("new GPU, old toolkit", "[scenario]") {
     CHECK(o.transformed == "sm_120a->compute_90");
   }
   SECTION("the motivating bug: 12.0 GPUs, NVRTC 13.0 compiles (nvcc 12.8 on PATH is irrelevant)") {
-    const machine m{nvrtc({13, 0}, nvrtc_13_0), std::vector<compute_capability>(8, compute_capability{12, 0}), std::nullopt};
+    const machine m{nvrtc({13, 0}, nvrtc_13_0), std::vector<compute_capability>(8, compute_capability{12, 0}),
+                    std::nullopt};
     const auto o = resolve_on(m, "native", strict());
     CHECK(o.targets == "sm_120a");
     CHECK(o.transformed.empty());
@@ -136,7 +140,8 @@ TEST_CASE("new GPU, old toolkit", "[scenario]") {
   }
 }
 
-TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower minor, with the caveat", "[scenario][substitution]") {
+TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower minor, with the caveat",
+          "[scenario][substitution]") {
   resolve_policy compatible;
   apply_policy(policy_name::compatible_minor, compatible);
   auto only_diag = [](const machine& m, const resolve_policy& p) {
@@ -157,7 +162,8 @@ TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower mino
     SECTION("the default policy names the candidate it would have taken, and fails") {
       const diagnostic strict_d = only_diag(m, strict());
       CHECK(strict_d.outcome == resolution_outcome::rejected);
-      CHECK(strict_d.note.view() == "policy compatible-minor would use sm_120, which runs on 12.1 but without 12.1-specific features");
+      CHECK(strict_d.note.view() ==
+            "policy compatible-minor would use sm_120, which runs on 12.1 but without 12.1-specific features");
     }
   }
   SECTION("an unknown minor gets the HIGHEST buildable minor below it (sm_121, not sm_120)") {
@@ -195,7 +201,8 @@ TEST_CASE("substitution is opt-in: compatible-minor takes the highest lower mino
 }
 
 TEST_CASE("native variant preferences and fallback chains", "[scenario][native]") {
-  const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{8, 6}, {9, 0}, {10, 0}, {12, 0}, {12, 1}}, std::nullopt};
+  const machine m{table_compiler({13, 0}), std::vector<compute_capability>{{8, 6}, {9, 0}, {10, 0}, {12, 0}, {12, 1}},
+                  std::nullopt};
   resolve_policy p;
   p.native_preferences = *parse_native_variant_spec("12.0=f,9=a,10=a,default=baseline");
   CHECK(resolve_on(m, "native", p).targets == "sm_86 sm_90a sm_100a sm_120f sm_121");
@@ -243,9 +250,9 @@ TEST_CASE("old GPU, new toolkit: removed archs", "[scenario]") {
     CHECK(resolve_on(k80, "native", strict()).rejections == rejections{"sm_37: removed from the toolkit"});
   }
   SECTION("Turing, the oldest arch CUDA 13.0 builds") {
-    CHECK(
-        resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{7, 5}}, std::nullopt}, "native", strict()).targets ==
-        "sm_75");
+    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{7, 5}}, std::nullopt}, "native",
+                     strict())
+              .targets == "sm_75");
   }
 }
 
@@ -266,13 +273,14 @@ TEST_CASE("renamed archs: sm_101 became sm_110 in CUDA 13.0", "[scenario]") {
           rejections{"sm_110: needs a newer toolkit"});
   }
   SECTION("a device still reporting 10.1 gets no sm_110a (which it could not load), and no silent sm_100") {
-    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt}, "native",
-                              strict());
+    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{10, 1}}, std::nullopt},
+                              "native", strict());
     CHECK(o.error == "nothing resolved");
     CHECK(o.rejections == rejections{"sm_101a: renamed in the toolkit"});
   }
   SECTION("a device reporting 11.0 gets sm_110a") {
-    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{11, 0}}, std::nullopt}, "native", strict())
+    CHECK(resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{{11, 0}}, std::nullopt}, "native",
+                     strict())
               .targets == "sm_110a");
   }
 }
@@ -306,8 +314,8 @@ TEST_CASE("no device", "[scenario]") {
     CHECK(o.error == "no device");
   }
   SECTION("a device source that lists none") {
-    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{}, std::nullopt}, "native",
-                              best_effort());
+    const auto o = resolve_on(machine{table_compiler({13, 0}), std::vector<compute_capability>{}, std::nullopt},
+                              "native", best_effort());
     CHECK(o.error == "no device");
   }
   SECTION("explicit targets need no device") {
@@ -404,8 +412,9 @@ TEST_CASE("PTX fallback with a driver too old for the PTX", "[scenario]") {
 
 TEST_CASE("all and all-major, relative to the compile toolkit", "[scenario]") {
   // What nvcc -arch=all|all-major embeds (tests/data/nvcc_flags_13.0.tsv): machine code for each, PTX of the newest major.
-  CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all", strict()).targets ==
-        "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 compute_120 sm_121");  // PTX: nvcc -arch=all's
+  CHECK(
+      resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all", strict()).targets ==
+      "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 compute_120 sm_121");  // PTX: nvcc -arch=all's
   CHECK(resolve_on(machine{table_compiler({13, 0}), std::nullopt, std::nullopt}, "all-major", strict()).targets ==
         "sm_75 sm_80 sm_90 sm_100 sm_110 sm_120 compute_120");
   CHECK(resolve_on(machine{table_compiler({12, 9}), std::nullopt, std::nullopt}, "all-major", strict()).targets ==
@@ -433,8 +442,10 @@ TEST_CASE("no code path returns an empty set", "[scenario][property]") {
       std::nullopt, std::vector<compute_capability>{}, std::vector<compute_capability>{{9, 0}},
       std::vector<compute_capability>{{7, 0}, {12, 1}}, std::vector<compute_capability>{{10, 1}, {11, 0}, {15, 0}}};
   const std::vector<std::optional<cuda_version>> drivers = {std::nullopt, cuda_version{12, 4}, cuda_version{13, 0}};
-  const std::vector<resolve_policy> policies = {strict(), best_effort(), fallback(), best_effort_fallback(), jit_policy{}};
-  const std::vector<std::string> requests = {"native", "all", "all-major", "9.0a;12.0+PTX", "sm_101;7.0", "compute_90", "10.0f;sm_88"};
+  const std::vector<resolve_policy> policies = {strict(), best_effort(), fallback(), best_effort_fallback(),
+                                                jit_policy{}};
+  const std::vector<std::string> requests = {"native",     "all",        "all-major",  "9.0a;12.0+PTX",
+                                             "sm_101;7.0", "compute_90", "10.0f;sm_88"};
   int resolved = 0, failed = 0;
   for (const auto& c : compilers)
     for (const auto& d : device_sets)

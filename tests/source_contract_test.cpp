@@ -67,23 +67,25 @@ static_assert(!device_source<misspelled_devices> && !device_source<devices_as_in
 
 // ---- the trait, not the type, says whether PTX is checked ---------------------------------------
 static_assert(!checks_ptx_against_driver<no_driver>::value && checks_ptx_against_driver<fixed_driver>::value);
-static_assert(checks_ptx_against_driver<build_host_driver>::value && !checks_ptx_against_driver<unchecked_build_host_driver>::value);
+static_assert(checks_ptx_against_driver<build_host_driver>::value &&
+              !checks_ptx_against_driver<unchecked_build_host_driver>::value);
 
-TEST_CASE("checks_ptx_against_driver: a driver source declared not to check is not asked about PTX", "[contract][driver]") {
+TEST_CASE("checks_ptx_against_driver: a driver source declared not to check is not asked about PTX",
+          "[contract][driver]") {
   // CUDA 13.0 emits PTX ISA 9.0; an 11.8 driver cannot JIT it.
-  const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
-                                            build_host_driver{});
+  const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{},
+                                            strict_policy{}, build_host_driver{});
   REQUIRE_FALSE(checked);
   CHECK(checked.error().diagnostics[0].reason->code == errc::ptx_too_new_for_driver);
 
-  const auto unchecked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
-                                              unchecked_build_host_driver{});
+  const auto unchecked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{},
+                                              strict_policy{}, unchecked_build_host_driver{});
   REQUIRE(unchecked);
   CHECK(names(unchecked->targets) == "compute_90");
 
   // A PTX fallback is refused when it cannot be checked, with a reason even though the source answered.
-  const auto fallback = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{12, 0}}, jit_policy{},
-                                             unchecked_build_host_driver{});
+  const auto fallback = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{12, 0}},
+                                             jit_policy{}, unchecked_build_host_driver{});
   REQUIRE_FALSE(fallback);
   REQUIRE(fallback.error().diagnostics.size() == 1);
   CHECK(fallback.error().diagnostics[0].fallback == ptx_fallback_status::refused);
@@ -98,18 +100,20 @@ TEST_CASE("checks_ptx(): a driver source that says at run time whether it checks
   CHECK(checks_ptx_against(fixed_driver({13, 0})));
 
   // Checked: the 11.8 driver cannot JIT CUDA 13.0's PTX. Not checked: kept, not refused for its driver.
-  const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
-                                            run_time_driver{{}, true});
+  const auto checked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{},
+                                            strict_policy{}, run_time_driver{{}, true});
   REQUIRE_FALSE(checked);
   CHECK(checked.error().diagnostics[0].reason->code == errc::ptx_too_new_for_driver);
-  const auto unchecked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{}, strict_policy{},
-                                              run_time_driver{{}, false});
+  const auto unchecked = resolve_target_archs(request("compute_90"), fixed_compiler({13, 0}), no_devices{},
+                                              strict_policy{}, run_time_driver{{}, false});
   REQUIRE(unchecked);
   CHECK(names(unchecked->targets) == "compute_90");
 }
 
-TEST_CASE("no_driver: PTX is not checked, and a PTX fallback is refused with no_driver's own reason", "[contract][driver]") {
-  const resolver<fixed_compiler, fixed_devices, jit_policy, no_driver> no_check(fixed_compiler({12, 6}), fixed_devices{{12, 0}});
+TEST_CASE("no_driver: PTX is not checked, and a PTX fallback is refused with no_driver's own reason",
+          "[contract][driver]") {
+  const resolver<fixed_compiler, fixed_devices, jit_policy, no_driver> no_check(fixed_compiler({12, 6}),
+                                                                                fixed_devices{{12, 0}});
   const auto refused = no_check.resolve(request("native"));
   REQUIRE_FALSE(refused);
   REQUIRE(refused.error().diagnostics[0].fallback_error);
@@ -119,8 +123,8 @@ TEST_CASE("no_driver: PTX is not checked, and a PTX fallback is refused with no_
   CHECK(names(ptx->targets) == "compute_90");
 
   // With a driver that JITs it, the same resolver type falls back to PTX.
-  const auto fallback = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{9, 0}, {12, 0}}, jit_policy{},
-                                             fixed_driver({13, 0}));
+  const auto fallback = resolve_target_archs(request("native"), fixed_compiler({12, 6}), fixed_devices{{9, 0}, {12, 0}},
+                                             jit_policy{}, fixed_driver({13, 0}));
   REQUIRE(fallback);
   CHECK(names(fallback->targets) == "compute_90 sm_90a");  // 12.0 is newer than CUDA 12.6: PTX the 13.0 driver JITs
 }

@@ -53,7 +53,8 @@ TEST_CASE("a source asks its NVRTC once, and again when the path names another f
   CHECK(version_of(source.compiler()) == cuarch::cuda_version{12, 4, -1});
   const cuarch::nvrtc_library_source copy = source;  // copies share what the source learnt
   CHECK(version_of(copy.compiler()) == cuarch::cuda_version{12, 4, -1});
-  CHECK(version_of(cuarch::nvrtc_library_source(lib).compiler()) == cuarch::cuda_version{12, 8, -1});  // a new source asks
+  CHECK(version_of(cuarch::nvrtc_library_source(lib).compiler()) ==
+        cuarch::cuda_version{12, 8, -1});  // a new source asks
 
   // Replace the file under the same path (new inode, as a package upgrade does): asked afresh.
   const std::string next = lib + ".new";

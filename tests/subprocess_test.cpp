@@ -141,8 +141,8 @@ TEST_CASE("a probe is cancelled through the caller's flag: killed within about 1
   // The flag is read every 20 ms, then the group is killed and reaped: prompt against the 30 s
   // timeout, however loaded the machine (timing_bound.hpp).
   const auto bound = cuarch_test::prompt_bound(20ms, 480ms);
-  INFO("returned " << cuarch_test::seconds_d(returned_at - cancelled_at).count() << " s after the flag; bound " << bound.count()
-                   << " s");
+  INFO("returned " << cuarch_test::seconds_d(returned_at - cancelled_at).count() << " s after the flag; bound "
+                   << bound.count() << " s");
   CHECK(returned_at - cancelled_at < bound);
   CHECK(gone_within(probe, 0ms));  // killed and reaped before run_process returned
   SECTION("a flag already set: nothing is started") {

@@ -31,8 +31,9 @@ TEST_CASE("a target set cannot be made empty", "[target_set]") {
 }
 
 TEST_CASE("canonical order: cc, then baseline < a < f, then sm_ < compute_ < lto_; duplicates merged", "[target_set]") {
-  const auto s = target_set::from({CUARCH_ARCH("sm_120a"), CUARCH_ARCH("compute_90"), CUARCH_ARCH("sm_90a"), CUARCH_ARCH("lto_90"),
-                                   CUARCH_ARCH("sm_90"), CUARCH_ARCH("sm_100f"), CUARCH_ARCH("sm_90a"), CUARCH_ARCH("compute_100")});
+  const auto s = target_set::from({CUARCH_ARCH("sm_120a"), CUARCH_ARCH("compute_90"), CUARCH_ARCH("sm_90a"),
+                                   CUARCH_ARCH("lto_90"), CUARCH_ARCH("sm_90"), CUARCH_ARCH("sm_100f"),
+                                   CUARCH_ARCH("sm_90a"), CUARCH_ARCH("compute_100")});
   REQUIRE(s);
   // compute_100, not sm_100: sm_100 beside sm_100f is a pair nvcc refuses (targets_conflict).
   CHECK(names(*s) == "sm_90 compute_90 lto_90 sm_90a compute_100 sm_100f sm_120a");
@@ -112,7 +113,8 @@ TEST_CASE("requirements: 12.0+PTX does not give a-features of 12.0, 12.0f does n
   CHECK(provides_features(sm(10, 0), sm(9, 0)));                                         // baseline features accumulate
 }
 
-TEST_CASE("provides_features agrees with device::provides on every pair of targets the table knows", "[target_set][device]") {
+TEST_CASE("provides_features agrees with device::provides on every pair of targets the table knows",
+          "[target_set][device]") {
   // core/compatibility.hpp and device.hpp state one rule table twice (device.hpp may include
   // nothing); this is the proof that they say the same.
   std::vector<arch_target> all;

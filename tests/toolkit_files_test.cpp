@@ -113,19 +113,22 @@ TEST_CASE("dist-info and conda-meta names", "[files][wheels]") {
     CHECK(o->seen.version == r.version);
     CHECK(o->seen.source == source_kind::python_wheel);
   }
-  for (const char* other : {"nvidia_cublas-13.1.0.3.dist-info", "numpy-1.26.4.dist-info", "nvidia_cuda_nvrtc_cu12.dist-info",
-                            "nvidia_cuda_nvrtc_cu12-12.4.127", "nvidia_cuda_nvcc_impl-12.4.131.dist-info"})
+  for (const char* other :
+       {"nvidia_cublas-13.1.0.3.dist-info", "numpy-1.26.4.dist-info", "nvidia_cuda_nvrtc_cu12.dist-info",
+        "nvidia_cuda_nvrtc_cu12-12.4.127", "nvidia_cuda_nvcc_impl-12.4.131.dist-info"})
     CHECK_FALSE(cuarch::parse_dist_info_name(std::string("/sp/") + other, cuarch::discovery::python_site_packages));
   const auto nvrtc = cuarch::parse_conda_meta_name("/env/conda-meta/cuda-nvrtc-12.4.127-hd3aeb46_1.json",
                                                    cuarch::discovery::environment);
   REQUIRE(nvrtc);
   CHECK(nvrtc->describes == source_kind::nvrtc);
   CHECK(nvrtc->seen.version == cuda_version{12, 4, 127});
-  const auto pin = cuarch::parse_conda_meta_name("/env/conda-meta/cuda-version-12.4-h3060b56_3.json", cuarch::discovery::environment);
+  const auto pin = cuarch::parse_conda_meta_name("/env/conda-meta/cuda-version-12.4-h3060b56_3.json",
+                                                 cuarch::discovery::environment);
   REQUIRE(pin);
   CHECK(pin->describes == source_kind::none);
   CHECK(pin->seen.version == cuda_version{12, 4, -1});
-  CHECK_FALSE(cuarch::parse_conda_meta_name("/env/conda-meta/cuda-nvcc_linux-64-12.4.131-h.json", cuarch::discovery::environment));
+  CHECK_FALSE(cuarch::parse_conda_meta_name("/env/conda-meta/cuda-nvcc_linux-64-12.4.131-h.json",
+                                            cuarch::discovery::environment));
 }
 
 TEST_CASE("toolkit roots: the real local toolkit, one that is not there, and what a file belongs to", "[files][real]") {
@@ -140,7 +143,8 @@ TEST_CASE("toolkit roots: the real local toolkit, one that is not there, and wha
       header = header || cuarch::detail::ends_with(o->seen.location, "cuda.h");
     }
     CHECK(header);
-    CHECK(cuarch::toolkit_root_of(std::filesystem::canonical(root + "/bin/nvcc").string()) == std::filesystem::canonical(root).string());
+    CHECK(cuarch::toolkit_root_of(std::filesystem::canonical(root + "/bin/nvcc").string()) ==
+          std::filesystem::canonical(root).string());
   }
   SECTION("nowhere, and a directory that is no toolkit") {
     const auto none = cuarch::observe_toolkit_root("/nonexistent/cuda-12.8");
@@ -212,10 +216,12 @@ TEST_CASE("wheel layouts: site-packages of a prefix, the files each wheel puts t
   CHECK(dirs.front() == sp);
   const auto scan = cuarch::scan_site_packages(sp);
   std::vector<std::string> found;
-  for (const auto& f : scan.files) found.push_back(std::string(cuarch::to_string(f.component)) + " " + f.path.substr(sp.size() + 1));
-  CHECK(found == std::vector<std::string>{"NVRTC nvidia/cu13/lib/libnvrtc.so.13", "NVRTC nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
-                                          "CUDA runtime nvidia/cuda_runtime/lib/libcudart.so.12", "nvcc nvidia/cu13/bin/nvcc",
-                                          "ptxas triton/backends/nvidia/bin/ptxas"});
+  for (const auto& f : scan.files)
+    found.push_back(std::string(cuarch::to_string(f.component)) + " " + f.path.substr(sp.size() + 1));
+  CHECK(found == std::vector<std::string>{"NVRTC nvidia/cu13/lib/libnvrtc.so.13",
+                                          "NVRTC nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+                                          "CUDA runtime nvidia/cuda_runtime/lib/libcudart.so.12",
+                                          "nvcc nvidia/cu13/bin/nvcc", "ptxas triton/backends/nvidia/bin/ptxas"});
   REQUIRE(scan.dist_infos.size() == 1);
   CHECK(scan.dist_infos.front().seen.version == cuda_version{12, 4, 127});
   CHECK(cuarch::site_packages_of(sp) == std::vector<std::string>{sp});  // a site-packages directory itself
@@ -225,7 +231,8 @@ TEST_CASE("wheel layouts: site-packages of a prefix, the files each wheel puts t
 TEST_CASE("real wheels: the NVRTC 12.4 wheel as pip unpacks it", "[wheels][real]") {
   const auto lib = cuarch_test::fetch("nvrtc", "12.4.127");
   if (!lib) SKIP(lib.why_not);
-  const std::string sp = std::filesystem::path(lib.path).parent_path().parent_path().parent_path().string();  // .../nvidia/cuda_nvrtc/lib
+  const std::string sp =
+      std::filesystem::path(lib.path).parent_path().parent_path().parent_path().string();  // .../nvidia/cuda_nvrtc/lib
   const auto scan = cuarch::scan_site_packages(sp);
   REQUIRE_FALSE(scan.files.empty());
   CHECK(scan.files.front().path == sp + "/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
@@ -237,8 +244,9 @@ TEST_CASE("real wheels: the NVRTC 12.4 wheel as pip unpacks it", "[wheels][real]
 TEST_CASE("wrapper scripts that exec a compiler are that compiler", "[files]") {
   const std::string dir = cuarch_test::make_temp_dir("wrapper");
   cuarch_test::write_file(dir + "/real-nvcc", "#!/bin/sh\necho real\n", true);
-  cuarch_test::write_file(dir + "/nvcc",
-                          "#!/bin/sh\n# Debian-style shim\nexport PATH=\"/x:$PATH\"\nexec " + dir + "/real-nvcc \"$@\"\n", true);
+  cuarch_test::write_file(
+      dir + "/nvcc", "#!/bin/sh\n# Debian-style shim\nexport PATH=\"/x:$PATH\"\nexec " + dir + "/real-nvcc \"$@\"\n",
+      true);
   cuarch_test::write_file(dir + "/other", "#!/bin/sh\nexec " + dir + "/real-nvcc --version\n", true);
   CHECK(cuarch::detail::exec_wrapper_target(dir + "/nvcc") == dir + "/real-nvcc");
   CHECK(cuarch::detail::exec_wrapper_target(dir + "/other").empty());  // fixed arguments: not a plain forwarder
@@ -281,7 +289,8 @@ void check_unreadable(const cuarch::expected<cuarch::file_observation, cuarch::e
 }
 }  // namespace
 
-TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed errors within milliseconds", "[files][fault]") {
+TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed errors within milliseconds",
+          "[files][fault]") {
   const std::string dir = cuarch_test::make_temp_dir("hostile");
   SECTION("FIFOs named version.json, version.txt, cuda.h") {
     for (const char* name : {"version.json", "version.txt", "cuda.h"}) {
@@ -310,7 +319,8 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
   }
   SECTION("/dev/zero as cuda.h and as version.json") {
     check_unreadable(bounded_read([&] { return cuarch::read_cuda_h("/dev/zero"); }), "/dev/zero", "not a regular file");
-    check_unreadable(bounded_read([&] { return cuarch::read_version_json("/dev/zero"); }), "/dev/zero", "not a regular file");
+    check_unreadable(bounded_read([&] { return cuarch::read_version_json("/dev/zero"); }), "/dev/zero",
+                     "not a regular file");
   }
   SECTION("a huge version.json is refused by its size, without reading it") {
     const std::string huge = dir + "/version.json";
@@ -323,7 +333,8 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
 TEST_CASE("cuda.h is read only as far as its CUDA_VERSION line", "[files]") {
   const std::string dir = cuarch_test::make_temp_dir("cudah");
   // The define near the top, then more than the cap of filler: found, without reading the rest.
-  cuarch_test::write_file(dir + "/cuda.h", "#ifndef __cuda_cuda_h__\n#define CUDA_VERSION 13000\n" + std::string(8 << 20, ' ') + "\n");
+  cuarch_test::write_file(dir + "/cuda.h",
+                          "#ifndef __cuda_cuda_h__\n#define CUDA_VERSION 13000\n" + std::string(8 << 20, ' ') + "\n");
   const auto h = bounded_read([&] { return cuarch::read_cuda_h(dir + "/cuda.h"); });
   REQUIRE(h);
   CHECK(h->seen.version == cuda_version{13, 0, -1});

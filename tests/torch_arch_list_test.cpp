@@ -63,8 +63,8 @@ TEST_CASE("torch dialect reads TORCH_CUDA_ARCH_LIST as PyTorch 2.15.0 does", "[p
   std::size_t agree = 0, convention = 0;
   for (const auto& row : rows) {
     const torch_row got = read_like_torch(row.input);
-    INFO("TORCH_CUDA_ARCH_LIST='" << row.input << "': PyTorch " << row.outcome << " " << row.detail << "; cuarch " << got.outcome
-                                  << " " << got.detail);
+    INFO("TORCH_CUDA_ARCH_LIST='" << row.input << "': PyTorch " << row.outcome << " " << row.detail << "; cuarch "
+                                  << got.outcome << " " << got.detail);
     // The one convention: PyTorch reads an empty list as unset (it asks the GPUs); cuarch's reader
     // refuses it and its environment layer skips an empty TORCH_CUDA_ARCH_LIST, as PyTorch does.
     if (row.input.empty()) {

@@ -30,11 +30,14 @@ int main(int argc, char** argv) {
     if (path == "resolve_table") sink = resolve_target_archs(r, table).has_value();
     else if (path == "resolve_live") sink = resolve_target_archs(r, live).has_value();
     else if (path == "cache_key") sink = jit_cache_key(live, *sm_90a).size();
-    else if (path == "parse_torch") sink = parse_arch_list("7.5 8.0 8.6 9.0a 10.0 12.0+PTX", arch_dialect::torch).has_value();
-    else if (path == "parse_generic") sink = parse_arch_list("7.5;8.0;8.6;9.0a;10.0;12.0;sm_90a", arch_dialect::generic).has_value();
+    else if (path == "parse_torch")
+      sink = parse_arch_list("7.5 8.0 8.6 9.0a 10.0 12.0+PTX", arch_dialect::torch).has_value();
+    else if (path == "parse_generic")
+      sink = parse_arch_list("7.5;8.0;8.6;9.0a;10.0;12.0;sm_90a", arch_dialect::generic).has_value();
     else if (path == "parse_nvcc")
-      sink = parse_arch_list("-gencode=arch=compute_90a,code=sm_90a -arch=sm_100 -gencode arch=compute_120,code=[sm_120,compute_120]",
-                             arch_dialect::nvcc)
+      sink = parse_arch_list(
+                 "-gencode=arch=compute_90a,code=sm_90a -arch=sm_100 -gencode arch=compute_120,code=[sm_120,compute_120]",
+                 arch_dialect::nvcc)
                  .has_value();
     else if (path == "detect_every_role") sink = detect({}).candidates.size();
     else if (path == "detect_jit_role") sink = detect(jit).candidates.size();

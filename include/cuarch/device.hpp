@@ -26,7 +26,8 @@ struct target {
 
 namespace detail {
 /// Skips `prefix` at s[i] (length n) when it is there; tells whether it was.
-CUARCH_DEVICE_HD constexpr bool skip_prefix(const char* s, decltype(sizeof(0)) n, decltype(sizeof(0))& i, const char* prefix) {
+CUARCH_DEVICE_HD constexpr bool skip_prefix(const char* s, decltype(sizeof(0)) n, decltype(sizeof(0))& i,
+                                            const char* prefix) {
   decltype(sizeof(0)) k = 0;
   for (; prefix[k] != '\0'; ++k)
     if (i + k >= n || s[i + k] != prefix[k]) return false;
@@ -39,7 +40,8 @@ CUARCH_DEVICE_HD constexpr bool skip_prefix(const char* s, decltype(sizeof(0)) n
 CUARCH_DEVICE_HD constexpr target read_target(const char* s, decltype(sizeof(0)) n) {
   target t{};
   decltype(sizeof(0)) i = 0;
-  if (!detail::skip_prefix(s, n, i, "sm_") && !detail::skip_prefix(s, n, i, "compute_")) detail::skip_prefix(s, n, i, "lto_");
+  if (!detail::skip_prefix(s, n, i, "sm_") && !detail::skip_prefix(s, n, i, "compute_"))
+    detail::skip_prefix(s, n, i, "lto_");
   int digits = 0, value = 0;
   for (; i < n && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) value = value * 10 + (s[i] - '0');
   if (digits == 0 || digits > 3) return t;
@@ -64,7 +66,9 @@ CUARCH_DEVICE_HD constexpr bool provides(const target& built, const target& requ
   if (!built.valid || !required.valid) return false;
   switch (required.variant) {
     case 'a': return built.variant == 'a' && built.major == required.major && built.minor == required.minor;
-    case 'f': return (built.variant == 'a' || built.variant == 'f') && built.major == required.major && built.minor >= required.minor;
+    case 'f':
+      return (built.variant == 'a' || built.variant == 'f') && built.major == required.major &&
+             built.minor >= required.minor;
     default: return built.number() >= required.number();
   }
 }
@@ -90,9 +94,9 @@ CUARCH_DEVICE_HD constexpr target current_target() {
   t.variant = 'a';
 #  elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
   t.variant = 'f';
-#  elif defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL) || \
-      defined(__CUDA_ARCH_FEAT_SM103_ALL) || defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) ||  \
-      defined(__CUDA_ARCH_FEAT_SM121_ALL)
+#  elif defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || \
+      defined(__CUDA_ARCH_FEAT_SM101_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL) ||  \
+      defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL) || defined(__CUDA_ARCH_FEAT_SM121_ALL)
   t.variant = 'a';  // toolkits before 12.9 say `a` only through these feature macros
 #  endif
   t.valid = true;
@@ -116,28 +120,31 @@ CUARCH_DEVICE_HD constexpr target current_target() {
 
 // Every pass reads the spellings (a typo fails even where no device code is compiled); nvcc's host
 // pass also checks them against cuarch's parser and knowledge table. Device passes check the target.
-#define CUARCH_DEVICE_CHECK_SPELLINGS_(...)                                                                        \
-  static_assert(::cuarch::device::detail::all_readable(__VA_ARGS__), "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__ \
-                                                                     "): a spelling cannot be read "               \
-                                                                     "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
+#define CUARCH_DEVICE_CHECK_SPELLINGS_(...)                          \
+  static_assert(::cuarch::device::detail::all_readable(__VA_ARGS__), \
+                "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__        \
+                "): a spelling cannot be read "                      \
+                "(write targets as sm_90a, compute_100f, 9.0a or 120f)")
 
 // The fix, spelled for the compiler at hand (a static_assert message cannot be computed, so the
 // required targets are named as written and the flag's form is shown for them).
 #if defined(__CUDACC_RTC__)
-#  define CUARCH_DEVICE_FIX_(...) "; fix: compile this program once per target, with --gpu-architecture=<one of " #  __VA_ARGS__ ">"
-#else
 #  define CUARCH_DEVICE_FIX_(...) \
-    "; fix: build one of " #__VA_ARGS__ " too: -gencode=arch=compute_<T>,code=sm_<T> (sm_90a: -gencode=arch=compute_90a,code=sm_90a)"
+    "; fix: compile this program once per target, with --gpu-architecture=<one of " #__VA_ARGS__ ">"
+#else
+#  define CUARCH_DEVICE_FIX_(...)       \
+    "; fix: build one of " #__VA_ARGS__ \
+    " too: -gencode=arch=compute_<T>,code=sm_<T> (sm_90a: -gencode=arch=compute_90a,code=sm_90a)"
 #endif
 
 #if defined(__CUDA_ARCH__)
-#  define CUARCH_DEVICE_REQUIRE(...)                                                             \
-    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                 \
-    static_assert(                                                                               \
-        ::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__), \
-        "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__                                            \
-        ") is not met by the target being built: "                                               \
-        "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(__CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_ CUARCH_DEVICE_FIX_(__VA_ARGS__))
+#  define CUARCH_DEVICE_REQUIRE(...)                                                                       \
+    CUARCH_DEVICE_CHECK_SPELLINGS_(__VA_ARGS__);                                                           \
+    static_assert(::cuarch::device::detail::any_provided(::cuarch::device::current_target(), __VA_ARGS__), \
+                  "cuarch: CUARCH_DEVICE_REQUIRE(" #__VA_ARGS__                                            \
+                  ") is not met by the target being built: "                                               \
+                  "__CUDA_ARCH__=" CUARCH_DEVICE_XSTR_(                                                    \
+                      __CUDA_ARCH__) ", " CUARCH_DEVICE_VARIANT_TEXT_ CUARCH_DEVICE_FIX_(__VA_ARGS__))
 #elif !defined(__CUDACC_RTC__) && defined(__cplusplus) && __cplusplus >= 201703L && defined(__has_include)
 #  if __has_include("core/parse.hpp")
 #    include <string_view>

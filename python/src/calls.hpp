@@ -54,7 +54,9 @@ inline std::string code_name(cuarch::errc c) { return std::string(cuarch::classi
 /// Whether an error is about what the caller wrote (ResolveError is then also a ValueError), as
 /// opposed to what could be resolved, found or loaded (a RuntimeError): the command line's exit 2
 /// versus exit 1, read from the same table.
-inline bool is_input_error(cuarch::errc c) { return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input); }
+inline bool is_input_error(cuarch::errc c) {
+  return cuarch::exit_status(c) == static_cast<int>(cuarch::exit_class::bad_input);
+}
 
 /// "'a', 'b' or 'c'": the names of a library name map, for a usage message.
 template <class Names>
@@ -80,7 +82,8 @@ inline outcome usage(std::string message) {
 /// them; the binding adds the rest of the environment under other names (cuarch_ext.cpp).
 inline bool reads_variable(std::string_view name) {
   return cuarch::environment::is_detection_variable(name) ||
-         std::find(std::begin(cuarch::tool_variables), std::end(cuarch::tool_variables), name) != std::end(cuarch::tool_variables);
+         std::find(std::begin(cuarch::tool_variables), std::end(cuarch::tool_variables), name) !=
+             std::end(cuarch::tool_variables);
 }
 
 /// How the library's messages name an option from Python: its keyword, with an example value as a
@@ -136,12 +139,13 @@ std::optional<outcome> read_options(const option_list& options, const environmen
 outcome resolve(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel);
 
 /// ok: json holds render_json() of the report (the same document as `cuarch doctor --json`).
-outcome doctor(const option_list& options, const environment_map& env, bool query_devices, const std::atomic<bool>* cancel);
+outcome doctor(const option_list& options, const environment_map& env, bool query_devices,
+               const std::atomic<bool>* cancel);
 
 /// cuarch env --for TOOL (env_call.cpp): json holds the cuarch.env/1 document, ok or failed; text
 /// the variables in `format`.
-outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
-            const environment_map& env, const std::atomic<bool>* cancel);
+outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version,
+            const option_list& options, const environment_map& env, const std::atomic<bool>* cancel);
 
 /// cuarch check: every target of `targets` against `toolkit` by cuarch's table.
 outcome check(const std::string& targets, const std::string& toolkit, const std::string& dialect);

@@ -175,7 +175,8 @@ void on_interpreter_exit() {
   interpreter_exiting = true;
   if (calls_in_flight.load() == 0) return;
   nb::gil_scoped_release release;
-  for (int i = 0; i < 1000 && calls_in_flight.load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 1000 && calls_in_flight.load() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 }  // namespace
@@ -222,7 +223,8 @@ NB_MODULE(_cuarch, m) {
       [](const fs_pairs& options, const fs_pairs& env) {
         const auto full = with_inherited(env);
         const auto given = bytes_of(options);
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(given, full, cancel); });
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(given, full, cancel); });
       },
       "options"_a, "env"_a);
   m.def(
@@ -230,7 +232,8 @@ NB_MODULE(_cuarch, m) {
       [](const fs_pairs& options, const fs_pairs& env, bool query_devices) {
         const auto full = with_inherited(env);
         const auto given = bytes_of(options);
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(given, full, query_devices, cancel); });
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::doctor(given, full, query_devices, cancel); });
       },
       "options"_a, "env"_a, "query_devices"_a);
   std::vector<std::string> variables;
@@ -243,7 +246,8 @@ NB_MODULE(_cuarch, m) {
         const auto full = with_inherited(env);
         const auto files = bytes_of(paths);
         const auto given = bytes_of(options);
-        return interruptible([&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(files, given, full, cancel); });
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::inspect(files, given, full, cancel); });
       },
       "paths"_a, "options"_a, "env"_a);
   m.def(
@@ -262,7 +266,8 @@ NB_MODULE(_cuarch, m) {
       "toolkit"_a);
   m.def(
       "env",
-      [](const fs_bytes& tool, const fs_bytes& format, const fs_bytes& cmake_version, const fs_pairs& options, const fs_pairs& env) {
+      [](const fs_bytes& tool, const fs_bytes& format, const fs_bytes& cmake_version, const fs_pairs& options,
+         const fs_pairs& env) {
         const auto full = with_inherited(env);
         const auto given = bytes_of(options);
         return interruptible([&](const std::atomic<bool>* cancel) {
@@ -281,6 +286,6 @@ NB_MODULE(_cuarch, m) {
       "code_name", [](int errc) { return cuarch_python::code_name(static_cast<cuarch::errc>(errc)); }, "errc"_a,
       "the stable snake_case name of the library's error code number (the 'errc' field of its JSON errors)");
   m.def(
-      "is_input_error", [](int errc) { return cuarch_python::is_input_error(static_cast<cuarch::errc>(errc)); }, "errc"_a,
-      "whether the error code is about malformed input (ResolveError is then a ValueError)");
+      "is_input_error", [](int errc) { return cuarch_python::is_input_error(static_cast<cuarch::errc>(errc)); },
+      "errc"_a, "whether the error code is about malformed input (ResolveError is then a ValueError)");
 }

@@ -27,7 +27,9 @@ outcome failed(const cuarch::resolution_failure& f, const std::string& prefix = 
 }
 
 /// The failure document of resolve() and doctor() for an option's value that does not parse.
-std::string failure_document(const cuarch::error& e) { return cuarch::to_json(cuarch::resolution_failure{e, {}}, python_speller); }
+std::string failure_document(const cuarch::error& e) {
+  return cuarch::to_json(cuarch::resolution_failure{e, {}}, python_speller);
+}
 
 }  // namespace
 
@@ -47,7 +49,8 @@ outcome resolve(const option_list& options, const environment_map& env, const st
     std::string against;
     if (done.compiler) {
       const cuarch::compiler_info& c = done.compiler->compiler;
-      against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " + std::string(cuarch::to_text(c.version).view());
+      against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " +
+                std::string(cuarch::to_text(c.version).view());
       if (!c.location.empty()) against += " at " + c.location;
       against += " (" + done.compiler->how + "): ";
     }
@@ -62,7 +65,8 @@ outcome resolve(const option_list& options, const environment_map& env, const st
   return result;
 }
 
-outcome doctor(const option_list& options, const environment_map& env, bool query_devices, const std::atomic<bool>* cancel) {
+outcome doctor(const option_list& options, const environment_map& env, bool query_devices,
+               const std::atomic<bool>* cancel) {
   cuarch::resolve_options where;
   if (auto bad = read_options(options, env, where, failure_document)) return *bad;
   cuarch::detect_options opts = cuarch::detect_options_for(where, *where.env_snapshot);

@@ -11,15 +11,17 @@
 
 namespace cuarch_python {
 
-outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version, const option_list& options,
-            const environment_map& env, const std::atomic<bool>* cancel) {
+outcome env(const std::string& tool, const std::string& format, const std::string& cmake_version,
+            const option_list& options, const environment_map& env, const std::atomic<bool>* cancel) {
   const auto t = cuarch::detail::find_by_name(cuarch::all_env_tools, tool);
   if (!t) return usage("tool must be " + names_of(cuarch::all_env_tools) + ", not '" + tool + "'");
   const auto f = cuarch::detail::find_by_name(cuarch::all_env_formats, format);
   if (!f) return usage("format must be " + names_of(cuarch::all_env_formats) + ", not '" + format + "'");
   if (!cmake_version.empty() && *t != cuarch::env_tool::cmake) return usage("cmake_version is for tool='cmake' only");
   cuarch::resolve_options o;
-  const auto document = [&](const cuarch::error& e) { return cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(e)); };
+  const auto document = [&](const cuarch::error& e) {
+    return cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(e));
+  };
   if (auto bad = read_options(options, env, o, document)) return *bad;
   if (auto bad = cuarch::options_for_tool(*t, o)) return usage(*bad);
   const cuarch::environment& snapshot = *o.env_snapshot;

@@ -31,9 +31,11 @@ outcome failed_input(const cuarch::error& e, const std::string& prefix, std::str
 
 outcome check(const std::string& targets, const std::string& toolkit_text, const std::string& dialect_name) {
   const auto dialect = cuarch::parse_arch_dialect(dialect_name);
-  if (!dialect) return usage("dialect must be one of " + names_of(cuarch::all_arch_dialects) + ", not '" + dialect_name + "'");
+  if (!dialect)
+    return usage("dialect must be one of " + names_of(cuarch::all_arch_dialects) + ", not '" + dialect_name + "'");
   const auto toolkit = cuarch::parse_cuda_version(toolkit_text);
-  if (!toolkit) return failed_input(toolkit.error(), "toolkit: ", cuarch::check_failure_json(toolkit.error(), std::nullopt));
+  if (!toolkit)
+    return failed_input(toolkit.error(), "toolkit: ", cuarch::check_failure_json(toolkit.error(), std::nullopt));
   if (const auto old = cuarch::unknown_old_toolkit(*toolkit))  // as cuarch check, list and resolve
     return failed_input(*old, "toolkit: ", cuarch::check_failure_json(*old, std::nullopt));
   const auto parsed = cuarch::parse_arch_list(targets, *dialect);
@@ -67,9 +69,11 @@ outcome list_targets(const std::string& toolkit_text) {
   outcome o;
   if (cuarch::newest_known_toolkit() < toolkit->release())
     o.note = "CUDA " + release_text(*toolkit) +
-             " is newer than cuarch's table (newest: " + release_text(cuarch::newest_known_toolkit()) + "); listing what " +
-             release_text(cuarch::newest_known_toolkit()) + " builds. Ask the compiler itself for anything newer (cuarch.doctor()).";
-  cuarch::for_each_buildable(*toolkit, [&](const cuarch::arch_target& t) { o.names.emplace_back(cuarch::to_text(t).view()); });
+             " is newer than cuarch's table (newest: " + release_text(cuarch::newest_known_toolkit()) +
+             "); listing what " + release_text(cuarch::newest_known_toolkit()) +
+             " builds. Ask the compiler itself for anything newer (cuarch.doctor()).";
+  cuarch::for_each_buildable(*toolkit,
+                             [&](const cuarch::arch_target& t) { o.names.emplace_back(cuarch::to_text(t).view()); });
   o.json = cuarch::list_json(*toolkit);
   return o;
 }

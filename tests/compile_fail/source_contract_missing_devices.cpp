@@ -8,7 +8,9 @@
 #include <vector>
 
 struct my_devices {
-  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> device() const { return std::vector<cuarch::device_info>{}; }
+  cuarch::expected<std::vector<cuarch::device_info>, cuarch::error> device() const {
+    return std::vector<cuarch::device_info>{};
+  }
 };
 
 int main() {

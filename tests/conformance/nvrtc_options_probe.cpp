@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   }
   int total = 0, good = 0;
   for (const auto& row : cuarch::arch_table) {
-    for (const auto v : {cuarch::arch_variant::baseline, cuarch::arch_variant::arch_specific, cuarch::arch_variant::family_specific}) {
+    for (const auto v :
+         {cuarch::arch_variant::baseline, cuarch::arch_variant::arch_specific, cuarch::arch_variant::family_specific}) {
       for (const auto f : {cuarch::arch_form::sass, cuarch::arch_form::ptx, cuarch::arch_form::lto}) {
         const cuarch::arch_target t{row.cc, v, f};
         if (!cuarch::variant_exists(t.cc, v) || !cuarch::check_buildable(t, *release)) continue;

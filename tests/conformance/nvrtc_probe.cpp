@@ -51,7 +51,8 @@ using FnGetErrorString = const char* (*)(nvrtcResult);
 using FnVersion = nvrtcResult (*)(int*, int*);
 using FnGetNumSupportedArchs = nvrtcResult (*)(int*);
 using FnGetSupportedArchs = nvrtcResult (*)(int*);
-using FnCreateProgram = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+using FnCreateProgram = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*,
+                                        const char* const*);
 using FnDestroyProgram = nvrtcResult (*)(nvrtcProgram*);
 using FnCompileProgram = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
 using FnGetPTXSize = nvrtcResult (*)(nvrtcProgram, size_t*);
@@ -289,8 +290,8 @@ int main(int argc, char** argv) {
     const bool usual = rj.first.find("invalid value for --gpu-architecture") != std::string::npos ||
                        rj.first.find("--nv_arch") != std::string::npos;
     if (usual) {
-      std::fprintf(stderr, "note: rejected %zu candidates (first %s, last %s) with %s\n", rj.second.size(), rj.second.front().c_str(),
-                   rj.second.back().c_str(), rj.first.c_str());
+      std::fprintf(stderr, "note: rejected %zu candidates (first %s, last %s) with %s\n", rj.second.size(),
+                   rj.second.front().c_str(), rj.second.back().c_str(), rj.first.c_str());
     } else {
       std::fprintf(stderr, "note: failed %s with %s\n", joinNames(rj.second).c_str(), rj.first.c_str());
     }
@@ -327,8 +328,8 @@ int main(int argc, char** argv) {
     return out.empty() ? std::string("-") : out;
   };
 
-  std::printf("%s\t%s\t%d.%d\t%s\t%s\t%s\t%s\n", release.c_str(), origin.c_str(), major, minor, ptxIsa.c_str(), defaultTarget.c_str(),
-              haveSupported ? join(supported).c_str() : "-", join(accepted).c_str());
+  std::printf("%s\t%s\t%d.%d\t%s\t%s\t%s\t%s\n", release.c_str(), origin.c_str(), major, minor, ptxIsa.c_str(),
+              defaultTarget.c_str(), haveSupported ? join(supported).c_str() : "-", join(accepted).c_str());
   // dlclose deliberately skipped: some NVRTC releases do not unload cleanly.
   return std::fflush(stdout) == 0 ? 0 : 3;
 }

@@ -37,7 +37,8 @@ bool compile(const char* source, const std::string& arch, const std::string& inc
 
 int failures = 0;
 
-void expect(const char* source, const std::string& arch, const std::string& include, bool compiles, const std::string& message) {
+void expect(const char* source, const std::string& arch, const std::string& include, bool compiles,
+            const std::string& message) {
   std::string log;
   const bool ok = compile(source, arch, include, log);
   const bool message_ok = message.empty() || log.find(message) != std::string::npos;

@@ -23,21 +23,25 @@ namespace cuarch_fuzz {
 inline void check_code_reader(std::string_view bytes) {
   const auto listing = cuarch::list_code(bytes);
   if (!listing) {
-    if (listing.error().code != cuarch::errc::unreadable_input) fatbin_invariant_broken("an error other than unreadable_input");
+    if (listing.error().code != cuarch::errc::unreadable_input)
+      fatbin_invariant_broken("an error other than unreadable_input");
     if (listing.error().raw.empty()) fatbin_invariant_broken("an error that does not say what is wrong");
     return;
   }
   if (listing->image_count() > cuarch::max_code_images) fatbin_invariant_broken("more images than the cap");
-  if (listing->objects.empty() != (listing->kind == cuarch::container_kind::none)) fatbin_invariant_broken("kind none iff no code");
+  if (listing->objects.empty() != (listing->kind == cuarch::container_kind::none))
+    fatbin_invariant_broken("kind none iff no code");
   for (const auto& o : listing->objects) {
     if (o.offset > bytes.size()) fatbin_invariant_broken("a code object outside the input");
     for (const auto& img : o.images) {
-      if (img.offset > bytes.size() || img.size > bytes.size() - img.offset) fatbin_invariant_broken("an image outside the input");
+      if (img.offset > bytes.size() || img.size > bytes.size() - img.offset)
+        fatbin_invariant_broken("an image outside the input");
       if (img.target.cc.major <= 0 && img.target.cc.minor <= 0) fatbin_invariant_broken("an image without a GPU");
     }
     for (const cuarch::compute_capability cc : {cuarch::compute_capability{7, 5}, {9, 0}, {10, 3}, {12, 1}}) {
       const auto c = cuarch::choose_image(o, cc, cuarch::cuda_version{12, 8});
-      if (c.loads() ? c.image >= o.images.size() : !c.why) fatbin_invariant_broken("a choice outside the images, or no reason");
+      if (c.loads() ? c.image >= o.images.size() : !c.why)
+        fatbin_invariant_broken("a choice outside the images, or no reason");
     }
   }
 }

@@ -1,8 +1,8 @@
 // Properties every toolkit-file parser keeps on any bytes (shared by the libFuzzer target
 // tests/fuzz/file_fuzz.cpp and the deterministic replay in tests/file_parsers_fuzz_test.cpp):
 // version.json, version.txt and cuda.h written to a scratch file, dist-info and conda-meta names,
-// nvcc/ptxas --version output, inventories (kubectl JSON, nvidia-smi CSV). Each gives a value or a typed error naming the file; a
-// value carries a plausible version and the path it came from; nothing crashes, hangs or throws.
+// nvcc/ptxas --version output, inventories (kubectl JSON, nvidia-smi CSV). Each gives a value or a typed error naming
+// the file; a value carries a plausible version and the path it came from; nothing crashes, hangs or throws.
 #pragma once
 
 #include <cuarch/sources/code_file.hpp>
@@ -25,7 +25,9 @@ inline void require_file(bool ok, const char* what, std::string_view input) {
   std::abort();
 }
 
-inline bool plausible(const cuarch::cuda_version& v) { return v.major >= 1 && v.major <= 99 && v.minor >= 0 && v.minor <= 99; }
+inline bool plausible(const cuarch::cuda_version& v) {
+  return v.major >= 1 && v.major <= 99 && v.minor >= 0 && v.minor <= 99;
+}
 
 /// A file reader's answer: a version from `path`, or an error that names `path`.
 template <class Result>
@@ -85,8 +87,9 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
       require_file(cuarch::detail::printable(n.name).find_first_of("\n\r\x1b") == std::string::npos,
                    "a printed node name holds no line break or escape", input);
   } else {
-    require_file(inv.error().code == cuarch::errc::unreadable_input && inv.error().message().find(scratch) != std::string::npos,
-                 "an inventory error is unreadable_input naming the file", input);
+    require_file(
+        inv.error().code == cuarch::errc::unreadable_input && inv.error().message().find(scratch) != std::string::npos,
+        "an inventory error is unreadable_input naming the file", input);
   }
   // A UTF-8 byte order mark before the text changes nothing (parse_inventory; the text itself is
   // read straight from memory, so this costs no second file).
@@ -99,8 +102,8 @@ inline void check_file_parsers(std::string_view input, const std::string& scratc
 
   for (const auto kind : {cuarch::source_kind::nvcc, cuarch::source_kind::ptxas}) {
     const auto n = cuarch::parse_nvcc_version_output(input, kind);
-    require_file(n ? plausible(*n) : n.error().code == cuarch::errc::malformed_output, "tool output is a version or malformed_output",
-                 input);
+    require_file(n ? plausible(*n) : n.error().code == cuarch::errc::malformed_output,
+                 "tool output is a version or malformed_output", input);
   }
 }
 

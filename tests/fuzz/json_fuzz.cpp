@@ -11,7 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string doc;
-  if (const char* what = cuarch_fuzz::json_writer_violation(std::string_view(reinterpret_cast<const char*>(data), size), doc)) {
+  if (const char* what = cuarch_fuzz::json_writer_violation(std::string_view(reinterpret_cast<const char*>(data), size),
+                                                            doc)) {
     std::fprintf(stderr, "json invariant violated: %s\ndocument: ", what);
     std::fwrite(doc.data(), 1, doc.size(), stderr);
     std::abort();

@@ -350,7 +350,8 @@ inline bool carries_object(const json_value& want, const json_value& got) {
   if (got.kind != json_value::type::object) return false;
   std::size_t i = 0;
   auto next_is = [&](const std::string& key, const json_value& hex_or_list) -> bool {
-    return i < got.members.size() && got.members[i].first == key && carries(hex_or_list, got.members[i].second) && (++i, true);
+    return i < got.members.size() && got.members[i].first == key && carries(hex_or_list, got.members[i].second) &&
+           (++i, true);
   };
   for (const auto& [raw_key, value] : want.members) {
     if (i >= got.members.size()) return false;

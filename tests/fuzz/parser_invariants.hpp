@@ -15,7 +15,8 @@ namespace cuarch_fuzz {
 
 inline void require(bool ok, const char* what, std::string_view input) {
   if (ok) return;
-  std::fprintf(stderr, "parser invariant violated: %s\ninput: '%.*s'\n", what, static_cast<int>(input.size()), input.data());
+  std::fprintf(stderr, "parser invariant violated: %s\ninput: '%.*s'\n", what, static_cast<int>(input.size()),
+               input.data());
   std::abort();
 }
 
@@ -40,11 +41,13 @@ inline void check_all_parsers(std::string_view input) {
       require(!e.message().empty(), "an error renders a message", input);
     }
   }
-  if (const auto a = parse_arch(input)) require(parse_arch(to_text(*a).view()).value() == *a, "parse_arch round-trips", input);
+  if (const auto a = parse_arch(input))
+    require(parse_arch(to_text(*a).view()).value() == *a, "parse_arch round-trips", input);
   if (const auto v = parse_cuda_version(input))
     require(parse_cuda_version(to_text(*v).view()).value() == *v, "version round-trips", input);
   const auto n = parse_nvcc_version_output(input);
-  require(n.has_value() || n.error().code == errc::malformed_output, "nvcc output is a version or malformed_output", input);
+  require(n.has_value() || n.error().code == errc::malformed_output, "nvcc output is a version or malformed_output",
+          input);
   (void)parse_driver_version(input);
   (void)parse_ptx_isa_version(input);
 }

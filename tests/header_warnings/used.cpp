@@ -36,7 +36,8 @@ int parse_and_check() {
   return failures;
 }
 
-void print_outputs(const cuarch::target_set& targets, const cuarch::resolution& r, const cuarch::compiler_info& compiler) {
+void print_outputs(const cuarch::target_set& targets, const cuarch::resolution& r,
+                   const cuarch::compiler_info& compiler) {
   for (const auto& flag : cuarch::nvcc_gencode_flags(targets)) std::printf("%s\n", flag.c_str());
   std::printf("%s\n", cuarch::nvcc_flags(targets).c_str());
   for (const auto& c : cuarch::nvrtc_compiles(targets))
@@ -47,7 +48,8 @@ void print_outputs(const cuarch::target_set& targets, const cuarch::resolution& 
   std::printf("%s %s\n", key.c_str(), cuarch::jit_cache_digest(key).c_str());
   std::printf("%s\n", cuarch::to_json(r, &compiler).c_str());
 #if CUARCH_WARN_FMT
-  std::printf("%s %s\n", fmt::format("{}", targets.front()).c_str(), fmt::format("{:>9}", cuarch::cuda_version{12, 8}).c_str());
+  std::printf("%s %s\n", fmt::format("{}", targets.front()).c_str(),
+              fmt::format("{:>9}", cuarch::cuda_version{12, 8}).c_str());
 #endif
 }
 
@@ -55,7 +57,8 @@ int resolve_fixed() {
   cuarch::arch_request request{"native;8.0+PTX"};
   request.overrides = cuarch::env_override::none;
   const cuarch::fixed_compiler compiler(cuarch::cuda_version{12, 8});
-  const auto r = cuarch::resolve_target_archs(request, compiler, cuarch::fixed_devices{{9, 0}, {12, 0}}, cuarch::best_effort_policy{},
+  const auto r = cuarch::resolve_target_archs(request, compiler, cuarch::fixed_devices{{9, 0}, {12, 0}},
+                                              cuarch::best_effort_policy{},
                                               cuarch::fixed_driver(cuarch::cuda_version{13, 0}));
   if (!r) {
     std::printf("%s\n", cuarch::to_json(r.error()).c_str());
@@ -64,8 +67,9 @@ int resolve_fixed() {
   print_outputs(r->targets, *r, *compiler.compiler());
   cuarch::arch_request jit{"all-major"};
   jit.overrides = cuarch::env_override::none;
-  const auto j = cuarch::resolve_target_archs(jit, cuarch::fixed_compiler(cuarch::cuda_version{13, 0}, {75, 80, 90, 100, 120}),
-                                              cuarch::no_devices{}, cuarch::jit_policy{});
+  const auto j = cuarch::resolve_target_archs(
+      jit, cuarch::fixed_compiler(cuarch::cuda_version{13, 0}, {75, 80, 90, 100, 120}), cuarch::no_devices{},
+      cuarch::jit_policy{});
   return j ? 0 : 1;
 }
 
@@ -123,10 +127,10 @@ int parse_every_spelling() {
     n += cuarch::parse_arch(s).has_value() + cuarch::parse_arch_list(s).has_value() +
          cuarch::parse_arch_list(s, cuarch::arch_dialect::torch).has_value() +
          cuarch::parse_arch_list(s, cuarch::arch_dialect::cmake).has_value() +
-         cuarch::parse_arch_list(s, cuarch::arch_dialect::nvcc).has_value() + cuarch::parse_arch_variant(s).has_value() +
-         cuarch::parse_arch_dialect(s).has_value() + cuarch::parse_output_format(s).has_value() +
-         cuarch::parse_policy_name(s).has_value() + cuarch::parse_env_override(s).has_value() +
-         cuarch::parse_native_variant_spec(s).has_value();
+         cuarch::parse_arch_list(s, cuarch::arch_dialect::nvcc).has_value() +
+         cuarch::parse_arch_variant(s).has_value() + cuarch::parse_arch_dialect(s).has_value() +
+         cuarch::parse_output_format(s).has_value() + cuarch::parse_policy_name(s).has_value() +
+         cuarch::parse_env_override(s).has_value() + cuarch::parse_native_variant_spec(s).has_value();
   }
   n += cuarch::decode_cudart_version(13000).has_value() + cuarch::decode_nvrtc_version(13, 0).has_value() +
        cuarch::decode_sm_number(90).has_value() + cuarch::decode_cuda_arch_macro(900).has_value();
@@ -135,4 +139,6 @@ int parse_every_spelling() {
 
 }  // namespace
 
-int main() { return parse_and_check() + resolve_fixed() + visible_devices() + detect_and_report() + parse_every_spelling(); }
+int main() {
+  return parse_and_check() + resolve_fixed() + visible_devices() + detect_and_report() + parse_every_spelling();
+}

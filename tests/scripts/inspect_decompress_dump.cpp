@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
     std::string out;
     const auto c = mode == "zstd" ? cuarch::compression::zstd : cuarch::compression::lz4;
     if (auto e = cuarch::decompress(c, slurp(argv[2]), std::strtoull(argv[3], nullptr, 10), out))
-      return std::fprintf(stderr, "%s: at byte %llu: %s\n", argv[2], static_cast<unsigned long long>(e->at), e->what.c_str()), 1;
+      return std::fprintf(stderr, "%s: at byte %llu: %s\n", argv[2], static_cast<unsigned long long>(e->at),
+                          e->what.c_str()),
+             1;
     return write(argv[4], out) ? 0 : 1;
   }
   std::fprintf(stderr, "usage: inspect_decompress_dump images FILE DIR | zstd|lz4 FILE SIZE OUT\n");

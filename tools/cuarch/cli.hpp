@@ -69,7 +69,8 @@ inline bool asks_for_json(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--") break;
-    if (a == "--json" || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+    if (a == "--json" || a == "--format=json" ||
+        (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
       return true;
   }
   return false;
@@ -196,7 +197,8 @@ inline int output_done(int status) {
   const int why = errno;
   ::dup2(2, 1);
   if (written) return status;
-  print_to(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n", why != 0 ? std::strerror(why) : "write error");
+  print_to(stderr, "cuarch: could not write the output to stdout ({}); exit 1\n",
+           why != 0 ? std::strerror(why) : "write error");
   return status == exit_ok ? exit_failed : status;
 }
 

@@ -73,7 +73,8 @@ int run_doctor(const doctor_flags& flags) {
   // The compile-time CUDA_VERSION here is the doctor's own build, not the user's program: what it
   // disagrees with is worth showing, not worth a warning.
   for (auto& f : findings)
-    if ((f.kind == cuarch::finding_kind::compile_time_vs_nvrtc || f.kind == cuarch::finding_kind::compile_time_vs_runtime) &&
+    if ((f.kind == cuarch::finding_kind::compile_time_vs_nvrtc ||
+         f.kind == cuarch::finding_kind::compile_time_vs_runtime) &&
         f.level != cuarch::severity::info) {
       f.level = cuarch::severity::info;
       f.meaning += " (here: the cuarch executable's own build, which does not affect your programs)";
@@ -88,7 +89,8 @@ int run_doctor(const doctor_flags& flags) {
 
 std::function<int()> setup_doctor(flag_set& f) {
   doctor_flags flags;
-  flags.format = f.value("--format", "text|json", "text (default), or json: one cuarch.doctor/1 document (docs/json.md)", "output");
+  flags.format = f.value("--format", "text|json",
+                         "text (default), or json: one cuarch.doctor/1 document (docs/json.md)", "output");
   flags.json = f.flag("--json", "the same as --format json", "output");
   flags.strict = f.flag("--strict", "exit 1 when a finding is a problem (default: exit 0 after reporting)", "output");
   add_detection_flags(flags.detection, f, "where to look", "devices");

@@ -64,8 +64,8 @@ int run_env(const env_flags& flags) {
   const auto format_text = flag_set::get(flags.format).value_or("shell");
   const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, format_text);
   if (!format)
-    return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text + "'" +
-                                         did_you_mean(format_text, value_words(flags.format->get_type_name())));
+    return usage_error(command_name, "--format: must be " + choices(cuarch::all_env_formats) + ", not '" + format_text +
+                                         "'" + did_you_mean(format_text, value_words(flags.format->get_type_name())));
 
   if (flag_set::given(flags.cmake_version) && *tool != cuarch::env_tool::cmake)
     return usage_error(command_name, "--cmake-version is for --for cmake only");
@@ -88,7 +88,8 @@ int run_env(const env_flags& flags) {
   const std::string who = fmt::format("cuarch env --for {}", cuarch::to_string(*tool));
   for (const auto& n : done.notes) print_to(stderr, "{}: note: {}\n", who, say(n));
   const auto& warnings = result ? result->warnings : done.warnings;
-  for (const auto& w : warnings) print_to(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
+  for (const auto& w : warnings)
+    print_to(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
   if (*format == cuarch::env_format::json) print_to(stdout, "{}\n", cuarch::env_json(*tool, done, result));
   // A refusal prints what makes its consumer fail too (an eval of it returns non-zero), never nothing.
   const auto refuse = [&](const std::string& why, int status) {
@@ -113,8 +114,9 @@ std::function<int()> setup_env(flag_set& f) {
   using cuarch::option_name;
   env_flags flags;
   library_flags& lf = flags.options;
-  const std::string tool = "tool", request = "request (as cuarch resolve)", compiler = "compiler (the nvcc the tool will run)",
-                    devices = "devices and driver", policy = "policy";
+  const std::string tool = "tool", request = "request (as cuarch resolve)",
+                    compiler = "compiler (the nvcc the tool will run)", devices = "devices and driver",
+                    policy = "policy";
   flags.tool = f.value("--for", choices(cuarch::all_env_tools), "the tool whose variables to print (required)", tool);
   // The tool is named by --for only: `cuarch env torch` is answered with the option it needs.
   f.on_unexpected([](const std::string& arg) {
@@ -129,27 +131,32 @@ std::function<int()> setup_env(flag_set& f) {
                                 tool);
   lf.also("cmake_version", flags.cmake_version);
   lf.value(f, option_name::archs, "--archs", "LIST|native|all|all-major", "what to resolve (default: native)", request);
-  lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects), "how to read LIST (default: generic)", request);
-  lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides), "variables that override the request (as cuarch resolve)",
-           request);
+  lf.value(f, option_name::dialect, "--dialect", choices(cuarch::all_arch_dialects),
+           "how to read LIST (default: generic)", request);
+  lf.value(f, option_name::env, "--env", choices(cuarch::all_env_overrides),
+           "variables that override the request (as cuarch resolve)", request);
   add_detection_flags(lf, f, compiler, devices);
-  lf.value(f, option_name::driver, "--driver", "VERSION|detected", "check PTX against this driver (as cuarch resolve)", devices);
+  lf.value(f, option_name::driver, "--driver", "VERSION|detected", "check PTX against this driver (as cuarch resolve)",
+           devices);
   lf.value(f, option_name::policy, "--policy", "P[,P...]",
            "one or more of " + choices(cuarch::all_policy_names) + " (default: strict)", policy);
-  lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES", "the variants native tries (as cuarch resolve)", policy);
-  lf.flag(f, option_name::strict, "--strict", "exit 1 when a warning the printed lines do not settle bears on the answer", policy);
+  lf.value(f, option_name::native_variant, "--native-variant", "CHAIN|RULES",
+           "the variants native tries (as cuarch resolve)", policy);
+  lf.flag(f, option_name::strict, "--strict",
+          "exit 1 when a warning the printed lines do not settle bears on the answer", policy);
   return [flags] { return run_env(flags); };
 }
 
 // A usage error too prints what makes `eval` fail (the format as the arguments ask, shell by default).
 std::string refused_output() {
-  const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats, requested_format().empty() ? "shell" : requested_format());
+  const auto format = cuarch::detail::find_by_name(cuarch::all_env_formats,
+                                                   requested_format().empty() ? "shell" : requested_format());
   return cuarch::env_refused_lines(format.value_or(cuarch::env_format::shell));
 }
 
 const register_command registration{
     command_name,
-    {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer, setup_env,
-     refused_output}};
+    {"print the variables a tool reads (torch, flashinfer, cmake, ...) for the validated targets and nvcc", footer,
+     setup_env, refused_output}};
 
 }  // namespace

@@ -58,7 +58,8 @@ int run_inspect(const inspect_flags& flags) {
     o.progress = scope.progress();
     return cuarch::inspect_here(paths, o);
   }();
-  if (done.usage) return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
+  if (done.usage)
+    return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
   for (const auto& n : done.notes) print_to(stderr, "cuarch inspect: note: {}\n", say(n));
   if (done.failure) {
     if (json) print_to(stdout, "{}\n", cuarch::inspect_json(done.report, done.failure));
@@ -75,14 +76,17 @@ std::function<int()> setup_inspect(flag_set& f) {
   using cuarch::option_name;
   inspect_flags flags;
   flags.paths = f.positionals("paths", "PATH", "files or directories to inspect");
-  flags.format = f.value("--format", "text|json", "text (default), or json: one cuarch.inspect/1 document (docs/json.md)", "output");
+  flags.format = f.value("--format", "text|json",
+                         "text (default), or json: one cuarch.inspect/1 document (docs/json.md)", "output");
   const std::string devices = "devices and driver";
   flags.options.value(f, option_name::devices, "--device-cc", "LIST",
                       "the devices' compute capabilities, e.g. 8.9,9.0 (default: this machine's)", devices);
   flags.options.value(
       f, option_name::driver, "--driver", "VERSION|detected",
-      "the CUDA version the driver supports (PTX must be JIT-able by it), or\n`detected` (the default without --device-cc)", devices);
-  flags.options.value(f, option_name::libcuda, "--libcuda", "PATH", "the driver library to ask (as CUARCH_LIBCUDA)", devices);
+      "the CUDA version the driver supports (PTX must be JIT-able by it), or\n`detected` (the default without --device-cc)",
+      devices);
+  flags.options.value(f, option_name::libcuda, "--libcuda", "PATH", "the driver library to ask (as CUARCH_LIBCUDA)",
+                      devices);
   flags.options.value(f, option_name::inventory, "--inventory", "FILE",
                       "a fleet: `kubectl get nodes -o json` (GPU feature discovery's labels) or a\n"
                       "CSV of nvidia-smi --query-gpu with a host column; every GPU node is judged\n"
@@ -92,6 +96,7 @@ std::function<int()> setup_inspect(flag_set& f) {
 }
 
 const register_command registration{
-    command_name, {"will these built files load? the images in each, judged per device and driver", inspect_footer, setup_inspect}};
+    command_name,
+    {"will these built files load? the images in each, judged per device and driver", inspect_footer, setup_inspect}};
 
 }  // namespace

@@ -20,8 +20,8 @@ using namespace cuarch_cli;
 /// --format text|json: how list and check print. The JSON documents are the library's
 /// (resolve/json_documents.hpp), the same ones Python's cuarch.check() raises with.
 CLI::Option* add_format(flag_set& f) {
-  return f.value("--format", "text|json", "text (default): one line per target; json: one document on stdout (docs/json.md)",
-                 "Options");
+  return f.value("--format", "text|json",
+                 "text (default): one line per target; json: one document on stdout (docs/json.md)", "Options");
 }
 
 /// --toolkit VERSION, required: these commands answer for a named release. A missing one is a
@@ -102,18 +102,21 @@ std::function<int()> setup_check(flag_set& f) {
     if (const auto bad = read_format("check", o.format, json)) return *bad;
     const auto tk = read_toolkit("check", o.toolkit);
     if (tk.status) return *tk.status;
-    if (tk.invalid) return input_failure("check", *tk.invalid, json, cuarch::check_failure_json(*tk.invalid, std::nullopt));
+    if (tk.invalid)
+      return input_failure("check", *tk.invalid, json, cuarch::check_failure_json(*tk.invalid, std::nullopt));
     const cuarch::cuda_version release = *tk.release;
     if (cuarch::never_released(release)) print_never_released(release);
     cuarch::arch_dialect dialect = cuarch::arch_dialect::generic;
     if (const auto name = flag_set::get(o.dialect)) {
       const auto d = cuarch::parse_arch_dialect(*name);
-      if (!d) return usage_error("check", "--dialect must be " + choices(cuarch::all_arch_dialects) + ", not '" + *name + "'");
+      if (!d)
+        return usage_error("check", "--dialect must be " + choices(cuarch::all_arch_dialects) + ", not '" + *name + "'");
       dialect = *d;
     }
     std::vector<std::string> lists = flag_set::all(o.archs);
     for (const auto& t : flag_set::all(o.targets)) lists.push_back(t);
-    if (lists.empty()) return usage_error("check", "give the targets to check, e.g. cuarch check --toolkit 12.4 sm_120a 9.0a");
+    if (lists.empty())
+      return usage_error("check", "give the targets to check, e.g. cuarch check --toolkit 12.4 sm_120a 9.0a");
 
     // Every list is read before any is checked: a malformed one is exit 2 with nothing checked.
     std::vector<cuarch::arch_target> targets;
@@ -145,13 +148,14 @@ const register_command list_command{
      "Exit codes: 0 listed; 2 bad usage or a release older than the table.",
      setup_list}};
 
-const register_command check_command{"check",
-                                     {"validate targets against a CUDA release; exit 1 with reasons",
-                                      "Checks every target against CUDA VERSION. Exit 0: all buildable; 1: one reason line per failing\n"
-                                      "target on stderr; 2: a malformed target or bad usage. --format json prints one document\n"
-                                      "(cuarch.check/1, docs/json.md) on stdout whatever the exit status.\n"
-                                      "Example: cuarch check --toolkit 12.4 sm_120a 9.0a\n"
-                                      "         cuarch check --toolkit 12.4 --dialect nvcc -- -arch=sm_90a",
-                                      setup_check}};
+const register_command check_command{
+    "check",
+    {"validate targets against a CUDA release; exit 1 with reasons",
+     "Checks every target against CUDA VERSION. Exit 0: all buildable; 1: one reason line per failing\n"
+     "target on stderr; 2: a malformed target or bad usage. --format json prints one document\n"
+     "(cuarch.check/1, docs/json.md) on stdout whatever the exit status.\n"
+     "Example: cuarch check --toolkit 12.4 sm_120a 9.0a\n"
+     "         cuarch check --toolkit 12.4 --dialect nvcc -- -arch=sm_90a",
+     setup_check}};
 
 }  // namespace

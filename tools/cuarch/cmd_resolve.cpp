@@ -72,7 +72,9 @@ int print_failure(cuarch::output_format format, const cuarch::resolution_failure
 /// Prints the targets in the chosen format; whether the format could spell them.
 bool print_targets(cuarch::output_format format, const cuarch::resolution& r, const cuarch::resolve_outcome& done) {
   switch (format) {
-    case cuarch::output_format::json: print_to(stdout, "{}\n", cuarch::to_json(r, *done.compiler, done.warnings)); return true;
+    case cuarch::output_format::json:
+      print_to(stdout, "{}\n", cuarch::to_json(r, *done.compiler, done.warnings));
+      return true;
     case cuarch::output_format::nvcc: print_to(stdout, "{}\n", cuarch::nvcc_flags(r.targets)); return true;
     case cuarch::output_format::nvrtc:
       for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
@@ -109,21 +111,25 @@ int run_resolve(const resolve_flags& flags) {
   }();
   if (done.usage) return usage_error(command_name, *done.usage);
   for (const auto& n : done.notes) print_to(stderr, "cuarch resolve: note: {}\n", say(n));
-  for (const auto& w : done.warnings) print_to(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
+  for (const auto& w : done.warnings)
+    print_to(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
   if (!done.result) return print_failure(format, done.result.error(), done.exit_status(), done.spelling);
 
   const cuarch::resolution& r = *done.result;
   for (const auto& d : r.diagnostics)
-    if (d.outcome != cuarch::resolution_outcome::kept) print_to(stderr, "cuarch resolve: note: {}\n", say(d.message(done.spelling)));
+    if (d.outcome != cuarch::resolution_outcome::kept)
+      print_to(stderr, "cuarch resolve: note: {}\n", say(d.message(done.spelling)));
   if (r.origin.source == cuarch::source_kind::environment)
     print_to(stderr, "cuarch resolve: note: the request came from the environment variable {}\n", r.origin.variable);
   if (r.table_older_than_compiler)
     print_to(stderr, "cuarch resolve: note: cuarch's table (newest CUDA {}) is older than the compiler (CUDA {}){}\n",
              cuarch::newest_known_toolkit(), r.compiler_version,
-             done.compiler && done.compiler->compiler.supported_sm_numbers ? "; the compiler's supported-arch list decided"
-                                                                           : "; targets newer than the table are judged by the table");
+             done.compiler && done.compiler->compiler.supported_sm_numbers
+                 ? "; the compiler's supported-arch list decided"
+                 : "; targets newer than the table are judged by the table");
   if (!print_targets(format, r, done)) return exit_failed;
-  if (done.exit_status() != 0) print_to(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", done.warnings.size());
+  if (done.exit_status() != 0)
+    print_to(stderr, "cuarch resolve: --strict: {} warning(s) above; exit 1\n", done.warnings.size());
   return done.exit_status();
 }
 
@@ -168,7 +174,8 @@ std::function<int()> setup_resolve(flag_set& f) {
            "the variants native tries per device, best first, baseline last: " + variant_choices() +
                ", a chain (f,a) or rules (12.0=f,9=a,default=a; default: a)",
            policy);
-  lf.value(f, option_name::output, "--format", choices(cuarch::all_output_formats), "how to print the targets (default: nvcc)", output);
+  lf.value(f, option_name::output, "--format", choices(cuarch::all_output_formats),
+           "how to print the targets (default: nvcc)", output);
   lf.flag(f, option_name::strict, "--strict",
           "exit 1 when a warning bears on the answer (another compiler your tools\n"
           "run gives another verdict, nvcc vs its headers, a compiler newer than\n"
@@ -179,6 +186,7 @@ std::function<int()> setup_resolve(flag_set& f) {
 
 const register_command registration{
     command_name,
-    {"resolve a request (a list, native, all) to targets for nvcc, NVRTC, CMake, PyTorch or JSON", footer, setup_resolve}};
+    {"resolve a request (a list, native, all) to targets for nvcc, NVRTC, CMake, PyTorch or JSON", footer,
+     setup_resolve}};
 
 }  // namespace

@@ -17,12 +17,13 @@ namespace cuarch_cli {
 class library_flags {
  public:
   /// An option with a value: "--dialect VALUE".
-  void value(flag_set& f, cuarch::option_name name, const std::string& flag, const std::string& value_name, const std::string& help,
-             const std::string& group, bool repeatable = false) {
+  void value(flag_set& f, cuarch::option_name name, const std::string& flag, const std::string& value_name,
+             const std::string& help, const std::string& group, bool repeatable = false) {
     flags_.push_back({f.value(flag, value_name, help, group, repeatable), name, false});
   }
   /// A flag that sets a true/false option: "--strict".
-  void flag(flag_set& f, cuarch::option_name name, const std::string& flag, const std::string& help, const std::string& group) {
+  void flag(flag_set& f, cuarch::option_name name, const std::string& flag, const std::string& help,
+            const std::string& group) {
     flags_.push_back({f.flag(flag, help, group), name, true});
   }
   /// Reads every flag given into `o`; the usage error ("--dialect: must be ...") of the first bad
@@ -69,9 +70,11 @@ class library_flags {
 };
 
 /// Where to look for compilers, libraries and devices: `cuarch doctor` and `cuarch resolve` alike.
-inline void add_detection_flags(library_flags& lf, flag_set& f, const std::string& group, const std::string& devices_group) {
+inline void add_detection_flags(library_flags& lf, flag_set& f, const std::string& group,
+                                const std::string& devices_group) {
   using cuarch::option_name;
-  lf.value(f, option_name::cuda_home, "--cuda-home", "DIR", "a toolkit root to consider first (before $CUDA_HOME)", group);
+  lf.value(f, option_name::cuda_home, "--cuda-home", "DIR", "a toolkit root to consider first (before $CUDA_HOME)",
+           group);
   lf.value(f, option_name::nvrtc, "--nvrtc", "PATH", "the libnvrtc to use for JIT (as CUARCH_NVRTC)", group);
   lf.value(f, option_name::nvcc, "--nvcc", "PATH", "the nvcc to use for offline builds (as CUARCH_NVCC)", group);
   lf.value(f, option_name::cudart, "--cudart", "PATH", "the libcudart to report (as CUARCH_CUDART)", group);

@@ -38,7 +38,8 @@ inline std::vector<std::string> value_words(const std::string& value_name) {
     const std::size_t end = std::min(value_name.find('|', begin), value_name.size());
     const std::string word = value_name.substr(begin, end - begin);
     const bool literal = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-      return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+      return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+             c == '.';
     });
     if (literal) out.push_back(word);
     begin = end + 1;
@@ -65,7 +66,8 @@ inline std::vector<std::string> long_options(const CLI::App& app) {
 /// with the app's long options.
 inline std::string unknown_option(const CLI::App& app, const std::string& typed) {
   const std::string name = typed.substr(0, typed.find('='));
-  return "unknown option '" + typed + "'" + (name.size() > 2 && name[1] == '-' ? did_you_mean(name, long_options(app)) : "");
+  return "unknown option '" + typed + "'" +
+         (name.size() > 2 && name[1] == '-' ? did_you_mean(name, long_options(app)) : "");
 }
 
 /// Reads a --format text|json option (list, check, inspect, doctor) into `json`; the usage error's
@@ -77,8 +79,8 @@ inline std::optional<int> read_format(const char* command, const CLI::Option* op
     json = true;
     return std::nullopt;
   }
-  return usage_error(command,
-                     "--format must be text|json, not '" + *text + "'" + did_you_mean(*text, value_words(option->get_type_name())));
+  return usage_error(command, "--format must be text|json, not '" + *text + "'" +
+                                  did_you_mean(*text, value_words(option->get_type_name())));
 }
 
 /// The options of one command, read after parsing.
@@ -90,8 +92,8 @@ class flag_set {
   std::string name() const { return app_.get_name(); }
 
   /// An option with one value ("--archs LIST" or "--archs=LIST"). Repeatable ones keep every value.
-  CLI::Option* value(const std::string& names, const std::string& value_name, const std::string& description, const std::string& group,
-                     bool repeatable = false) {
+  CLI::Option* value(const std::string& names, const std::string& value_name, const std::string& description,
+                     const std::string& group, bool repeatable = false) {
     CLI::Option* o = app_.add_option(names, CLI::callback_t{}, description);
     o->type_name(value_name)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->group(group);
     if (repeatable) repeatable_.insert(o);

@@ -24,9 +24,12 @@ namespace {
 
 using namespace cuarch_cli;
 
-std::string version_text() { return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH); }
+std::string version_text() {
+  return fmt::format("cuarch {}.{}.{}", CUARCH_VERSION_MAJOR, CUARCH_VERSION_MINOR, CUARCH_VERSION_PATCH);
+}
 
-constexpr const char* program_footer = "'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
+constexpr const char* program_footer =
+    "'cuarch <command> --help' describes a command. Exit codes: 0 ok, 1 failed, 2 bad usage or input.";
 
 // "--toolkit: 1 required TEXT missing" -> "--toolkit" (CLI11 puts the option's name first).
 std::string option_named_in(const std::string& message) {
@@ -76,7 +79,8 @@ int run_command_line(int argc, char** argv) {
     const auto selected = app.get_subcommands();
     const std::string where = selected.empty() ? std::string() : selected.front()->get_name();
     std::string message = e.what();
-    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) message = "option " + option_named_in(message) + " needs a value";
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
+      message = "option " + option_named_in(message) + " needs a value";
     return usage_error(where, message);
   }
 

@@ -96,7 +96,8 @@ class progress_line {
   void draw(std::string line) {
     struct winsize ws {};
     constexpr std::size_t prefix = 4;  // "\r\033[K" takes no column
-    if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && line.size() - prefix >= ws.ws_col) line.resize(prefix + ws.ws_col - 1);
+    if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && line.size() - prefix >= ws.ws_col)
+      line.resize(prefix + ws.ws_col - 1);
     write_out(line);
     drawn_ = true;
   }

@@ -21,7 +21,8 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t replace = d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, replace});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -43,7 +44,11 @@ std::string did_you_mean(std::string_view typed, const std::vector<std::string>&
   }
   std::string out;
   for (std::size_t i = 0; i < nearest.size(); ++i)
-    out.append(i == 0 ? "; did you mean '" : i + 1 == nearest.size() ? " or '" : ", '").append(spell(nearest[i])).append("'");
+    out.append(i == 0                    ? "; did you mean '"
+               : i + 1 == nearest.size() ? " or '"
+                                         : ", '")
+        .append(spell(nearest[i]))
+        .append("'");
   return out.empty() ? out : out + "?";
 }
 

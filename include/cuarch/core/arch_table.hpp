@@ -25,11 +25,11 @@ struct toolkit_row {
 /// One compute capability as the table knows it. A zero cuda_version means "never".
 struct arch_row {
   compute_capability cc;
-  std::string_view gpus;          // generation and example products (for messages and `cuarch list`)
-  cuda_version first;             // first release building sm_XY / compute_XY (the table floor 11.0 means "11.0 or earlier")
-  cuda_version first_a;           // first release building the `a` variant; {} = none
-  cuda_version first_f;           // first release building the `f` variant; {} = none
-  cuda_version removed_in;        // first release that no longer builds it (any variant); {} = still built
+  std::string_view gpus;    // generation and example products (for messages and `cuarch list`)
+  cuda_version first;       // first release building sm_XY / compute_XY (the table floor 11.0 means "11.0 or earlier")
+  cuda_version first_a;     // first release building the `a` variant; {} = none
+  cuda_version first_f;     // first release building the `f` variant; {} = none
+  cuda_version removed_in;  // first release that no longer builds it (any variant); {} = still built
   compute_capability renamed_to;  // when removal is a rename (sm_101 -> sm_110); {} otherwise
   ptx_isa_version min_ptx;        // lowest PTX ISA with this `.target`
   std::string_view source;
@@ -191,8 +191,10 @@ constexpr bool arch_table_is_valid() noexcept {
     if (r.source.empty() || r.gpus.empty() || is_never(r.first)) return false;
     if (toolkit_index(r.first) == not_found) return false;  // first release is a real release
     if (!is_never(r.removed_in) && !(r.first < r.removed_in)) return false;
-    if (!is_never(r.first_a) && (r.first_a < r.first || r.cc < compute_capability{9, 0})) return false;   // a from 9.0 on
-    if (!is_never(r.first_f) && (r.first_f < r.first || r.cc < compute_capability{10, 0})) return false;  // f from 10.0 on
+    if (!is_never(r.first_a) && (r.first_a < r.first || r.cc < compute_capability{9, 0}))
+      return false;  // a from 9.0 on
+    if (!is_never(r.first_f) && (r.first_f < r.first || r.cc < compute_capability{10, 0}))
+      return false;                              // f from 10.0 on
     if (r.renamed_to != compute_capability{}) {  // a rename hands over in one release
       const std::size_t to = arch_index(r.renamed_to);
       if (is_never(r.removed_in) || to == not_found || arch_table[to].first != r.removed_in) return false;
@@ -203,7 +205,8 @@ constexpr bool arch_table_is_valid() noexcept {
 
 }  // namespace detail
 
-static_assert(detail::toolkit_table_is_valid(), "toolkit_table: sorted releases, non-decreasing PTX ISA and drivers, sources");
+static_assert(detail::toolkit_table_is_valid(),
+              "toolkit_table: sorted releases, non-decreasing PTX ISA and drivers, sources");
 static_assert(detail::arch_table_is_valid(),
               "arch_table: sorted, sources, first < removed, a only from 9.0, f only from 10.0, renames");
 

@@ -66,7 +66,9 @@ constexpr expected<void, error> check_buildable(const arch_target& t, const cuda
   return {};
 }
 
-constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) { return check_buildable(t, toolkit).has_value(); }
+constexpr bool is_buildable(const arch_target& t, const cuda_version& toolkit) {
+  return check_buildable(t, toolkit).has_value();
+}
 
 /// Whether code built for t can run on a device of compute capability `device`: the rules are
 /// docs/design.md's "Loadability" table, checked there on an H200; cases in tests/compatibility_test.cpp.
@@ -77,7 +79,9 @@ constexpr expected<void, error> check_loadable(const arch_target& t, const compu
   return unexpected(errors::cannot_load_on_device(source_kind::none, t, device));
 }
 
-constexpr bool can_load(const arch_target& t, const compute_capability& device) { return check_loadable(t, device).has_value(); }
+constexpr bool can_load(const arch_target& t, const compute_capability& device) {
+  return check_loadable(t, device).has_value();
+}
 
 /// Whether a driver serving CUDA `driver` may load code built by CUDA `compiler`: minor-version
 /// compatibility does not cross majors (a 12.x driver runs what CUDA 12.x builds, not what 13.0
@@ -116,7 +120,8 @@ constexpr expected<void, error> check_driver_drives_device(const compute_capabil
 /// device::provides (cuarch/device.hpp, which can include nothing) repeats them; tests/target_set_test.cpp
 /// checks both agree on every pair of targets the table knows.
 constexpr bool provides_features(const arch_target& built, const arch_target& required) noexcept {
-  const bool specific_or_family = built.variant == arch_variant::arch_specific || built.variant == arch_variant::family_specific;
+  const bool specific_or_family = built.variant == arch_variant::arch_specific ||
+                                  built.variant == arch_variant::family_specific;
   switch (required.variant) {
     case arch_variant::arch_specific: return built.variant == arch_variant::arch_specific && built.cc == required.cc;
     case arch_variant::family_specific:
@@ -174,7 +179,8 @@ constexpr std::optional<ptx_isa_version> ptx_isa_read_by(const cuda_version& dri
 }
 
 /// Whether a driver of CUDA `driver` JITs PTX of ISA `isa` (target t), as `cuarch inspect` reads it off a file.
-constexpr expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa, const cuda_version& driver) {
+constexpr expected<void, error> check_driver_can_jit_isa(const arch_target& t, const ptx_isa_version& isa,
+                                                         const cuda_version& driver) {
   const std::optional<ptx_isa_version> understood = ptx_isa_read_by(driver);
   if (!understood || isa <= *understood) return {};
   return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, {}, driver.release(), isa, *understood));
@@ -182,19 +188,23 @@ constexpr expected<void, error> check_driver_can_jit_isa(const arch_target& t, c
 
 /// Whether a driver of CUDA `driver` JITs PTX target t emitted by CUDA `compiler` (SASS needs no JIT):
 /// by the compiler's PTX ISA (above), or for a compiler the table does not know, by release.
-constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler, const cuda_version& driver) {
+constexpr expected<void, error> check_driver_can_jit(const arch_target& t, const cuda_version& compiler,
+                                                     const cuda_version& driver) {
   if (t.form == arch_form::sass) return {};
-  const std::optional<ptx_isa_version> understood = ptx_isa_read_by(driver), floor = min_ptx_isa(t), emitted = ptx_isa_of(compiler);
+  const std::optional<ptx_isa_version> understood = ptx_isa_read_by(driver), floor = min_ptx_isa(t),
+                                       emitted = ptx_isa_of(compiler);
   // The target's own floor first: below it no compiler can help, only a newer driver.
   if (floor && understood && *understood < *floor) {
     detail::text<200> why("PTX ISA ");
     why.append(to_text(*floor).view()).append(" is the lowest with this target, whatever the compiler");
-    return unexpected(
-        errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(), *floor, *understood, why.view()));
+    return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(),
+                                                     *floor, *understood, why.view()));
   }
-  if (emitted ? check_driver_can_jit_isa(t, *emitted, driver).has_value() : compiler.release() <= driver.release()) return {};
+  if (emitted ? check_driver_can_jit_isa(t, *emitted, driver).has_value() : compiler.release() <= driver.release())
+    return {};
   return unexpected(errors::ptx_too_new_for_driver(source_kind::driver, t, compiler.release(), driver.release(),
-                                                   emitted.value_or(ptx_isa_version{}), understood.value_or(ptx_isa_version{})));
+                                                   emitted.value_or(ptx_isa_version{}),
+                                                   understood.value_or(ptx_isa_version{})));
 }
 
 /// Calls f(arch_target) for every target (sm_, compute_; baseline, a, f) that `toolkit` can build,

@@ -45,7 +45,8 @@ constexpr expected<compute_capability, error> decode_sm_number(int n, source_kin
 
 /// `__CUDA_ARCH__` / `__CUDA_ARCH_SPECIFIC__` encoding: 100*major + 10*minor (900 -> 9.0).
 constexpr expected<compute_capability, error> decode_cuda_arch_macro(int n) {
-  if (n < 100 || n % 10 != 0 || n > 9990) return unexpected(detail::invalid_number("__CUDA_ARCH__ value", n, source_kind::none));
+  if (n < 100 || n % 10 != 0 || n > 9990)
+    return unexpected(detail::invalid_number("__CUDA_ARCH__ value", n, source_kind::none));
   return compute_capability{n / 100, (n % 100) / 10};
 }
 
@@ -63,7 +64,8 @@ constexpr bool read_version_parts(std::string_view s, int& a, int& b, int& c) no
 }  // namespace detail
 
 /// "12.4", "12.4.127", "V13.0.88" (nvcc's spelling). Nothing else may follow.
-constexpr expected<cuda_version, error> parse_cuda_version(std::string_view s, source_kind src = source_kind::user_input) {
+constexpr expected<cuda_version, error> parse_cuda_version(std::string_view s,
+                                                           source_kind src = source_kind::user_input) {
   std::string_view t = detail::trim(s);
   if (!t.empty() && (t.front() == 'V' || t.front() == 'v')) t.remove_prefix(1);
   cuda_version v;
@@ -81,15 +83,18 @@ constexpr expected<ptx_isa_version, error> parse_ptx_isa_version(std::string_vie
 }
 
 /// "580.65.06", "570.26".
-constexpr expected<driver_version, error> parse_driver_version(std::string_view s, source_kind src = source_kind::driver) {
+constexpr expected<driver_version, error> parse_driver_version(std::string_view s,
+                                                               source_kind src = source_kind::driver) {
   driver_version v;
-  if (!detail::read_version_parts(detail::trim(s), v.major, v.minor, v.patch)) return unexpected(errors::invalid_version(src, s));
+  if (!detail::read_version_parts(detail::trim(s), v.major, v.minor, v.patch))
+    return unexpected(errors::invalid_version(src, s));
   return v;
 }
 
 /// The output of `nvcc --version` / `ptxas --version`: finds "release 13.0, V13.0.88" on any line
 /// (banner lines, CRLF line ends and trailing noise are tolerated). Prefers the full V-number.
-constexpr expected<cuda_version, error> parse_nvcc_version_output(std::string_view out, source_kind src = source_kind::nvcc) {
+constexpr expected<cuda_version, error> parse_nvcc_version_output(std::string_view out,
+                                                                  source_kind src = source_kind::nvcc) {
   constexpr std::string_view key = "release ";
   for (std::size_t at = out.find(key); at != std::string_view::npos; at = out.find(key, at + 1)) {
     std::string_view rest = out.substr(at + key.size());

@@ -87,7 +87,8 @@ class backward_bits {
     for (std::int64_t i = std::min<std::int64_t>(from + 8, static_cast<std::int64_t>(size_)); i-- > from;)
       cache_ = cache_ << 8 | data_[i];
   }
-  std::uint64_t short_peek(unsigned n) const {  // fewer than n bits left (the cache starts at bit 0): the missing low bits read as 0
+  std::uint64_t short_peek(
+      unsigned n) const {  // fewer than n bits left (the cache starts at bit 0): the missing low bits read as 0
     if (left_ <= 0) return 0;
     return (cache_ & mask(static_cast<unsigned>(left_))) << (n - static_cast<unsigned>(left_));
   }
@@ -113,7 +114,8 @@ struct fse_table {
 inline bool build_fse(const std::vector<int>& probability, unsigned log, fse_table& t) {
   const std::uint32_t size = 1u << log;
   std::uint64_t total = 0;
-  for (const int p : probability) total += p == -1 ? 1 : p < 0 ? std::uint64_t{size} + 1 : static_cast<std::uint64_t>(p);
+  for (const int p : probability)
+    total += p == -1 ? 1 : p < 0 ? std::uint64_t{size} + 1 : static_cast<std::uint64_t>(p);
   if (total != size) return false;  // every state must belong to exactly one symbol
   t.log = log;
   t.cells.assign(size, {});
@@ -248,7 +250,8 @@ inline std::size_t read_huffman(const byte* in, std::size_t size, huffman_table&
   if (header >= 128) {  // direct: 4-bit weights, two a byte, high nibble first
     const std::size_t n = header - 127, bytes = (n + 1) / 2;
     if (1 + bytes > size) return 0;
-    for (std::size_t i = 0; i < n; ++i) weights.push_back(static_cast<byte>(i % 2 ? in[1 + i / 2] & 15 : in[1 + i / 2] >> 4));
+    for (std::size_t i = 0; i < n; ++i)
+      weights.push_back(static_cast<byte>(i % 2 ? in[1 + i / 2] & 15 : in[1 + i / 2] >> 4));
     used = 1 + bytes;
   } else {  // FSE-compressed weights, two interleaved states
     if (header == 0 || 1 + std::size_t{header} > size) return 0;
@@ -304,11 +307,12 @@ inline constexpr code_value literal_length_codes[36] = {
     {20, 1},  {22, 1},  {24, 2},    {28, 2},    {32, 3},    {40, 3},    {48, 4},     {64, 6},     {128, 7},
     {256, 8}, {512, 9}, {1024, 10}, {2048, 11}, {4096, 12}, {8192, 13}, {16384, 14}, {32768, 15}, {65536, 16}};
 inline constexpr code_value match_length_codes[53] = {
-    {3, 0},   {4, 0},   {5, 0},     {6, 0},     {7, 0},     {8, 0},     {9, 0},      {10, 0},     {11, 0},    {12, 0}, {13, 0},
-    {14, 0},  {15, 0},  {16, 0},    {17, 0},    {18, 0},    {19, 0},    {20, 0},     {21, 0},     {22, 0},    {23, 0}, {24, 0},
-    {25, 0},  {26, 0},  {27, 0},    {28, 0},    {29, 0},    {30, 0},    {31, 0},     {32, 0},     {33, 0},    {34, 0}, {35, 1},
-    {37, 1},  {39, 1},  {41, 1},    {43, 2},    {47, 2},    {51, 3},    {59, 3},     {67, 4},     {83, 4},    {99, 5}, {131, 7},
-    {259, 8}, {515, 9}, {1027, 10}, {2051, 11}, {4099, 12}, {8195, 13}, {16387, 14}, {32771, 15}, {65539, 16}};
+    {3, 0},   {4, 0},     {5, 0},     {6, 0},     {7, 0},     {8, 0},      {9, 0},      {10, 0},    {11, 0},
+    {12, 0},  {13, 0},    {14, 0},    {15, 0},    {16, 0},    {17, 0},     {18, 0},     {19, 0},    {20, 0},
+    {21, 0},  {22, 0},    {23, 0},    {24, 0},    {25, 0},    {26, 0},     {27, 0},     {28, 0},    {29, 0},
+    {30, 0},  {31, 0},    {32, 0},    {33, 0},    {34, 0},    {35, 1},     {37, 1},     {39, 1},    {41, 1},
+    {43, 2},  {47, 2},    {51, 3},    {59, 3},    {67, 4},    {83, 4},     {99, 5},     {131, 7},   {259, 8},
+    {515, 9}, {1027, 10}, {2051, 11}, {4099, 12}, {8195, 13}, {16387, 14}, {32771, 15}, {65539, 16}};
 
 // The predefined distributions (RFC 8878 3.1.1.3.2.2).
 inline const std::vector<int> predefined_literal_lengths = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,  1,  2,  2,
@@ -457,7 +461,8 @@ inline failure compressed_block(const byte* in, std::size_t size, std::uint64_t 
   if (p >= size) return fail(at + p, "sequences without their compression modes");
   const unsigned modes = in[p++];
   if (modes & 3) return fail(at + p - 1, "reserved bits set in the sequence compression modes");
-  static const std::vector<int>* const predefined[3] = {&predefined_literal_lengths, &predefined_offsets, &predefined_match_lengths};
+  static const std::vector<int>* const predefined[3] = {&predefined_literal_lengths, &predefined_offsets,
+                                                        &predefined_match_lengths};
   static const unsigned max_log[3] = {9, 8, 9}, max_symbol[3] = {35, 31, 52}, predefined_log[3] = {6, 5, 6};
   static const char* const names[3] = {"literal lengths", "offsets", "match lengths"};
   fse_table rle[3];
@@ -465,7 +470,8 @@ inline failure compressed_block(const byte* in, std::size_t size, std::uint64_t 
   for (int k = 0; k < 3; ++k) {
     const unsigned mode = modes >> (6 - 2 * k) & 3;
     if (mode == 0) {
-      if (!build_fse(*predefined[k], predefined_log[k], f.tables[k])) return fail(at + p, "internal: a predefined table");
+      if (!build_fse(*predefined[k], predefined_log[k], f.tables[k]))
+        return fail(at + p, "internal: a predefined table");
       f.has_table[k] = true;
     } else if (mode == 1) {
       if (p >= size || in[p] > max_symbol[k])
@@ -539,7 +545,8 @@ inline failure frames(const byte* in, std::size_t size, sink& out) {
   if (size == 0) return fail(0, "no Zstandard frame");
   while (p < size) {
     if (size - p < 4) return fail(p, "a Zstandard frame cut off before its magic");
-    const std::uint32_t magic = in[p] | std::uint32_t{in[p + 1]} << 8 | std::uint32_t{in[p + 2]} << 16 | std::uint32_t{in[p + 3]} << 24;
+    const std::uint32_t magic = in[p] | std::uint32_t{in[p + 1]} << 8 | std::uint32_t{in[p + 2]} << 16 |
+                                std::uint32_t{in[p + 3]} << 24;
     if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {  // a skippable frame: magic, u32 size, bytes
       if (size - p < 8) return fail(p, "a skippable frame cut off");
       const std::uint64_t n = in[p + 4] | std::uint64_t{in[p + 5]} << 8 | std::uint64_t{in[p + 6]} << 16 |
@@ -618,7 +625,8 @@ inline std::optional<decompress_failure> lz4_block(const unsigned char* in, std:
     const std::size_t at = p;
     const unsigned token = in[p++];
     std::uint64_t lits = 0, match = 0;
-    if (!length(token >> 4, lits) || lits > size - p) return zstd::fail(at, "LZ4 literals that run past the end of the image");
+    if (!length(token >> 4, lits) || lits > size - p)
+      return zstd::fail(at, "LZ4 literals that run past the end of the image");
     if (!out.room(lits)) return zstd::fail(at, "more output than the image's declared size");
     if (lits) std::memcpy(out.data + out.used, in + p, static_cast<std::size_t>(lits));  // in has no slack
     out.used += lits;
@@ -629,7 +637,8 @@ inline std::optional<decompress_failure> lz4_block(const unsigned char* in, std:
     p += 2;
     if (!length(token & 15, match)) return zstd::fail(at, "an LZ4 match length cut off");
     match += 4;
-    if (offset == 0 || offset > out.used) return zstd::fail(p - 2, "an LZ4 match that reaches before the start of the output");
+    if (offset == 0 || offset > out.used)
+      return zstd::fail(p - 2, "an LZ4 match that reaches before the start of the output");
     if (!out.room(match)) return zstd::fail(at, "more output than the image's declared size");
     out.repeat(offset, static_cast<std::size_t>(match));
     if (out.full()) break;  // a prefix was asked for: the rest is not decoded
@@ -642,7 +651,9 @@ inline std::optional<decompress_failure> lz4_block(const unsigned char* in, std:
 /// The formats of a fatbin entry's flags (@40).
 enum class compression : unsigned char { none, lz4, zstd };
 inline constexpr std::string_view compression_names[] = {"none", "LZ4", "Zstandard"};
-constexpr std::string_view to_string(compression c) noexcept { return compression_names[static_cast<unsigned char>(c)]; }
+constexpr std::string_view to_string(compression c) noexcept {
+  return compression_names[static_cast<unsigned char>(c)];
+}
 inline constexpr std::uint64_t fatbin_flag_lz4 = 0x2000u, fatbin_flag_zstd = 0x8000u;
 constexpr compression compression_of_flags(std::uint64_t flags) noexcept {
   return flags & fatbin_flag_zstd ? compression::zstd : flags & fatbin_flag_lz4 ? compression::lz4 : compression::none;
@@ -653,8 +664,8 @@ namespace detail {
 /// Decodes `in` (format `c`, declaring `size` bytes) into buf (size + sink::slack bytes), stopping
 /// once `enough` bytes are out; `used`: how many are. A failure for a size over the cap or more than
 /// the bytes can hold, malformed bytes, or (decoded to the end) another size than declared.
-inline std::optional<decompress_failure> decode(compression c, std::string_view in, std::uint64_t size, std::uint64_t enough,
-                                                unsigned char* buf, std::uint64_t& used) {
+inline std::optional<decompress_failure> decode(compression c, std::string_view in, std::uint64_t size,
+                                                std::uint64_t enough, unsigned char* buf, std::uint64_t& used) {
   used = 0;
   if (size > max_decompressed_image)
     return decompress_failure{0, "it declares " + std::to_string(size) + " bytes uncompressed, more than the " +
@@ -671,8 +682,8 @@ inline std::optional<decompress_failure> decode(compression c, std::string_view 
            : c == compression::lz4 ? lz4_block(bytes, in.size(), s)
                                    : std::optional<decompress_failure>(decompress_failure{0, "not compressed"});
   if (!e && !s.full() && s.used != size)
-    e = decompress_failure{
-        in.size(), "it decompresses to " + std::to_string(s.used) + " bytes, not the " + std::to_string(size) + " its entry declares"};
+    e = decompress_failure{in.size(), "it decompresses to " + std::to_string(s.used) + " bytes, not the " +
+                                          std::to_string(size) + " its entry declares"};
   used = e ? 0 : s.used;
   return e;
 }
@@ -682,7 +693,8 @@ inline std::optional<decompress_failure> decode(compression c, std::string_view 
 /// Decompresses `in` (format `c`) into exactly `size` bytes (the size its entry declares), in `out`.
 /// A failure when size exceeds max_decompressed_image, when the bytes are malformed, or when they
 /// decode to more or fewer bytes than `size`.
-inline std::optional<decompress_failure> decompress(compression c, std::string_view in, std::uint64_t size, std::string& out) {
+inline std::optional<decompress_failure> decompress(compression c, std::string_view in, std::uint64_t size,
+                                                    std::string& out) {
   out.clear();
   if (size > max_decompressed_image) size = max_decompressed_image + 1;  // refused by decode(), not allocated
   else out.resize(static_cast<std::size_t>(size) + detail::zstd::sink::slack);
@@ -696,13 +708,14 @@ inline std::optional<decompress_failure> decompress(compression c, std::string_v
 /// to, or all of it when shorter: a cubin's header and notes without decoding its code. The buffer
 /// is allocated for `size` but not filled, so the pages past the prefix are never touched. The same
 /// checks as decompress() on what is decoded.
-inline std::optional<decompress_failure> decompress_prefix(compression c, std::string_view in, std::uint64_t size, std::uint64_t want,
-                                                           std::string& out) {
+inline std::optional<decompress_failure> decompress_prefix(compression c, std::string_view in, std::uint64_t size,
+                                                           std::uint64_t want, std::string& out) {
   out.clear();
   if (size > max_decompressed_image) size = max_decompressed_image + 1;  // refused by decode(), not allocated
   std::unique_ptr<unsigned char[]> buf(
       size > max_decompressed_image ? nullptr : new (std::nothrow) unsigned char[size + detail::zstd::sink::slack]);
-  if (!buf && size <= max_decompressed_image) return decompress_failure{0, "no memory for " + std::to_string(size) + " bytes"};
+  if (!buf && size <= max_decompressed_image)
+    return decompress_failure{0, "no memory for " + std::to_string(size) + " bytes"};
   std::uint64_t used = 0;
   auto e = detail::decode(c, in, size, want, buf.get(), used);
   out.assign(reinterpret_cast<const char*>(buf.get()), static_cast<std::size_t>(used));

@@ -22,17 +22,19 @@ constexpr expected<compute_capability, error> parse_compute_capability(std::stri
   // The fix is the device's own spellings: the target grammar's examples (sm_90a, 9.0+PTX) are refused here.
   const std::string_view t = detail::trim(s);
   const auto parsed = parse_arch_token(t);
-  if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline || parsed->items[0].form != arch_form::sass)
-    return unexpected(
-        errors::malformed_token(source_kind::device_list, t, errors::no_position,
-                                "a device is a compute capability: write it like 9.0, 12.0, 90 or sm_120 (no a/f suffix, no PTX)"));
+  if (!parsed || parsed->count != 1 || parsed->items[0].variant != arch_variant::baseline ||
+      parsed->items[0].form != arch_form::sass)
+    return unexpected(errors::malformed_token(
+        source_kind::device_list, t, errors::no_position,
+        "a device is a compute capability: write it like 9.0, 12.0, 90 or sm_120 (no a/f suffix, no PTX)"));
   // A bare number below 30 ("12", "10") is what someone means as 12.0 or 10.0, never the sm number
   // of a compute capability 1.x or 2.x no CUDA cuarch knows builds: refused, never read as cc 1.2.
   const bool bare_number = !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string_view::npos;
   if (bare_number && parsed->items[0].cc.major < 3)
-    return unexpected(errors::malformed_token(source_kind::device_list, t, errors::no_position,
-                                              "a bare number under 30 is not read as compute capability 1.x or 2.x: write it dotted, "
-                                              "like 12.0, or as its sm number, like 120"));
+    return unexpected(
+        errors::malformed_token(source_kind::device_list, t, errors::no_position,
+                                "a bare number under 30 is not read as compute capability 1.x or 2.x: write it dotted, "
+                                "like 12.0, or as its sm number, like 120"));
   return parsed->items[0].cc;
 }
 

@@ -52,7 +52,8 @@ class environment {
     environment env;
     for (const std::string& entry : process_entries()) {
       const std::size_t eq = entry.find('=');
-      if (is_detection_variable(std::string_view(entry).substr(0, eq))) env.set(entry.substr(0, eq), entry.substr(eq + 1));
+      if (is_detection_variable(std::string_view(entry).substr(0, eq)))
+        env.set(entry.substr(0, eq), entry.substr(eq + 1));
       else env.inherit(entry);
     }
     return env;
@@ -68,7 +69,8 @@ class environment {
   }
 
   static bool is_detection_variable(std::string_view name) noexcept {
-    return std::find(std::begin(detection_variables), std::end(detection_variables), name) != std::end(detection_variables);
+    return std::find(std::begin(detection_variables), std::end(detection_variables), name) !=
+           std::end(detection_variables);
   }
 
   /// One variable of the current process, without a snapshot (the warm resolve path reads one
@@ -91,7 +93,8 @@ class environment {
   }
   environment& set(std::string name, std::string value) {
     const auto it = at(name);
-    if (it != vars_.end() && it->first == name) vars_[static_cast<std::size_t>(it - vars_.begin())].second = std::move(value);
+    if (it != vars_.end() && it->first == name)
+      vars_[static_cast<std::size_t>(it - vars_.begin())].second = std::move(value);
     else vars_.insert(it, variable(std::move(name), std::move(value)));
     return *this;
   }
@@ -128,7 +131,8 @@ class environment {
 
  private:
   std::vector<variable>::const_iterator at(std::string_view name) const {
-    return std::lower_bound(vars_.begin(), vars_.end(), name, [](const variable& v, std::string_view n) { return v.first < n; });
+    return std::lower_bound(vars_.begin(), vars_.end(), name,
+                            [](const variable& v, std::string_view n) { return v.first < n; });
   }
   std::vector<variable> vars_;
   std::vector<std::string> inherited_;  // in the process's order

@@ -49,7 +49,7 @@ enum class errc : int {
   no_compiler,       // no NVRTC / nvcc anywhere detection looked (location lists the places)
   targets_conflict,  // sm_100 with sm_100f: nvcc refuses to build both in one compilation
   unreadable_input,  // a file the caller named to be read (cuarch inspect) cannot be read, or its CUDA code is malformed
-  unknown_builder,   // machine code that loads only if the driver runs the CUDA that built it, which the file does not say
+  unknown_builder,  // machine code that loads only if the driver runs the CUDA that built it, which the file does not say
 };
 
 /// The first and last codes, for tables and tests that walk every code.
@@ -80,8 +80,10 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::empty_input: return {"empty_input", "empty input", E::invalid_argument, input};
     case errc::malformed_token: return {"malformed_token", "malformed architecture", E::invalid_argument, input};
     case errc::unknown_suffix: return {"unknown_suffix", "unknown suffix", E::invalid_argument, input};
-    case errc::variant_not_defined: return {"variant_not_defined", "variant does not exist", E::invalid_argument, input};
-    case errc::ptx_of_specific_variant: return {"ptx_of_specific_variant", "+PTX on an a/f target", E::invalid_argument, input};
+    case errc::variant_not_defined:
+      return {"variant_not_defined", "variant does not exist", E::invalid_argument, input};
+    case errc::ptx_of_specific_variant:
+      return {"ptx_of_specific_variant", "+PTX on an a/f target", E::invalid_argument, input};
     case errc::keyword_not_alone: return {"keyword_not_alone", "keyword must stand alone", E::invalid_argument, input};
     case errc::too_many_targets: return {"too_many_targets", "too many targets", none, input};
     case errc::invalid_version: return {"invalid_version", "invalid version", E::invalid_argument, input};
@@ -89,10 +91,14 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::needs_newer_toolkit: return {"needs_newer_toolkit", "needs a newer toolkit", E::not_supported, failed};
     case errc::removed_in_toolkit: return {"removed_in_toolkit", "removed from the toolkit", E::not_supported, failed};
     case errc::renamed_in_toolkit: return {"renamed_in_toolkit", "renamed in the toolkit", E::not_supported, failed};
-    case errc::rejected_by_compiler: return {"rejected_by_compiler", "rejected by the compiler", E::not_supported, failed};
-    case errc::cannot_load_on_device: return {"cannot_load_on_device", "cannot load on the device", E::not_supported, failed};
-    case errc::ptx_too_new_for_driver: return {"ptx_too_new_for_driver", "PTX too new for the driver", E::not_supported, failed};
-    case errc::library_not_found: return {"library_not_found", "library not found", E::no_such_file_or_directory, failed};
+    case errc::rejected_by_compiler:
+      return {"rejected_by_compiler", "rejected by the compiler", E::not_supported, failed};
+    case errc::cannot_load_on_device:
+      return {"cannot_load_on_device", "cannot load on the device", E::not_supported, failed};
+    case errc::ptx_too_new_for_driver:
+      return {"ptx_too_new_for_driver", "PTX too new for the driver", E::not_supported, failed};
+    case errc::library_not_found:
+      return {"library_not_found", "library not found", E::no_such_file_or_directory, failed};
     case errc::symbol_not_found: return {"symbol_not_found", "symbol not found", none, failed};
     case errc::library_call_failed: return {"library_call_failed", "library call failed", none, failed};
     case errc::process_failed: return {"process_failed", "process failed", none, failed};
@@ -106,7 +112,8 @@ constexpr errc_class classify(errc e) noexcept {
     case errc::not_expressible: return {"not_expressible", "not expressible in the format", E::not_supported, failed};
     case errc::deadline_exceeded: return {"deadline_exceeded", "deadline exceeded", E::timed_out, failed};
     case errc::no_compiler: return {"no_compiler", "no compiler found", E::no_such_file_or_directory, failed};
-    case errc::targets_conflict: return {"targets_conflict", "targets conflict in one compilation", E::not_supported, failed};
+    case errc::targets_conflict:
+      return {"targets_conflict", "targets conflict in one compilation", E::not_supported, failed};
     // The file is the caller's input, as much as a flag is (cuarch inspect's exit 2).
     case errc::unreadable_input: return {"unreadable_input", "input file unreadable", E::invalid_argument, input};
     // Not shown to load is not "loads": the check did not pass (cuarch inspect's exit 1, verdict "unknown").

@@ -83,12 +83,15 @@ inline std::string error::message(const option_speller& spell) const {
              where + "; fix: give at least one target, e.g. \"9.0a\" or \"sm_90a\", with one separator between entries";
     case errc::malformed_token:
       return quoted + " is not a CUDA architecture" + where + "; fix: " +
-             (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real") : std::string(raw.view()));
+             (raw.empty() ? std::string("write it like sm_90a, compute_90, 9.0a, 90a, 9.0+PTX or 90-real")
+                          : std::string(raw.view()));
     case errc::unknown_suffix:
-      return quoted + " has an unknown suffix" + where + "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
+      return quoted + " has an unknown suffix" + where +
+             "; fix: the only suffixes are 'a' (arch-specific) and 'f' (family-specific)";
     case errc::variant_not_defined:
-      return quoted + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " + str(target.cc) + where +
-             "; fix: " + (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
+      return quoted + ": no '" + std::string(suffix(target.variant)) + "' variant exists for " + str(target.cc) +
+             where + "; fix: " +
+             (target.variant == arch_variant::arch_specific ? "'a' exists from 9.0 on" : "'f' exists from 10.0 on") +
              ", use the plain target " + str(target.cc);
     case errc::ptx_of_specific_variant:
       return quoted + ": +PTX asks for forward-compatible PTX, but a/f code never runs on later GPUs" + where +
@@ -104,8 +107,8 @@ inline std::string error::message(const option_speller& spell) const {
                  ? subj + ": " + std::string(raw.view()) + "; fix: use a CUDA release cuarch knows"
                  : "'" + subj + "' is not a valid version" + where + "; fix: pass a version like 12.8 or 12.8.93";
     case errc::unknown_arch:
-      return tgt + ": compute capability " + str(target.cc) + " is not known to any CUDA release in cuarch's table" + where +
-             said(" (", ")") +
+      return tgt + ": compute capability " + str(target.cc) + " is not known to any CUDA release in cuarch's table" +
+             where + said(" (", ")") +
              "; fix: check the spelling, or if this is a GPU newer than cuarch's table, ask the compiler "
              "that will build it (nvrtcGetSupportedArchs, nvcc --list-gpu-arch) or update cuarch";
     case errc::needs_newer_toolkit:
@@ -118,17 +121,17 @@ inline std::string error::message(const option_speller& spell) const {
       // The device itself is renamed too: the same GPU reports the new compute capability under a
       // driver of that release, and a driver that still reports the old one cannot load its code.
       return tgt + " was renamed " + str(replacement) + " in CUDA " + req + " (have " + fnd + ")" + where +
-             "; fix: for a device that reports compute capability " + str(replacement.cc) + " (a CUDA " + req + " driver) use " +
-             str(replacement) + "; one that still reports " + str(target.cc) + " runs an older driver, which cannot load CUDA " + req +
-             "'s code: build " + tgt + " with an older CUDA";
+             "; fix: for a device that reports compute capability " + str(replacement.cc) + " (a CUDA " + req +
+             " driver) use " + str(replacement) + "; one that still reports " + str(target.cc) +
+             " runs an older driver, which cannot load CUDA " + req + "'s code: build " + tgt + " with an older CUDA";
     case errc::rejected_by_compiler:
       return tgt + " is not supported by the compiler, CUDA " + fnd + where + said(": ") +
              "; fix: pick a target the compiler lists, or use a compiler that supports " + tgt;
     case errc::cannot_load_on_device:
       if (!has_target && found.major)  // the driver cannot drive the device at all (check_driver_drives_device)
         return "a driver serving CUDA " + fnd + " cannot drive a device of compute capability " + str(device) + where +
-               ": NVIDIA's drivers support it from CUDA " + req + " on; fix: update the driver to one that serves CUDA " + req +
-               " or newer";
+               ": NVIDIA's drivers support it from CUDA " + req +
+               " on; fix: update the driver to one that serves CUDA " + req + " or newer";
       if (found.major)  // built by a later major than the driver serves (driver_runs_code_of; choose_image)
         // Within a major, a driver runs what any release built (minor-version compatibility): the
         // major's first release is the driver to name, not the release that built it.
@@ -142,9 +145,10 @@ inline std::string error::message(const option_speller& spell) const {
       // older than it (newer ones have no known limit).
       const std::string up_to = ptx_supported.major ? " JITs PTX ISA up to " + str(ptx_supported) : std::string();
       if (!ptx_required.major)
-        return tgt + " is PTX of CUDA " + req + ", whose PTX ISA cuarch's table does not know; the driver (CUDA " + fnd +
-               ") is of an older release" + (up_to.empty() ? "" : " and" + up_to) + where +
-               "; fix: update the driver to one of CUDA " + req + " or newer, or ship machine code (sm_) for the device instead of PTX";
+        return tgt + " is PTX of CUDA " + req + ", whose PTX ISA cuarch's table does not know; the driver (CUDA " +
+               fnd + ") is of an older release" + (up_to.empty() ? "" : " and" + up_to) + where +
+               "; fix: update the driver to one of CUDA " + req +
+               " or newer, or ship machine code (sm_) for the device instead of PTX";
       return tgt + " is PTX ISA " + str(ptx_required) + ", but the driver (CUDA " + fnd + ")" +
              (up_to.empty() ? " is older than cuarch's table, which cannot vouch for the PTX it JITs" : up_to) + where +
              "; fix: update the driver, or ship machine code (sm_) for the device instead of PTX";
@@ -152,21 +156,25 @@ inline std::string error::message(const option_speller& spell) const {
     case errc::library_not_found:
       return "could not load " + subj + where + said(": ") + "; fix: install it, or pass its absolute path explicitly";
     case errc::symbol_not_found:
-      return "symbol " + subj + " is missing" + where + "; fix: the library is too old or not the one expected; pass another library";
+      return "symbol " + subj + " is missing" + where +
+             "; fix: the library is too old or not the one expected; pass another library";
     case errc::library_call_failed:
       // bounded_call.hpp: no thread to bound the call with (the call was not made).
       return subj + " failed with status " + std::to_string(native_status) + where + said(": ") +
-             (subj.rfind("pthread_create", 0) == 0 ? "; fix: free threads in this process, or raise its limit (ulimit -u, pids.max)"
-                                                   : "; fix: check the installation (driver loaded, library intact)");
+             (subj.rfind("pthread_create", 0) == 0
+                  ? "; fix: free threads in this process, or raise its limit (ulimit -u, pids.max)"
+                  : "; fix: check the installation (driver loaded, library intact)");
     case errc::process_failed:
       return "'" + subj + "' failed (status " + std::to_string(native_status) + ")" + where + said(": ") +
              "; fix: run it by hand to see why";
     case errc::process_timed_out:
       return "'" + subj + "' did not finish in time and was killed" + where +
              "; fix: check that the program is a working compiler, or raise the timeout";
-    case errc::file_unreadable: return "cannot read " + subj + where + said(": ") + "; fix: check the path and its permissions";
+    case errc::file_unreadable:
+      return "cannot read " + subj + where + said(": ") + "; fix: check the path and its permissions";
     case errc::unreadable_input:
-      return (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where + said(": ") +
+      return (source == source_kind::device_list ? "cannot read the inventory: " : "cannot inspect ") + subj + where +
+             said(": ") +
              (source == source_kind::device_list
                   ? "; fix: give `kubectl get nodes -o json` or a CSV of nvidia-smi --query-gpu with a header (docs/inspect.md)"
                   : "; fix: name a readable regular file (a library, executable, object, fatbin, cubin or PTX) as the compiler wrote it");
@@ -177,22 +185,25 @@ inline std::string error::message(const option_speller& spell) const {
              "that serves CUDA " +
              std::to_string(required.major) + ".0 or newer";
     case errc::malformed_output:
-      return subj + " gave no recognisable version" + where + said(": '", "'") + "; fix: point cuarch at a genuine CUDA installation";
+      return subj + " gave no recognisable version" + where + said(": '", "'") +
+             "; fix: point cuarch at a genuine CUDA installation";
     case errc::no_device:
-      return "no CUDA device is visible" + where + said(": ") + "; fix: pass the devices explicitly (" + spell("devices", "9.0") +
-             ") or request explicit targets";
+      return "no CUDA device is visible" + where + said(": ") + "; fix: pass the devices explicitly (" +
+             spell("devices", "9.0") + ") or request explicit targets";
     case errc::invalid_environment:
       return "environment variable " + std::string(location.view()) + "='" + subj + "' is invalid" + said(": ") +
              "; fix: correct or unset it";
     case errc::nothing_resolved:
-      if (source == source_kind::device_list) {  // a fleet (resolve --inventory): said of it, not of a request nobody typed
+      if (source ==
+          source_kind::device_list) {  // a fleet (resolve --inventory): said of it, not of a request nobody typed
         const std::string fleet = "the fleet in " + std::string(location.view());
         const std::string asked = subj == "native" ? std::string() : " ('" + subj + "')";
-        return (partial ? "what is built for " + fleet + asked + " was refused" : "no target could be resolved for " + fleet + asked) +
+        return (partial ? "what is built for " + fleet + asked + " was refused"
+                        : "no target could be resolved for " + fleet + asked) +
                said(": ");
       }
-      return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") + where +
-             said(": ");
+      return (partial ? "the request '" + subj + "' was refused" : "no target could be resolved for '" + subj + "'") +
+             where + said(": ");
     case errc::not_expressible:
       // location: a request the reader can spell (front_door/tool_env.hpp), or the value a format cannot carry.
       if (!has_target)
@@ -205,14 +216,17 @@ inline std::string error::message(const option_speller& spell) const {
       return tgt + " cannot be written in " + subj + said(": ") +
              (!location.empty() ? "; fix: ask for targets it spells (" + spell("archs", location.view()) + ")"
               : partial         ? "; fix: ask for targets it can spell, as the reason says"
-                        : "; fix: use a format that spells every target (" + spell("output", "nvcc") + "), or change the targets");
+                                : "; fix: use a format that spells every target (" + spell("output", "nvcc") +
+                              "), or change the targets");
     case errc::deadline_exceeded:
       // Both a probe skipped once the deadline had passed and a call that did not return by it: raw says which.
       return subj + " gave no answer within the detection's deadline" + where + said(" (", ")") +
-             "; fix: remove the program or library that hangs before it, or allow more time (" + spell("timeout", "SECONDS") + ")";
+             "; fix: remove the program or library that hangs before it, or allow more time (" +
+             spell("timeout", "SECONDS") + ")";
     case errc::no_compiler: {
       const bool program = source == source_kind::nvcc;
-      return "no " + subj + " found" + (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
+      return "no " + subj + " found" +
+             (location.empty() ? std::string() : " (searched: " + std::string(location.view()) + ")") +
              "; fix: install a CUDA toolkit and set CUDA_HOME to it, or name the " + (program ? "program" : "library") +
              (program ? " (" + spell("nvcc", "PATH") + ", CUARCH_NVCC or CUDACXX)"
                       : " (" + spell("nvrtc", "PATH") + " or CUARCH_NVRTC)") +
@@ -220,9 +234,9 @@ inline std::string error::message(const option_speller& spell) const {
     }
     case errc::targets_conflict:
       // target: the baseline sm_XY; replacement: the family-specific sm_XYf it collides with.
-      return tgt + " and " + str(replacement) + " cannot be built in one nvcc compilation" + said(" (", ")") + "; fix: keep " +
-             str(replacement) + " alone (it loads on every device " + tgt + " loads on, and provides " + tgt +
-             "'s features), or build " + tgt + " in a separate nvcc invocation";
+      return tgt + " and " + str(replacement) + " cannot be built in one nvcc compilation" + said(" (", ")") +
+             "; fix: keep " + str(replacement) + " alone (it loads on every device " + tgt +
+             " loads on, and provides " + tgt + "'s features), or build " + tgt + " in a separate nvcc invocation";
   }
   return std::string(to_string(code));
 }

@@ -13,8 +13,8 @@ CUARCH_BEGIN_NAMESPACE
 namespace detail {
 // The builders under the factories; located_error also serves the edges' helpers whose code is
 // decided at run time (a tool's, a library's, a file's failure).
-constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location, std::string_view raw,
-                              int native_status = 0) {
+constexpr error located_error(errc code, source_kind source, std::string_view subject, std::string_view location,
+                              std::string_view raw, int native_status = 0) {
   error e;
   e.code = code;
   e.source = source;
@@ -24,8 +24,9 @@ constexpr error located_error(errc code, source_kind source, std::string_view su
   e.native_status = native_status;
   return e;
 }
-constexpr error make_target_error(errc code, source_kind source, const arch_target& target, const cuda_version& required = {},
-                                  const cuda_version& found = {}, std::string_view raw = {}) {
+constexpr error make_target_error(errc code, source_kind source, const arch_target& target,
+                                  const cuda_version& required = {}, const cuda_version& found = {},
+                                  std::string_view raw = {}) {
   error e = located_error(code, source, to_text(target).view(), {}, raw);
   e.has_target = true;
   e.target = target;
@@ -52,8 +53,8 @@ struct located_factory {
 /// The factory of a code whose error names a token of the input: (source, subject, position, raw).
 template <errc Code>
 struct input_factory {
-  constexpr error operator()(source_kind source, std::string_view subject = {}, std::size_t position = error::no_position,
-                             std::string_view raw = {}) const {
+  constexpr error operator()(source_kind source, std::string_view subject = {},
+                             std::size_t position = error::no_position, std::string_view raw = {}) const {
     error e = located_error(Code, source, subject, {}, raw);
     e.position = position;
     return e;
@@ -94,7 +95,8 @@ constexpr error invalid_version(source_kind source, std::string_view subject, st
   return detail::located_error(errc::invalid_version, source, subject, {}, raw);
 }
 /// target was asked of CUDA `found`, a release the table cannot judge; raw says why.
-constexpr error invalid_version(source_kind source, const arch_target& target, const cuda_version& found, std::string_view raw) {
+constexpr error invalid_version(source_kind source, const arch_target& target, const cuda_version& found,
+                                std::string_view raw) {
   error e = detail::make_target_error(errc::invalid_version, source, target, {}, found, raw);
   e.subject.append(" with CUDA ").append(to_text(found).view());
   return e;
@@ -103,7 +105,8 @@ constexpr error invalid_version(source_kind source, const arch_target& target, c
 // --- what a toolkit can build ----------------------------------------------------------------
 
 /// No CUDA release in the table knows target's compute capability; found is the toolkit asked.
-constexpr error unknown_arch(source_kind source, const arch_target& target, const cuda_version& found, std::string_view raw = {}) {
+constexpr error unknown_arch(source_kind source, const arch_target& target, const cuda_version& found,
+                             std::string_view raw = {}) {
   return detail::make_target_error(errc::unknown_arch, source, target, {}, found, raw);
 }
 /// target needs CUDA >= required; found is the toolkit that was asked.
@@ -136,7 +139,8 @@ constexpr error rejected_by_compiler(source_kind source, const arch_target& targ
 /// target cannot run on a device of compute capability `device`; raw may name every device asked. Or
 /// it can, but CUDA `required` built it, of a later major than the driver's `found` (driver_runs_code_of).
 constexpr error cannot_load_on_device(source_kind source, const arch_target& target, const compute_capability& device,
-                                      std::string_view raw = {}, const cuda_version& required = {}, const cuda_version& found = {}) {
+                                      std::string_view raw = {}, const cuda_version& required = {},
+                                      const cuda_version& found = {}) {
   error e = detail::make_target_error(errc::cannot_load_on_device, source, target, required, found, raw);
   e.device = device;
   return e;
@@ -169,13 +173,13 @@ inline constexpr detail::located_factory<errc::library_not_found> library_not_fo
 /// symbol `subject` is missing from the library at location.
 inline constexpr detail::located_factory<errc::symbol_not_found> symbol_not_found{};
 /// The call `subject` (e.g. "nvrtcVersion") returned native_status.
-constexpr error library_call_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
-                                    std::string_view raw = {}) {
+constexpr error library_call_failed(source_kind source, std::string_view subject, int native_status,
+                                    std::string_view location = {}, std::string_view raw = {}) {
   return detail::located_error(errc::library_call_failed, source, subject, location, raw, native_status);
 }
 /// The command line `subject` (program at location) failed with native_status; raw is its output.
-constexpr error process_failed(source_kind source, std::string_view subject, int native_status, std::string_view location = {},
-                               std::string_view raw = {}) {
+constexpr error process_failed(source_kind source, std::string_view subject, int native_status,
+                               std::string_view location = {}, std::string_view raw = {}) {
   return detail::located_error(errc::process_failed, source, subject, location, raw, native_status);
 }
 /// The command line `subject` (program at location) did not finish in time.
@@ -187,11 +191,13 @@ inline constexpr detail::located_factory<errc::unreadable_input> unreadable_inpu
 /// subject (a tool or file) at location said `raw`, which holds no recognisable version.
 inline constexpr detail::located_factory<errc::malformed_output> malformed_output{};
 /// No device visible to `source`; raw says why (e.g. CUDA_VISIBLE_DEVICES=""), subject what was asked.
-constexpr error no_device(source_kind source, std::string_view raw = {}, std::string_view subject = {}, std::string_view location = {}) {
+constexpr error no_device(source_kind source, std::string_view raw = {}, std::string_view subject = {},
+                          std::string_view location = {}) {
   return detail::located_error(errc::no_device, source, subject, location, raw);
 }
 /// The environment variable `location` has the invalid value `subject`; raw says why.
-constexpr error invalid_environment(source_kind source, std::string_view location, std::string_view subject, std::string_view raw = {}) {
+constexpr error invalid_environment(source_kind source, std::string_view location, std::string_view subject,
+                                    std::string_view raw = {}) {
   return detail::located_error(errc::invalid_environment, source, subject, location, raw);
 }
 /// subject (a candidate at location) was found but not asked: the detection's deadline had passed.
@@ -209,7 +215,8 @@ constexpr error nothing_resolved(source_kind source, std::string_view subject, s
   return detail::located_error(errc::nothing_resolved, source, subject, location, raw);
 }
 /// target has no spelling in the format named `subject` ("TORCH_CUDA_ARCH_LIST"); raw says why.
-constexpr error not_expressible(source_kind source, const arch_target& target, std::string_view subject, std::string_view raw = {}) {
+constexpr error not_expressible(source_kind source, const arch_target& target, std::string_view subject,
+                                std::string_view raw = {}) {
   error e = detail::make_target_error(errc::not_expressible, source, target, {}, {}, raw);
   e.subject = subject;
   return e;
@@ -217,7 +224,8 @@ constexpr error not_expressible(source_kind source, const arch_target& target, s
 
 /// target (a baseline sm_XY) and other (its family-specific sm_XYf) cannot share one nvcc
 /// compilation (check_same_compilation); raw quotes the compiler's words.
-constexpr error targets_conflict(source_kind source, const arch_target& target, const arch_target& other, std::string_view raw = {}) {
+constexpr error targets_conflict(source_kind source, const arch_target& target, const arch_target& other,
+                                 std::string_view raw = {}) {
   error e = detail::make_target_error(errc::targets_conflict, source, target, {}, {}, raw);
   e.replacement = other;
   return e;

@@ -86,7 +86,8 @@ struct builder_wanted {
   std::vector<compute_capability> devices;  // all false: the judged devices that have a known driver
 
   bool operator()(const arch_target& t) const {
-    return all || std::any_of(devices.begin(), devices.end(), [&](const compute_capability& d) { return can_load(t, d); });
+    return all ||
+           std::any_of(devices.begin(), devices.end(), [&](const compute_capability& d) { return can_load(t, d); });
   }
 };
 
@@ -99,7 +100,9 @@ struct builder_wanted {
 class code_bytes {
  public:
   explicit code_bytes(std::uint64_t size, const std::atomic<bool>* cancel = nullptr) noexcept
-      : size_(size), budget_(size < (std::uint64_t{1} << 60) ? 4 * size + (std::uint64_t{1} << 20) : size), cancel_(cancel) {}
+      : size_(size),
+        budget_(size < (std::uint64_t{1} << 60) ? 4 * size + (std::uint64_t{1} << 20) : size),
+        cancel_(cancel) {}
   virtual ~code_bytes() = default;
   code_bytes(const code_bytes&) = delete;
   code_bytes& operator=(const code_bytes&) = delete;
@@ -114,9 +117,10 @@ class code_bytes {
     if (!failure_ && cancel_ && cancel_->load(std::memory_order_relaxed))
       failure_ = errors::unreadable_input(source_kind::user_input, {}, {}, "cancelled by the caller while it was read");
     if (!failure_ && n > budget_)
-      failure_ = errors::unreadable_input(source_kind::user_input, {}, {},
-                                          "reading it would take more than 4 times its size (" + std::to_string(size_) +
-                                              " bytes): its headers name the same bytes over and over; not a plausible CUDA binary");
+      failure_ = errors::unreadable_input(
+          source_kind::user_input, {}, {},
+          "reading it would take more than 4 times its size (" + std::to_string(size_) +
+              " bytes): its headers name the same bytes over and over; not a plausible CUDA binary");
     if (failure_) return unexpected(*failure_);
     budget_ -= n;
     auto got = fetch(at, n, buffer);
@@ -174,7 +178,9 @@ inline std::uint64_t le(std::string_view b, std::uint64_t at, unsigned width) no
   return v;
 }
 /// Whether [at, at + n) lies inside b, without overflow.
-constexpr bool fits(std::string_view b, std::uint64_t at, std::uint64_t n) noexcept { return at <= b.size() && n <= b.size() - at; }
+constexpr bool fits(std::string_view b, std::uint64_t at, std::uint64_t n) noexcept {
+  return at <= b.size() && n <= b.size() - at;
+}
 
 inline error bad_code(std::uint64_t at, std::string_view why) {
   std::string raw = "at byte " + std::to_string(at) + ": ";
@@ -212,9 +218,13 @@ inline constexpr std::uint32_t fatbin_magic = 0xBA55ED50u;
 inline constexpr std::uint64_t fatbin_flag_compressed = fatbin_flag_lz4 | fatbin_flag_zstd;
 inline constexpr std::uint64_t fatbin_flag_arch_specific = 0x100000u, fatbin_flag_family_specific = 0x200000u;
 
-constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept { return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)}; }
+constexpr compute_capability cc_of_sm(std::uint64_t sm) noexcept {
+  return {static_cast<int>(sm / 10), static_cast<int>(sm % 10)};
+}
 /// A 64-bit little-endian ELF file, with room for its header (its first 64 bytes, or more).
-constexpr bool is_elf64(std::string_view b) noexcept { return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1; }
+constexpr bool is_elf64(std::string_view b) noexcept {
+  return b.size() >= 64 && starts_with(b, "\177ELF") && b[4] == 2 && b[5] == 1;
+}
 /// The ELF header (64 bytes) of the window, when it is a 64-bit little-endian ELF file; empty when
 /// it is not, an error only when the bytes cannot be read.
 inline expected<std::string_view, error> elf64_header(const byte_range& b, std::string& buffer) {
@@ -243,7 +253,8 @@ inline std::optional<cuda_version> builder_in_prefix(std::string_view prefix) {
   if (!is_elf64(prefix) || le(prefix, 0x12, 2) != 190) return std::nullopt;
   if (static_cast<unsigned char>(prefix[8]) < 8) {
     const std::uint64_t release = le(prefix, 0x14, 4);
-    if (release >= 10 && release < 1000) return cuda_version{static_cast<int>(release / 10), static_cast<int>(release % 10)};
+    if (release >= 10 && release < 1000)
+      return cuda_version{static_cast<int>(release / 10), static_cast<int>(release % 10)};
     return std::nullopt;
   }
   static constexpr std::string_view owner("NVIDIA Corp\0", 12);
@@ -286,7 +297,8 @@ inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_vi
     std::string elf_bytes;
     const auto elf = elf64_header(cubin, elf_bytes);
     if (!elf) return elf.error();
-    if (code_listing own; !elf->empty() && !read_cubin(cubin, *elf, own)) learn_from_cubin(own.objects[0].images[0], img);
+    if (code_listing own; !elf->empty() && !read_cubin(cubin, *elf, own))
+      learn_from_cubin(own.objects[0].images[0], img);
     return cubin.src->failure();
   };
   const compression c = compression_of_flags(le(eh, 40, 8));
@@ -294,7 +306,8 @@ inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_vi
   if (!wanted(img.target)) return std::nullopt;  // its builder cannot change a verdict asked for: not decompressed
   const std::uint64_t stored = le(eh, 16, 4), size = le(eh, 56, 8);
   if (stored > payload)
-    return bad_code(e, "a compressed image of " + std::to_string(stored) + " bytes in a payload of " + std::to_string(payload));
+    return bad_code(
+        e, "a compressed image of " + std::to_string(stored) + " bytes in a payload of " + std::to_string(payload));
   const auto packed = b.read(e + entry_header, stored, buffer);
   if (!packed) return packed.error();
   // Decoded only as far as its builder is said (builder_in_prefix): 64 KiB, then 4 times more each
@@ -302,8 +315,8 @@ inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_vi
   std::string cubin;
   for (std::uint64_t want = 65536;; want *= 4) {
     if (auto failed = decompress_prefix(c, *packed, size, want, cubin))
-      return bad_code(e + entry_header + failed->at,
-                      "a compressed SASS image (" + std::string(to_string(c)) + ") that does not decompress: " + failed->what);
+      return bad_code(e + entry_header + failed->at, "a compressed SASS image (" + std::string(to_string(c)) +
+                                                         ") that does not decompress: " + failed->what);
     if (const auto v = builder_in_prefix(cubin)) {
       img.built_by = *v;
       return std::nullopt;
@@ -316,8 +329,8 @@ inline std::optional<error> read_entry_cubin(const byte_range& b, std::string_vi
 
 /// The fatbins that start at `at` in `b` and fill [at, end), back to back (zero padding between
 /// them is skipped). Appends to `out`, with offsets in the file.
-inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, std::uint64_t end, bool relocatable, code_listing& out,
-                                         code_counts& counts) {
+inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, std::uint64_t end, bool relocatable,
+                                         code_listing& out, code_counts& counts) {
   std::string header_bytes, entry_bytes, elf_bytes;
   while (at < end) {
     const auto next = b.skip_zeros(at, end);  // padding to the next fatbin's alignment
@@ -345,18 +358,25 @@ inline std::optional<error> read_fatbins(const byte_range& b, std::uint64_t at, 
       const auto eh = b.read(e, 64, entry_bytes);
       if (!eh) return eh.error();
       const std::uint64_t kind = le(*eh, 0, 2), entry_header = le(*eh, 4, 4), payload = le(*eh, 8, 8);
-      if (entry_header < 64 || entry_header > stop - e) return bad_code(e, "a fatbin entry's header size is out of range");
+      if (entry_header < 64 || entry_header > stop - e)
+        return bad_code(e, "a fatbin entry's header size is out of range");
       if (payload > stop - e - entry_header)
-        return bad_code(e, "a fatbin entry's payload (" + std::to_string(payload) + " bytes) runs past the end of its fatbin");
+        return bad_code(
+            e, "a fatbin entry's payload (" + std::to_string(payload) + " bytes) runs past the end of its fatbin");
       if (++counts.images > max_code_images)
         return bad_code(e, "more than " + std::to_string(max_code_images) + " images: not a plausible CUDA binary");
       const std::uint64_t flags = le(*eh, 40, 8), sm = le(*eh, 28, 4);
-      if (kind != 1 && kind != 2 && kind != 8) return bad_code(e, "a fatbin entry of unknown kind " + std::to_string(kind));
-      if (sm == 0 || sm > 1000) return bad_code(e, "a fatbin entry names no plausible GPU (sm " + std::to_string(sm) + ")");
+      if (kind != 1 && kind != 2 && kind != 8)
+        return bad_code(e, "a fatbin entry of unknown kind " + std::to_string(kind));
+      if (sm == 0 || sm > 1000)
+        return bad_code(e, "a fatbin entry names no plausible GPU (sm " + std::to_string(sm) + ")");
       const arch_variant variant = flags & fatbin_flag_arch_specific     ? arch_variant::arch_specific
                                    : flags & fatbin_flag_family_specific ? arch_variant::family_specific
                                                                          : arch_variant::baseline;
-      const arch_target t{cc_of_sm(sm), variant, kind == 1 ? arch_form::ptx : kind == 2 ? arch_form::sass : arch_form::lto};
+      const arch_target t{cc_of_sm(sm), variant,
+                          kind == 1   ? arch_form::ptx
+                          : kind == 2 ? arch_form::sass
+                                      : arch_form::lto};
       const ptx_isa_version version{static_cast<int>(le(*eh, 26, 2)), static_cast<int>(le(*eh, 24, 2))};
       obj.images.push_back(code_image{t, version, (flags & fatbin_flag_compressed) != 0, b.base + e, payload});
       if (kind == 2)  // a cubin names the CUDA that built it, and whether it holds a kernel
@@ -404,8 +424,8 @@ inline constexpr std::uint64_t max_section_names = std::uint64_t{1} << 24;
 /// an error when its table lies. The section table and the section-name table are read once each.
 template <class F>
 std::optional<error> for_each_section(const byte_range& b, std::string_view elf_header, F&& f) {
-  const std::uint64_t shoff = le(elf_header, 0x28, 8), shentsize = le(elf_header, 0x3a, 2), shnum = le(elf_header, 0x3c, 2),
-                      shstrndx = le(elf_header, 0x3e, 2);
+  const std::uint64_t shoff = le(elf_header, 0x28, 8), shentsize = le(elf_header, 0x3a, 2),
+                      shnum = le(elf_header, 0x3c, 2), shstrndx = le(elf_header, 0x3e, 2);
   if (shoff == 0 || shnum == 0) return std::nullopt;  // no section table: nothing found
   if (shentsize < 64 || shentsize > 256) return bad_code(0x3a, "the ELF section header size is out of range");
   if (!b.fits(shoff, shentsize * shnum)) return bad_code(shoff, "the ELF section table runs past the end of the file");
@@ -413,8 +433,10 @@ std::optional<error> for_each_section(const byte_range& b, std::string_view elf_
   std::string table_bytes, name_bytes;
   const auto table = b.read(shoff, shentsize * shnum, table_bytes);
   if (!table) return table.error();
-  const std::uint64_t names_at = le(*table, shstrndx * shentsize + 24, 8), names_size = le(*table, shstrndx * shentsize + 32, 8);
-  if (!b.fits(names_at, names_size)) return bad_code(names_at, "the ELF section-name table runs past the end of the file");
+  const std::uint64_t names_at = le(*table, shstrndx * shentsize + 24, 8),
+                      names_size = le(*table, shstrndx * shentsize + 32, 8);
+  if (!b.fits(names_at, names_size))
+    return bad_code(names_at, "the ELF section-name table runs past the end of the file");
   // At most 16 MiB of names (65,535 sections of 256-byte names): a section named past that reads as unnamed.
   const auto names = b.read(names_at, std::min<std::uint64_t>(names_size, max_section_names), name_bytes);
   if (!names) return names.error();
@@ -460,7 +482,8 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
   bool compat_read = false, tkinfo_read = false;
   std::string section_bytes;
   auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
-    if (starts_with(s.name, ".text.")) img.kernels = kernel_presence::some;  // nvcc names each kernel's code .text.<name>
+    if (starts_with(s.name, ".text."))
+      img.kernels = kernel_presence::some;  // nvcc names each kernel's code .text.<name>
     const bool compat = s.name == ".nv.compat" && !compat_read, tkinfo = s.name == ".note.nv.tkinfo" && !tkinfo_read;
     if (!compat && !tkinfo) return std::nullopt;
     const auto read = b.read(s.offset, std::min(s.size, max_note_bytes), section_bytes);
@@ -469,7 +492,8 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
     if (compat) {  // records {u8 format, u8 attribute, value}: 4 bytes, or 4 + u16 size
       compat_read = true;
       for (std::size_t at = 0; at + 4 <= bytes.size();) {
-        const unsigned format = static_cast<unsigned char>(bytes[at]), attribute = static_cast<unsigned char>(bytes[at + 1]);
+        const unsigned format = static_cast<unsigned char>(bytes[at]),
+                       attribute = static_cast<unsigned char>(bytes[at + 1]);
         if (attribute == 9 && format == 2 && bytes[at + 2] == 1) img.target.variant = arch_variant::arch_specific;
         at += format == 4 ? 4 + static_cast<std::size_t>(le(bytes, at + 2, 2)) : 4;
       }
@@ -478,7 +502,8 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
       // ... -arch sm_100f -m 64". Its release built the cubin; its -arch names f.
       tkinfo_read = true;
       if (const auto v = tkinfo_release(bytes)) img.built_by = *v;
-      if (img.target.variant == arch_variant::baseline && bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
+      if (img.target.variant == arch_variant::baseline &&
+          bytes.find("-arch sm_" + std::to_string(sm) + "f ") != std::string_view::npos)
         img.target.variant = arch_variant::family_specific;
     }
     return std::nullopt;
@@ -492,7 +517,8 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
 /// whatever the section order, as cuobjdump lists them (libnccl.so.2 of CUDA 13.0 has
 /// __nv_relfatbin before .nv_fatbin). Sections that name the same bytes are read once; sections that
 /// overlap otherwise are an error (a linker never writes either).
-inline std::optional<error> read_elf_code(const byte_range& b, std::string_view elf_header, code_listing& out, code_counts& counts) {
+inline std::optional<error> read_elf_code(const byte_range& b, std::string_view elf_header, code_listing& out,
+                                          code_counts& counts) {
   const std::size_t first = out.objects.size();
   std::map<std::uint64_t, std::uint64_t> read_ranges;  // start -> end of each fatbin section read
   auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
@@ -500,8 +526,10 @@ inline std::optional<error> read_elf_code(const byte_range& b, std::string_view 
     if ((s.name != ".nv_fatbin" && !relocatable) || s.size == 0) return std::nullopt;
     const std::uint64_t end = s.offset + s.size;
     auto after = read_ranges.lower_bound(s.offset);
-    if (after != read_ranges.end() && after->first == s.offset && after->second == end) return std::nullopt;  // read already
-    if ((after != read_ranges.end() && after->first < end) || (after != read_ranges.begin() && std::prev(after)->second > s.offset))
+    if (after != read_ranges.end() && after->first == s.offset && after->second == end)
+      return std::nullopt;  // read already
+    if ((after != read_ranges.end() && after->first < end) ||
+        (after != read_ranges.begin() && std::prev(after)->second > s.offset))
       return bad_code(s.offset, "ELF section '" + std::string(s.name) + "' overlaps another fatbin section");
     read_ranges.emplace(s.offset, end);
     return read_fatbins(b, s.offset, end, relocatable, out, counts);
@@ -529,7 +557,8 @@ inline std::optional<error> read_archive(const byte_range& b, code_listing& out,
       size = size * 10 + static_cast<std::uint64_t>(header[i] - '0');
     }
     const std::uint64_t data = at + 60;
-    if (header[48] == ' ' || !b.fits(data, size)) return bad_code(at, "an archive member runs past the end of the file");
+    if (header[48] == ' ' || !b.fits(data, size))
+      return bad_code(at, "an archive member runs past the end of the file");
     // "/", "/SYM64/" and "//" (GNU symbol and long-name tables) hold no code; "/123" is a member
     // whose long name is in "//" (cuda_device_runtime.o in libcudadevrt.a); ELF objects may hold code.
     const bool table = header[0] == '/' && (header[1] == ' ' || header[1] == '/' || header[1] == 'S');
@@ -539,7 +568,8 @@ inline std::optional<error> read_archive(const byte_range& b, code_listing& out,
       if (!elf) return elf.error();
       if (!elf->empty() && le(*elf, 0x12, 2) != 190)
         if (auto e = read_elf_code(member, *elf, out, counts)) {
-          if (!b.src->failure()) e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
+          if (!b.src->failure())
+            e->raw.append(" (in the archive member at byte ").append(std::to_string(at)).append(")");
           return e;
         }
     }
@@ -578,10 +608,13 @@ inline expected<code_listing, error> list_code(code_bytes& bytes, const builder_
       return read(detail::read_cubin(b, elf_header, out), container_kind::cubin);  // EM_CUDA: a cubin
     return read(detail::read_elf_code(b, elf_header, out, counts), container_kind::elf);
   }
-  if (detail::starts_with(*head, "!<arch>\n")) return read(detail::read_archive(b, out, counts), container_kind::archive);
-  const auto text = b.read(0, std::min<std::uint64_t>(b.size, 65536), text_bytes);  // PTX's directives, in its first 64 KiB
+  if (detail::starts_with(*head, "!<arch>\n"))
+    return read(detail::read_archive(b, out, counts), container_kind::archive);
+  const auto text = b.read(0, std::min<std::uint64_t>(b.size, 65536),
+                           text_bytes);  // PTX's directives, in its first 64 KiB
   if (!text) return unexpected(text.error());
-  const std::string_view target = detail::ptx_directive(*text, ".target"), version = detail::ptx_directive(*text, ".version");
+  const std::string_view target = detail::ptx_directive(*text, ".target"),
+                         version = detail::ptx_directive(*text, ".version");
   if (!target.empty() && !version.empty()) {
     const auto t = detail::parse_prefixed(target, 0);
     const auto v = parse_ptx_isa_version(version);
@@ -590,7 +623,10 @@ inline expected<code_listing, error> list_code(code_bytes& bytes, const builder_
     if (!v) return unexpected(detail::bad_code(0, "PTX text whose .version '" + std::string(version) + "' is not M.m"));
     out.kind = container_kind::ptx;
     out.objects.push_back(code_object{
-        0, false, {code_image{with_form(*t, arch_form::ptx), *v, false, 0, b.size, {}, detail::ptx_kernels(*text, b.size <= 65536)}}});
+        0,
+        false,
+        {code_image{
+            with_form(*t, arch_form::ptx), *v, false, 0, b.size, {}, detail::ptx_kernels(*text, b.size <= 65536)}}});
   }
   return out;
 }
@@ -610,7 +646,8 @@ inline bool has_loadable(const code_listing& l) noexcept {
 /// IR). An empty fatbin (an nvcc 13.0 executable's .nv_fatbin starts with one), or one whose images
 /// all hold none (an nvcc 13.0 -shared library's second fatbin), has nothing a launch could fail on.
 inline bool may_launch(const code_object& o) noexcept {
-  return std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) { return i.kernels != kernel_presence::none; });
+  return std::any_of(o.images.begin(), o.images.end(),
+                     [](const code_image& i) { return i.kernels != kernel_presence::none; });
 }
 
 /// Whether code object o is judged: a loader sees it (what cuobjdump lists without --all-fatbin: the
@@ -637,10 +674,13 @@ struct image_choice {
 /// nearest compute capability first (arch-specific before family before baseline on a tie); else
 /// PTX that loads and, when the driver's release is known, that it can JIT, the newest first; never
 /// what a later major built (driver_runs_code_of). LTO IR never loads (it needs the device linker).
-inline image_choice choose_image(const code_object& obj, const compute_capability& device, const std::optional<cuda_version>& driver) {
+inline image_choice choose_image(const code_object& obj, const compute_capability& device,
+                                 const std::optional<cuda_version>& driver) {
   image_choice out;
   const auto rank = [](const arch_target& t) {
-    return t.cc.sm_number() * 4 + (t.variant == arch_variant::arch_specific ? 2 : t.variant == arch_variant::family_specific ? 1 : 0);
+    return t.cc.sm_number() * 4 + (t.variant == arch_variant::arch_specific     ? 2
+                                   : t.variant == arch_variant::family_specific ? 1
+                                                                                : 0);
   };
   for (const arch_form form : {arch_form::sass, arch_form::ptx}) {
     for (std::size_t i = 0; i < obj.images.size(); ++i) {
@@ -648,12 +688,15 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
       if (img.target.form != form) continue;
       auto ok = check_loadable(img.target, device);
       if (ok && form == arch_form::ptx && driver) ok = check_driver_can_jit_isa(img.target, img.version, *driver);
-      if (ok && driver && img.built_by.major && !driver_runs_code_of(*driver, img.built_by))  // as resolve --inventory's nodes
-        ok = unexpected(errors::cannot_load_on_device(source_kind::driver, img.target, device, {}, img.built_by, *driver));
+      if (ok && driver && img.built_by.major &&
+          !driver_runs_code_of(*driver, img.built_by))  // as resolve --inventory's nodes
+        ok = unexpected(
+            errors::cannot_load_on_device(source_kind::driver, img.target, device, {}, img.built_by, *driver));
       if (!ok) {
         // Remember the most telling miss: the driver's first refusal (a later major's machine code,
         // which the driver would pick first, else PTX it cannot JIT) beats "wrong device".
-        if (!out.why || (ok.error().source == source_kind::driver && out.why->source != source_kind::driver)) out.why = ok.error();
+        if (!out.why || (ok.error().source == source_kind::driver && out.why->source != source_kind::driver))
+          out.why = ok.error();
         continue;
       }
       if (form == arch_form::sass && driver && !img.built_by.major) {  // the driver-major rule cannot be applied
@@ -670,14 +713,16 @@ inline image_choice choose_image(const code_object& obj, const compute_capabilit
   }
   if (out.unsure != image_choice::none) {  // nothing known to load; this would, if its builder is one the driver runs
     const code_image& img = obj.images[out.unsure];
-    out.why = errors::unknown_builder(img.target, device, *driver, newest_known_toolkit(),
-                                      img.compressed ? "its cubin is stored compressed" : "its cubin has no .note.nv.tkinfo");
+    out.why = errors::unknown_builder(
+        img.target, device, *driver, newest_known_toolkit(),
+        img.compressed ? "its cubin is stored compressed" : "its cubin has no .note.nv.tkinfo");
     return out;
   }
   if (!out.why) {  // no SASS or PTX image at all: LTO IR only (an empty code object is never judged)
     const auto lto = std::find_if(obj.images.begin(), obj.images.end(),
                                   [](const code_image& i) { return i.target.form == arch_form::lto; });
-    out.why = errors::cannot_load_on_device(source_kind::none, lto != obj.images.end() ? lto->target : arch_target{device}, device);
+    out.why = errors::cannot_load_on_device(source_kind::none,
+                                            lto != obj.images.end() ? lto->target : arch_target{device}, device);
   }
   return out;
 }

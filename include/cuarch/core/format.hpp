@@ -27,11 +27,14 @@ inline constexpr std::string_view nvcc_lto_flag = "-rdc=true";
 /// The NVRTC option selecting t: "--gpu-architecture=sm_90a" (NVRTC compiles one target per
 /// program). For LTO IR, NVRTC takes the compute_ target and the separate option "-dlto".
 constexpr detail::text<48> nvrtc_arch_option(const arch_target& t) {
-  return detail::text<48>("--gpu-architecture=").append(to_text(t.form == arch_form::lto ? with_form(t, arch_form::ptx) : t).view());
+  return detail::text<48>("--gpu-architecture=")
+      .append(to_text(t.form == arch_form::lto ? with_form(t, arch_form::ptx) : t).view());
 }
 
 /// "12.0a": the dotted spelling (PyTorch, FlashInfer, the CLI's --device-cc).
-constexpr detail::text<16> dotted(const arch_target& t) { return detail::text<16>(to_text(t.cc).view()).append(suffix(t.variant)); }
+constexpr detail::text<16> dotted(const arch_target& t) {
+  return detail::text<16>(to_text(t.cc).view()).append(suffix(t.variant));
+}
 
 /// CMake CUDA_ARCHITECTURES entry for one target: "90a-real" (SASS) or "90a-virtual" (PTX); with
 /// `and_other_form`, machine code and PTX of t's arch in one entry, CMake's bare "90a". The one

@@ -92,7 +92,8 @@ inline bool driver_from_release(inventory_node& n, std::string_view release) {
 using node_members = std::map<std::string, std::string>;
 
 /// One node of a kubectl document from its members: `index` names it when it has no name (items[3]).
-inline expected<inventory_node, error> read_node(const node_members& members, const std::string& path, const std::string& index) {
+inline expected<inventory_node, error> read_node(const node_members& members, const std::string& path,
+                                                 const std::string& index) {
   const auto get = [&](const std::string& key) -> const std::string* {
     const auto it = members.find(key);
     return it == members.end() ? nullptr : &it->second;
@@ -109,7 +110,8 @@ inline expected<inventory_node, error> read_node(const node_members& members, co
   std::string unread;  // the first value read that says nothing: an error, never a default in its place
   const auto number = [&](const std::string& key, int& into) {
     const std::string* v = label(key);
-    if (v && !parse_uint(*v, into) && unread.empty()) unread = "label nvidia.com/" + key + " '" + *v + "' is not a number";
+    if (v && !parse_uint(*v, into) && unread.empty())
+      unread = "label nvidia.com/" + key + " '" + *v + "' is not a number";
     return v && parse_uint(*v, into);
   };
   const auto release = [&](const std::string& key, const std::string& value) {
@@ -142,10 +144,10 @@ inline expected<inventory_node, error> read_node(const node_members& members, co
   } else {
     int gpus = 0;
     if (any_under("metadata.labels.nvidia.com/gpu.") || (capacity && parse_uint(*capacity, gpus) && gpus > 0))
-      return unexpected(
-          inventory_error(path, where,
-                          "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
-                          "label: run GPU feature discovery on it, or list it in an nvidia-smi CSV"));
+      return unexpected(inventory_error(
+          path, where,
+          "it has NVIDIA GPUs (nvidia.com/gpu labels or capacity) but no nvidia.com/gpu.compute.major/.minor "
+          "label: run GPU feature discovery on it, or list it in an nvidia-smi CSV"));
     n.no_gpu = "no nvidia.com/gpu.compute label and no nvidia.com/gpu capacity";
   }
   return n;
@@ -253,7 +255,8 @@ inline expected<inventory, error> read_csv(std::string_view text, inventory inv)
     }
     if (f.size() != header.size())
       return unexpected(inventory_error(
-          inv.path, where, "it has " + std::to_string(f.size()) + " fields, the header names " + std::to_string(header.size())));
+          inv.path, where,
+          "it has " + std::to_string(f.size()) + " fields, the header names " + std::to_string(header.size())));
     if (f[col[cc]] == "compute_cap") continue;  // the header again: outputs of many hosts concatenated
     const std::string name = col[host] < f.size() ? f[col[host]] : inv.path;
     const auto [it, added] = node_of.emplace(name, inv.nodes.size());
@@ -262,23 +265,27 @@ inline expected<inventory, error> read_csv(std::string_view text, inventory inv)
     const std::string& capability = f[col[cc]];
     if (capability.empty() || capability == "[N/A]" || capability == "N/A") continue;
     const auto c = parse_compute_capability(capability);
-    if (!c) return unexpected(inventory_error(inv.path, where, "compute_cap '" + capability + "' is not a compute capability"));
+    if (!c)
+      return unexpected(inventory_error(inv.path, where, "compute_cap '" + capability + "' is not a compute capability"));
     inventory_node was = n;
     if (col[cuda] < f.size() && !f[col[cuda]].empty()) {
       const auto v = parse_cuda_version(f[col[cuda]]);
-      if (!v) return unexpected(inventory_error(inv.path, where, "cuda_version '" + f[col[cuda]] + "' is not a CUDA version"));
+      if (!v)
+        return unexpected(inventory_error(inv.path, where, "cuda_version '" + f[col[cuda]] + "' is not a CUDA version"));
       n.driver = v->release();
       n.driver_said = "cuda_version " + f[col[cuda]];
       n.driver_by_table = false;
     } else if (col[driver] < f.size() && !f[col[driver]].empty() && !driver_from_release(n, f[col[driver]])) {
-      return unexpected(inventory_error(inv.path, where, "driver_version '" + f[col[driver]] + "' is not a driver release"));
+      return unexpected(
+          inventory_error(inv.path, where, "driver_version '" + f[col[driver]] + "' is not a driver release"));
     }
     if (!was.gpus.empty() && was.driver_said != n.driver_said)
-      return unexpected(
-          inventory_error(inv.path, where, "host " + name + " has rows with drivers " + was.driver_said + " and " + n.driver_said));
+      return unexpected(inventory_error(
+          inv.path, where, "host " + name + " has rows with drivers " + was.driver_said + " and " + n.driver_said));
     const std::string model = col[product] < f.size() ? f[col[product]] : std::string();
     n.no_gpu.clear();
-    auto same = std::find_if(n.gpus.begin(), n.gpus.end(), [&](const inventory_gpu& g) { return g.cc == *c && g.product == model; });
+    auto same = std::find_if(n.gpus.begin(), n.gpus.end(),
+                             [&](const inventory_gpu& g) { return g.cc == *c && g.product == model; });
     if (same != n.gpus.end()) ++same->count;
     else n.gpus.push_back(inventory_gpu{*c, 1, model});
   }
@@ -312,7 +319,8 @@ inline std::vector<std::string> inventory_notes(const inventory& inv) {
   std::vector<std::string> notes;
   for (const auto& [words, nodes] : said) {
     std::string note = "node " + nodes[0] + words;
-    if (nodes.size() > 1) note += "; so for " + std::to_string(nodes.size() - 1) + " more node" + (nodes.size() > 2 ? "s" : "") + ":";
+    if (nodes.size() > 1)
+      note += "; so for " + std::to_string(nodes.size() - 1) + " more node" + (nodes.size() > 2 ? "s" : "") + ":";
     for (std::size_t i = 1; i < nodes.size() && i <= 5; ++i) note += " " + nodes[i];
     notes.push_back(detail::printable(note + (nodes.size() > 6 ? " ..." : "")));
   }
@@ -331,14 +339,16 @@ inline expected<inventory, error> parse_inventory(std::string_view text, std::st
   const std::size_t skipped = text.substr(0, bom.size()) == bom ? bom.size() : 0;  // offsets stay the file's
   text.remove_prefix(skipped);
   if (const std::size_t at = text.find(bom); at != std::string_view::npos) {
-    const std::size_t line = 1 +
-                             static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    return unexpected(detail::inventory_error(inv.path, "line " + std::to_string(line) + ", offset " + std::to_string(skipped + at),
-                                              "a UTF-8 byte order mark (EF BB BF) there; only one, at the very start, is allowed"));
+    const std::size_t line = 1 + static_cast<std::size_t>(
+                                     std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    return unexpected(
+        detail::inventory_error(inv.path, "line " + std::to_string(line) + ", offset " + std::to_string(skipped + at),
+                                "a UTF-8 byte order mark (EF BB BF) there; only one, at the very start, is allowed"));
   }
   const std::string_view t = detail::trim(text);
   inv.format = !t.empty() && t.front() == '{' ? "kubectl" : "csv";
-  return inv.format == "kubectl" ? detail::read_kubectl(text, skipped, std::move(inv)) : detail::read_csv(t, std::move(inv));
+  return inv.format == "kubectl" ? detail::read_kubectl(text, skipped, std::move(inv))
+                                 : detail::read_csv(t, std::move(inv));
 }
 
 CUARCH_END_NAMESPACE

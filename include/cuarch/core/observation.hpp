@@ -34,15 +34,16 @@ constexpr std::string_view to_string(discovery d) noexcept { return detail::name
 
 /// How a component was found, in the words reports use ("the default install location").
 /// (path_search: detection::how_found says whether it is the first on PATH.)
-inline constexpr std::string_view discovery_descriptions[] = {"given explicitly",
-                                                              "named by the environment",
-                                                              "on PATH",
-                                                              "already loaded in this process: what its code calls",
-                                                              "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)",
-                                                              "the default install location",
-                                                              "a pip wheel in the Python environment",
-                                                              "linked into this program",
-                                                              "compile time"};
+inline constexpr std::string_view discovery_descriptions[] = {
+    "given explicitly",
+    "named by the environment",
+    "on PATH",
+    "already loaded in this process: what its code calls",
+    "what the dynamic loader finds (LD_LIBRARY_PATH, ld.so.cache)",
+    "the default install location",
+    "a pip wheel in the Python environment",
+    "linked into this program",
+    "compile time"};
 constexpr std::string_view describe_how(discovery how) noexcept { return detail::name_of(discovery_descriptions, how); }
 
 /// One version, with its provenance: what said it, where, how that place was found, and the raw

@@ -160,7 +160,8 @@ constexpr expected<arch_target, error> read_variant(std::string_view rest, compu
   arch_target t{cc, arch_variant::baseline, arch_form::sass};
   if (n < rest.size() && (rest[n] == 'a' || rest[n] == 'f'))
     t.variant = rest[n++] == 'a' ? arch_variant::arch_specific : arch_variant::family_specific;
-  if (!variant_exists(cc, t.variant)) return unexpected(errors::variant_not_defined(source_kind::user_input, t, token, position));
+  if (!variant_exists(cc, t.variant))
+    return unexpected(errors::variant_not_defined(source_kind::user_input, t, token, position));
   if (n == rest.size()) return t;
   const char c = rest[n];
   const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -169,7 +170,8 @@ constexpr expected<arch_target, error> read_variant(std::string_view rest, compu
 }
 
 /// "<sm number>[a|f]", all of rest: sm_/compute_/lto_ after the prefix, and CMake integers.
-constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std::string_view token, std::size_t position) {
+constexpr expected<arch_target, error> read_sm_number(std::string_view rest, std::string_view token,
+                                                      std::size_t position) {
   int number = 0;
   const std::size_t n = read_uint(rest, number);
   // Two or three digits, no leading zero: 75, 90, 120. One digit or "075" is not a target.
@@ -200,14 +202,17 @@ constexpr expected<arch_target, error> parse_prefixed(std::string_view token, st
 }
 
 /// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
-constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position, std::string_view flag) {
-  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_")) return bad_token(flag, position);
+constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position,
+                                                         std::string_view flag) {
+  if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_"))
+    return bad_token(flag, position);
   return parse_prefixed(v, position);
 }
 }  // namespace detail
 
 /// One token of a list in the given dialect (no keywords, no named generations, no nvcc flags).
-constexpr expected<token_targets, error> parse_arch_token(std::string_view token, arch_dialect dialect = arch_dialect::generic,
+constexpr expected<token_targets, error> parse_arch_token(std::string_view token,
+                                                          arch_dialect dialect = arch_dialect::generic,
                                                           std::size_t position = 0) {
   if (token.empty()) return unexpected(errors::empty_input(source_kind::user_input, token, position));
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
@@ -220,7 +225,8 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   }
 
   std::string_view body = token;
-  const bool ptx = dialect != arch_dialect::cmake && body.size() >= 4 && detail::iequals(body.substr(body.size() - 4), "+ptx");
+  const bool ptx = dialect != arch_dialect::cmake && body.size() >= 4 &&
+                   detail::iequals(body.substr(body.size() - 4), "+ptx");
   if (ptx) body.remove_suffix(4);
   const bool dotted = dialect != arch_dialect::cmake && body.find('.') != std::string_view::npos;
   if (dialect == arch_dialect::torch && !dotted) return detail::bad_token(token, position);
@@ -270,8 +276,9 @@ inline constexpr named_generation torch_named_generations[] = {
     {"Rubin", "10.7+PTX"},
 };
 inline constexpr std::string_view torch_supported_arches[] = {
-    "3.5", "3.7",  "5.0",  "5.2",   "5.3",  "6.0",   "6.1",  "6.2",   "7.0",  "7.2",   "7.5",  "8.0",   "8.6",  "8.7",  "8.9",
-    "9.0", "9.0a", "10.0", "10.0a", "11.0", "11.0a", "10.3", "10.3a", "10.7", "10.7a", "12.0", "12.0a", "12.1", "12.1a"};
+    "3.5",   "3.7",  "5.0",   "5.2",  "5.3",   "6.0",  "6.1",   "6.2",  "7.0",   "7.2",
+    "7.5",   "8.0",  "8.6",   "8.7",  "8.9",   "9.0",  "9.0a",  "10.0", "10.0a", "11.0",
+    "11.0a", "10.3", "10.3a", "10.7", "10.7a", "12.0", "12.0a", "12.1", "12.1a"};
 
 /// `entry` ("9.0a", "8.6+PTX") is one PyTorch accepts.
 constexpr bool torch_supports(std::string_view entry) noexcept {
@@ -282,12 +289,13 @@ constexpr bool torch_supports(std::string_view entry) noexcept {
 }
 
 constexpr arch_keyword keyword_of(std::string_view token) noexcept {
-  if (token.empty() || (token[0] != 'n' && token[0] != 'a')) return arch_keyword::none;  // most tokens: a digit or "sm_"
+  if (token.empty() || (token[0] != 'n' && token[0] != 'a'))
+    return arch_keyword::none;  // most tokens: a digit or "sm_"
   return find_by_name(enumerators<arch_keyword>(arch_keyword_names), token).value_or(arch_keyword::none);
 }
 
-constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position, std::size_t length,
-                                            std::string_view input) {
+constexpr expected<void, error> add_targets(parsed_arch_list& list, const token_targets& t, std::size_t position,
+                                            std::size_t length, std::string_view input) {
   for (std::size_t i = 0; i < t.count; ++i)
     if (!list.add(parsed_target{t.items[i], position, length}))
       return unexpected(errors::too_many_targets(source_kind::user_input, input));
@@ -328,8 +336,9 @@ constexpr std::optional<arch_target> nvcc_code_image(const arch_target& virt, ar
 
 /// Each code of a comma-separated list ("sm_80,sm_86", "[sm_80,compute_80]"), built from `virt`.
 /// `skip_empty`: -code's list tolerates empty entries (a trailing comma), a bracketed one does not.
-constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt, bool skip_empty,
-                                               bool rdc, std::size_t position, std::string_view flag, std::string_view input) {
+constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::string_view codes, const arch_target& virt,
+                                               bool skip_empty, bool rdc, std::size_t position, std::string_view flag,
+                                               std::string_view input) {
   while (true) {
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);
@@ -342,9 +351,10 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
       // from a lower one (arch=compute_80,code=sm_86) compiles other code, so it is refused, never
       // rewritten (docs/conformance.md, "nvcc 13.0: how nvcc reads target flags").
       if (image->form != arch_form::ptx && image->cc != virt.cc) {
-        error e = errors::not_expressible(source_kind::user_input, *image, "cuarch's targets",
-                                          "nvcc builds it from a lower virtual architecture's PTX (arch=), which compiles other "
-                                          "code (__CUDA_ARCH__) than its own; write arch= and code= of one architecture");
+        error e = errors::not_expressible(
+            source_kind::user_input, *image, "cuarch's targets",
+            "nvcc builds it from a lower virtual architecture's PTX (arch=), which compiles other "
+            "code (__CUDA_ARCH__) than its own; write arch= and code= of one architecture");
         e.partial = true;
         e.position = position;
         return unexpected(e);
@@ -473,7 +483,8 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
   }
   if (keyword != arch_keyword::none) {
     // nvcc refuses -arch=all with -code; it accepts -arch=all with -gencode, which one cuarch list cannot hold.
-    if (code_count > 0) return unexpected(errors::keyword_not_alone(source_kind::user_input, codes[0].word, codes[0].position));
+    if (code_count > 0)
+      return unexpected(errors::keyword_not_alone(source_kind::user_input, codes[0].word, codes[0].position));
     if (!list.empty()) return unexpected(errors::keyword_not_alone(source_kind::user_input, arch.word, arch.position));
     list.set_keyword(keyword);
     return {};
@@ -538,7 +549,8 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   }
   if (torch && input.empty()) {  // cuarch's one convention: an empty list is never valid (docs/conformance.md)
     error e = errors::empty_input(source_kind::user_input);
-    e.location = "TORCH_CUDA_ARCH_LIST; PyTorch reads an empty one as unset and builds for the visible GPUs, as native does";
+    e.location =
+        "TORCH_CUDA_ARCH_LIST; PyTorch reads an empty one as unset and builds for the visible GPUs, as native does";
     return unexpected(e);
   }
   // Leading/trailing whitespace is tolerated in the generic dialect only: CMake keeps it in the first
@@ -548,7 +560,9 @@ constexpr expected<void, error> fill_arch_list(parsed_arch_list& list, std::stri
   if (begin == end) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
 
   // ';' separates entries everywhere; so do ',' and any whitespace in the generic dialect, one ' ' in PyTorch's.
-  const auto separator = [&](char c) { return c == ';' || (generic && (c == ',' || is_space(c))) || (torch && c == ' '); };
+  const auto separator = [&](char c) {
+    return c == ';' || (generic && (c == ',' || is_space(c))) || (torch && c == ' ');
+  };
   for (std::size_t i = begin;;) {
     std::size_t j = i;
     while (j < end && !separator(input[j])) ++j;
@@ -590,7 +604,8 @@ inline constexpr std::string_view arch_dialect_fixes[] = {
 
 /// A whole list in the given dialect. An empty list, an empty entry ("8.0;;9.0"), a keyword mixed
 /// with targets, or any bad token is an error naming the token and its offset.
-constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input, arch_dialect dialect = arch_dialect::generic) {
+constexpr expected<parsed_arch_list, error> parse_arch_list(std::string_view input,
+                                                            arch_dialect dialect = arch_dialect::generic) {
   // One named result returned on every path: the list is built in place, never copied.
   expected<parsed_arch_list, error> result(std::in_place);
   if (const auto filled = detail::fill_arch_list(*result, input, dialect); !filled) {

@@ -50,8 +50,9 @@ class application_libraries {
   auto load(const std::string& name, Load&& load_fn) -> decltype(load_fn()) {
     const auto lock = loading_lock();
     if (!lock.owns_lock())  // another thread's load is still under way at this detection's deadline
-      return unexpected(errors::deadline_exceeded(source_kind::none, "loading " + name, name,
-                                                  "waited for another thread's library load until the detection's deadline"));
+      return unexpected(
+          errors::deadline_exceeded(source_kind::none, "loading " + name, name,
+                                    "waited for another thread's library load until the detection's deadline"));
     snapshot_locked();
     // Mapped already, and not by cuarch (another detection's load is in by_cuarch_, a source's
     // own load is held): the application's.

@@ -27,7 +27,8 @@ namespace detail {
 inline std::optional<error> check_variable_path(const std::string& name, const std::string& value, source_kind src) {
   if (!value.empty() && value.front() == '/') return std::nullopt;
   return errors::invalid_environment(
-      src, name, value, "a relative path: cuarch does not load or run anything from the current directory; use an absolute path");
+      src, name, value,
+      "a relative path: cuarch does not load or run anything from the current directory; use an absolute path");
 }
 
 /// The library directories of a toolkit root.
@@ -43,12 +44,14 @@ inline std::vector<std::string> default_toolkit_roots() {
   std::vector<std::pair<cuda_version, std::string>> versioned;
   for (const auto& name : list_dir("/usr/local")) {
     if (!starts_with(name, "cuda-")) continue;
-    if (const auto v = parse_cuda_version(std::string_view(name).substr(5))) versioned.emplace_back(*v, "/usr/local/" + name);
+    if (const auto v = parse_cuda_version(std::string_view(name).substr(5)))
+      versioned.emplace_back(*v, "/usr/local/" + name);
   }
   std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
   for (auto& v : versioned) roots.push_back(std::move(v.second));
   roots.emplace_back("/opt/cuda");
-  roots.erase(std::remove_if(roots.begin(), roots.end(), [](const std::string& r) { return !is_directory(r); }), roots.end());
+  roots.erase(std::remove_if(roots.begin(), roots.end(), [](const std::string& r) { return !is_directory(r); }),
+              roots.end());
   return roots;
 }
 

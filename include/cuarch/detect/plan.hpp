@@ -50,7 +50,8 @@ enum component_bit : unsigned {
 };
 inline constexpr unsigned libraries = nvrtc_bit | runtime_bit | driver_bit;
 inline constexpr unsigned every_component = libraries | nvcc_bit | ptxas_bit;
-inline constexpr unsigned toolkit_parts = nvrtc_bit | runtime_bit | nvcc_bit | ptxas_bit;  // what a toolkit or wheel holds
+inline constexpr unsigned toolkit_parts = nvrtc_bit | runtime_bit | nvcc_bit |
+                                          ptxas_bit;  // what a toolkit or wheel holds
 
 struct plan_row {
   tier where;

@@ -77,8 +77,8 @@ struct progress_hook {
 struct detect_options {
   // Explicit arguments: looked at first; a failing one is the answer for its role.
   std::string nvrtc_path, nvcc_path, cudart_path, libcuda_path, ptxas_path;
-  std::string cuda_home;                                      // an explicit toolkit root
-  std::vector<std::string> python_prefixes;                   // Python environments to scan (pip nvidia-* wheels, Triton)
+  std::string cuda_home;                     // an explicit toolkit root
+  std::vector<std::string> python_prefixes;  // Python environments to scan (pip nvidia-* wheels, Triton)
   std::optional<std::vector<compute_capability>> device_ccs;  // explicit devices (build machines without GPUs)
   std::optional<expected<observation, error>> compile_time;   // CUARCH_COMPILE_TIME_OBSERVATION()
   // default: environment::from_process(). The programs detection runs (nvcc --version) get its
@@ -100,7 +100,7 @@ struct detect_options {
   // (a process that forks workers and must keep CUDA uninitialised: NVML's failure is the answer).
   bool query_devices = true;
   bool cuinit_fallback = true;
-  bool probe_ptxas = false;                                       // also find and run ptxas (with the offline_compiler role)
+  bool probe_ptxas = false;  // also find and run ptxas (with the offline_compiler role)
   std::chrono::milliseconds tool_timeout = default_tool_timeout;  // one `nvcc --version`, at most
 
   // What the request needs, how far to look, and how long in all (defaults: what `cuarch doctor` asks).
@@ -115,8 +115,10 @@ struct detect_options {
 
 /// One place a component was found, and what asking it gave.
 struct candidate {
-  source_kind source = source_kind::none;     // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
-  source_kind describes = source_kind::none;  // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
+  source_kind source =
+      source_kind::none;  // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
+  source_kind describes =
+      source_kind::none;  // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
   discovery how = discovery::explicit_argument;
   std::string origin;          // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
   std::string path;            // as found
@@ -172,7 +174,7 @@ struct detection {
   selection runtime;                        // libcudart: what a framework in this process links
   selection driver;                         // libcuda: the load path
   std::optional<std::size_t> nvcc_on_path;  // the nvcc a shell runs: the first one on PATH (candidate index)
-  std::optional<expected<std::vector<device_info>, error>> given_devices;   // an empty list is no_device, never "not given"
+  std::optional<expected<std::vector<device_info>, error>> given_devices;  // an empty list is no_device, never "not given"
   std::optional<expected<std::vector<device_info>, error>> driver_devices;  // nullopt: not asked
   /// "NVML (<path>)", or "cuInit (<path>)" where NVML could not answer (devices_notes say why).
   std::string devices_via;
@@ -208,7 +210,8 @@ struct detection {
     const error* why = driver_devices ? &driver_devices->error() : driver.failure ? &*driver.failure : nullptr;
     if (!why) e.raw = "the driver was not asked for devices";
     else if (why->code == errc::no_device) e.raw = why->raw.view();
-    else e.raw.append("the driver could not be asked: ").append(to_string(why->code)).append(" - ").append(why->raw.view());
+    else
+      e.raw.append("the driver could not be asked: ").append(to_string(why->code)).append(" - ").append(why->raw.view());
     if (why) {
       e.location = why->location;
       e.native_status = why->native_status;

@@ -23,7 +23,8 @@ namespace detail {
 class role_choice {
  public:
   /// `sel` may be null (ptxas: recorded, never governs a role).
-  role_choice(detection& d, const component_info& comp, selection* sel) : d_(d), comp_(comp), sel_(sel), first_(d.candidates.size()) {}
+  role_choice(detection& d, const component_info& comp, selection* sel)
+      : d_(d), comp_(comp), sel_(sel), first_(d.candidates.size()) {}
 
   /// Whether the role has its answer (a winner, or a sticky failure).
   bool decided() const noexcept { return decided_; }
@@ -33,8 +34,10 @@ class role_choice {
     if (decided_) return;
     candidate& c = d_.candidates[index];
     if (!c.result && sticky)
-      return refuse(c.result.error(),
-                    c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words), false);
+      return refuse(
+          c.result.error(),
+          c.origin + " was given and failed; cuarch does not fall back to another " + std::string(comp_.role_words),
+          false);
     if (!c.result) {
       failed_before_.append(failed_before_.empty() ? "" : ", ").append(c.origin);
       return;
@@ -89,7 +92,8 @@ class role_choice {
       std::string places;
       for (const auto& p : searched) places.append(places.empty() ? "" : "; ").append(p);
       if (searched.empty())
-        places = "nowhere: no path or variable named one, and every other place was turned off (detect_options, --isolated)";
+        places =
+            "nowhere: no path or variable named one, and every other place was turned off (detect_options, --isolated)";
       e = errors::no_compiler(
           kind, what, places,
           kind == source_kind::nvrtc
@@ -102,15 +106,18 @@ class role_choice {
       // Nothing anywhere; the loader's own words say best why the usual place failed.
       e = *loader_miss_;
       e.subject = what;
-      e.location = "loader search" + std::string(opts.default_locations ? " and every other place in the discovery order" : "");
+      e.location = "loader search" +
+                   std::string(opts.default_locations ? " and every other place in the discovery order" : "");
     } else if (found != 0) {
       if (first_failure) e = *first_failure;  // every candidate failed
-      sel_->why = not_probed == 0 ? "every " + what + " found failed"
-                                  : "no " + what + " answered before detection's deadline (" + std::to_string(not_probed) + " of " +
-                                        std::to_string(found) + " candidates not probed)";
+      sel_->why = not_probed == 0
+                      ? "every " + what + " found failed"
+                      : "no " + what + " answered before detection's deadline (" + std::to_string(not_probed) + " of " +
+                            std::to_string(found) + " candidates not probed)";
     } else {
       e.location = "explicit arguments, environment, toolkit roots, Python environments" +
-                   std::string(comp_.program ? (opts.path_search ? ", PATH" : "") : (opts.loader_search ? ", loader search" : "")) +
+                   std::string(comp_.program ? (opts.path_search ? ", PATH" : "")
+                                             : (opts.loader_search ? ", loader search" : "")) +
                    std::string(opts.default_locations ? ", default locations" : "");
       e.raw.append("not found anywhere cuarch looked (to name it: ").append(comp_.option_hint).append(")");
     }

@@ -63,7 +63,8 @@ class detector {
     if (roles.has(detect_role::toolkit_files)) {
       for (const candidate& c : d_.candidates)  // the toolkit around each component found
         if (!c.toolkit_root.empty())
-          add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path, tier::around_candidate);
+          add_root(c.toolkit_root, c.how, "toolkit of " + std::string(to_string(c.source)) + " " + c.path,
+                   tier::around_candidate);
       observe_roots();
       observe_wheels();
     }
@@ -111,7 +112,8 @@ class detector {
       if ((row.components & comp.bit) == 0) continue;
       if (enough() && !tools) break;                          // first_answer: the role has its answer
       if (enough() && !tool_tier(comp, row.where)) continue;  // answer_and_tools: only what the user's tools run
-      std::vector<std::string>* const words = compiler && !choice.decided() ? &looked : nullptr;  // only while they may be said
+      std::vector<std::string>* const words = compiler && !choice.decided() ? &looked
+                                                                            : nullptr;  // only while they may be said
       // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
       // runtime is only reported, the driver never comes from a toolkit root.)
       if (sel && compiler && (row.where == tier::explicit_root || row.where == tier::environment_root)) {
@@ -130,7 +132,8 @@ class detector {
   /// Past a role's answer (detect_mode::answer_and_tools), the tiers that hold what the user's own
   /// tools run: CUDACXX, $CUDA_HOME/$CUDA_PATH and the first nvcc on PATH; an NVRTC already loaded.
   static bool tool_tier(const component_info& comp, tier where) {
-    if (comp.kind == source_kind::nvcc) return where == tier::variable || where == tier::environment_root || where == tier::search;
+    if (comp.kind == source_kind::nvcc)
+      return where == tier::variable || where == tier::environment_root || where == tier::search;
     return comp.kind == source_kind::nvrtc && where == tier::already_loaded;
   }
   bool what_a_tool_runs(const component_info& comp, tier where, const search_spec& s) const {
@@ -147,10 +150,12 @@ class detector {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
-      const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('=')) : std::string();
-      const std::string named = variable.empty() ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " +
-                                                       echoed(r.path, path_words)
-                                                 : variable + "=" + echoed(r.path, path_words);
+      const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('='))
+                                                                   : std::string();
+      const std::string named = variable.empty()
+                                    ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " +
+                                          echoed(r.path, path_words)
+                                    : variable + "=" + echoed(r.path, path_words);
       const std::string no_fallback = "; cuarch does not fall back to another " + std::string(comp.role_words);
       if (r.problem) {
         error e = *r.problem;
@@ -201,7 +206,8 @@ class detector {
     for (std::size_t i = 0; i < d_.candidates.size(); ++i) {
       candidate& c = d_.candidates[i];
       if (c.source != kind || c.real_path != real) continue;
-      if (origin != c.origin && std::find(c.also_found_via.begin(), c.also_found_via.end(), origin) == c.also_found_via.end())
+      if (origin != c.origin &&
+          std::find(c.also_found_via.begin(), c.also_found_via.end(), origin) == c.also_found_via.end())
         c.also_found_via.push_back(origin);
       return i;
     }
@@ -228,7 +234,8 @@ class detector {
     const auto lib = application_libraries::instance().load(s.path.empty() ? s.soname : s.path, [&] {
       return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_);
     });
-    if (!lib && s.path.empty() && lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
+    if (!lib && s.path.empty() &&
+        lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
       choice.loader_missed(lib.error());
       return false;
     }
@@ -269,9 +276,10 @@ class detector {
     c.toolkit_root = toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, left());
     if (opts_.progress) opts_.progress("probing " + abs + " (--version)");
-    auto p = probe_tool_version(abs, kind, s.how, timeout,
-                                s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only,
-                                opts_.cancel, &env_);  // the tool runs in this resolution's environment
+    auto p = probe_tool_version(
+        abs, kind, s.how, timeout,
+        s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only, opts_.cancel,
+        &env_);  // the tool runs in this resolution's environment
     if (p) p->seen.location = s.path;
     take_compiler(c, std::move(p));
     return true;
@@ -302,7 +310,8 @@ class detector {
           if (const auto v = var.name.empty() || !(opts_.environment_places || starts_with(var.name, "CUARCH_"))
                                  ? std::nullopt
                                  : env_.get_nonempty(var.name)) {
-            search_spec& s = out.emplace_back(discovery::environment, std::string(var.name) + "=" + echoed(*v, path_words), *v);
+            search_spec& s = out.emplace_back(discovery::environment,
+                                              std::string(var.name) + "=" + echoed(*v, path_words), *v);
             s.sticky = var.sticky;
             s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
             if (looked) looked->push_back(*v + " (" + std::string(var.name) + ")");
@@ -310,7 +319,8 @@ class detector {
         break;
       case tier::already_loaded:
         if (!opts_.already_loaded) break;
-        if (looked) looked->push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+        if (looked)
+          looked->push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
         for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
           out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
         break;
@@ -333,9 +343,11 @@ class detector {
         } else if (opts_.loader_search) {
           const std::vector<std::string> names = comp.loader_names();
           if (looked)
-            looked->push_back("the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
-                              ", /etc/ld.so.cache) for " + soname_words(names));
-          for (const auto& name : names) out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
+            looked->push_back(
+                "the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
+                ", /etc/ld.so.cache) for " + soname_words(names));
+          for (const auto& name : names)
+            out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
         }
         break;
     }
@@ -343,13 +355,15 @@ class detector {
   }
 
   /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
-  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp, std::vector<std::string>* looked,
-                   std::optional<std::size_t> only = std::nullopt) const {
+  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp,
+                   std::vector<std::string>* looked, std::optional<std::size_t> only = std::nullopt) const {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       const auto& r = d_.toolkit_roots[i];
       if (root_tiers_[i] != where || (only && *only != i)) continue;
       if (r.problem) {
-        if (looked) looked->push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+        if (looked)
+          looked->push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) +
+                            ")");
       } else if (comp.program) {
         if (looked) looked->push_back(join(r.path, "bin") + " (" + r.origin + ")");
         const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
@@ -365,16 +379,19 @@ class detector {
     }
   }
 
-  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component, std::vector<std::string>* looked) const {
+  void wheel_places(std::vector<search_spec>& out, tier where, source_kind component,
+                    std::vector<std::string>* looked) const {
     for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
       const python_environment& p = d_.python_environments[i];
       if (python_tiers_[i] != where) continue;
       if (p.problem && looked)
-        looked->push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) + ")");
+        looked->push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) +
+                          ")");
       for (const auto& sp : p.site_packages) {
         if (looked) looked->push_back(sp + " (pip wheels, " + p.origin + ")");
         for (const auto& f : scanned(sp).files)
-          if (f.component == component) out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
+          if (f.component == component)
+            out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
       }
     }
   }
@@ -398,18 +415,20 @@ class detector {
     for (const auto& dir : split_path_list(*path)) {
       const std::string at = dir.empty() ? "." : dir;  // an empty entry is the current directory
       if (looked) looked->push_back(at + " (PATH)");
-      search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir), join(at, name));
+      search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
+                    join(at, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
       if (dir.empty() || dir.front() != '/')  // PATH entry relative to the current directory
-        s.problem = errors::invalid_environment(
-            comp.kind, "PATH", dir,
-            "entry '" + dir + "' is relative and holds " + name + "; cuarch does not run programs from the current directory");
+        s.problem = errors::invalid_environment(comp.kind, "PATH", dir,
+                                                "entry '" + dir + "' is relative and holds " + name +
+                                                    "; cuarch does not run programs from the current directory");
       out.push_back(std::move(s));
     }
   }
 
   // ---- toolkit roots and Python environments, each tagged with its tier ---------------------
-  void add_root(const std::string& path, discovery how, const std::string& origin, tier where, const std::string& variable = {}) {
+  void add_root(const std::string& path, discovery how, const std::string& origin, tier where,
+                const std::string& variable = {}) {
     toolkit_root r{path, {}, how, origin};
     if (!variable.empty()) r.problem = check_variable_path(variable, path, source_kind::toolkit_files);
     if (!r.problem) {
@@ -433,7 +452,8 @@ class detector {
     if (!r.problem)
       for (auto& existing : d_.toolkit_roots)
         if (!r.real_path.empty() && existing.real_path == r.real_path) {
-          if (where != tier::around_candidate) existing.also_found_via.push_back(origin);  // "toolkit of X" adds nothing new
+          if (where != tier::around_candidate)
+            existing.also_found_via.push_back(origin);  // "toolkit of X" adds nothing new
           return;
         }
     d_.toolkit_roots.push_back(std::move(r));
@@ -448,14 +468,16 @@ class detector {
     if (opts_.environment_places) {
       for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
         if (const auto v = env_.get_nonempty(var))
-          add_root(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_root, var);
+          add_root(*v, discovery::environment, std::string(var) + "=" + echoed(*v, path_words), tier::environment_root,
+                   var);
       if (const auto conda = env_.get_nonempty("CONDA_PREFIX"))
         if (conda->front() == '/' && (looks_like_toolkit_root(*conda) || is_directory(join(*conda, "conda-meta"))))
           add_root(*conda, discovery::environment, "CONDA_PREFIX=" + *conda, tier::conda_root);
     }
     if (opts_.default_locations) {
       const auto defaults = opts_.default_roots.empty() ? default_toolkit_roots() : opts_.default_roots;
-      for (const auto& r : defaults) add_root(r, discovery::default_location, "default location " + r, tier::default_root);
+      for (const auto& r : defaults)
+        add_root(r, discovery::default_location, "default location " + r, tier::default_root);
     }
   }
 
@@ -472,8 +494,9 @@ class detector {
       } else {
         p.site_packages = site_packages_of(prefix);
         if (p.site_packages.empty() && given)
-          p.problem = errors::file_unreadable(source_kind::python_wheel, prefix, prefix,
-                                              "no lib/python3.*/site-packages here, and not a site-packages directory itself");
+          p.problem = errors::file_unreadable(
+              source_kind::python_wheel, prefix, prefix,
+              "no lib/python3.*/site-packages here, and not a site-packages directory itself");
       }
     }
     d_.python_environments.push_back(std::move(p));
@@ -499,7 +522,8 @@ class detector {
         continue;
       }
       for (auto& o : observe_toolkit_root(r.path, r.how)) {
-        candidate& c = o ? add_file(std::move(*o), r.how, r.origin) : add(source_kind::toolkit_files, r.how, r.origin, r.path);
+        candidate& c = o ? add_file(std::move(*o), r.how, r.origin)
+                         : add(source_kind::toolkit_files, r.how, r.origin, r.path);
         c.toolkit_root = r.real_path;
         if (!o) c.result = unexpected(o.error());
       }
@@ -536,9 +560,9 @@ class detector {
       // LD_LIBRARY_PATH is never described by another driver's NVML.
       nvml_device_source nvml(join(parent_dir(c->real_path), "libnvidia-ml.so.1"), c->how);
       nvml.with_environment(device_visibility_env::from(env_));  // the one snapshot, not getenv
-      const system_device_source devices(std::move(nvml),
-                                         driver_library_source(c->real_path, c->how, library_path_policy::absolute_only),
-                                         opts_.cuinit_fallback ? cuinit_fallback::allowed : cuinit_fallback::forbidden);
+      const system_device_source devices(
+          std::move(nvml), driver_library_source(c->real_path, c->how, library_path_policy::absolute_only),
+          opts_.cuinit_fallback ? cuinit_fallback::allowed : cuinit_fallback::forbidden);
       if (opts_.progress) opts_.progress("asking the driver for its devices (" + c->real_path + ")");
       auto reading = devices.read();
       if (!reading) {

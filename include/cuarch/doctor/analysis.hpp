@@ -52,7 +52,8 @@ inline const candidate* nvcc_in(const detection& d, const std::string& root) {
 
 /// "8.6, 12.0": the devices' compute capabilities, in their order or sorted.
 inline std::string cc_list(std::vector<device_info> devs, bool sorted = false) {
-  if (sorted) std::sort(devs.begin(), devs.end(), [](const device_info& a, const device_info& b) { return a.cc < b.cc; });
+  if (sorted)
+    std::sort(devs.begin(), devs.end(), [](const device_info& a, const device_info& b) { return a.cc < b.cc; });
   std::string s;
   for (const auto& dev : devs) s.append(s.empty() ? "" : ", ").append(to_text(dev.cc).view());
   return s;
@@ -78,7 +79,8 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
     std::string why = target + " is not in its nvrtcGetSupportedArchs list (";
     for (std::size_t i = 0; i < list.size(); ++i) why += (i ? " " : "") + std::to_string(list[i]);
     why += ")";
-    if (!table && table.error().code == errc::needs_newer_toolkit) why += "; it needs CUDA >= " + release_text(table.error().required);
+    if (!table && table.error().code == errc::needs_newer_toolkit)
+      why += "; it needs CUDA >= " + release_text(table.error().required);
     return why;
   }
   if (table) return {};
@@ -89,7 +91,8 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
     case errc::renamed_in_toolkit:
       return target + " was renamed " + to_text(e.replacement).str() + " in CUDA " + release_text(e.required);
     case errc::unknown_arch:
-      if (newest_known_toolkit() < compiler.version.release()) return {};  // a newer toolkit than the table: the table cannot say no
+      if (newest_known_toolkit() < compiler.version.release())
+        return {};  // a newer toolkit than the table: the table cannot say no
       return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
     default: return e.message();
   }
@@ -98,7 +101,11 @@ inline std::string cannot_build(const compiler_info& compiler, const compute_cap
 class analyzer {
  public:
   explicit analyzer(const detection& d)
-      : d_(d), jit_(d.chosen(d.jit_compiler)), off_(d.chosen(d.offline_compiler)), rt_(d.chosen(d.runtime)), drv_(d.chosen(d.driver)) {}
+      : d_(d),
+        jit_(d.chosen(d.jit_compiler)),
+        off_(d.chosen(d.offline_compiler)),
+        rt_(d.chosen(d.runtime)),
+        drv_(d.chosen(d.driver)) {}
 
   std::vector<finding> run() {
     roles();
@@ -118,7 +125,8 @@ class analyzer {
   }
 
  private:
-  void add(finding_kind kind, severity level, std::string what, std::string meaning, std::vector<const candidate*> cs = {}) {
+  void add(finding_kind kind, severity level, std::string what, std::string meaning,
+           std::vector<const candidate*> cs = {}) {
     finding f{kind, level, std::move(what), std::move(meaning), {}};
     for (const candidate* c : cs)
       if (c) f.candidates.push_back(static_cast<std::size_t>(c - d_.candidates.data()));
@@ -180,7 +188,8 @@ class analyzer {
     const auto [cuda_path, cuda_path_via] = root_via("CUDA_PATH=");
     if (home && cuda_path && home != cuda_path && !home->problem && !cuda_path->problem)
       add(finding_kind::cuda_home_vs_cuda_path, severity::warning,
-          home_via + " and " + cuda_path_via + " are different toolkits (" + home->real_path + " vs " + cuda_path->real_path + ")",
+          home_via + " and " + cuda_path_via + " are different toolkits (" + home->real_path + " vs " +
+              cuda_path->real_path + ")",
           "tools disagree on which one they read (PyTorch and cuda-pathfinder prefer CUDA_HOME, Windows tools CUDA_PATH); set both to one toolkit");
     if (!home || home->problem) return;
     const candidate* home_nvcc = nvcc_in(d_, home->real_path);
@@ -188,7 +197,8 @@ class analyzer {
       const std::string& path_root = on_path->toolkit_root;
       const bool versions_differ = home_nvcc && home_nvcc->result->version != on_path->result->version;
       add(finding_kind::cuda_home_vs_path, versions_differ ? severity::warning : severity::info,
-          home_via + (home_nvcc ? " holds nvcc " + to_text(home_nvcc->result->version).str() : std::string(" holds no nvcc")) +
+          home_via +
+              (home_nvcc ? " holds nvcc " + to_text(home_nvcc->result->version).str() : std::string(" holds no nvcc")) +
               ", but the first nvcc on PATH is " + on_path->path + " (nvcc " + to_text(on_path->result->version).str() +
               (path_root.empty() ? std::string() : ", toolkit " + path_root) + ")",
           "builds that use CUDA_HOME (PyTorch extensions, FlashInfer) and builds that run `nvcc` from PATH (CMake, Makefiles) use different toolkits; "
@@ -207,7 +217,8 @@ class analyzer {
                           !starts_with(c->origin, "CUDA_PATH=") && !starts_with(c->origin, "CONDA_PREFIX="));
       if (!named || same_release(c, home_nvcc)) continue;
       add(finding_kind::override_vs_cuda_home, severity::warning,
-          label(*c) + " was named explicitly, but " + home_via + " holds CUDA " + release_of(home_nvcc) + " (" + home_nvcc->path + ")",
+          label(*c) + " was named explicitly, but " + home_via + " holds CUDA " + release_of(home_nvcc) + " (" +
+              home_nvcc->path + ")",
           "PyTorch extensions and FlashInfer build with $CUDA_HOME/bin/nvcc, not with the compiler named here: set CUDA_HOME to "
           "the named compiler's toolkit, or drop the override",
           {c, home_nvcc});
@@ -221,7 +232,8 @@ class analyzer {
     for (const candidate* c : {off_, jit_}) {
       if (!answered(c) || driver_runs_code_of(drv_->result->version, c->result->version)) continue;
       add(finding_kind::compiler_newer_than_driver, severity::warning,
-          label(*c) + " is a newer major release than the driver, which serves CUDA " + release_text(drv_->result->version),
+          label(*c) + " is a newer major release than the driver, which serves CUDA " +
+              release_text(drv_->result->version),
           "minor-version compatibility does not cross major releases: code it builds may not load here; update the driver, or compile "
           "with a CUDA " +
               std::to_string(drv_->result->version.major) + ".x toolkit",
@@ -245,7 +257,8 @@ class analyzer {
     }
     for (const auto& p : d_.python_environments)
       if (p.problem)
-        add(finding_kind::invalid_python_environment, p.how == discovery::environment ? severity::warning : severity::problem,
+        add(finding_kind::invalid_python_environment,
+            p.how == discovery::environment ? severity::warning : severity::problem,
             p.origin + ": " + p.problem->message(), "no pip wheels or Triton install could be read from it");
   }
 
@@ -253,12 +266,14 @@ class analyzer {
   void against_toolkit_files() {
     for (const auto& c : d_.candidates) {
       if (!c.result) continue;
-      if (c.source != source_kind::nvcc && c.source != source_kind::nvrtc && c.source != source_kind::cuda_runtime) continue;
+      if (c.source != source_kind::nvcc && c.source != source_kind::nvrtc && c.source != source_kind::cuda_runtime)
+        continue;
       const std::string wheel_home = site_packages_home(c.path);
       for (const auto& f : d_.candidates) {
         if (!f.result || (f.source != source_kind::toolkit_files && f.source != source_kind::python_wheel)) continue;
         const bool same_toolkit = !c.toolkit_root.empty() && f.toolkit_root == c.toolkit_root;
-        const bool same_wheels = !wheel_home.empty() && f.source == source_kind::python_wheel && parent_dir(f.path) == wheel_home;
+        const bool same_wheels = !wheel_home.empty() && f.source == source_kind::python_wheel &&
+                                 parent_dir(f.path) == wheel_home;
         if (!same_toolkit && !same_wheels) continue;
         if (f.describes != source_kind::none && f.describes != c.source) continue;
         if (same_release(&f, &c)) continue;
@@ -268,7 +283,8 @@ class analyzer {
             : nvcc                           ? finding_kind::nvcc_vs_toolkit_files
             : c.source == source_kind::nvrtc ? finding_kind::nvrtc_vs_toolkit_files
                                              : finding_kind::runtime_vs_toolkit_files,
-            severity::warning, label(c) + " but " + f.path + " says " + to_text(f.result->version).str() + " (" + f.result->raw + ")",
+            severity::warning,
+            label(c) + " but " + f.path + " says " + to_text(f.result->version).str() + " (" + f.result->raw + ")",
             header && nvcc
                 ? "code compiled by this nvcc sees the headers of another release: toolkits were mixed in one directory (or the nvcc is a "
                   "wrapper for another toolkit); reinstall one toolkit cleanly"
@@ -293,7 +309,8 @@ class analyzer {
               (major ? " (" + drv_->result->raw + ")" : std::string()),
           major ? "minor-version compatibility does not cross major versions: programs using this runtime fail with cudaErrorInsufficientDriver. "
                   "Update the driver" +
-                      (row && row->min_driver.major ? " to " + to_text(row->min_driver).str() + " or newer" : std::string()) +
+                      (row && row->min_driver.major ? " to " + to_text(row->min_driver).str() + " or newer"
+                                                    : std::string()) +
                       ", or use a CUDA " + std::to_string(driver.major) + ".x runtime"
                 : "it runs through minor-version compatibility, but APIs newer than CUDA " + release_text(driver) +
                       " fail with cudaErrorCallRequiresNewerDriver, and PTX built by CUDA " + release_text(runtime) +
@@ -321,7 +338,8 @@ class analyzer {
   /// The runtime a framework links against the JIT compiler: information, since JIT targets follow NVRTC.
   void runtime_vs_nvrtc() {
     if (!answered(rt_) || !answered(jit_) || same_release(rt_, jit_)) return;
-    add(finding_kind::runtime_vs_nvrtc, severity::info, label(*rt_) + " and JIT " + label(*jit_) + " are different releases",
+    add(finding_kind::runtime_vs_nvrtc, severity::info,
+        label(*rt_) + " and JIT " + label(*jit_) + " are different releases",
         "a framework built for CUDA " + release_of(rt_) + " JIT-compiles with NVRTC " + release_of(jit_) +
             ": JIT targets follow NVRTC, not the framework's CUDA version",
         {rt_, jit_});
@@ -334,14 +352,16 @@ class analyzer {
     if (!ct) return;
     if (answered(jit_) && !same_release(jit_, ct))
       add(finding_kind::compile_time_vs_nvrtc, severity::warning,
-          "this program was compiled against CUDA " + release_of(ct) + " headers (" + ct->path + ") but loads " + label(*jit_),
+          "this program was compiled against CUDA " + release_of(ct) + " headers (" + ct->path + ") but loads " +
+              label(*jit_),
           "code that uses NVRTC or driver APIs of its compile-time release may meet a library of another release; build against the NVRTC you load, "
           "or load the NVRTC you built against",
           {ct, jit_});
     if (answered(rt_) && rt_->result->version.major != ct->result->version.major)
       add(finding_kind::compile_time_vs_runtime, severity::warning,
           "compile-time CUDA " + release_of(ct) + " and " + label(*rt_) + " are different major releases",
-          "a program built against one major release's headers and run with another's runtime is unsupported", {ct, rt_});
+          "a program built against one major release's headers and run with another's runtime is unsupported",
+          {ct, rt_});
   }
 
   void devices() {
@@ -363,23 +383,28 @@ class analyzer {
         const std::string words = drives.error().message();  // the rule and its fix, worded once (core/error.hpp)
         add(finding_kind::driver_cannot_drive_device, severity::problem,
             label(*drv_) + " shows device " + std::to_string(dev.ordinal) + " (" + to_text(dev.cc).str() +
-                (dev.name.empty() ? "" : ", " + printable(dev.name)) + "), but " + words.substr(0, words.find("; fix: ")),
-            "no CUDA code runs on that GPU under this driver, whatever it was built for; " + words.substr(words.find("; fix: ") + 2),
+                (dev.name.empty() ? "" : ", " + printable(dev.name)) + "), but " +
+                words.substr(0, words.find("; fix: ")),
+            "no CUDA code runs on that GPU under this driver, whatever it was built for; " +
+                words.substr(words.find("; fix: ") + 2),
             {drv_});
       }
     }
     const auto devs = d_.devices();
     if (!devs) return;
     if (std::any_of(devs->begin(), devs->end(), [&](const device_info& x) { return x.cc != devs->front().cc; }))
-      add(finding_kind::mixed_devices, severity::info, "the devices have different compute capabilities (" + cc_list(*devs) + ")",
+      add(finding_kind::mixed_devices, severity::info,
+          "the devices have different compute capabilities (" + cc_list(*devs) + ")",
           "one target set must cover every device: native resolution builds for each compute capability present");
     std::vector<const candidate*> compilers{jit_, off_};
     for (const auto& c : d_.candidates)  // Triton builds with its bundled ptxas
-      if (c.source == source_kind::ptxas && c.compiler && c.path.find("/triton/") != std::string::npos) compilers.push_back(&c);
+      if (c.source == source_kind::ptxas && c.compiler && c.path.find("/triton/") != std::string::npos)
+        compilers.push_back(&c);
     for (const candidate* comp : compilers) {
       if (!comp || !comp->compiler) continue;
       for (const auto& dev : *devs) {
-        if (std::any_of(devs->data(), &dev, [&](const device_info& x) { return x.cc == dev.cc; })) continue;  // once per cc
+        if (std::any_of(devs->data(), &dev, [&](const device_info& x) { return x.cc == dev.cc; }))
+          continue;  // once per cc
         const std::string why = cannot_build(*comp->compiler, dev.cc);
         if (why.empty()) continue;
         const std::string role = comp == compilers[0] ? "JIT" : comp == compilers[1] ? "offline" : "Triton";
@@ -398,8 +423,9 @@ class analyzer {
 
   /// Candidates of another release than the one governing their role, and those that failed.
   void other_candidates() {
-    for (const auto& [gov, other] : {std::pair{jit_, finding_kind::other_nvrtc}, std::pair{off_, finding_kind::other_nvcc},
-                                     std::pair{rt_, finding_kind::other_runtime}, std::pair{drv_, finding_kind::other_driver}}) {
+    for (const auto& [gov, other] :
+         {std::pair{jit_, finding_kind::other_nvrtc}, std::pair{off_, finding_kind::other_nvcc},
+          std::pair{rt_, finding_kind::other_runtime}, std::pair{drv_, finding_kind::other_driver}}) {
       if (!gov) continue;
       for (const auto& c : d_.candidates) {
         if (&c == gov || c.source != gov->source) continue;
@@ -407,7 +433,8 @@ class analyzer {
           const bool before = &c < gov;
           add(before ? finding_kind::candidate_failed : finding_kind::candidate_failed_unused,
               before ? severity::warning : severity::info,
-              std::string(to_string(c.source)) + " at " + c.path + " (" + c.origin + ") failed: " + c.result.error().message(),
+              std::string(to_string(c.source)) + " at " + c.path + " (" + c.origin +
+                  ") failed: " + c.result.error().message(),
               before ? "it ranks before the one used (" + gov->path + "); whatever relies on it fails"
                      : "not used; listed so nothing is hidden",
               {&c, gov});  // both: a resolve judged by `gov` reports the failure that ranks above it
@@ -425,7 +452,8 @@ class analyzer {
       if (answered(c) && newest_known_toolkit() < c->result->version.release())
         add(finding_kind::table_older_than_compiler, severity::info,
             label(*c) + " is newer than cuarch's table (which ends at CUDA " + release_text(newest_known_toolkit()) + ")",
-            "live answers (nvrtcGetSupportedArchs) decide; where only the table can answer (a/f variants), update cuarch", {c});
+            "live answers (nvrtcGetSupportedArchs) decide; where only the table can answer (a/f variants), update cuarch",
+            {c});
   }
 
   const detection& d_;

@@ -66,7 +66,8 @@ std::string text_origins(const Found& x) {
 inline void text_role(std::string& out, const detection& d, const selection& s, const char* label_text) {
   out += "  " + pad(label_text, 9);
   const candidate* c = d.chosen(s);
-  out += (c ? pad(std::string(to_string(c->source)) + " " + to_text(c->result->version).str(), 18) + path_and_real(c->path, c->real_path)
+  out += (c ? pad(std::string(to_string(c->source)) + " " + to_text(c->result->version).str(), 18) +
+                  path_and_real(c->path, c->real_path)
             : "none: " + printable(s.failure ? s.failure->message() : std::string("not looked for"))) +
          "\n";
   if (c || !s.why.empty()) out += "           why: " + printable(s.why) + "\n";
@@ -83,7 +84,8 @@ inline void text_devices(std::string& out, const detection& d) {
   if (devs) {
     for (const auto& dev : *devs)
       out += "  " + pad(std::to_string(dev.ordinal), 3) + pad(to_text(dev.cc).str(), 6) +
-             (dev.name.empty() ? std::string() : printable(dev.name) + " ") + "(" + std::string(to_string(dev.source)) + ")\n";
+             (dev.name.empty() ? std::string() : printable(dev.name) + " ") + "(" + std::string(to_string(dev.source)) +
+             ")\n";
     if (d.given_devices && d.driver_devices) {
       if (*d.driver_devices) {
         out += "  the driver shows:";
@@ -110,15 +112,18 @@ inline void text_sources(std::string& out, const detection& d) {
     std::string kind = short_name(c.source);
     if (c.describes != source_kind::none) kind += ":" + short_name(c.describes);
     out += "  " + std::string(1, mark) + " " + pad(kind, 13) +
-           pad(c.result ? to_text(c.result->version).str() : std::string("error"), 9) + path_and_real(c.path, c.real_path) + "\n";
+           pad(c.result ? to_text(c.result->version).str() : std::string("error"), 9) +
+           path_and_real(c.path, c.real_path) + "\n";
     out += "      via " + text_origins(c);
-    if (c.result && !c.result->raw.empty() && c.source != source_kind::nvrtc) out += "  [" + printable(c.result->raw) + "]";
+    if (c.result && !c.result->raw.empty() && c.source != source_kind::nvrtc)
+      out += "  [" + printable(c.result->raw) + "]";
     if (!c.result) out += "\n      " + printable(c.result.error().message());
     out += "\n";
   }
   if (!d.toolkit_roots.empty() || !d.python_environments.empty()) out += "toolkit roots and Python environments\n";
   for (const auto& r : d.toolkit_roots) {
-    out += "  " + std::string(r.problem ? "! " : "  ") + path_and_real(r.path, r.real_path) + "  (" + text_origins(r) + ")\n";
+    out += "  " + std::string(r.problem ? "! " : "  ") + path_and_real(r.path, r.real_path) + "  (" + text_origins(r) +
+           ")\n";
     if (r.problem) out += "      " + printable(r.problem->message()) + "\n";
   }
   for (const auto& p : d.python_environments) {
@@ -133,13 +138,16 @@ inline void text_sources(std::string& out, const detection& d) {
 
 CUARCH_FUNC std::string render_text(const detection& d, const std::vector<finding>& findings) {
   using detail::printable;
-  std::string out = "cuarch doctor " + cuarch_version_text() + ": every CUDA source this process can see\n\ncompile path\n";
+  std::string out = "cuarch doctor " + cuarch_version_text() +
+                    ": every CUDA source this process can see\n\ncompile path\n";
   detail::text_role(out, d, d.jit_compiler, "JIT");
   detail::text_role(out, d, d.offline_compiler, "offline");
   if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
     const candidate& p = d.candidates[*d.nvcc_on_path];
     out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
-           (p.result ? "nvcc " + to_text(p.result->version).str() : "fails: " + std::string(to_string(p.result.error().code))) + ")\n";
+           (p.result ? "nvcc " + to_text(p.result->version).str()
+                     : "fails: " + std::string(to_string(p.result.error().code))) +
+           ")\n";
   }
   out += "load path\n";
   detail::text_role(out, d, d.driver, "driver");
@@ -152,7 +160,8 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
   out += "findings (" + std::to_string(findings.size()) + ", " + std::to_string(serious) + " warnings or problems)\n";
   if (findings.empty()) out += "  none: every source agrees\n";
   for (const auto& f : findings) {
-    out += "  [" + std::string(to_string(f.level)) + "] " + std::string(to_string(f.kind)) + ": " + printable(f.what) + "\n";
+    out += "  [" + std::string(to_string(f.level)) + "] " + std::string(to_string(f.kind)) + ": " + printable(f.what) +
+           "\n";
     out += "      means: " + printable(f.meaning) + "\n";
   }
   return out;
@@ -200,7 +209,8 @@ CUARCH_FUNC std::string render_json(const detection& d, const std::vector<findin
     w.key("how").value(to_string(c.how)).key("origin").value(c.origin).key("path").value(c.path);
     w.key("real_path").value(c.real_path).key("toolkit_root").value(c.toolkit_root);
     w.key("also_found_via").value(c.also_found_via).key("chosen").value(c.chosen);
-    if (c.result) w.key("version").value(to_text(c.result->version).view()).key("raw").value(c.result->raw).key("error").null();
+    if (c.result)
+      w.key("version").value(to_text(c.result->version).view()).key("raw").value(c.result->raw).key("error").null();
     else detail::json_error(w.key("version").null().key("error"), c.result.error());
     w.key("supported_sm_numbers").value(c.compiler ? c.compiler->supported_sm_numbers : std::nullopt);
   });

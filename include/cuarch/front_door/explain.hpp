@@ -60,7 +60,9 @@ inline std::string aligning_fix(const detection& d, const candidate& target, con
     if (nvcc && r.how == discovery::explicit_argument && r.real_path != target.toolkit_root)
       named_instead = "drop the toolkit root named explicitly (" + echoed(r.path, path_words) + ")";
   std::string exports;  // " VAR=value ..."
-  const auto set = [&](const char* var, const std::string& value) { exports.append(" ").append(var).append("=") += shell_word(value); };
+  const auto set = [&](const char* var, const std::string& value) {
+    exports.append(" ").append(var).append("=") += shell_word(value);
+  };
   const auto other = [&](const char* var, const std::string& same) {
     const auto v = d.env.get_nonempty(var);
     return v && real_path(*v) != same;
@@ -100,7 +102,8 @@ inline std::optional<compiler_provenance> provenance_of(const detection& d, cons
 /// was found at all, every place searched.
 inline void name_decider(resolution_failure& f, const detection& d, const selection& role) {
   auto p = provenance_of(d, role);
-  if (p && (!f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location))
+  if (p &&
+      (!f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location))
     f.compiler = std::move(*p);
   if (!role.index && f.searched.empty()) f.searched = role.searched;
 }
@@ -109,8 +112,8 @@ inline void name_decider(resolution_failure& f, const detection& d, const select
 /// `satisfies(compiler_info)` holds, each with its fix. `d` may be a fuller detection than the one
 /// that decided (every candidate, not just the first that answered).
 template <class Satisfies>
-void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind, Satisfies&& satisfies,
-                      const option_speller& spell = {}) {
+void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind,
+                      Satisfies&& satisfies, const option_speller& spell = {}) {
   f.alternatives_sought = true;
   const candidate* decider = d.chosen(role);
   const std::string decided_path = f.compiler ? f.compiler->compiler.location : std::string();
@@ -135,8 +138,9 @@ inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 /// Returns how many candidates of the role could not be asked within the budget (the caller says so).
 template <class Devices, class Driver>
 std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
-                            const parsed_request& request, const Devices& devices, const resolve_policy& policy, const Driver& driver,
-                            const option_speller& spell = {}, std::chrono::milliseconds budget = alternatives_budget) {
+                            const parsed_request& request, const Devices& devices, const resolve_policy& policy,
+                            const Driver& driver, const option_speller& spell = {},
+                            std::chrono::milliseconds budget = alternatives_budget) {
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
   name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
   std::optional<detection> every;
@@ -153,8 +157,8 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
   add_alternatives(
       f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
       [&](const compiler_info& c) { return resolve_parsed(request, c, devices, policy, driver).has_value(); }, spell);
-  return static_cast<std::size_t>(
-      std::count_if(all.candidates.begin(), all.candidates.end(), [&](const candidate& c) { return c.source == kind && !c.probed; }));
+  return static_cast<std::size_t>(std::count_if(all.candidates.begin(), all.candidates.end(),
+                                                [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }
 
 CUARCH_END_NAMESPACE

@@ -23,7 +23,9 @@ struct inspect_outcome {
   std::vector<std::string> notes;
   std::optional<error> failure;
   std::optional<std::string> usage;
-  int exit_status() const noexcept { return usage ? 2 : failure ? cuarch::exit_status(failure->code) : report.exit_status(); }
+  int exit_status() const noexcept {
+    return usage ? 2 : failure ? cuarch::exit_status(failure->code) : report.exit_status();
+  }
 };
 
 /// Judges every file under `paths` on the devices `o.devices` (or inventory) names, else this
@@ -50,7 +52,8 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
       return fail(errors::no_device(source_kind::device_list, "none of its nodes has a GPU", o.inventory, o.inventory));
   }
   const bool native = !o.devices && o.inventory.empty();
-  const bool detect_driver = o.driver == driver_from::detected || (native && o.driver == driver_from::none);  // never with a fleet
+  const bool detect_driver = o.driver == driver_from::detected ||
+                             (native && o.driver == driver_from::none);  // never with a fleet
   if (o.devices)
     for (std::size_t i = 0; i < o.devices->size(); ++i)
       report.devices.push_back(device_info{static_cast<int>(i), (*o.devices)[i], "", source_kind::device_list});
@@ -87,7 +90,8 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
   // machine code that a device judged under a known driver could load. Each compute capability once.
   builder_wanted wanted{false, {}};
   for (std::size_t i = 0; i < report.devices.size(); ++i)
-    if (report.driver_of(i) && std::find(wanted.devices.begin(), wanted.devices.end(), report.devices[i].cc) == wanted.devices.end())
+    if (report.driver_of(i) &&
+        std::find(wanted.devices.begin(), wanted.devices.end(), report.devices[i].cc) == wanted.devices.end())
       wanted.devices.push_back(report.devices[i].cc);
   for (const auto& p : paths) {
     if (o.progress) o.progress("reading " + p);

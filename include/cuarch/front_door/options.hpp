@@ -83,10 +83,10 @@ struct resolve_options {
 /// The options a front end may set from text: the request and policy, the compiler, where to look,
 /// the devices and driver. Listed once: each library name (Python's keyword, the CMake helper's key)
 /// is its enumerator's spelling.
-#define CUARCH_OPTION_NAMES(X)                                                                                                   \
-  X(archs), X(dialect), X(env), X(policy), X(native_variant), X(strict), X(compiler), X(toolkit), X(supported_archs), X(output), \
-      X(cuda_home), X(nvrtc), X(nvcc), X(cudart), X(libcuda), X(ptxas), X(python_prefix), X(isolated), X(devices), X(driver),    \
-      X(cuinit_fallback), X(timeout), X(inventory)
+#define CUARCH_OPTION_NAMES(X)                                                                                        \
+  X(archs), X(dialect), X(env), X(policy), X(native_variant), X(strict), X(compiler), X(toolkit), X(supported_archs), \
+      X(output), X(cuda_home), X(nvrtc), X(nvcc), X(cudart), X(libcuda), X(ptxas), X(python_prefix), X(isolated),     \
+      X(devices), X(driver), X(cuinit_fallback), X(timeout), X(inventory)
 #define CUARCH_OPTION_ENUMERATOR(name) name
 #define CUARCH_OPTION_NAME(name) #name
 enum class option_name : unsigned char { CUARCH_OPTION_NAMES(CUARCH_OPTION_ENUMERATOR) };
@@ -157,7 +157,9 @@ inline std::optional<bool> read_flag(std::string_view v) {
 }  // namespace detail
 
 CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_name name, std::string_view value) {
-  const auto not_this = [&](const std::string& wanted) { return option_problem{wanted + ", not '" + detail::echoed(value) + "'"}; };
+  const auto not_this = [&](const std::string& wanted) {
+    return option_problem{wanted + ", not '" + detail::echoed(value) + "'"};
+  };
   const auto take = [&](auto& into, auto read, const std::string& wanted) -> std::optional<option_problem> {
     if (!read) return not_this(wanted);
     into = std::move(*read);
@@ -171,13 +173,15 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
   };
   switch (name) {
     case option_name::archs: o.archs = value; return std::nullopt;
-    case option_name::dialect: return take(o.dialect, parse_arch_dialect(value), "must be " + detail::one_of(all_arch_dialects));
+    case option_name::dialect:
+      return take(o.dialect, parse_arch_dialect(value), "must be " + detail::one_of(all_arch_dialects));
     case option_name::env: {
       env_override set = o.env.value_or(env_override::none);
       for (const auto one : detail::split_any(value, ",")) {
         const auto e = parse_env_override(one);
         if (!e)
-          return option_problem{"takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" + detail::echoed(one) + "'"};
+          return option_problem{"takes " + detail::one_of(all_env_overrides) + " (comma-separated), not '" +
+                                detail::echoed(one) + "'"};
         set = set | *e;
       }
       o.env = set;
@@ -185,7 +189,8 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     }
     case option_name::policy:
       if (const auto bad = apply_policy_list(value, o.policy))
-        return option_problem{"takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" + detail::echoed(*bad) + "'"};
+        return option_problem{"takes " + detail::one_of(all_policy_names) + " (comma-separated), not '" +
+                              detail::echoed(*bad) + "'"};
       return std::nullopt;
     case option_name::native_variant: {
       const auto spec = parse_native_variant_spec(value);
@@ -194,7 +199,8 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       return std::nullopt;
     }
     case option_name::strict: return flag(o.strict);
-    case option_name::compiler: return take(o.compiler, detail::find_by_name(all_compile_paths, value), "must be nvcc, nvrtc or auto");
+    case option_name::compiler:
+      return take(o.compiler, detail::find_by_name(all_compile_paths, value), "must be nvcc, nvrtc or auto");
     case option_name::toolkit: return parsed(o.toolkit, parse_cuda_version(value));
     case option_name::supported_archs: {
       std::vector<int> sms;
@@ -207,7 +213,8 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
       o.toolkit_supported_sm = std::move(sms);
       return std::nullopt;
     }
-    case option_name::output: return take(o.output, parse_output_format(value), "must be " + detail::one_of(all_output_formats));
+    case option_name::output:
+      return take(o.output, parse_output_format(value), "must be " + detail::one_of(all_output_formats));
     case option_name::cuda_home: o.cuda_home = std::string(value); return std::nullopt;
     case option_name::nvrtc: o.nvrtc = std::string(value); return std::nullopt;
     case option_name::nvcc: o.nvcc = std::string(value); return std::nullopt;
@@ -219,7 +226,8 @@ CUARCH_FUNC std::optional<option_problem> set_option(resolve_options& o, option_
     case option_name::devices: return parsed(o.devices, parse_device_list(value));
     case option_name::driver: {
       const auto v = parse_cuda_version(value);
-      if (!v && value != "detected") return option_problem{"takes a CUDA version or 'detected': " + v.error().message(), v.error()};
+      if (!v && value != "detected")
+        return option_problem{"takes a CUDA version or 'detected': " + v.error().message(), v.error()};
       o.driver = v ? driver_from::given : driver_from::detected;
       if (v) o.driver_version = *v;
       return std::nullopt;
@@ -251,20 +259,21 @@ CUARCH_FUNC std::optional<std::string> check_options(const resolve_options& o, c
   if (o.compiler == compile_path::nvcc && named_nvrtc && !named_nvcc)
     return n(option_name::compiler) + " nvcc does not use the NVRTC that " + n(option_name::nvrtc) + " names";
   if (o.compiler == compile_path::automatic && named_nvrtc && named_nvcc)
-    return n(option_name::nvrtc) + " and " + n(option_name::nvcc) + " both name a compiler: say which one compiles with " +
-           n(option_name::compiler) + " nvrtc|nvcc";
-  const bool detecting = named_nvrtc || named_nvcc || !o.cuda_home.empty() || !o.python_prefixes.empty() || o.isolated ||
-                         o.compiler != compile_path::automatic;
+    return n(option_name::nvrtc) + " and " + n(option_name::nvcc) +
+           " both name a compiler: say which one compiles with " + n(option_name::compiler) + " nvrtc|nvcc";
+  const bool detecting = named_nvrtc || named_nvcc || !o.cuda_home.empty() || !o.python_prefixes.empty() ||
+                         o.isolated || o.compiler != compile_path::automatic;
   if (o.toolkit && detecting)
-    return n(option_name::toolkit) + " names the compiler by release; " + n(option_name::compiler) + ", " + n(option_name::nvcc) +
-           ", " + n(option_name::nvrtc) + ", " + n(option_name::cuda_home) + ", " + n(option_name::python_prefix) + " and " +
-           n(option_name::isolated) + " detect one: use one or the other";
+    return n(option_name::toolkit) + " names the compiler by release; " + n(option_name::compiler) + ", " +
+           n(option_name::nvcc) + ", " + n(option_name::nvrtc) + ", " + n(option_name::cuda_home) + ", " +
+           n(option_name::python_prefix) + " and " + n(option_name::isolated) + " detect one: use one or the other";
   if (o.devices && o.devices->empty()) return n(option_name::devices) + ": " + parse_device_list("").error().message();
   if (!o.inventory.empty() && (o.devices || o.driver != driver_from::none))
-    return n(option_name::inventory) + " gives the devices and their drivers, node by node; " + n(option_name::devices) + " and " +
-           n(option_name::driver) + " give them too: use one or the other";
+    return n(option_name::inventory) + " gives the devices and their drivers, node by node; " +
+           n(option_name::devices) + " and " + n(option_name::driver) + " give them too: use one or the other";
   if (o.toolkit_supported_sm && !o.toolkit)
-    return n(option_name::supported_archs) + " describes a toolkit named by release: give " + n(option_name::toolkit) + " too";
+    return n(option_name::supported_archs) + " describes a toolkit named by release: give " + n(option_name::toolkit) +
+           " too";
   return std::nullopt;
 }
 

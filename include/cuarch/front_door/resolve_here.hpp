@@ -67,7 +67,8 @@ CUARCH_FUNC detect_options detect_options_for(const resolve_options& o, const en
   d.python_prefixes = o.python_prefixes;
   d.device_ccs = o.devices;
   d.env = env;
-  if (o.isolated) d.already_loaded = d.loader_search = d.path_search = d.default_locations = d.environment_places = false;
+  if (o.isolated)
+    d.already_loaded = d.loader_search = d.path_search = d.default_locations = d.environment_places = false;
   d.cuinit_fallback = o.cuinit_fallback;
   d.deadline = o.timeout;
   d.cancel = o.cancel;
@@ -104,8 +105,10 @@ inline void note_ignored_overrides(const resolve_options& o, const environment& 
 }
 
 /// Step 1: plan the request against one environment. An error is the caller's input refused.
-inline expected<door_plan, error> plan_request(const resolve_options& o, const environment& env, std::vector<std::string>& notes) {
-  if (const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt) return unexpected(*old);  // as list and check say
+inline expected<door_plan, error> plan_request(const resolve_options& o, const environment& env,
+                                               std::vector<std::string>& notes) {
+  if (const auto old = o.toolkit ? unknown_old_toolkit(*o.toolkit) : std::nullopt)
+    return unexpected(*old);  // as list and check say
   const arch_request asked{o.archs ? std::string_view(*o.archs) : std::string_view("native"), o.dialect,
                            o.env ? *o.env : (o.archs ? env_override::none : env_override::cuarch_archs), &env};
   note_ignored_overrides(o, env, notes);
@@ -126,10 +129,12 @@ inline expected<door_plan, error> plan_request(const resolve_options& o, const e
   }
 
   // Which compiler decides: the one rule of compile_path::automatic (options.hpp).
-  const bool nvrtc_loaded = !o.toolkit && !o.isolated && !application_libraries::instance().paths("libnvrtc.so.").empty();
+  const bool nvrtc_loaded = !o.toolkit && !o.isolated &&
+                            !application_libraries::instance().paths("libnvrtc.so.").empty();
   const bool jit = plan->jit = o.compiler != compile_path::automatic
                                    ? o.compiler == compile_path::nvrtc
-                                   : !o.nvrtc.empty() || (o.nvcc.empty() && (o.output == output_format::nvrtc || nvrtc_loaded));
+                                   : !o.nvrtc.empty() ||
+                                         (o.nvcc.empty() && (o.output == output_format::nvrtc || nvrtc_loaded));
 
   // Only the roles this request needs, each stopped at its answer, plus what the tools run.
   const bool needs_devices = o.policy.verify_on_devices || plan->request.targets.keyword() == arch_keyword::native;
@@ -176,9 +181,10 @@ struct door_answers {
 /// Step 2: answer the sources the plan names, from what was given or detected (`d`, null when
 /// nothing was detected).
 inline door_answers answer_sources(const resolve_options& o, const door_plan& plan, const detection* d) {
-  return door_answers{!o.toolkit               ? d->compiler_of(plan.jit ? d->jit_compiler : d->offline_compiler)
-                      : o.toolkit_supported_sm ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input).compiler()
-                                               : fixed_compiler(*o.toolkit).compiler(),
+  return door_answers{!o.toolkit ? d->compiler_of(plan.jit ? d->jit_compiler : d->offline_compiler)
+                      : o.toolkit_supported_sm
+                          ? fixed_compiler(*o.toolkit, *o.toolkit_supported_sm, source_kind::user_input).compiler()
+                          : fixed_compiler(*o.toolkit).compiler(),
                       {o.devices                          ? fixed_devices(*o.devices).devices()
                        : plan.fleet                       ? fixed_devices(plan.fleet->devices()).devices()
                        : d && plan.ask_driver_for_devices ? d->devices()
@@ -212,13 +218,15 @@ inline void explain_and_warn(const resolve_options& o, const door_plan& plan, co
     out.compiler = provenance_of(*d, role);
     out.warnings = resolve_warnings(*d, kind, out.result ? &out.result->targets : nullptr);
     if (const candidate* decider = d->chosen(role); decider && out.result) {  // a failure lists them as alternatives
-      const auto resolve = [&](const compiler_info& c) { return resolve_parsed(plan.request, c, a.devices, o.policy, a.driver); };
+      const auto resolve = [&](const compiler_info& c) {
+        return resolve_parsed(plan.request, c, a.devices, o.policy, a.driver);
+      };
       const auto views = tool_view_warnings(*d, *decider, out.result, resolve, o.spelling);
       out.warnings.insert(out.warnings.end(), views.begin(), views.end());
     }
     if (!out.result) {
-      const std::size_t not_asked = explain_failure(out.result.error(), *d, *plan.detect, plan.jit, plan.request, a.devices, o.policy,
-                                                    a.driver, o.spelling);
+      const std::size_t not_asked = explain_failure(out.result.error(), *d, *plan.detect, plan.jit, plan.request,
+                                                    a.devices, o.policy, a.driver, o.spelling);
       if (not_asked != 0)
         out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) +
                             " candidate(s) were not asked within " + std::to_string(alternatives_budget.count()) +
@@ -259,8 +267,8 @@ inline void judge_fleet(const resolve_options& o, const door_plan& plan, const d
         rule = ": NVIDIA's drivers support it from CUDA " + release_text(drives.error().required) + " on";
       }
     if (why.empty() && !driver_runs_code_of(n.driver, a.compiler->version)) {
-      why = "node " + printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() + ", older than the CUDA " +
-            release_text(a.compiler->version) + " that builds";
+      why = "node " + printable(n.name) + ": its driver serves CUDA " + to_text(n.driver).str() +
+            ", older than the CUDA " + release_text(a.compiler->version) + " that builds";
       fix = "update its driver, or build with CUDA " + std::to_string(n.driver.major) + ".x";
       rule = ": minor-version compatibility does not cross majors";
     }
@@ -271,8 +279,9 @@ inline void judge_fleet(const resolve_options& o, const door_plan& plan, const d
   }
   if (failing > 10) out.notes.push_back(std::to_string(failing - 10) + " more nodes cannot run it either");
   if (failing == 0) return;
-  error e = errors::nothing_resolved(source_kind::device_list, plan.request.read.list,
-                                     first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
+  error e = errors::nothing_resolved(
+      source_kind::device_list, plan.request.read.list,
+      first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
   e.location = printable(o.inventory);
   e.partial = true;
   resolution_failure f{e, out.result->diagnostics};

@@ -31,18 +31,23 @@ CUARCH_END_NAMESPACE
 
 CUARCH_BEGIN_NAMESPACE
 
-CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind, const target_set* targets) {
+CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d, source_kind compiler_kind,
+                                                             const target_set* targets) {
   std::vector<resolution_warning> out;
   const selection& role = compiler_kind == source_kind::nvrtc ? d.jit_compiler : d.offline_compiler;
   const bool ptx = !targets ||  // unknown targets (a failure) may hold PTX
-                   std::any_of(targets->begin(), targets->end(), [](const arch_target& t) { return t.form != arch_form::sass; });
+                   std::any_of(targets->begin(), targets->end(),
+                               [](const arch_target& t) { return t.form != arch_form::sass; });
   for (const finding& f : find_disagreements(d)) {
-    const bool by_gov = role.index && std::find(f.candidates.begin(), f.candidates.end(), *role.index) != f.candidates.end();
+    const bool by_gov = role.index &&
+                        std::find(f.candidates.begin(), f.candidates.end(), *role.index) != f.candidates.end();
     bool keep = false;
     switch (f.kind) {
       case finding_kind::cuda_home_vs_cuda_path: keep = true; break;
       case finding_kind::invalid_environment:
-      case finding_kind::invalid_toolkit_root: keep = !role.named_root_failed; break;  // else it is the failure itself, said once
+      case finding_kind::invalid_toolkit_root:
+        keep = !role.named_root_failed;
+        break;  // else it is the failure itself, said once
       case finding_kind::nvcc_vs_headers:
       case finding_kind::nvcc_vs_toolkit_files:
       case finding_kind::nvrtc_vs_toolkit_files:
@@ -68,8 +73,10 @@ inline std::string who_runs(const detection& d, const candidate& c, const candid
   if (&c == cross && c.source == source_kind::nvrtc) add("JIT through NVRTC");
   if (c.source != source_kind::nvcc) return who;
   if (detail::found_via(c, "CUDACXX=")) add("CMake (CUDACXX)");
-  if (detail::found_via(c, "CUDA_HOME=") || detail::found_via(c, "CUDA_PATH=")) add("PyTorch extensions and FlashInfer ($CUDA_HOME)");
-  if (d.nvcc_on_path && &d.candidates[*d.nvcc_on_path] == &c) add("CMake without CUDACXX, setup.py and a shell (first on PATH)");
+  if (detail::found_via(c, "CUDA_HOME=") || detail::found_via(c, "CUDA_PATH="))
+    add("PyTorch extensions and FlashInfer ($CUDA_HOME)");
+  if (d.nvcc_on_path && &d.candidates[*d.nvcc_on_path] == &c)
+    add("CMake without CUDACXX, setup.py and a shell (first on PATH)");
   if (&c == cross) add("offline builds");
   return who;
 }
@@ -96,8 +103,9 @@ inline std::string other_verdict(const resolve_result& mine, const resolve_resul
 /// A warning for each compiler in `d` but `decider` that a tool of the user's runs (who_runs) or that
 /// governs the other compile path, whose verdict (`resolve(compiler_info)`) differs from `mine`.
 template <class Resolve>
-std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider, const resolve_result& mine,
-                                                   const Resolve& resolve, const option_speller& spell = {}) {
+std::vector<resolution_warning> tool_view_warnings(const detection& d, const candidate& decider,
+                                                   const resolve_result& mine, const Resolve& resolve,
+                                                   const option_speller& spell = {}) {
   std::vector<resolution_warning> out;
   std::vector<std::string> seen{decider.real_path};
   const candidate* cross = d.chosen(decider.source == source_kind::nvcc ? d.jit_compiler : d.offline_compiler);
@@ -110,18 +118,21 @@ std::vector<resolution_warning> tool_view_warnings(const detection& d, const can
     const std::string verdict = detail::other_verdict(mine, resolve(*c.compiler));
     if (verdict.empty()) continue;
     const bool same_kind = c.source == decider.source;
-    const std::string mine_release = detail::release_text(decider.result->version), theirs = detail::release_text(c.result->version);
+    const std::string mine_release = detail::release_text(decider.result->version),
+                      theirs = detail::release_text(c.result->version);
     out.push_back(
         {same_kind ? "tool_compiler_disagrees" : std::string(to_string(finding_kind::nvcc_vs_nvrtc)),
          detail::label(c) + " (run by " + who + ") " + verdict + "; cuarch decided with " + detail::label(decider),
          same_kind ? "those tools would build with another compiler than the one these targets were validated by: " +
                          detail::aligning_fix(d, decider, spell)
          : decider.source == source_kind::nvrtc
-             ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs + ": point the builds at a CUDA " +
-                   mine_release + " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with " +
+             ? "these targets are for NVRTC " + mine_release + "; builds run nvcc " + theirs +
+                   ": point the builds at a CUDA " + mine_release +
+                   " toolkit (CUDA_HOME, PATH) so both are one release, or resolve for the builds with " +
                    spell("compiler", "nvcc")
-             : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " + theirs +
-                   ": resolve its targets with " + spell("compiler", "nvrtc") + ", or load the NVRTC of nvcc's own release"});
+             : "these targets are for nvcc " + mine_release + "; JIT code in this process is compiled by NVRTC " +
+                   theirs + ": resolve its targets with " + spell("compiler", "nvrtc") +
+                   ", or load the NVRTC of nvcc's own release"});
   }
   return out;
 }

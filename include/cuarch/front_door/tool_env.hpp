@@ -97,8 +97,8 @@ CUARCH_FUNC std::optional<std::string> options_for_tool(env_tool tool, resolve_o
   const std::string name(to_string(tool));
   if (o.toolkit)
     return "env --for " + name + " names the compiler the tool will run: " + spell(option_name::toolkit) +
-           " (a release, nothing detected) has no path to give it; name the nvcc with " + spell(option_name::nvcc) + " or " +
-           spell(option_name::cuda_home) + ", or let detection find it";
+           " (a release, nothing detected) has no path to give it; name the nvcc with " + spell(option_name::nvcc) +
+           " or " + spell(option_name::cuda_home) + ", or let detection find it";
   if (o.compiler == compile_path::nvrtc || !o.nvrtc.empty())
     return name + " compiles with nvcc, not NVRTC: drop " +
            spell(o.compiler == compile_path::nvrtc ? option_name::compiler : option_name::nvrtc);
@@ -126,8 +126,9 @@ inline expected<std::string, error> dotted_sass_list(const target_set& targets, 
     out.append(out.empty() ? "" : " ").append(dotted(t).view());
   }
   if (flashinfer && targets[targets.size() - 1].cc < compute_capability{7, 5})  // the set is ordered by cc
-    return unexpected(errors::not_expressible(source_kind::none, targets[0], {},
-                                              "its JIT refuses a list without a target of sm75 or higher (check_cuda_arch)"));
+    return unexpected(
+        errors::not_expressible(source_kind::none, targets[0], {},
+                                "its JIT refuses a list without a target of sm75 or higher (check_cuda_arch)"));
   return out;
 }
 
@@ -204,7 +205,11 @@ inline cmake_reader cmake_reading(std::string_view given, const environment& env
     return {{}, {}, "the cmake at " + echoed(program, path_words) + " (" + how + ") did not say its version", {}, {}};
   const std::size_t from = at + lead.size();
   const std::string version = run->out.substr(from, run->out.find_first_of(" \r\n", from) - from);
-  return {version, "CMake " + version + " (" + echoed(program, path_words) + ", " + how + ")", {}, echoed(program, path_words), how};
+  return {version,
+          "CMake " + version + " (" + echoed(program, path_words) + ", " + how + ")",
+          {},
+          echoed(program, path_words),
+          how};
 }
 
 /// The real path of the program a command names (its last word: "ccache /x/nvcc" runs /x/nvcc).
@@ -226,7 +231,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
     return unexpected(e);
   };
   if (done.used != compile_path::nvcc)  // the targets were judged by NVRTC, not by the nvcc the tool would be given
-    return refuse(source_kind::nvrtc, "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()");
+    return refuse(source_kind::nvrtc,
+                  "the targets were resolved for NVRTC and the tool runs nvcc: resolve with options_for_tool()");
   const detection* d = done.found ? &*done.found : nullptr;
   const candidate* nvcc = d ? d->chosen(d->offline_compiler) : nullptr;
   if (!nvcc || nvcc->source != source_kind::nvcc || nvcc->real_path.empty())
@@ -236,10 +242,11 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
   if (root.empty() && detail::file_name(detail::parent_dir(nvcc->path)) == "bin")
     root = detail::parent_dir(detail::parent_dir(nvcc->path));
   if (tool != env_tool::cmake && (root.empty() || detail::real_path(detail::join(root, "bin/nvcc")) != nvcc->real_path))
-    return refuse(source_kind::nvcc,
-                  "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (" +
-                      done.spelling("cuda_home", "DIR") + ")",
-                  nvcc->path);
+    return refuse(
+        source_kind::nvcc,
+        "it runs $CUDA_HOME/bin/nvcc, and the nvcc that decided is in no bin/ directory: use one inside a toolkit (" +
+            done.spelling("cuda_home", "DIR") + ")",
+        nvcc->path);
 
   tool_env out;
   const auto set = [&](std::string_view variable, const std::string& value) {
@@ -273,12 +280,12 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       set("FLASHINFER_NVCC", nvcc->real_path);
       if (const auto extra = env.get_nonempty("FLASHINFER_EXTRA_CUDAFLAGS"))
         for (const auto word : detail::split_any(*extra, " \t"))
-          if (detail::starts_with(word, "-gencode") || detail::starts_with(word, "-arch") || detail::starts_with(word, "--gpu-") ||
-              detail::starts_with(word, "-code")) {
-            out.warnings.push_back({"tool_variable_adds_targets",
-                                    "FLASHINFER_EXTRA_CUDAFLAGS='" + *extra + "' holds " + std::string(word),
-                                    "FlashInfer appends it to every compile, so it builds targets beyond the validated ones: remove "
-                                    "the target flags from it"});
+          if (detail::starts_with(word, "-gencode") || detail::starts_with(word, "-arch") ||
+              detail::starts_with(word, "--gpu-") || detail::starts_with(word, "-code")) {
+            out.warnings.push_back(
+                {"tool_variable_adds_targets", "FLASHINFER_EXTRA_CUDAFLAGS='" + *extra + "' holds " + std::string(word),
+                 "FlashInfer appends it to every compile, so it builds targets beyond the validated ones: remove "
+                 "the target flags from it"});
             break;
           }
       break;
@@ -306,7 +313,8 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       // 9.0 and TRITON_PTXAS_BLACKWELL_PATH from 9.0; a path that does not run falls back silently
       // to the ptxas in its wheel, so the file must be there.
       const std::string ptxas = detail::join(root, "bin/ptxas");
-      if (!detail::is_file(ptxas)) return refuse(source_kind::ptxas, "the toolkit of the nvcc that decided has no bin/ptxas", ptxas);
+      if (!detail::is_file(ptxas))
+        return refuse(source_kind::ptxas, "the toolkit of the nvcc that decided has no bin/ptxas", ptxas);
       set("TRITON_PTXAS_PATH", ptxas);
       set("TRITON_PTXAS_BLACKWELL_PATH", ptxas);
       out.notes.push_back(
@@ -326,16 +334,17 @@ CUARCH_FUNC expected<tool_env, error> tool_env_for(env_tool tool, const resolve_
       const candidate* its = detail::nvcc_in(*d, detail::real_path(*now));
       v.note = "its nvcc: " + (its ? detail::label(*its) : std::string("no nvcc cuarch asked"));
     } else if (v.name == "TORCH_CUDA_ARCH_LIST") v.note = detail::torch_refuses(*now);
-    out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") + "; replaced by '" + v.value +
-                        "'");
+    out.notes.push_back(v.name + " was '" + *now + "'" + (v.note.empty() ? "" : " (" + v.note + ")") +
+                        "; replaced by '" + v.value + "'");
   }
   // The nvcc a shell would run: not the tool's, once the variables point it at the validated one.
   if (d->nvcc_on_path && tool != env_tool::triton) {
     const candidate& first = d->candidates[*d->nvcc_on_path];
     const char* const runners[] = {"PyTorch extensions", "FlashInfer", "CMake", "TVM-FFI"};  // by env_tool
     if (first.real_path != nvcc->real_path)
-      out.notes.push_back("the first nvcc on PATH is " + detail::label(first) + ", not the one that validated the targets: " +
-                          runners[static_cast<std::size_t>(tool)] + " will not run it with these variables (it runs " +
+      out.notes.push_back("the first nvcc on PATH is " + detail::label(first) +
+                          ", not the one that validated the targets: " + runners[static_cast<std::size_t>(tool)] +
+                          " will not run it with these variables (it runs " +
                           (tool == env_tool::cmake ? "$CUDACXX" : "$CUDA_HOME/bin/nvcc") +
                           "); a shell or a build step that runs `nvcc` by name would");
   }
@@ -370,8 +379,8 @@ CUARCH_FUNC expected<std::string, error> env_lines(const tool_env& e, env_format
   std::string out;
   for (const auto& v : e.variables) {
     if (const auto why = detail::unreadable_by(format, v.value); !why.empty()) {
-      error refused = errors::not_expressible(source_kind::none, {}, v.name + " in the " + std::string(to_string(format)) + " format",
-                                              why);
+      error refused = errors::not_expressible(source_kind::none, {},
+                                              v.name + " in the " + std::string(to_string(format)) + " format", why);
       refused.has_target = false;
       refused.location = detail::echoed(v.value);
       return unexpected(refused);
@@ -392,8 +401,9 @@ CUARCH_FUNC expected<std::string, error> env_lines(const tool_env& e, env_format
       case env_format::github: {  // a line feed: GitHub's multiline form, with a delimiter no line of the value is
         std::string delimiter = "CUARCH_EOF";
         while (("\n" + v.value + "\n").find("\n" + delimiter + "\n") != std::string::npos) delimiter += "_";
-        out += v.value.find('\n') == std::string::npos ? v.name + "=" + v.value + "\n"
-                                                       : v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
+        out += v.value.find('\n') == std::string::npos
+                   ? v.name + "=" + v.value + "\n"
+                   : v.name + "<<" + delimiter + "\n" + v.value + "\n" + delimiter + "\n";
         break;
       }
       case env_format::json: break;

@@ -37,7 +37,9 @@ struct sm_number_bitmap {
       if (sm >= 0 && sm < limit) words[sm / 64] |= 1ULL << (sm % 64);
     }
   }
-  constexpr bool has(int sm) const noexcept { return sm >= 0 && sm < limit && ((words[sm / 64] >> (sm % 64)) & 1ULL) != 0; }
+  constexpr bool has(int sm) const noexcept {
+    return sm >= 0 && sm < limit && ((words[sm / 64] >> (sm % 64)) & 1ULL) != 0;
+  }
 };
 inline constexpr sm_number_bitmap known_sm_numbers{};
 constexpr bool every_row_in_bitmap() {

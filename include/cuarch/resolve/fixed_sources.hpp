@@ -44,13 +44,16 @@ class fixed_devices {
   fixed_devices(std::initializer_list<compute_capability> ccs) : fixed_devices(std::vector<compute_capability>(ccs)) {}
   explicit fixed_devices(const std::vector<compute_capability>& ccs) {
     devices_.reserve(ccs.size());
-    for (const auto& cc : ccs) devices_.push_back({static_cast<int>(devices_.size()), cc, {}, source_kind::device_list});
+    for (const auto& cc : ccs)
+      devices_.push_back({static_cast<int>(devices_.size()), cc, {}, source_kind::device_list});
   }
   explicit fixed_devices(std::vector<device_info> list) : devices_(std::move(list)) {}
 
   /// The devices as given; an empty list is errc::no_device (there is never a default device).
   expected<std::vector<device_info>, error> devices() const {
-    if (devices_.empty()) { return unexpected(errors::no_device(source_kind::device_list, "the device list is empty")); }
+    if (devices_.empty()) {
+      return unexpected(errors::no_device(source_kind::device_list, "the device list is empty"));
+    }
     return devices_;
   }
 
@@ -68,7 +71,8 @@ struct no_devices {
 /// A driver known by value: the CUDA version it supports (cuDriverGetVersion, 13000 -> 13.0).
 class fixed_driver {
  public:
-  explicit fixed_driver(cuda_version version) : observation_{source_kind::driver, version, {}, discovery::explicit_argument, {}} {}
+  explicit fixed_driver(cuda_version version)
+      : observation_{source_kind::driver, version, {}, discovery::explicit_argument, {}} {}
 
   expected<observation, error> driver_version() const { return observation_; }
 
@@ -80,8 +84,9 @@ class fixed_driver {
 /// not the one that will run the code), and a PTX fallback is refused because it cannot be checked.
 struct no_driver {
   expected<observation, error> driver_version() const {
-    return unexpected(errors::library_not_found(source_kind::driver, "the CUDA driver", {},
-                                                "no driver source was given, so PTX cannot be checked against the driver"));
+    return unexpected(
+        errors::library_not_found(source_kind::driver, "the CUDA driver", {},
+                                  "no driver source was given, so PTX cannot be checked against the driver"));
   }
 };
 

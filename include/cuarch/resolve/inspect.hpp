@@ -47,7 +47,7 @@ struct device_verdict {
   std::size_t by_ptx_jit = 0;  // loaded by JIT-compiling PTX
   std::vector<failing_group> failing;
   std::vector<failing_group> unknown;  // not failing, not known to load: built by an unknown CUDA (errc::unknown_builder)
-  std::vector<std::size_t> choice;     // per code object of the listing: the image index it loads, or image_choice::none
+  std::vector<std::size_t> choice;  // per code object of the listing: the image index it loads, or image_choice::none
 
   static std::size_t count_of(const std::vector<failing_group>& groups) noexcept {
     std::size_t n = 0;
@@ -59,7 +59,9 @@ struct device_verdict {
   /// Known to load: every code object judged has an image the rules say loads.
   bool loads() const noexcept { return failing.empty() && unknown.empty(); }
   load_verdict verdict() const noexcept {
-    return !failing.empty() ? load_verdict::cannot_load : !unknown.empty() ? load_verdict::unknown : load_verdict::loads;
+    return !failing.empty()   ? load_verdict::cannot_load
+           : !unknown.empty() ? load_verdict::unknown
+                              : load_verdict::loads;
   }
 };
 
@@ -134,7 +136,8 @@ inline std::vector<std::uint32_t> target_keys_of(const code_object& o, bool lto 
 
 /// Judges every code object of `listing` on `device`. Linear in the images but for sorting: the
 /// failing code objects are grouped by sorting their target sets, not by comparing each with each.
-inline device_verdict judge_device(const code_listing& listing, const device_info& device, const std::optional<cuda_version>& driver) {
+inline device_verdict judge_device(const code_listing& listing, const device_info& device,
+                                   const std::optional<cuda_version>& driver) {
   device_verdict v;
   v.device = device;
   v.choice.assign(listing.objects.size(), image_choice::none);
@@ -183,7 +186,8 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
       groups.push_back(std::move(g));
       at = end;
     }
-    std::stable_sort(groups.begin(), groups.end(), [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const failing_group& a, const failing_group& b) { return a.count > b.count; });
   };
   group(misses, v.failing);
   group(unsure, v.unknown);
@@ -195,7 +199,8 @@ inline file_verdict judge_file(std::string path, expected<code_listing, error> l
   if (!listing) return file_verdict{std::move(path), listing.error(), {}, {}};
   file_verdict f{std::move(path), std::nullopt, std::move(*listing), {}};
   if (f.has_code())
-    for (std::size_t i = 0; i < r.devices.size(); ++i) f.devices.push_back(judge_device(f.listing, r.devices[i], r.driver_of(i)));
+    for (std::size_t i = 0; i < r.devices.size(); ++i)
+      f.devices.push_back(judge_device(f.listing, r.devices[i], r.driver_of(i)));
   return f;
 }
 
@@ -223,8 +228,9 @@ inline cuda_version builder_of(const code_listing& l) {
   cuda_version b{};
   for (const auto& o : l.objects)
     for (const auto& img : o.images) {
-      const std::optional<cuda_version> by = img.target.form == arch_form::ptx ? detail::first_release_of_isa(img.version)
-                                                                               : std::optional<cuda_version>(img.built_by);
+      const std::optional<cuda_version> by = img.target.form == arch_form::ptx
+                                                 ? detail::first_release_of_isa(img.version)
+                                                 : std::optional<cuda_version>(img.built_by);
       if (by && b < *by) b = *by;
     }
   return b;
@@ -254,8 +260,8 @@ inline load_fix fix_of(const failing_group& g, const compute_capability& cc, con
   load_fix fix;
   const std::string n = std::to_string(cc.sm_number()), c(to_text(cc).view());
   const arch_target sass{cc, arch_variant::baseline, arch_form::sass}, ptx{cc, arch_variant::baseline, arch_form::ptx};
-  const std::string add_sass = "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n + "; CMake: " + n +
-                               "-real; PyTorch: " + c + ")";
+  const std::string add_sass = "add sm_" + n + " (nvcc: -gencode arch=compute_" + n + ",code=sm_" + n +
+                               "; CMake: " + n + "-real; PyTorch: " + c + ")";
   const auto serves = [](const cuda_version& v) {
     return "update the driver to one that serves CUDA " + std::to_string(v.major) + ".0 or newer";
   };
@@ -269,7 +275,8 @@ inline load_fix fix_of(const failing_group& g, const compute_capability& cc, con
     case errc::ptx_too_new_for_driver: {
       const std::optional<cuda_version> reads = detail::first_release_of_isa(g.why.ptx_required);
       const std::string isa(to_text(g.why.ptx_required).view());
-      fix.text = reads ? serves(*reads) + " (it JITs PTX ISA " + isa + ")" : "update the driver to one that JITs PTX ISA " + isa;
+      fix.text = reads ? serves(*reads) + " (it JITs PTX ISA " + isa + ")"
+                       : "update the driver to one that JITs PTX ISA " + isa;
       if (reads) fix.ways.push_back(fix_way{{}, 0, cuda_version{reads->major, 0}});
       if (later_major || (reads && driver && !driver_runs_code_of(*driver, *reads))) {
         fix.ways.push_back(fix_way{{sass}, driver->major, std::nullopt});
@@ -292,9 +299,9 @@ inline load_fix fix_of(const failing_group& g, const compute_capability& cc, con
   if (later_major) {
     fix.ways.push_back(fix_way{{sass}, driver->major, std::nullopt});
     fix.ways.push_back(fix_way{{sass}, 0, cuda_version{builder.major, 0}});
-    fix.text = add_sass + " built with CUDA " + std::to_string(driver->major) + ".x (CUDA " + std::string(to_text(builder).view()) +
-               " built this file, which a driver serving CUDA " + std::string(to_text(*driver).view()) +
-               " does not run), or add it and " + serves(builder);
+    fix.text = add_sass + " built with CUDA " + std::to_string(driver->major) + ".x (CUDA " +
+               std::string(to_text(builder).view()) + " built this file, which a driver serving CUDA " +
+               std::string(to_text(*driver).view()) + " does not run), or add it and " + serves(builder);
     return fix;
   }
   if (driver && !builder.major) {  // the file does not say which CUDA built it: say which the driver runs
@@ -327,14 +334,15 @@ inline std::string inspect_text(const inspect_report& r) {
              (n.gpus[i].product.empty() ? "GPU" : detail::printable(n.gpus[i].product)) + " (cc " +
              std::string(to_text(n.gpus[i].cc).view()) + ")";
     if (!n.gpus.empty())
-      out += n.driver.major ? "; driver serves CUDA " + std::string(to_text(n.driver).view()) + " (" +
-                                  detail::printable(n.driver_said) + (n.driver_by_table ? ", by cuarch's table" : "") + ")"
-                            : std::string("; driver unknown: PTX not checked");
+      out += n.driver.major
+                 ? "; driver serves CUDA " + std::string(to_text(n.driver).view()) + " (" +
+                       detail::printable(n.driver_said) + (n.driver_by_table ? ", by cuarch's table" : "") + ")"
+                 : std::string("; driver unknown: PTX not checked");
     out += "\n";
   }
   // Files without CUDA code (most of a directory: headers, scripts) are counted, not listed, unless alone.
-  const std::size_t codeless = static_cast<std::size_t>(
-      std::count_if(r.files.begin(), r.files.end(), [](const file_verdict& f) { return !f.unreadable && !f.has_code(); }));
+  const std::size_t codeless = static_cast<std::size_t>(std::count_if(
+      r.files.begin(), r.files.end(), [](const file_verdict& f) { return !f.unreadable && !f.has_code(); }));
   constexpr const char* no_code_why = "no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text";
   bool judged_ptx = false;  // whether the driver note below bears on anything
   for (const auto& f : r.files) {
@@ -356,8 +364,9 @@ inline std::string inspect_text(const inspect_report& r) {
       if (!judged(o, loadable)) continue;
       ++judged_objects;
       relocatable += o.relocatable ? 1 : 0;
-      judged_ptx |= !f.devices.empty() &&
-                    std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) { return i.target.form == arch_form::ptx; });
+      judged_ptx |= !f.devices.empty() && std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) {
+        return i.target.form == arch_form::ptx;
+      });
       for (const std::uint32_t k : detail::target_keys_of(o, true))
         if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
@@ -367,7 +376,8 @@ inline std::string inspect_text(const inspect_report& r) {
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
            (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") +
            (idle ? " (and " + std::to_string(idle) + " without a kernel, not judged)" : "") + ", " +
-           std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") + "\n  targets:";
+           std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") +
+           "\n  targets:";
     for (const std::uint32_t k : order)
       out += " " + std::string(to_text(detail::target_of_key(k)).view()) +
              (per_key[k] == judged_objects ? "" : "(" + std::to_string(per_key[k]) + ")");
@@ -378,8 +388,8 @@ inline std::string inspect_text(const inspect_report& r) {
       const std::string cc(to_text(d.device.cc).view()), of = " of " + std::to_string(d.judged) + " code objects ";
       out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + detail::printable(d.device.name) + ")") + ": ";
       if (d.loads()) {
-        out += d.judged ? "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) + " as SASS, " +
-                              std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n"
+        out += d.judged ? "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) +
+                              " as SASS, " + std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n"
                         : std::string("loads: no code object holds a kernel, so none can fail to launch\n");
         continue;
       }
@@ -405,7 +415,8 @@ inline std::string inspect_text(const inspect_report& r) {
         groups(d.failing, "fix");
       }
       if (!d.unknown.empty()) {
-        out += std::string(d.failing.empty() ? "unknown: built by an unknown CUDA: " : "    and, built by an unknown CUDA, ") +
+        out += std::string(d.failing.empty() ? "unknown: built by an unknown CUDA: "
+                                             : "    and, built by an unknown CUDA, ") +
                std::to_string(d.unknowns()) + of +
                "load only if the driver runs the CUDA that built their machine code, which the file does not say\n";
         groups(d.unknown, "settle");
@@ -417,7 +428,8 @@ inline std::string inspect_text(const inspect_report& r) {
     }
   }
   if (codeless > 1)
-    out += std::to_string(codeless) + " files have no CUDA code (" + no_code_why + "): not listed; --format json lists every file\n";
+    out += std::to_string(codeless) + " files have no CUDA code (" + no_code_why +
+           "): not listed; --format json lists every file\n";
   if (r.devices.empty() && r.nodes.empty() && !r.files.empty())
     out += "nothing judged: no device was named and none is visible here (--device-cc X.Y[,...] and --driver X.Y judge these files)\n";
   if (!r.driver && r.nodes.empty() && judged_ptx) out += "(PTX not checked against a driver: pass --driver X.Y)\n";
@@ -443,21 +455,23 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
   detail::json_optional_error(w, first);
   w.key("driver");
-  if (r.driver) w.begin_object().key("version").value(to_text(*r.driver).view()).key("source").value(r.driver_source).end_object();
+  if (r.driver)
+    w.begin_object().key("version").value(to_text(*r.driver).view()).key("source").value(r.driver_source).end_object();
   else w.null();
   detail::json_objects(w.key("devices"), r.devices, [&](const device_info& d) {
     w.key("cc").value(to_text(d.cc).view()).key("name").value(d.name).key("source").value(to_string(d.source));
     detail::text_or_null(w.key("driver"), r.driver_of(static_cast<std::size_t>(&d - r.devices.data())));
   });
-  detail::json_objects(w.key("nodes"), r.nodes, [&](const inventory_node& n) {  // inspect --inventory: every node, GPU or not
-    detail::json_objects(w.key("name").value(n.name).key("gpus"), n.gpus, [&](const inventory_gpu& g) {
-      w.key("cc").value(to_text(g.cc).view()).key("count").value(g.count).key("product").value(g.product);
-    });
-    detail::text_or_null(w.key("driver"), n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
-    w.key("driver_said").value(n.driver_said).key("driver_by_table").value(n.driver_by_table).key("no_gpu");
-    if (n.gpus.empty()) w.value(n.no_gpu);
-    else w.null();
-  });
+  detail::json_objects(
+      w.key("nodes"), r.nodes, [&](const inventory_node& n) {  // inspect --inventory: every node, GPU or not
+        detail::json_objects(w.key("name").value(n.name).key("gpus"), n.gpus, [&](const inventory_gpu& g) {
+          w.key("cc").value(to_text(g.cc).view()).key("count").value(g.count).key("product").value(g.product);
+        });
+        detail::text_or_null(w.key("driver"), n.driver.major ? std::optional<cuda_version>(n.driver) : std::nullopt);
+        w.key("driver_said").value(n.driver_said).key("driver_by_table").value(n.driver_by_table).key("no_gpu");
+        if (n.gpus.empty()) w.value(n.no_gpu);
+        else w.null();
+      });
   detail::json_objects(w.key("files"), r.files, [&](const file_verdict& f) {
     w.key("path").value(f.path).key("error");
     detail::json_optional_error(w, f.unreadable);
@@ -469,7 +483,8 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         w.key("kind").value(to_string(img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
         w.key("offset").value(static_cast<long long>(img.offset)).key("size").value(static_cast<long long>(img.size));
-        detail::text_or_null(w.key("built_by"), img.built_by.major ? std::optional<cuda_version>(img.built_by) : std::nullopt);
+        detail::text_or_null(w.key("built_by"),
+                             img.built_by.major ? std::optional<cuda_version>(img.built_by) : std::nullopt);
         w.key("kernels").value(to_string(img.kernels));
       });
     });
@@ -495,7 +510,8 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
         detail::json_objects(w.key(key), all, [&](const failing_group& g) {
           std::vector<std::string> ts;
           for (const auto& t : g.targets) ts.emplace_back(to_text(t).view());
-          detail::json_error(w.key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error"), g.why);
+          detail::json_error(
+              w.key("count").value(static_cast<long long>(g.count)).key("targets").value(ts).key("error"), g.why);
           const load_fix fix = fix_of(g, d.device.cc, driver, builder);
           w.key(fix_key).value(fix.text);
           detail::json_objects(w.key("fix_ways"), fix.ways, [&](const fix_way& way) {

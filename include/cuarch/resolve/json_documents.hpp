@@ -111,7 +111,12 @@ CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, 
 
 CUARCH_FUNC std::string to_json(const check_report& r) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::check).key("ok").value(r.ok()).key("toolkit").value(to_text(r.toolkit).view()).key("error");
+  detail::begin_document(w, json_schema::check)
+      .key("ok")
+      .value(r.ok())
+      .key("toolkit")
+      .value(to_text(r.toolkit).view())
+      .key("error");
   detail::json_optional_error(w, r.first_failure());
   detail::json_objects(w.key("diagnostics"), r.items, [&](const check_item& i) {
     w.key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");
@@ -123,7 +128,8 @@ CUARCH_FUNC std::string to_json(const check_report& r) {
 
 CUARCH_FUNC std::string check_failure_json(const error& e, const std::optional<cuda_version>& toolkit) {
   detail::json_writer w;
-  detail::text_or_null(detail::begin_document(w, json_schema::check).key("ok").value(false).key("toolkit"), toolkit).key("error");
+  detail::text_or_null(detail::begin_document(w, json_schema::check).key("ok").value(false).key("toolkit"), toolkit)
+      .key("error");
   detail::json_error(w, e);
   w.key("diagnostics").begin_array().end_array().end_object();
   return w.str();

@@ -46,7 +46,8 @@ CUARCH_FUNC std::vector<nvrtc_compile> nvrtc_compiles(const target_set& targets)
 /// CMAKE_CUDA_ARCHITECTURES takes `a` from CMake 3.25.0 and `f` from 4.0.2 (docs/conformance.md).
 /// Errors: not_expressible for LTO IR (CMake has no spelling for it) and for a suffix that CMake
 /// lacks (naming the CMake release that has it); invalid_version for a version that is not M.m.p.
-CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets, std::string_view cmake_version = {});
+CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& targets,
+                                                             std::string_view cmake_version = {});
 
 /// TORCH_CUDA_ARCH_LIST: "8.6", "9.0a", "9.0+PTX" (machine code and PTX of one arch; "9.0a+PTX" is
 /// sm_90a with compute_90a), joined with ';': what the torch reader (core/parse.hpp) reads back.
@@ -55,7 +56,8 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
 CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& targets);
 
 /// A key for a JIT cache, stable across runs and machines (no pointers, no hash seeds), one line:
-///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path> targets=<t1>,<t2>,...
+///   cuarch-jit-key/2 compiler=<kind> version=<version> build=<build-id or "none"> path=<byte length>:<path>
+///   targets=<t1>,<t2>,...
 /// What each field is and why: docs/design.md, "Outputs and the JIT cache key". Add your source and
 /// options to it; hash it with jit_cache_digest() for a file name.
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets);
@@ -118,7 +120,8 @@ namespace detail {
 /// form's target or null; the set's order puts them next to each other), joined with ';'. LTO IR,
 /// which neither CMake nor PyTorch (`who`) spells, is refused.
 template <class F>
-expected<std::string, error> join_arch_groups(const target_set& targets, std::string_view format, std::string_view who, F&& f) {
+expected<std::string, error> join_arch_groups(const target_set& targets, std::string_view format, std::string_view who,
+                                              F&& f) {
   std::string out;
   for (std::size_t i = 0; i < targets.size();) {
     const arch_target* forms[3] = {nullptr, nullptr, nullptr};
@@ -126,7 +129,8 @@ expected<std::string, error> join_arch_groups(const target_set& targets, std::st
     for (; i < targets.size() && targets[i].cc == first.cc && targets[i].variant == first.variant; ++i)
       forms[static_cast<std::size_t>(targets[i].form)] = &targets[i];
     if (forms[2])
-      return unexpected(errors::not_expressible(source_kind::none, *forms[2], format, std::string(who) + " has no spelling for LTO IR"));
+      return unexpected(errors::not_expressible(source_kind::none, *forms[2], format,
+                                                std::string(who) + " has no spelling for LTO IR"));
     const expected<std::string, error> entry = f(forms[0], forms[1]);
     if (!entry) return entry;
     out.append(out.empty() ? "" : ";").append(*entry);
@@ -168,7 +172,8 @@ CUARCH_FUNC expected<std::string, error> cmake_architectures(const target_set& t
     format.append(cmake_version).append(" CUDA_ARCHITECTURES");
   }
   return detail::join_arch_groups(
-      targets, format.view(), "CMake", [&](const arch_target* sass, const arch_target* ptx) -> expected<std::string, error> {
+      targets, format.view(), "CMake",
+      [&](const arch_target* sass, const arch_target* ptx) -> expected<std::string, error> {
         const arch_target& t = sass ? *sass : *ptx;
         const cuda_version since = detail::cmake_spells_from(t.variant);
         if (cmake < since) {
@@ -191,12 +196,13 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
   return detail::join_arch_groups(
       targets, format, "PyTorch", [&](const arch_target* sass, const arch_target* ptx) -> expected<std::string, error> {
         if (!sass)
-          return unexpected(errors::not_expressible(source_kind::none, *ptx, format,
-                                                    "+PTX always adds the machine code too; PTX alone has no spelling"));
+          return unexpected(errors::not_expressible(
+              source_kind::none, *ptx, format, "+PTX always adds the machine code too; PTX alone has no spelling"));
         if (!detail::torch_supports(dotted(*sass).view()))  // the list the torch reader holds input to
-          return unexpected(errors::not_expressible(source_kind::none, *sass, format,
-                                                    "PyTorch 2.15.0's _get_cuda_arch_flags rejects it (\"Unknown CUDA arch\"): "
-                                                    "not in its supported_arches (no 8.8, no f)"));
+          return unexpected(
+              errors::not_expressible(source_kind::none, *sass, format,
+                                      "PyTorch 2.15.0's _get_cuda_arch_flags rejects it (\"Unknown CUDA arch\"): "
+                                      "not in its supported_arches (no 8.8, no f)"));
         return std::string(dotted(*sass).view()) + (ptx ? "+PTX" : "");
       });
 }
@@ -204,8 +210,13 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
   std::string key = "cuarch-jit-key/2 compiler=";
   key.append(to_string(compiler.kind)).append(" version=").append(to_text(compiler.version).view());
-  key.append(" build=").append(compiler.build_id.empty() ? std::string_view("none") : std::string_view(compiler.build_id));
-  key.append(" path=").append(std::to_string(compiler.location.size())).append(":").append(compiler.location).append(" targets=");
+  key.append(" build=").append(compiler.build_id.empty() ? std::string_view("none")
+                                                         : std::string_view(compiler.build_id));
+  key.append(" path=")
+      .append(std::to_string(compiler.location.size()))
+      .append(":")
+      .append(compiler.location)
+      .append(" targets=");
   for (std::size_t i = 0; i < targets.size(); ++i) key.append(i ? "," : "").append(to_text(targets[i]).view());
   return key;
 }
@@ -232,7 +243,8 @@ inline void json_target(json_writer& w, const arch_target& t) {
 inline void json_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, const option_speller& spell = {}) {
   json_objects(w.key("diagnostics"), diags, [&](const diagnostic& d) {
     w.key("input").value(d.input.view());
-    json_index(w.key("position"), d.position == error::no_position ? std::nullopt : std::optional<std::size_t>(d.position));
+    json_index(w.key("position"),
+               d.position == error::no_position ? std::nullopt : std::optional<std::size_t>(d.position));
     w.key("device");
     if (d.device) {
       w.begin_object().key("ordinal").value(d.device->ordinal).key("cc").value(to_text(d.device->cc).view());
@@ -297,8 +309,9 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
   for (const auto& t : r.targets) detail::json_target(w, t);
   w.end_array();
   w.key("nvcc").value(nvcc_gencode_flags(r.targets));
-  json_objects(w.key("nvrtc"), nvrtc_compiles(r.targets),
-               [&](const nvrtc_compile& c) { w.key("target").value(to_text(c.target).view()).key("options").value(c.options); });
+  json_objects(w.key("nvrtc"), nvrtc_compiles(r.targets), [&](const nvrtc_compile& c) {
+    w.key("target").value(to_text(c.target).view()).key("options").value(c.options);
+  });
   detail::json_spelling(w, "cmake", cmake_architectures(r.targets));
   detail::json_spelling(w, "torch", torch_cuda_arch_list(r.targets));
   if (compiler) w.key("cache_key").value(jit_cache_key(compiler->compiler, r.targets));
@@ -310,7 +323,8 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
 
 }  // namespace detail
 
-CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler, const std::vector<resolution_warning>& warnings) {
+CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler,
+                                const std::vector<resolution_warning>& warnings) {
   if (!compiler) return detail::resolution_json(r, nullptr, warnings);
   const compiler_provenance p = bare_provenance(*compiler);
   return detail::resolution_json(r, &p, warnings);

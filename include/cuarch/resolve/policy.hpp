@@ -21,7 +21,9 @@ enum class on_unbuildable : unsigned char {
   drop,   // best effort: the target is dropped and reported; still an error when nothing remains
 };
 
-constexpr std::string_view to_string(on_unbuildable u) noexcept { return u == on_unbuildable::drop ? "best-effort" : "strict"; }
+constexpr std::string_view to_string(on_unbuildable u) noexcept {
+  return u == on_unbuildable::drop ? "best-effort" : "strict";
+}
 
 /// The knobs of resolution. Use it as is (runtime choice), or through a type derived from it
 /// (strict_policy, best_effort_policy, jit_policy, or your own) that sets them in its constructor.
@@ -57,7 +59,8 @@ struct resolve_policy {
 /// The policies by the names users write (command line, JSON, Python). Several combine, in order
 /// ("best-effort,ptx-fallback"): each sets its own knobs on a resolve_policy (apply_policy).
 enum class policy_name : unsigned char { strict, best_effort, ptx_fallback, verify_devices, compatible_minor };
-inline constexpr std::string_view policy_names[] = {"strict", "best-effort", "ptx-fallback", "verify-devices", "compatible-minor"};
+inline constexpr std::string_view policy_names[] = {"strict", "best-effort", "ptx-fallback", "verify-devices",
+                                                    "compatible-minor"};
 inline constexpr auto all_policy_names = detail::enumerators<policy_name>(policy_names);
 
 constexpr std::string_view to_string(policy_name e) noexcept { return detail::name_of(policy_names, e); }

@@ -36,7 +36,9 @@ enum class resolution_outcome : unsigned char {
 };
 
 inline constexpr std::string_view resolution_outcome_names[] = {"kept", "transformed", "rejected"};
-constexpr std::string_view to_string(resolution_outcome o) noexcept { return detail::name_of(resolution_outcome_names, o); }
+constexpr std::string_view to_string(resolution_outcome o) noexcept {
+  return detail::name_of(resolution_outcome_names, o);
+}
 
 /// Whether a device newer than the compiler got PTX instead of machine code.
 enum class ptx_fallback_status : unsigned char {
@@ -48,7 +50,9 @@ enum class ptx_fallback_status : unsigned char {
 };
 
 inline constexpr std::string_view ptx_fallback_status_names[] = {"not needed", "off", "no candidate", "refused", "used"};
-constexpr std::string_view to_string(ptx_fallback_status s) noexcept { return detail::name_of(ptx_fallback_status_names, s); }
+constexpr std::string_view to_string(ptx_fallback_status s) noexcept {
+  return detail::name_of(ptx_fallback_status_names, s);
+}
 
 /// The device a diagnostic is about (native requests; devices left with nothing under verify_on_devices).
 struct resolved_device {
@@ -123,7 +127,7 @@ struct compiler_provenance {
   std::string how;     // the route's kind as detection names it ("PATH", "environment", "explicit argument")
   std::string origin;  // the route itself: "CUDA_HOME=/opt/cuda", "toolkit=13.0"
   std::string why;     // why it governs; empty for an alternative
-  std::string fix;     // alternatives only: how to make it decide ("export CUDA_HOME=... PATH=...": front_door/explain.hpp)
+  std::string fix;  // alternatives only: how to make it decide ("export CUDA_HOME=... PATH=...": front_door/explain.hpp)
 
   /// "nvcc 12.8.93 at /tmp/bin/nvcc, found via PATH (first on PATH: what a build or shell runs)".
   std::string describe() const;
@@ -218,9 +222,12 @@ CUARCH_FUNC std::string diagnostic::message(const option_speller& spell) const {
   if (outcome == resolution_outcome::rejected) {
     switch (fallback) {
       case ptx_fallback_status::off:
-        m += "; a PTX fallback is off (" + spell("policy", "ptx-fallback") + "; it also needs " + spell("driver", "VERSION") + ")";
+        m += "; a PTX fallback is off (" + spell("policy", "ptx-fallback") + "; it also needs " +
+             spell("driver", "VERSION") + ")";
         break;
-      case ptx_fallback_status::no_candidate: m += "; no PTX fallback: the compiler builds nothing at or below this device"; break;
+      case ptx_fallback_status::no_candidate:
+        m += "; no PTX fallback: the compiler builds nothing at or below this device";
+        break;
       case ptx_fallback_status::refused:
         m += "; PTX fallback refused: ";
         if (fallback_error) m += fallback_error->message(spell);

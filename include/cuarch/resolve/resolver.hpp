@@ -91,8 +91,8 @@ inline void set_outcome(diagnostic& d) {
 }
 
 /// The summary of a resolution the policy refuses: which requests were rejected, in short.
-inline error refusal_summary(const effective_request& req, const resolve_policy& policy, const std::vector<diagnostic>& diags,
-                             bool some_resolved) {
+inline error refusal_summary(const effective_request& req, const resolve_policy& policy,
+                             const std::vector<diagnostic>& diags, bool some_resolved) {
   const auto rejected = std::count_if(diags.begin(), diags.end(),
                                       [](const diagnostic& d) { return d.outcome == resolution_outcome::rejected; });
   text<200> why;
@@ -131,8 +131,8 @@ inline resolve_result failure_against(const compiler_info& compiler, error summa
 template <class DeviceSource, class DriverSource>
 class resolution_run {
  public:
-  resolution_run(const parsed_request& req, const compiler_info& compiler, const resolve_policy& policy, const DeviceSource& devices,
-                 const DriverSource& driver)
+  resolution_run(const parsed_request& req, const compiler_info& compiler, const resolve_policy& policy,
+                 const DeviceSource& devices, const DriverSource& driver)
       : req_(req.read),
         parsed_(req.targets),
         compiler_(compiler),
@@ -157,18 +157,21 @@ class resolution_run {
     const bool rejected_any = std::any_of(diags_.begin(), diags_.end(), rejected);
     const bool device_left_without = std::any_of(diags_.begin(), diags_.end(),
                                                  [&](const diagnostic& d) { return rejected(d) && d.device; });
-    const bool refuse = builder_.empty() || device_left_without || (rejected_any && policy_.unbuildable == on_unbuildable::error);
+    const bool refuse = builder_.empty() || device_left_without ||
+                        (rejected_any && policy_.unbuildable == on_unbuildable::error);
     if (refuse) return failure(refusal_summary(req_, policy_, diags_, !builder_.empty()));
     auto set = builder_.build();  // cannot fail: not empty
     if (!set) return failure(set.error());
-    return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind, compiler_.version,
-                                                    table_is_older_than(compiler_)});
+    return resolve_result(std::in_place, resolution{*set, std::move(diags_), keyword, req_.origin, compiler_.kind,
+                                                    compiler_.version, table_is_older_than(compiler_)});
   }
 
  private:
   resolve_result failure(error summary) { return failure_against(compiler_, std::move(summary), std::move(diags_)); }
 
-  error too_many_targets() const { return with_origin(errors::too_many_targets(source_kind::user_input, req_.list), req_.origin); }
+  error too_many_targets() const {
+    return with_origin(errors::too_many_targets(source_kind::user_input, req_.list), req_.origin);
+  }
 
   /// Asked at most once per resolution, and only for PTX.
   const expected<observation, error>& driver() {
@@ -179,7 +182,9 @@ class resolution_run {
   /// Devices, asked at most once per resolution; an empty list is errc::no_device.
   expected<std::vector<device_info>, error> devices() const {
     auto d = device_source_.devices();
-    if (d && d->empty()) { return unexpected(errors::no_device(source_kind::device_list, "the device source reported no devices")); }
+    if (d && d->empty()) {
+      return unexpected(errors::no_device(source_kind::device_list, "the device source reported no devices"));
+    }
     return d;
   }
 
@@ -285,7 +290,9 @@ class resolution_run {
     return std::nullopt;
   }
 
-  static void add_note(diagnostic& d, std::string_view words) { d.note.append(d.note.empty() ? "" : "; ").append(words); }
+  static void add_note(diagnostic& d, std::string_view words) {
+    d.note.append(d.note.empty() ? "" : "; ").append(words);
+  }
 
   std::optional<error> resolve_native() {
     auto devs = devices();
@@ -304,7 +311,8 @@ class resolution_run {
       for (const arch_variant v : chain) {
         if (!variant_exists(dev.cc, v)) {
           if (rule.specificity_for(dev.cc) > 0)
-            add_note(d, "no '" + std::string(suffix(v)) + "' variant exists for " + std::string(to_text(dev.cc).view()) + ", skipped");
+            add_note(d, "no '" + std::string(suffix(v)) + "' variant exists for " +
+                            std::string(to_text(dev.cc).view()) + ", skipped");
           continue;
         }
         const arch_target t{dev.cc, v, arch_form::sass};
@@ -318,8 +326,9 @@ class resolution_run {
         // "policy compatible-minor would use sm_120, which runs on 12.1 but without ..." when off.
         found = policy_.compatible_minor && judge(d, *lower);
         const std::string cc(to_text(dev.cc).view());
-        add_note(d, (found ? "policy compatible-minor: " : "policy compatible-minor would use ") + std::string(to_text(*lower).view()) +
-                        (found ? "" : ", which") + " runs on " + cc + " but without " + cc + "-specific features");
+        add_note(d, (found ? "policy compatible-minor: " : "policy compatible-minor would use ") +
+                        std::string(to_text(*lower).view()) + (found ? "" : ", which") + " runs on " + cc +
+                        " but without " + cc + "-specific features");
       }
       if (!found) d.fallback = ptx_fallback(dev, d);
       if (!finish(d)) return too_many_targets();
@@ -402,7 +411,8 @@ class resolution_run {
 /// the front door's path, which judges the same parse under every compiler it weighs.
 template <class DeviceSource = no_devices, class DriverSource = no_driver>
 resolve_result resolve_parsed(const parsed_request& request, const compiler_info& compiler,
-                              const DeviceSource& devices = DeviceSource{}, const resolve_policy& policy = resolve_policy{},
+                              const DeviceSource& devices = DeviceSource{},
+                              const resolve_policy& policy = resolve_policy{},
                               const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, resolve_policy, DriverSource>());
   return detail::resolution_run<DeviceSource, DriverSource>(request, compiler, policy, devices, driver).run();
@@ -423,8 +433,8 @@ resolve_result resolve_target_archs(const arch_request& request, const compiler_
 /// Resolves `request`: environment overrides first, then the compiler source (once), then devices
 /// and driver only when needed. Returns the non-empty target set with one diagnostic per request,
 /// or a resolution_failure carrying every per-target reason.
-template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver,
-          std::enable_if_t<is_compiler_source_v<CompilerSource>, int> = 0>
+template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy,
+          class DriverSource = no_driver, std::enable_if_t<is_compiler_source_v<CompilerSource>, int> = 0>
 resolve_result resolve_target_archs(const arch_request& request, const CompilerSource& compiler,
                                     const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
                                     const DriverSource& driver = DriverSource{}) {
@@ -446,7 +456,10 @@ class resolver {
  public:
   explicit resolver(CompilerSource compiler, DeviceSource devices = DeviceSource{}, Policy policy = Policy{},
                     DriverSource driver = DriverSource{})
-      : compiler_(std::move(compiler)), devices_(std::move(devices)), policy_(std::move(policy)), driver_(std::move(driver)) {}
+      : compiler_(std::move(compiler)),
+        devices_(std::move(devices)),
+        policy_(std::move(policy)),
+        driver_(std::move(driver)) {}
 
   /// See resolve_target_archs().
   resolve_result resolve(const arch_request& request) const {
@@ -470,13 +483,13 @@ class resolver {
 #  else
 #    define CUARCH_INSTANTIATE extern template
 #  endif
-CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy, no_driver>(const arch_request&, const compiler_info&,
-                                                                                             const no_devices&, const strict_policy&,
-                                                                                             const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy, no_driver>(
+    const arch_request&, const compiler_info&, const no_devices&, const strict_policy&, const no_driver&);
 CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, strict_policy, no_driver, 0>(
     const arch_request&, const fixed_compiler&, const no_devices&, const strict_policy&, const no_driver&);
-CUARCH_INSTANTIATE resolve_result resolve_parsed<no_devices, no_driver>(const parsed_request&, const compiler_info&, const no_devices&,
-                                                                        const resolve_policy&, const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_parsed<no_devices, no_driver>(const parsed_request&, const compiler_info&,
+                                                                        const no_devices&, const resolve_policy&,
+                                                                        const no_driver&);
 #  undef CUARCH_INSTANTIATE
 #endif
 

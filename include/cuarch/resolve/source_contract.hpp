@@ -48,9 +48,11 @@ struct answers<Answer, S, R, std::void_t<Answer<S>>> : std::is_convertible<Answe
 
 /// Whether S is a compiler, device or driver source (the table above).
 template <class S>
-inline constexpr bool is_compiler_source_v = detail::answers<detail::compiler_answer, S, expected<compiler_info, error>>::value;
+inline constexpr bool is_compiler_source_v =
+    detail::answers<detail::compiler_answer, S, expected<compiler_info, error>>::value;
 template <class S>
-inline constexpr bool is_device_source_v = detail::answers<detail::devices_answer, S, expected<std::vector<device_info>, error>>::value;
+inline constexpr bool is_device_source_v =
+    detail::answers<detail::devices_answer, S, expected<std::vector<device_info>, error>>::value;
 template <class S>
 inline constexpr bool is_driver_source_v = detail::answers<detail::driver_answer, S, expected<observation, error>>::value;
 

@@ -115,7 +115,8 @@ class target_set_builder {
 
   constexpr expected<target_set, error> build() const {
     if (set_.size_ == 0)
-      return unexpected(errors::empty_input(source_kind::none, {}, errors::no_position, "a target set needs at least one target"));
+      return unexpected(
+          errors::empty_input(source_kind::none, {}, errors::no_position, "a target set needs at least one target"));
     return set_;
   }
 

@@ -80,8 +80,9 @@ class file_bytes final : public code_bytes {
     return std::nullopt;
   }
   error changed(const std::string& how) const {
-    return errors::unreadable_input(source_kind::user_input, path_, path_,
-                                    "the file changed while it was read (" + how + "); read it again once it is written");
+    return errors::unreadable_input(
+        source_kind::user_input, path_, path_,
+        "the file changed while it was read (" + how + "); read it again once it is written");
   }
 
   int fd_;
@@ -117,9 +118,10 @@ inline expected<code_listing, error> read_code_file(const std::string& path, con
   expected<code_listing, error> out = list_code(bytes, wanted);
   struct stat after {};
   if (out && (::fstat(fd.fd, &after) != 0 || !detail::same_file_state(st, after)))
-    out = unexpected(errors::unreadable_input(source_kind::user_input, path, path,
-                                              "the file changed while it was read (its size or modification time); read it "
-                                              "again once it is written"));
+    out = unexpected(
+        errors::unreadable_input(source_kind::user_input, path, path,
+                                 "the file changed while it was read (its size or modification time); read it "
+                                 "again once it is written"));
   if (!out) {
     out.error().subject = path;
     out.error().location = path;
@@ -133,8 +135,10 @@ inline constexpr std::size_t max_code_files = 100000;
 /// The regular files under `path` (itself when it is no directory), sorted, `max_depth` directories
 /// deep; symbolic links are not followed into directories. More than `max_files` is an error naming
 /// the directory, the cap and the fix, never a silent cut. `cancel` set: stops, with what was found.
-inline expected<std::vector<std::string>, error> code_files_under(const std::string& path, std::size_t max_files = max_code_files,
-                                                                  int max_depth = 16, const std::atomic<bool>* cancel = nullptr) {
+inline expected<std::vector<std::string>, error> code_files_under(const std::string& path,
+                                                                  std::size_t max_files = max_code_files,
+                                                                  int max_depth = 16,
+                                                                  const std::atomic<bool>* cancel = nullptr) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::vector<std::string>{path};
   std::vector<std::string> out;

@@ -29,8 +29,9 @@ inline constexpr int CUDA_VERSION = 0;
 /// The observation for a CUDA_VERSION value seen at compile time in `file` (0: no CUDA headers).
 inline expected<observation, error> compile_time_observation(int cuda_version_macro, const char* file) {
   if (cuda_version_macro == 0) {
-    return unexpected(errors::file_unreadable(source_kind::compile_time, "cuda.h", file,
-                                              "this translation unit was compiled without CUDA headers, so it has no CUDA_VERSION"));
+    return unexpected(
+        errors::file_unreadable(source_kind::compile_time, "cuda.h", file,
+                                "this translation unit was compiled without CUDA headers, so it has no CUDA_VERSION"));
   }
   const auto v = decode_cudart_version(cuda_version_macro, source_kind::compile_time);
   if (!v) {

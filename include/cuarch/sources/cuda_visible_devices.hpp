@@ -64,7 +64,7 @@ struct device_visibility {
   bool order_guessed = false;           // FASTEST_FIRST among different GPUs decided the ordinals or the pick
   bool mig_guessed = false;             // MIG devices were enumerated by rules not documented precisely
   bool needs_driver = false;            // only cuInit can answer (see `ended`)
-  bool duplicate = false;               // a device named twice: cuInit fails (CUDA_ERROR_INVALID_DEVICE), no device usable
+  bool duplicate = false;  // a device named twice: cuInit fails (CUDA_ERROR_INVALID_DEVICE), no device usable
 };
 
 namespace detail {
@@ -92,7 +92,8 @@ inline long long visible_index(std::string_view entry) {
 
 /// CUDA_DEVICE_ORDER's value (nullopt: unset). Anything but "PCI_BUS_ID" is the default FASTEST_FIRST.
 inline cuda_device_order parse_cuda_device_order(const std::optional<std::string>& value) {
-  return value && detail::trim(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id : cuda_device_order::fastest_first;
+  return value && detail::trim(*value) == "PCI_BUS_ID" ? cuda_device_order::pci_bus_id
+                                                       : cuda_device_order::fastest_first;
 }
 
 /// The GPUs (indices into `gpus`) in CUDA enumeration order: PCI_BUS_ID keeps theirs; FASTEST_FIRST
@@ -112,14 +113,15 @@ inline std::vector<std::size_t> cuda_enumeration_order(const std::vector<enumera
 /// Whether FASTEST_FIRST is a guess for these GPUs: they differ in compute capability or name.
 inline bool fastest_first_is_guess(const std::vector<enumerated_gpu>& gpus) {
   return std::any_of(gpus.begin(), gpus.end(), [&](const enumerated_gpu& g) {
-    return std::tie(g.cc_major, g.cc_minor, g.name) != std::tie(gpus.front().cc_major, gpus.front().cc_minor, gpus.front().name);
+    return std::tie(g.cc_major, g.cc_minor, g.name) !=
+           std::tie(gpus.front().cc_major, gpus.front().cc_minor, gpus.front().name);
   });
 }
 
 /// The devices CUDA would show for `gpus` given CUDA_VISIBLE_DEVICES (nullopt: unset) and
 /// CUDA_DEVICE_ORDER, by the rules at the top of this header.
-inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated_gpu>& gpus, const std::optional<std::string>& visible,
-                                                    cuda_device_order order) {
+inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated_gpu>& gpus,
+                                                    const std::optional<std::string>& visible, cuda_device_order order) {
   device_visibility out;
   const std::vector<std::size_t> enumeration = cuda_enumeration_order(gpus, order);
   const bool heterogeneous = fastest_first_is_guess(gpus);
@@ -150,7 +152,8 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
   const std::string_view prefix = by_uuid ? list.substr(0, 4) : std::string_view();
   if (detail::starts_with(list, "MIG-GPU-")) {
     out.needs_driver = true;
-    out.ended = "CUDA_VISIBLE_DEVICES uses the legacy MIG-GPU-<uuid>/<gpu instance>/<compute instance> form, which NVML cannot map";
+    out.ended =
+        "CUDA_VISIBLE_DEVICES uses the legacy MIG-GPU-<uuid>/<gpu instance>/<compute instance> form, which NVML cannot map";
     return out;
   }
   out.mig_guessed = by_uuid ? prefix == "MIG-" : all_has_mig;
@@ -160,7 +163,8 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     if (!by_uuid) {
       const long long x = detail::visible_index(entry);
       if (x < 0) return "is not a device index";
-      if (x >= static_cast<long long>(all.size())) return "is out of range (" + std::to_string(all.size()) + " device(s))";
+      if (x >= static_cast<long long>(all.size()))
+        return "is out of range (" + std::to_string(all.size()) + " device(s))";
       named.push_back(all[static_cast<std::size_t>(x)]);
       return {};
     }
@@ -172,7 +176,9 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
     for (std::size_t g = 0; g < gpus.size() && !ambiguous; ++g) {
       // "GPU-"/"MIG-" exactly; the hex digits in either case.
       auto consider = [&](const std::string& uuid, int mig) {
-        if (!detail::starts_with(uuid, prefix) || !detail::istarts_with(std::string_view(uuid).substr(4), entry.substr(4))) return;
+        if (!detail::starts_with(uuid, prefix) ||
+            !detail::istarts_with(std::string_view(uuid).substr(4), entry.substr(4)))
+          return;
         if (match) ambiguous = true;
         match = visible_device{g, mig};
       };
@@ -189,7 +195,8 @@ inline device_visibility apply_cuda_visible_devices(const std::vector<enumerated
       return {};
     }
     out.mig_guessed = true;
-    for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m) named.push_back({match->gpu, static_cast<int>(m)});
+    for (std::size_t m = 0; m < gpus[match->gpu].mig_uuids.size(); ++m)
+      named.push_back({match->gpu, static_cast<int>(m)});
     return {};
   };
   // The first invalid entry ends the list; a device named twice before that invalidates it all.

@@ -29,25 +29,31 @@ class driver_device_source {
     const auto api = driver_.load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
-    const auto failed = [&](std::string_view call, int rc) { return unexpected(detail::driver_call_failed(call, rc, where)); };
-    if (const int rc = api->init(0); rc != 0) return unexpected(with_visibility(detail::driver_call_failed("cuInit", rc, where)));
+    const auto failed = [&](std::string_view call, int rc) {
+      return unexpected(detail::driver_call_failed(call, rc, where));
+    };
+    if (const int rc = api->init(0); rc != 0)
+      return unexpected(with_visibility(detail::driver_call_failed("cuInit", rc, where)));
     // After cuInit the driver has started threads and registered exit handlers: never unmapped.
     api->lib.retain();
     int count = -1;
     if (const int rc = api->device_get_count(&count); rc != 0)
       return unexpected(with_visibility(detail::driver_call_failed("cuDeviceGetCount", rc, where)));
     if (count <= 0)
-      return unexpected(with_visibility(
-          errors::no_device(source_kind::driver, "cuDeviceGetCount: " + std::to_string(count), "cuDeviceGetCount", where)));
+      return unexpected(with_visibility(errors::no_device(
+          source_kind::driver, "cuDeviceGetCount: " + std::to_string(count), "cuDeviceGetCount", where)));
     std::vector<device_info> out;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       int dev = -1, major = -1, minor = -1;
       if (const int rc = api->device_get(&dev, ordinal); rc != 0) return failed("cuDeviceGet", rc);
-      if (const int rc = api->device_get_attribute(&major, 75, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+      if (const int rc = api->device_get_attribute(&major, 75, dev);
+          rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
         return failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)", rc);
-      if (const int rc = api->device_get_attribute(&minor, 76, dev); rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+      if (const int rc = api->device_get_attribute(&minor, 76, dev);
+          rc != 0)  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
         return failed("cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)", rc);
-      if (auto e = detail::implausible_cc(major, minor, "cuDeviceGetAttribute", where, "device " + std::to_string(ordinal)))
+      if (auto e = detail::implausible_cc(major, minor, "cuDeviceGetAttribute", where,
+                                          "device " + std::to_string(ordinal)))
         return unexpected(std::move(*e));
       char name[256] = {};
       if (const int rc = api->device_get_name(name, static_cast<int>(sizeof name - 1), dev); rc != 0)
@@ -77,7 +83,8 @@ enum class cuinit_fallback : unsigned char { allowed, forbidden };
 class system_device_source {
  public:
   system_device_source() : driver_(driver_library_source::from_loader()) {}
-  system_device_source(nvml_device_source nvml, driver_library_source driver, cuinit_fallback fallback = cuinit_fallback::allowed)
+  system_device_source(nvml_device_source nvml, driver_library_source driver,
+                       cuinit_fallback fallback = cuinit_fallback::allowed)
       : nvml_(std::move(nvml)), driver_(std::move(driver)), fallback_(fallback) {}
 
   expected<device_reading, error> read() const {
@@ -97,7 +104,8 @@ class system_device_source {
     out.devices = std::move(*d);
     out.uuids.assign(out.devices.size(), std::string());
     out.via = "cuInit (" + driver_.library_name() + ")";
-    out.notes.push_back("devices read through cuInit because " + why.message() + "; a process forked after this cannot use CUDA");
+    out.notes.push_back("devices read through cuInit because " + why.message() +
+                        "; a process forked after this cannot use CUDA");
     return out;
   }
 
@@ -107,8 +115,8 @@ class system_device_source {
   /// NVML is unavailable or cannot answer. Not: no device (an answer), a refused LD_LIBRARY_PATH
   /// (the driver would be refused the same way).
   static bool nvml_cannot_answer(const error& e) {
-    return e.code == errc::library_not_found || e.code == errc::symbol_not_found || e.code == errc::library_call_failed ||
-           e.code == errc::malformed_output;
+    return e.code == errc::library_not_found || e.code == errc::symbol_not_found ||
+           e.code == errc::library_call_failed || e.code == errc::malformed_output;
   }
 
   nvml_device_source nvml_;

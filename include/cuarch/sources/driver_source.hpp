@@ -42,7 +42,8 @@ inline constexpr cu_result_text cu_results[] = {
     {304, "CUDA_ERROR_OPERATING_SYSTEM", ""},
     {801, "CUDA_ERROR_NOT_SUPPORTED", ""},
     {802, "CUDA_ERROR_SYSTEM_NOT_READY", ""},
-    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "the user-mode driver (libcuda) and the kernel module are different versions"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+     "the user-mode driver (libcuda) and the kernel module are different versions"},
     {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "the forward-compatibility libcuda does not support this GPU"},
     {999, "CUDA_ERROR_UNKNOWN", ""},
 };
@@ -59,8 +60,10 @@ struct driver_api {
 };
 
 inline error driver_call_failed(std::string_view call, int rc, const std::string& where) {
-  error e = located_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver, call, where, {}, rc);
-  const auto* t = std::find_if(std::begin(cu_results), std::end(cu_results), [rc](const cu_result_text& r) { return r.code == rc; });
+  error e = located_error(rc == 100 ? errc::no_device : errc::library_call_failed, source_kind::driver, call, where, {},
+                          rc);
+  const auto* t = std::find_if(std::begin(cu_results), std::end(cu_results),
+                               [rc](const cu_result_text& r) { return r.code == rc; });
   e.raw.append(call).append(": ");
   if (t == std::end(cu_results)) e.raw.append("CUresult ").append_int(rc);
   else e.raw.append(t->name).append(t->hint.empty() ? "" : "; ").append(t->hint);
@@ -107,7 +110,8 @@ class driver_library_source {
     for (auto e :
          {api.lib.bind(api.driver_get_version, "cuDriverGetVersion", k), api.lib.bind(api.init, "cuInit", k),
           api.lib.bind(api.device_get_count, "cuDeviceGetCount", k), api.lib.bind(api.device_get, "cuDeviceGet", k),
-          api.lib.bind(api.device_get_attribute, "cuDeviceGetAttribute", k), api.lib.bind(api.device_get_name, "cuDeviceGetName", k)})
+          api.lib.bind(api.device_get_attribute, "cuDeviceGetAttribute", k),
+          api.lib.bind(api.device_get_name, "cuDeviceGetName", k)})
       if (e) return unexpected(std::move(*e));
     return api;
   }
@@ -133,8 +137,10 @@ class driver_library_source {
                   "cuDriverGetVersion: " + std::to_string(v)};
     // The kernel module's version names the driver branch, which cuDriverGetVersion's number does not. A
     // /proc file (size 0 to fstat): its first line is all that is needed; 4 KiB holds it.
-    const auto proc = detail::read_regular_file("/proc/driver/nvidia/version", 4096, source_kind::driver, detail::read_extent::prefix);
-    if (const std::string km = proc ? detail::parse_kernel_module_line(*proc) : ""; !km.empty()) o.raw += "; kernel module " + km;
+    const auto proc = detail::read_regular_file("/proc/driver/nvidia/version", 4096, source_kind::driver,
+                                                detail::read_extent::prefix);
+    if (const std::string km = proc ? detail::parse_kernel_module_line(*proc) : ""; !km.empty())
+      o.raw += "; kernel module " + km;
     api->lib.retain();  // it answered: loaded once per process
     return o;
   }

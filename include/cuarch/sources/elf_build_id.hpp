@@ -37,13 +37,15 @@ inline std::uint64_t elf_le(std::string_view b, std::size_t at, std::size_t widt
 inline std::string find_gnu_build_id(std::string_view notes) {
   std::size_t at = 0;
   while (notes.size() - at >= 12) {
-    const std::uint64_t namesz = elf_le(notes, at, 4), descsz = elf_le(notes, at + 4, 4), type = elf_le(notes, at + 8, 4);
+    const std::uint64_t namesz = elf_le(notes, at, 4), descsz = elf_le(notes, at + 4, 4),
+                        type = elf_le(notes, at + 8, 4);
     const std::uint64_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~std::uint64_t{3});
     const std::uint64_t next = desc_at + ((descsz + 3) & ~std::uint64_t{3});
     if (namesz > notes.size() || descsz > notes.size() || next > notes.size()) return {};
     constexpr std::uint64_t nt_gnu_build_id = 3;
-    if (type == nt_gnu_build_id && namesz == 4 && notes.substr(static_cast<std::size_t>(name_at), 4) == std::string_view("GNU\0", 4) &&
-        descsz >= 8 && descsz <= 64)
+    if (type == nt_gnu_build_id && namesz == 4 &&
+        notes.substr(static_cast<std::size_t>(name_at), 4) == std::string_view("GNU\0", 4) && descsz >= 8 &&
+        descsz <= 64)
       return hex_bytes(notes.substr(static_cast<std::size_t>(desc_at), static_cast<std::size_t>(descsz)));
     at = static_cast<std::size_t>(next);
   }
@@ -84,7 +86,8 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
   std::string header;
   if (!detail::pread_exactly(fd.fd, 0, 64, header) || header.compare(0, SELFMAG, ELFMAG) != 0)
     return unexpected(detail::no_build_id(src, path, "not an ELF file"));
-  if (header[4] != 2 || header[5] != 1) return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
+  if (header[4] != 2 || header[5] != 1)
+    return unexpected(detail::no_build_id(src, path, "not a 64-bit little-endian ELF file"));
   using detail::elf_le;
   std::string table, area;
   // The PT_NOTE (4) segments, then the SHT_NOTE (7) sections. Per table: where the ELF header holds
@@ -94,7 +97,8 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
     std::uint64_t type, min_entsize;
   };
   for (const note_table& t : {note_table{0x20, 0x36, 0x38, 0, 8, 4, 56}, note_table{0x28, 0x3a, 0x3c, 4, 24, 7, 64}}) {
-    const std::uint64_t off = elf_le(header, t.off_at, 8), entsize = elf_le(header, t.entsize_at, 2), num = elf_le(header, t.num_at, 2);
+    const std::uint64_t off = elf_le(header, t.off_at, 8), entsize = elf_le(header, t.entsize_at, 2),
+                        num = elf_le(header, t.num_at, 2);
     if (off == 0 || entsize < t.min_entsize || !detail::pread_exactly(fd.fd, off, entsize * num, table)) continue;
     for (std::uint64_t i = 0; i < num; ++i) {
       const std::size_t e = static_cast<std::size_t>(i * entsize);
@@ -104,7 +108,8 @@ inline expected<std::string, error> read_elf_build_id(const std::string& path, s
       if (!id.empty()) return id;
     }
   }
-  return unexpected(detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
+  return unexpected(
+      detail::no_build_id(src, path, "no NT_GNU_BUILD_ID note in its PT_NOTE segments or SHT_NOTE sections"));
 }
 
 /// The GNU build-id of the loaded object holding `address`, from its mapped image: its PT_NOTE
@@ -123,7 +128,8 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
       return false;
     if (!info.dlpi_name || detail::real_path(info.dlpi_name) != detail::real_path(path)) return true;
     const auto area = [&](const ElfW(Phdr) & ph) {
-      return std::string_view(reinterpret_cast<const char*>(info.dlpi_addr + ph.p_vaddr), static_cast<std::size_t>(ph.p_memsz));
+      return std::string_view(reinterpret_cast<const char*>(info.dlpi_addr + ph.p_vaddr),
+                              static_cast<std::size_t>(ph.p_memsz));
     };
     const auto mapped = [&](const ElfW(Phdr) & note) {  // inside a PT_LOAD: readable memory
       return std::any_of(phdrs, phdrs_end, [&](const ElfW(Phdr) & ph) {
@@ -137,7 +143,8 @@ inline std::string loaded_build_id(const void* address, const std::string& path)
       if (ph->p_type != PT_LOAD || (ph->p_flags & PF_X) != 0 || ph->p_memsz > detail::elf_read_cap) continue;
       const std::string_view seg = area(*ph);  // notes are 4-byte aligned: try each such offset
       for (std::size_t i = (4 - (info.dlpi_addr + ph->p_vaddr) % 4) % 4; i + 16 <= seg.size() && id.empty(); i += 4)
-        if (seg.compare(i + 8, 8, std::string_view("\3\0\0\0GNU\0", 8)) == 0) id = detail::find_gnu_build_id(seg.substr(i));
+        if (seg.compare(i + 8, 8, std::string_view("\3\0\0\0GNU\0", 8)) == 0)
+          id = detail::find_gnu_build_id(seg.substr(i));
     }
     return true;
   });

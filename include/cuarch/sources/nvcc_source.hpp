@@ -43,17 +43,18 @@ inline std::string last_line(std::string_view text) {
 /// Runs `<path> --version` and reads the release. `kind` is source_kind::nvcc or ::ptxas. `env`: the
 /// resolution's snapshot, whose program_environment() the tool gets (nullptr: the process's, copied
 /// at the call, in this thread).
-inline expected<probed_compiler, error> probe_tool_version(std::string path, source_kind kind,
-                                                           discovery how = discovery::explicit_argument,
-                                                           std::chrono::milliseconds timeout = default_tool_timeout,
-                                                           library_path_policy policy = library_path_policy::allow_relative,
-                                                           const std::atomic<bool>* cancel = nullptr, const environment* env = nullptr) {
+inline expected<probed_compiler, error> probe_tool_version(
+    std::string path, source_kind kind, discovery how = discovery::explicit_argument,
+    std::chrono::milliseconds timeout = default_tool_timeout,
+    library_path_policy policy = library_path_policy::allow_relative, const std::atomic<bool>* cancel = nullptr,
+    const environment* env = nullptr) {
   const auto unreadable = [kind](const std::string& what, std::string_view why, int status = 0) {
     return unexpected(detail::file_read_error(kind, what, why, status));
   };
   if (path.empty()) return unreadable("(empty path)", "no program path given");
   if (path.front() != '/') {
-    if (policy != library_path_policy::allow_relative) return unreadable(path, "relative program path refused; pass an absolute path");
+    if (policy != library_path_policy::allow_relative)
+      return unreadable(path, "relative program path refused; pass an absolute path");
     path = detail::absolute_path(path);
     if (path.empty()) return unreadable("(relative path)", "the current directory cannot be read");
   }
@@ -64,7 +65,8 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   }
   if (S_ISDIR(st.st_mode)) return unreadable(path, "is a directory, not a program");
   // exec() refuses these anyway; say why before spawning anything
-  if (!S_ISREG(st.st_mode)) return unreadable(path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
+  if (!S_ISREG(st.st_mode))
+    return unreadable(path, std::string("not a regular file: ").append(detail::file_type_words(st.st_mode)));
   if (::access(path.c_str(), X_OK) != 0) return unreadable(path, "not executable", errno);
 
   process_limits limits;
@@ -76,18 +78,20 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
   if (!run) return unexpected(run.error());
   if (!run->exit_status_lost && run->exit_status != 0) {
     const std::string why = detail::last_line(run->err.empty() ? run->out : run->err);
-    return unexpected(detail::located_error(errc::process_failed, kind, path, path,
-                                            "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why),
-                                            run->exit_status));
+    return unexpected(detail::located_error(
+        errc::process_failed, kind, path, path,
+        "exit status " + std::to_string(run->exit_status) + (why.empty() ? "" : ": " + why), run->exit_status));
   }
   auto version = parse_nvcc_version_output(run->out, kind);
   if (!version) version = parse_nvcc_version_output(run->err, kind);
   // Under SIGCHLD = SIG_IGN the exit status is gone: the output still answers if it names a release.
-  constexpr std::string_view lost = "exit status lost (SIGCHLD is ignored in this process, so the system reaped the child)";
+  constexpr std::string_view lost =
+      "exit status lost (SIGCHLD is ignored in this process, so the system reaped the child)";
   if (!version) {
     if (run->exit_status_lost) {
       std::string why(lost);
-      why.append(run->output_complete ? "; its output names no release: " : "; its output, cut short, names no release: ")
+      why.append(run->output_complete ? "; its output names no release: "
+                                      : "; its output, cut short, names no release: ")
           .append(detail::trim(std::string_view(run->out.empty() ? run->err : run->out).substr(0, 80)));
       return unexpected(detail::located_error(errc::process_failed, kind, path, path, why, -1));
     }
@@ -98,11 +102,12 @@ inline expected<probed_compiler, error> probe_tool_version(std::string path, sou
     return unexpected(e);
   }
   const std::string real = detail::real_path(path);
-  probed_compiler p{
-      {kind, *version, path, how, detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err)},
-      {kind, *version, real.empty() ? path : real, {}}};
+  probed_compiler p{{kind, *version, path, how,
+                     detail::release_line(run->out.find("release ") != std::string::npos ? run->out : run->err)},
+                    {kind, *version, real.empty() ? path : real, {}}};
   if (run->exit_status_lost)
-    p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete" : "; output may be cut short");
+    p.seen.raw.append("; ").append(lost).append(run->output_complete ? "; output complete"
+                                                                     : "; output may be cut short");
   return p;
 }
 
@@ -114,11 +119,13 @@ class tool_source : public probed_source<tool_source<Kind>> {
   /// `env`: the snapshot whose program_environment() the tool runs with; nullopt: the process's,
   /// copied at each probe.
   explicit tool_source(std::string path, discovery how = discovery::explicit_argument,
-                       std::chrono::milliseconds timeout = default_tool_timeout, std::optional<environment> env = std::nullopt)
+                       std::chrono::milliseconds timeout = default_tool_timeout,
+                       std::optional<environment> env = std::nullopt)
       : path_(std::move(path)), how_(how), timeout_(timeout), env_(std::move(env)) {}
 
   expected<probed_compiler, error> probe() const {
-    return probe_tool_version(path_, Kind, how_, timeout_, library_path_policy::allow_relative, nullptr, env_ ? &*env_ : nullptr);
+    return probe_tool_version(path_, Kind, how_, timeout_, library_path_policy::allow_relative, nullptr,
+                              env_ ? &*env_ : nullptr);
   }
 
  private:

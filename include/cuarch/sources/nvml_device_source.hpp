@@ -34,7 +34,9 @@ inline constexpr std::string_view nvml_soname = "libnvidia-ml.so.1";
 struct device_visibility_env {
   std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES
   std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER
-  static device_visibility_env from(const environment& env) { return {env.get("CUDA_VISIBLE_DEVICES"), env.get("CUDA_DEVICE_ORDER")}; }
+  static device_visibility_env from(const environment& env) {
+    return {env.get("CUDA_VISIBLE_DEVICES"), env.get("CUDA_DEVICE_ORDER")};
+  }
 };
 
 /// What a device source read: the devices in CUDA ordinal order, how, and the notes a report shows.
@@ -71,7 +73,13 @@ inline error nvml_call_failed(std::string_view call, int rc, const std::string& 
                                 : rc == 18 ? "libnvidia-ml and the kernel module are different driver versions"
                                            : "";
   error e = errors::library_call_failed(source_kind::driver, call, rc, where);
-  e.raw.append(call).append(": ").append(name.empty() ? "nvmlReturn_t" : "NVML_ERROR_").append(name).append(" (").append_int(rc).append(')');
+  e.raw.append(call)
+      .append(": ")
+      .append(name.empty() ? "nvmlReturn_t" : "NVML_ERROR_")
+      .append(name)
+      .append(" (")
+      .append_int(rc)
+      .append(')');
   if (!hint.empty()) e.raw.append("; ").append(hint);
   return e;
 }
@@ -151,14 +159,16 @@ class nvml_device_source {
     if (!listed) return unexpected(listed.error());
     const std::vector<enumerated_gpu>& all = listed->gpus;
     const device_visibility_env env = env_ ? *env_ : device_visibility_env::from(environment::from_process());
-    const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices, parse_cuda_device_order(env.device_order));
+    const device_visibility vis = apply_cuda_visible_devices(all, env.visible_devices,
+                                                             parse_cuda_device_order(env.device_order));
     const std::string& where = listed->library;
     if (vis.needs_driver) {
-      return unexpected(
-          errors::library_call_failed(source_kind::driver, "CUDA_VISIBLE_DEVICES", 0, where, "NVML cannot answer: " + vis.ended));
+      return unexpected(errors::library_call_failed(source_kind::driver, "CUDA_VISIBLE_DEVICES", 0, where,
+                                                    "NVML cannot answer: " + vis.ended));
     }
     if (vis.duplicate) {  // the driver's cuInit fails outright: say so, not "no device"
-      return unexpected(errors::invalid_environment(source_kind::environment, "CUDA_VISIBLE_DEVICES", *env.visible_devices,
+      return unexpected(errors::invalid_environment(source_kind::environment, "CUDA_VISIBLE_DEVICES",
+                                                    *env.visible_devices,
                                                     vis.ended + ", so no CUDA call can work in this process"));
     }
     device_reading r;
@@ -167,7 +177,8 @@ class nvml_device_source {
     for (std::size_t i = 0; i < vis.devices.size(); ++i) {
       const visible_device& v = vis.devices[i];
       const enumerated_gpu& g = all[v.gpu];
-      r.devices.push_back(device_info{static_cast<int>(i), compute_capability{g.cc_major, g.cc_minor}, g.name, source_kind::driver});
+      r.devices.push_back(
+          device_info{static_cast<int>(i), compute_capability{g.cc_major, g.cc_minor}, g.name, source_kind::driver});
       r.uuids.push_back(v.mig < 0 ? g.uuid : g.mig_uuids[static_cast<std::size_t>(v.mig)]);
     }
     if (!vis.ended.empty()) r.notes.push_back("CUDA_VISIBLE_DEVICES=\"" + *env.visible_devices + "\": " + vis.ended);
@@ -176,7 +187,8 @@ class nvml_device_source {
           "CUDA_DEVICE_ORDER=FASTEST_FIRST (the default) among different GPUs: the driver's order is approximated "
           "by compute capability, highest first; set CUDA_DEVICE_ORDER=PCI_BUS_ID for an exact order");
     if (vis.mig_guessed)
-      r.notes.push_back("MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
+      r.notes.push_back(
+          "MIG devices are enumerated as NVML lists them; CUDA's MIG enumeration is not documented precisely");
     if (r.devices.empty()) {
       error e = errors::no_device(source_kind::driver, {}, "nvmlDeviceGetCount_v2", where);
       e.raw.append("NVML: ").append_int(static_cast<long long>(all.size())).append(" GPU(s)");
@@ -203,12 +215,12 @@ class nvml_device_source {
     if (!lib) return unexpected(lib.error());
     detail::nvml_api api{std::move(*lib)};
     const source_kind k = source_kind::driver;
-    for (auto e :
-         {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),
-          api.lib.bind(api.device_get_count, "nvmlDeviceGetCount_v2", k),
-          api.lib.bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", k),
-          api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
-          api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k), api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
+    for (auto e : {api.lib.bind(api.init, "nvmlInit_v2", k), api.lib.bind(api.shutdown, "nvmlShutdown", k),
+                   api.lib.bind(api.device_get_count, "nvmlDeviceGetCount_v2", k),
+                   api.lib.bind(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", k),
+                   api.lib.bind(api.device_get_cuda_compute_capability, "nvmlDeviceGetCudaComputeCapability", k),
+                   api.lib.bind(api.device_get_name, "nvmlDeviceGetName", k),
+                   api.lib.bind(api.device_get_uuid, "nvmlDeviceGetUUID", k)})
       if (e) return unexpected(std::move(*e));
     // Optional: absent from older libraries (left null). The symbol_not_found errors are ignored.
     api.lib.bind(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", k);
@@ -231,7 +243,9 @@ class nvml_device_source {
     const auto api = load();
     if (!api) return unexpected(api.error());
     const std::string& where = api->lib.path();
-    const auto failed = [&](std::string_view call, int rc) { return unexpected(detail::nvml_call_failed(call, rc, where)); };
+    const auto failed = [&](std::string_view call, int rc) {
+      return unexpected(detail::nvml_call_failed(call, rc, where));
+    };
     const auto session = detail::nvml_session(*api);
     if (!session) return unexpected(session.error());
     api->lib.retain();  // it answered: loaded once per process
@@ -243,7 +257,8 @@ class nvml_device_source {
     bool all_pci = api->device_get_pci_info != nullptr;
     for (unsigned i = 0; i < count; ++i) {
       detail::nvml_device h = nullptr;
-      if (const int rc = api->device_get_handle_by_index(i, &h); rc == 4) {  // NVML_ERROR_NO_PERMISSION: not usable (nor by CUDA)
+      if (const int rc = api->device_get_handle_by_index(i, &h);
+          rc == 4) {  // NVML_ERROR_NO_PERMISSION: not usable (nor by CUDA)
         out.notes.push_back("NVML GPU " + std::to_string(i) + " left out: NVML_ERROR_NO_PERMISSION");
         continue;
       } else if (rc != 0) {
@@ -262,7 +277,8 @@ class nvml_device_source {
       detail::nvml_pci_info p{};
       all_pci = all_pci && api->device_get_pci_info(h, &p) == 0;
       unsigned current = 0, pending = 0, max_migs = 0;
-      if (api->device_get_mig_mode && api->device_get_mig_mode(h, &current, &pending) == 0 && current == 1) {  // NVML_DEVICE_MIG_ENABLE
+      if (api->device_get_mig_mode && api->device_get_mig_mode(h, &current, &pending) == 0 &&
+          current == 1) {  // NVML_DEVICE_MIG_ENABLE
         g.mig_enabled = true;
         if (!api->device_get_max_mig_device_count || !api->device_get_mig_device_handle_by_index)
           out.notes.push_back("NVML GPU " + std::to_string(i) + " is in MIG mode, but this NVML cannot list MIG devices");
@@ -279,7 +295,8 @@ class nvml_device_source {
       }
       found.push_back({{p.domain, p.bus, p.device}, std::move(g)});
     }
-    if (all_pci) std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (all_pci)
+      std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     else if (found.size() > 1)
       out.notes.push_back("NVML gave no PCI bus id for every GPU: NVML's index order is taken as PCI bus order");
     for (auto& f : found) out.gpus.push_back(std::move(f.second));

@@ -70,10 +70,11 @@ inline cuda_version full_version_from_file_name(const std::string& location, con
 
 /// Asks an NVRTC for its version and archs; `location` is its real path, `image` an address inside it
 /// as loaded (the build-id of the code that runs is read there).
-inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location, const std::string& found_as,
-                                                    discovery how, const void* image) {
+inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const std::string& location,
+                                                    const std::string& found_as, discovery how, const void* image) {
   int major = -1, minor = -1;
-  if (const int rc = c.version(&major, &minor); rc != 0) return unexpected(nvrtc_failed("nvrtcVersion", rc, location, c));
+  if (const int rc = c.version(&major, &minor); rc != 0)
+    return unexpected(nvrtc_failed("nvrtcVersion", rc, location, c));
   const auto version = decode_nvrtc_version(major, minor);
   if (!version) {
     error e = version.error();
@@ -90,19 +91,22 @@ inline expected<probed_compiler, error> query_nvrtc(const nvrtc_calls& c, const 
                      "nvrtcVersion: " + std::to_string(major) + "." + std::to_string(minor)},
                     {source_kind::nvrtc, full_version_from_file_name(location, *version), location, {}, build_id}};
   if (!mapped.empty() && on_disk && *on_disk != mapped)
-    p.seen.raw += "; the file " + location + " was replaced after this process loaded it: it now holds build-id " + *on_disk +
-                  ", the loaded library (which keys the cache) has " + mapped + "; restart the process to use the new file";
+    p.seen.raw += "; the file " + location + " was replaced after this process loaded it: it now holds build-id " +
+                  *on_disk + ", the loaded library (which keys the cache) has " + mapped +
+                  "; restart the process to use the new file";
   if (!c.count_archs || !c.archs) {
     p.seen.raw += "; nvrtcGetSupportedArchs: not in this library (NVRTC before 11.2)";
     return p;
   }
   int n = -1;
-  if (const int rc = c.count_archs(&n); rc != 0) return unexpected(nvrtc_failed("nvrtcGetNumSupportedArchs", rc, location, c));
+  if (const int rc = c.count_archs(&n); rc != 0)
+    return unexpected(nvrtc_failed("nvrtcGetNumSupportedArchs", rc, location, c));
   if (n <= 0 || n > 256)
     return unexpected(errors::malformed_output(source_kind::nvrtc, "nvrtcGetNumSupportedArchs", location,
                                                "returned " + std::to_string(n) + " architectures"));
   std::vector<int> archs(static_cast<std::size_t>(n), 0);
-  if (const int rc = c.archs(archs.data()); rc != 0) return unexpected(nvrtc_failed("nvrtcGetSupportedArchs", rc, location, c));
+  if (const int rc = c.archs(archs.data()); rc != 0)
+    return unexpected(nvrtc_failed("nvrtcGetSupportedArchs", rc, location, c));
   p.seen.raw += "; nvrtcGetSupportedArchs:";
   for (const int a : archs) {
     if (!decode_sm_number(a, source_kind::nvrtc))
@@ -134,15 +138,16 @@ inline std::vector<std::string> nvrtc_sonames() {
 }
 
 /// Asks a loaded libnvrtc, bounded by the detection's deadline; `found_as` / `how`: the provenance.
-inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
-  return detail::bounded_call(source_kind::nvrtc, lib.path(), "nvrtcVersion",
-                              [lib, found_as, how]() -> expected<probed_compiler, error> {
-                                const auto calls = detail::nvrtc_calls_of(lib);
-                                if (!calls) return unexpected(calls.error());
-                                auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how, lib.raw_symbol("nvrtcVersion"));
-                                if (p) lib.retain();  // it answered: loaded once per process
-                                return p;
-                              });
+inline expected<probed_compiler, error> probe_nvrtc_library(const dynamic_library& lib, const std::string& found_as,
+                                                            discovery how) {
+  return detail::bounded_call(
+      source_kind::nvrtc, lib.path(), "nvrtcVersion", [lib, found_as, how]() -> expected<probed_compiler, error> {
+        const auto calls = detail::nvrtc_calls_of(lib);
+        if (!calls) return unexpected(calls.error());
+        auto p = detail::query_nvrtc(*calls, lib.path(), found_as, how, lib.raw_symbol("nvrtcVersion"));
+        if (p) lib.retain();  // it answered: loaded once per process
+        return p;
+      });
 }
 
 namespace detail {
@@ -205,7 +210,8 @@ class nvrtc_library_source : public probed_source<nvrtc_library_source> {
 
   library_locator locator_;
   discovery how_ = discovery::explicit_argument;
-  std::shared_ptr<detail::file_answer_memo<probed_compiler>> memo_ = std::make_shared<detail::file_answer_memo<probed_compiler>>();
+  std::shared_ptr<detail::file_answer_memo<probed_compiler>> memo_ =
+      std::make_shared<detail::file_answer_memo<probed_compiler>>();
 };
 
 /// The NVRTC the program links (CUDA::nvrtc), located by dladdr:

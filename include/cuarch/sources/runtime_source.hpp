@@ -15,24 +15,28 @@ CUARCH_BEGIN_NAMESPACE
 inline std::vector<std::string> cudart_sonames() { return sonames_from_newest("libcudart.so", {"libcudart.so.11.0"}); }
 
 /// Asks a loaded libcudart for cudaRuntimeGetVersion, bounded by the detection's deadline.
-inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as, discovery how) {
-  return detail::bounded_call(
-      source_kind::cuda_runtime, lib.path(), "cudaRuntimeGetVersion", [lib, found_as, how]() -> expected<observation, error> {
-        int (*get)(int*) = nullptr;
-        const char* (*text)(int) = nullptr;
-        if (auto e = lib.bind(get, "cudaRuntimeGetVersion", source_kind::cuda_runtime)) return unexpected(std::move(*e));
-        int v = -1;
-        if (const int rc = get(&v); rc != 0) {
-          lib.bind(text, "cudaGetErrorString", source_kind::cuda_runtime);
-          const char* t = text ? text(rc) : nullptr;
-          return unexpected(errors::library_call_failed(source_kind::cuda_runtime, "cudaRuntimeGetVersion", rc, lib.path(), t ? t : ""));
-        }
-        const auto version = detail::reported_version(v, source_kind::cuda_runtime, lib.path());
-        if (!version) return unexpected(version.error());
-        lib.retain();  // it answered: loaded once per process
-        return observation{source_kind::cuda_runtime, *version, found_as.empty() ? lib.path() : found_as, how,
-                           "cudaRuntimeGetVersion: " + std::to_string(v)};
-      });
+inline expected<observation, error> probe_cudart_library(const dynamic_library& lib, const std::string& found_as,
+                                                         discovery how) {
+  return detail::bounded_call(source_kind::cuda_runtime, lib.path(), "cudaRuntimeGetVersion",
+                              [lib, found_as, how]() -> expected<observation, error> {
+                                int (*get)(int*) = nullptr;
+                                const char* (*text)(int) = nullptr;
+                                if (auto e = lib.bind(get, "cudaRuntimeGetVersion", source_kind::cuda_runtime))
+                                  return unexpected(std::move(*e));
+                                int v = -1;
+                                if (const int rc = get(&v); rc != 0) {
+                                  lib.bind(text, "cudaGetErrorString", source_kind::cuda_runtime);
+                                  const char* t = text ? text(rc) : nullptr;
+                                  return unexpected(errors::library_call_failed(
+                                      source_kind::cuda_runtime, "cudaRuntimeGetVersion", rc, lib.path(), t ? t : ""));
+                                }
+                                const auto version = detail::reported_version(v, source_kind::cuda_runtime, lib.path());
+                                if (!version) return unexpected(version.error());
+                                lib.retain();  // it answered: loaded once per process
+                                return observation{source_kind::cuda_runtime, *version,
+                                                   found_as.empty() ? lib.path() : found_as, how,
+                                                   "cudaRuntimeGetVersion: " + std::to_string(v)};
+                              });
 }
 
 /// A dynamically loaded CUDA runtime, from a named file. A version source (`observe()`).

@@ -68,13 +68,15 @@ inline unexpected<error> malformed_file(const std::string& path, std::string_vie
 
 /// Which component a pip/conda package name describes: nvidia_cuda_nvrtc_cu12 -> nvrtc.
 inline source_kind component_of_package(std::string_view name) {
-  for (const auto prefix : {std::string_view("nvidia_cuda_"), std::string_view("nvidia-cuda-"), std::string_view("cuda-")}) {
+  for (const auto prefix :
+       {std::string_view("nvidia_cuda_"), std::string_view("nvidia-cuda-"), std::string_view("cuda-")}) {
     if (!starts_with(name, prefix)) continue;
     std::string_view rest = name.substr(prefix.size());
     const std::size_t cu = rest.find_first_of("_-");
     const std::string_view base = rest.substr(0, cu);
     const std::string_view tail = cu == std::string_view::npos ? std::string_view() : rest.substr(cu + 1);
-    if (!tail.empty() && !(starts_with(tail, "cu") && tail.size() <= 4)) return source_kind::none;  // cuda-nvcc-impl, ..._linux-64
+    if (!tail.empty() && !(starts_with(tail, "cu") && tail.size() <= 4))
+      return source_kind::none;  // cuda-nvcc-impl, ..._linux-64
     if (base == "nvrtc") return source_kind::nvrtc;
     if (base == "nvcc") return source_kind::nvcc;
     if (base == "runtime" || base == "cudart") return source_kind::cuda_runtime;
@@ -104,13 +106,15 @@ inline std::string toolkit_root_of(const std::string& file) {
 }
 
 /// version.json: the "cuda" release, with the nvcc / nvrtc / cudart component releases in raw.
-inline expected<file_observation, error> read_version_json(const std::string& path, discovery how = discovery::explicit_argument) {
+inline expected<file_observation, error> read_version_json(const std::string& path,
+                                                           discovery how = discovery::explicit_argument) {
   const auto text = detail::read_regular_file(path, detail::read_caps::version_json, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   const auto members = detail::json_strings::read(*text);
   if (!members) return detail::malformed_file(path, "version.json", "not valid JSON: " + text->substr(0, 80));
   const auto it = members->find("cuda.version");
-  if (it == members->end()) return detail::malformed_file(path, "version.json", "no \"cuda\": {\"version\": ...} member");
+  if (it == members->end())
+    return detail::malformed_file(path, "version.json", "no \"cuda\": {\"version\": ...} member");
   const auto v = parse_cuda_version(it->second, source_kind::toolkit_files);
   if (!v) return detail::malformed_file(path, "version.json", "cuda.version = '" + it->second + "'");
   std::string raw = "version.json cuda.version " + it->second;
@@ -122,7 +126,8 @@ inline expected<file_observation, error> read_version_json(const std::string& pa
 }
 
 /// version.txt (CUDA 11.0 and older): "CUDA Version 11.0.228".
-inline expected<file_observation, error> read_version_txt(const std::string& path, discovery how = discovery::explicit_argument) {
+inline expected<file_observation, error> read_version_txt(const std::string& path,
+                                                          discovery how = discovery::explicit_argument) {
   const auto text = detail::read_regular_file(path, detail::read_caps::version_txt, source_kind::toolkit_files);
   if (!text) return unexpected(text.error());
   constexpr std::string_view key = "CUDA Version ";
@@ -137,24 +142,29 @@ inline expected<file_observation, error> read_version_txt(const std::string& pat
 }
 
 /// cuda.h's `#define CUDA_VERSION 13000`, in its first read_caps::cuda_h bytes.
-inline expected<file_observation, error> read_cuda_h(const std::string& path, discovery how = discovery::explicit_argument) {
-  const auto text = detail::read_regular_file(path, detail::read_caps::cuda_h, source_kind::toolkit_files, detail::read_extent::prefix);
+inline expected<file_observation, error> read_cuda_h(const std::string& path,
+                                                     discovery how = discovery::explicit_argument) {
+  const auto text = detail::read_regular_file(path, detail::read_caps::cuda_h, source_kind::toolkit_files,
+                                              detail::read_extent::prefix);
   if (!text) return unexpected(text.error());
   std::string_view t(*text);
-  for (std::size_t at = t.find("#define CUDA_VERSION"); at != std::string_view::npos; at = t.find("#define CUDA_VERSION", at + 1)) {
+  for (std::size_t at = t.find("#define CUDA_VERSION"); at != std::string_view::npos;
+       at = t.find("#define CUDA_VERSION", at + 1)) {
     std::string_view rest = t.substr(at + 20);
-    if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;                   // CUDA_VERSION_MAJOR etc.
-    if (rest.find('\n') == std::string_view::npos && t.size() == detail::read_caps::cuda_h) break;  // the line is cut at the cap
+    if (rest.empty() || !(rest.front() == ' ' || rest.front() == '\t')) continue;  // CUDA_VERSION_MAJOR etc.
+    if (rest.find('\n') == std::string_view::npos && t.size() == detail::read_caps::cuda_h)
+      break;  // the line is cut at the cap
     rest = detail::trim(rest.substr(0, rest.find('\n')));
     int n = 0;
     if (!detail::parse_uint(rest, n)) break;
     const auto v = decode_cudart_version(n, source_kind::toolkit_files);
     if (!v) break;
-    return file_observation{{source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)},
-                            source_kind::none};
+    return file_observation{
+        {source_kind::toolkit_files, *v, path, how, "cuda.h: #define CUDA_VERSION " + std::to_string(n)},
+        source_kind::none};
   }
-  return detail::malformed_file(path, "cuda.h",
-                                "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes");
+  return detail::malformed_file(
+      path, "cuda.h", "no '#define CUDA_VERSION <number>' line in the first " + std::to_string(t.size()) + " bytes");
 }
 
 /// "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info" -> nvrtc 12.4.127. nullopt for other packages.
@@ -201,8 +211,10 @@ inline std::vector<expected<file_observation, error>> observe_toolkit_root(const
     return out;
   };
   if (const std::string why = detail::why_no_directory(root); !why.empty()) return not_toolkit(why);
-  if (const std::string f = detail::join(root, "version.json"); detail::exists(f)) out.push_back(read_version_json(f, how));
-  if (const std::string f = detail::join(root, "version.txt"); detail::exists(f)) out.push_back(read_version_txt(f, how));
+  if (const std::string f = detail::join(root, "version.json"); detail::exists(f))
+    out.push_back(read_version_json(f, how));
+  if (const std::string f = detail::join(root, "version.txt"); detail::exists(f))
+    out.push_back(read_version_txt(f, how));
   if (const std::string f = detail::join(root, "include/cuda.h"); detail::exists(f)) {
     out.push_back(read_cuda_h(f, how));
   } else {
@@ -215,7 +227,8 @@ inline std::vector<expected<file_observation, error>> observe_toolkit_root(const
   for (const auto& name : detail::list_dir(detail::join(root, "conda-meta")))
     if (auto o = parse_conda_meta_name(detail::join(root, "conda-meta/" + name), how)) out.emplace_back(std::move(*o));
   if (out.empty())
-    return not_toolkit("no version.json, version.txt, include/cuda.h, dist-info or conda-meta here: not a CUDA toolkit root");
+    return not_toolkit(
+        "no version.json, version.txt, include/cuda.h, dist-info or conda-meta here: not a CUDA toolkit root");
   return out;
 }
 

@@ -74,7 +74,8 @@ inline std::vector<std::string> versioned_files(const std::string& dir, std::str
   std::vector<std::string> hits;
   for (const auto& name : list_dir(dir, prefix))
     if (name.find(".alt.") == std::string::npos) hits.push_back(name);
-  std::sort(hits.begin(), hits.end(), [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
+  std::sort(hits.begin(), hits.end(),
+            [&](const std::string& a, const std::string& b) { return soname_before(a, b, prefix.size()); });
   for (auto& h : hits) h = join(dir, h);
   return one_per_real_path(std::move(hits));
 }

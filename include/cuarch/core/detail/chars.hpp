@@ -12,7 +12,9 @@ CUARCH_BEGIN_NAMESPACE
 namespace detail {
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+constexpr bool is_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 constexpr char to_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
@@ -22,7 +24,9 @@ constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
   return true;
 }
 constexpr bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
-constexpr bool istarts_with(std::string_view s, std::string_view p) noexcept { return iequals(s.substr(0, p.size()), p); }
+constexpr bool istarts_with(std::string_view s, std::string_view p) noexcept {
+  return iequals(s.substr(0, p.size()), p);
+}
 constexpr bool ends_with(std::string_view s, std::string_view p) noexcept {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }

@@ -87,7 +87,8 @@ struct expected_storage<T, E, false> {
   template <class... A>
   explicit expected_storage(unexpect_t, A&&... a) : error_(std::forward<A>(a)...), has_(false) {}
   expected_storage(const expected_storage& o) : has_(o.has_) { construct(o); }
-  expected_storage(expected_storage&& o) noexcept(std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
+  expected_storage(expected_storage&& o) noexcept(
+      std::is_nothrow_move_constructible_v<T>&& std::is_nothrow_move_constructible_v<E>)
       : has_(o.has_) {
     construct(std::move(o));
   }
@@ -125,10 +126,10 @@ class expected {
 
   template <class U = T, std::enable_if_t<std::is_default_constructible_v<U>, int> = 0>
   constexpr expected() : s_(std::in_place) {}
-  template <class U = T,
-            std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, expected> &&
-                                 !std::is_same_v<std::decay_t<U>, std::in_place_t> && !std::is_same_v<std::decay_t<U>, unexpect_t>,
-                             int> = 0>
+  template <class U = T, std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, expected> &&
+                                              !std::is_same_v<std::decay_t<U>, std::in_place_t> &&
+                                              !std::is_same_v<std::decay_t<U>, unexpect_t>,
+                                          int> = 0>
   constexpr expected(U&& v) : s_(std::in_place, std::forward<U>(v)) {}  // NOLINT: implicit like std
   template <class G>
   constexpr expected(const unexpected<G>& u) : s_(unexpect, u.error()) {}  // NOLINT

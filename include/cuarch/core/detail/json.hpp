@@ -220,7 +220,8 @@ inline constexpr std::string_view inspect = "cuarch.inspect/1";  // cuarch inspe
 
 /// "0.1.0": the version of this cuarch (core/version.hpp).
 inline std::string cuarch_version_text() {
-  return std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." + std::to_string(CUARCH_VERSION_PATCH);
+  return std::to_string(CUARCH_VERSION_MAJOR) + "." + std::to_string(CUARCH_VERSION_MINOR) + "." +
+         std::to_string(CUARCH_VERSION_PATCH);
 }
 
 namespace detail {

@@ -23,7 +23,9 @@ struct json_syntax_error {
   std::size_t line = 1;
   std::string what;  // "a lone surrogate \ud800", "duplicate key \"kind\""
   /// "line 2, offset 41: duplicate key \"kind\"".
-  std::string message() const { return "line " + std::to_string(line) + ", offset " + std::to_string(offset) + ": " + what; }
+  std::string message() const {
+    return "line " + std::to_string(line) + ", offset " + std::to_string(offset) + ": " + what;
+  }
 };
 
 /// The one JSON reader (version.json, `kubectl get nodes -o json`), streaming: it hands `h` every
@@ -39,7 +41,8 @@ class json_reader {
  public:
   static std::optional<json_syntax_error> read(std::string_view text, Handler& h) {
     json_reader r(text, h);
-    if (r.value(0) && (r.skip_ws(), r.pos_ == r.text_.size() || r.fail("text after the JSON value"))) return std::nullopt;
+    if (r.value(0) && (r.skip_ws(), r.pos_ == r.text_.size() || r.fail("text after the JSON value")))
+      return std::nullopt;
     json_syntax_error e = std::move(r.error_);
     for (std::size_t i = 0; i < e.offset && i < text.size(); ++i) e.line += text[i] == '\n';
     return e;
@@ -55,7 +58,9 @@ class json_reader {
     return false;
   }
   void skip_ws() {  // RFC 8259's four: space, tab, line feed, carriage return
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) ++pos_;
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+      ++pos_;
   }
   bool eat(char c) {
     skip_ws();
@@ -63,7 +68,10 @@ class json_reader {
     return false;
   }
   static int hex(char c) noexcept {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
   }
   /// The four hex digits after "\u" at pos_, or -1.
   long hex4() {
@@ -100,7 +108,8 @@ class json_reader {
       const std::size_t at = pos_;
       const char c = text_[pos_++];
       if (c == '"') return true;
-      if (static_cast<unsigned char>(c) < 0x20) return fail("a raw control character in a string (it must be escaped)", at);
+      if (static_cast<unsigned char>(c) < 0x20)
+        return fail("a raw control character in a string (it must be escaped)", at);
       if (c != '\\') {
         s += c;
         continue;
@@ -200,7 +209,8 @@ class json_reader {
     if (object) {  // sorted by key, then place: the second of two equal keys is named
       std::sort(keys.begin(), keys.end());
       for (std::size_t i = 1; i < keys.size(); ++i)
-        if (keys[i].first == keys[i - 1].first) return fail("duplicate key \"" + printable(keys[i].first) + "\"", keys[i].second);
+        if (keys[i].first == keys[i - 1].first)
+          return fail("duplicate key \"" + printable(keys[i].first) + "\"", keys[i].second);
     }
     h_.end(path_, object);
     return true;

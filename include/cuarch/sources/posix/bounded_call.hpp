@@ -38,7 +38,8 @@ inline library_bound& this_thread_library_bound() {
 /// Bounds the library calls this thread makes while it lives (detect() sets one).
 class library_deadline_scope {
  public:
-  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call, const std::atomic<bool>* cancel = nullptr)
+  library_deadline_scope(std::chrono::milliseconds total, std::chrono::milliseconds per_call,
+                         const std::atomic<bool>* cancel = nullptr)
       : saved_(this_thread_library_bound()) {
     this_thread_library_bound() = {library_clock::now() + total, per_call, cancel};
   }
@@ -99,7 +100,9 @@ struct bounded_job_base {
     if (abandoned) {  // it returned after all: no longer stuck
       process_lock lock;
       auto& v = stuck_calls();
-      const auto same = [job](const stuck_call& s) { return s.library == job->what.library && s.since == job->what.since; };
+      const auto same = [job](const stuck_call& s) {
+        return s.library == job->what.library && s.since == job->what.since;
+      };
       v.erase(std::remove_if(v.begin(), v.end(), same), v.end());
     }
     job->release();  // still `current`: a library whose last copy it held stays loaded (dynamic_library.hpp)
@@ -148,8 +151,9 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
       if (s.library == library || s.call == "dlopen")  // every question here needs dlopen or dlsym
         return unexpected(stuck_error(
             src, s,
-            s.library == library ? "not called: an earlier call into this library was abandoned at a deadline"
-                                 : "not loaded: the dynamic loader is blocked by an earlier dlopen() abandoned at a deadline"));
+            s.library == library
+                ? "not called: an earlier call into this library was abandoned at a deadline"
+                : "not loaded: the dynamic loader is blocked by an earlier dlopen() abandoned at a deadline"));
   }
   auto until = bound.end;
   if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
@@ -161,10 +165,11 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     // made, rather than made here without a bound, silently (docs/reliability.md).
     const std::string what = job->what.call;
     delete job;  // never started: no other reference
-    return unexpected(errors::library_call_failed(src, "pthread_create for " + what, e, library,
-                                                  "no thread could be started to hold " + what + " in " + library +
-                                                      " to the detection's deadline, so it was not called (" + errno_text(e) +
-                                                      "); free threads or raise the limit (ulimit -u, the cgroup's pids.max)"));
+    return unexpected(
+        errors::library_call_failed(src, "pthread_create for " + what, e, library,
+                                    "no thread could be started to hold " + what + " in " + library +
+                                        " to the detection's deadline, so it was not called (" + errno_text(e) +
+                                        "); free threads or raise the limit (ulimit -u, the cgroup's pids.max)"));
   }
   ::pthread_detach(t);
   // steady_clock is CLOCK_MONOTONIC (libstdc++ and libc++ on Linux): the condition variable's clock.
@@ -182,7 +187,8 @@ auto bounded_call(source_kind src, const std::string& library, std::string call,
     stuck_calls().push_back(s);
   }
   ::pthread_mutex_unlock(&job->m);
-  decltype(fn()) r = done ? std::move(*job->result) : unexpected(stuck_error(src, s, "abandoned at the detection's deadline"));
+  decltype(fn()) r = done ? std::move(*job->result)
+                          : unexpected(stuck_error(src, s, "abandoned at the detection's deadline"));
   job->release();
   return r;
 }

@@ -102,7 +102,8 @@ inline expected<void*, error> bounded_dlopen(const std::string& what, source_kin
   if (!mapped || *mapped) return mapped;
   auto until = bound.end;
   if (bound.per_call.count() > 0) until = std::min(until, library_clock::now() + bound.per_call);
-  if (auto refused = trial_dlopen(what, src, asked_as, flags, until, bound.cancel)) return unexpected(std::move(*refused));
+  if (auto refused = trial_dlopen(what, src, asked_as, flags, until, bound.cancel))
+    return unexpected(std::move(*refused));
   return open(flags);
 }
 
@@ -149,7 +150,8 @@ inline std::optional<error> check_library_file(const std::string& path, source_k
                   " ELF file; this process is " + (own_class == ELFCLASS64 ? "64-bit" : "32-bit"));
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
   constexpr unsigned char own_data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
-  if (static_cast<unsigned char>(h[EI_DATA]) != own_data) return refuse("an ELF file of the other byte order than this process");
+  if (static_cast<unsigned char>(h[EI_DATA]) != own_data)
+    return refuse("an ELF file of the other byte order than this process");
 #endif
   if (h.size() < (own_class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
     return refuse("not an ELF library: the header is cut short");
@@ -194,7 +196,8 @@ inline std::vector<std::string> cached_library_paths(const std::string& soname) 
   const auto by_name = [](const entry& a, const entry& b) { return a.first < b.first; };
   if (memo->file != id) {
     *memo = cache_file{id, {}, {}};
-    if (auto text = read_regular_file("/etc/ld.so.cache", std::size_t{64} << 20, source_kind::none)) memo->text = std::move(*text);
+    if (auto text = read_regular_file("/etc/ld.so.cache", std::size_t{64} << 20, source_kind::none))
+      memo->text = std::move(*text);
     const std::string& c = memo->text;
     const std::size_t base = c.find("glibc-ld.so.cache1.1");
     std::uint32_t n = 0, key = 0, value = 0;
@@ -202,7 +205,8 @@ inline std::vector<std::string> cached_library_paths(const std::string& soname) 
     for (std::size_t e = base + 48; n-- > 0 && e + 24 <= c.size(); e += 24) {
       std::memcpy(&key, &c[e + 4], sizeof key);
       std::memcpy(&value, &c[e + 8], sizeof value);
-      if (base + key < c.size() && base + value < c.size()) memo->entries.emplace_back(&c[base + key], &c[base + value]);
+      if (base + key < c.size() && base + value < c.size())
+        memo->entries.emplace_back(&c[base + key], &c[base + value]);
     }
     std::stable_sort(memo->entries.begin(), memo->entries.end(), by_name);  // stable: the cache's order per name
   }
@@ -291,13 +295,14 @@ inline expected<dynamic_library, error> adopt_library_handle(void* handle, const
 /// Loads a library file by path; a relative one only under allow_relative. Errors (subject: the path
 /// as given): file_unreadable (no regular file) or library_not_found (missing, not a shared object of
 /// this process's kind, refused by the loader).
-inline expected<dynamic_library, error> load_library_file(const std::string& path, source_kind src,
-                                                          library_path_policy policy = library_path_policy::absolute_only) {
+inline expected<dynamic_library, error> load_library_file(
+    const std::string& path, source_kind src, library_path_policy policy = library_path_policy::absolute_only) {
   if (path.empty()) return unexpected(errors::library_not_found(src, "(empty path)", "", "no library path given"));
   std::string abs = path;
   if (path.front() != '/') {
     if (policy != library_path_policy::allow_relative)
-      return unexpected(errors::library_not_found(src, path, path, "relative library path refused; pass an absolute path"));
+      return unexpected(
+          errors::library_not_found(src, path, path, "relative library path refused; pass an absolute path"));
     abs = detail::absolute_path(path);  // empty (refused below) when the current directory is unreadable
   }
   const std::string real = detail::real_path(abs);
@@ -323,19 +328,24 @@ inline expected<dynamic_library, error> load_library_by_name(const std::string& 
   const char* llp = env ? env->find("LD_LIBRARY_PATH") : environment::process_value("LD_LIBRARY_PATH");
   std::string passed_over;
   // The first good file of `dirs` + `suffix` (empty: none), or the error that ends the search.
-  const auto first = [&](const std::vector<std::string>& dirs, const std::string& suffix) -> expected<std::string, error> {
+  const auto first = [&](const std::vector<std::string>& dirs,
+                         const std::string& suffix) -> expected<std::string, error> {
     for (const auto& dir : dirs) {
       const std::string candidate = (dir.empty() ? std::string(".") : dir) + suffix;
       bool foreign = false;
       if (::access(candidate.c_str(), F_OK) != 0) continue;
       if (dir.empty() || dir.front() != '/')  // only LD_LIBRARY_PATH has such entries
-        return unexpected(errors::invalid_environment(
-            src, "LD_LIBRARY_PATH", llp,
-            "entry '" + dir + "' is relative and holds " + soname + "; cuarch does not load libraries from the current directory"));
+        return unexpected(errors::invalid_environment(src, "LD_LIBRARY_PATH", llp,
+                                                      "entry '" + dir + "' is relative and holds " + soname +
+                                                          "; cuarch does not load libraries from the current directory"));
       auto bad = detail::check_library_file(candidate, src, soname, &foreign);
       if (!bad) return candidate;
       if (!foreign) return unexpected(std::move(*bad));
-      passed_over.append(passed_over.empty() ? "" : "; ").append("passed over ").append(candidate).append(": ").append(bad->raw.view());
+      passed_over.append(passed_over.empty() ? "" : "; ")
+          .append("passed over ")
+          .append(candidate)
+          .append(": ")
+          .append(bad->raw.view());
     }
     return std::string();
   };
@@ -379,7 +389,8 @@ inline std::string soname_words(const std::vector<std::string>& sonames) {
   std::string words;
   for (std::size_t i = 0; i < sonames.size(); ++i) {
     const std::string prefix = major_prefix(sonames[i]);
-    if (!prefix.empty() && i + 1 < sonames.size() && major_prefix(sonames[i + 1]) == prefix) continue;  // the run's lowest names it
+    if (!prefix.empty() && i + 1 < sonames.size() && major_prefix(sonames[i + 1]) == prefix)
+      continue;  // the run's lowest names it
     words.append(words.empty() ? "" : ", ").append(sonames[i]).append(prefix.empty() ? "" : " or a newer major");
   }
   return words;
@@ -418,15 +429,16 @@ struct library_locator {
     }
     // Not the first name's own error: that soname (a major ahead of every release) may not exist.
     return unexpected(errors::library_not_found(
-        src, any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version), "loader search",
-        sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
+        src, any_version.empty() ? std::string_view("(no library name)") : std::string_view(any_version),
+        "loader search", sonames.empty() ? "no candidate names" : "the loader has none of " + soname_words(sonames)));
   }
 };
 
 namespace detail {
 /// The CUDA version a library call reported as an int (cudaRuntimeGetVersion, cuDriverGetVersion:
 /// 12080), decoded; the error is located at the library and says what `call` returned.
-inline expected<cuda_version, error> reported_version(int v, source_kind src, const std::string& where, std::string_view call = {}) {
+inline expected<cuda_version, error> reported_version(int v, source_kind src, const std::string& where,
+                                                      std::string_view call = {}) {
   auto version = decode_cudart_version(v, src);
   if (!version) version.error().location = where;
   if (!version && !call.empty()) version.error().raw.append(call).append(" returned ").append_int(v);
@@ -438,8 +450,9 @@ inline expected<cuda_version, error> reported_version(int v, source_kind src, co
 inline std::optional<error> implausible_cc(int major, int minor, std::string_view call, const std::string& where,
                                            const std::string& who) {
   if (major >= 1 && major <= 99 && minor >= 0 && minor <= 9) return std::nullopt;
-  return errors::malformed_output(source_kind::driver, call, where,
-                                  who + " reports compute capability " + std::to_string(major) + "." + std::to_string(minor));
+  return errors::malformed_output(
+      source_kind::driver, call, where,
+      who + " reports compute capability " + std::to_string(major) + "." + std::to_string(minor));
 }
 
 /// A library's answer, kept for a source and its copies while its path names the same file (its
@@ -481,7 +494,8 @@ inline std::vector<std::string> loaded_library_paths(std::string_view prefix) {
   detail::each_loaded_object([&](const dl_phdr_info& info) {
     const std::string_view name(info.dlpi_name ? info.dlpi_name : "");
     const std::string_view file = name.substr(name.rfind('/') + 1);  // npos + 1 == 0: no directory
-    if (!name.empty() && detail::starts_with(file, prefix) && file.find(".alt.") == std::string_view::npos) found.emplace_back(name);
+    if (!name.empty() && detail::starts_with(file, prefix) && file.find(".alt.") == std::string_view::npos)
+      found.emplace_back(name);
     return false;
   });
   return found;

@@ -80,7 +80,8 @@ struct file_identity {
   long long mtime_s = 0;
   long mtime_ns = 0;
   friend bool operator==(const file_identity& a, const file_identity& b) {
-    return a.device == b.device && a.inode == b.inode && a.size == b.size && a.mtime_s == b.mtime_s && a.mtime_ns == b.mtime_ns;
+    return a.device == b.device && a.inode == b.inode && a.size == b.size && a.mtime_s == b.mtime_s &&
+           a.mtime_ns == b.mtime_ns;
   }
   friend bool operator!=(const file_identity& a, const file_identity& b) { return !(a == b); }
 };
@@ -137,7 +138,8 @@ inline std::optional<error> open_regular_file(const std::string& path, source_ki
     const int e = errno;
     return file_read_error(src, path, errno_text(e), e);
   }
-  if (!S_ISREG(st.st_mode)) return file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode)));
+  if (!S_ISREG(st.st_mode))
+    return file_read_error(src, path, std::string("not a regular file: ").append(file_type_words(st.st_mode)));
   return std::nullopt;
 }
 
@@ -149,9 +151,11 @@ inline expected<std::string, error> read_regular_file(const std::string& path, s
   struct stat st {};
   if (auto e = open_regular_file(path, src, fd, st)) return unexpected(std::move(*e));
   const auto too_large = [&] {
-    return unexpected(file_read_error(src, path, "larger than " + std::to_string(cap) + " bytes, the most cuarch reads of this file"));
+    return unexpected(file_read_error(
+        src, path, "larger than " + std::to_string(cap) + " bytes, the most cuarch reads of this file"));
   };
-  if (extent == read_extent::whole_file && st.st_size > 0 && static_cast<unsigned long long>(st.st_size) > cap) return too_large();
+  if (extent == read_extent::whole_file && st.st_size > 0 && static_cast<unsigned long long>(st.st_size) > cap)
+    return too_large();
   // One byte more than the cap tells "exactly cap" from "more" for files whose size fstat does not know.
   const std::size_t want = extent == read_extent::whole_file ? cap + 1 : cap;
   std::string text;

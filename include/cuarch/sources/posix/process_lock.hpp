@@ -95,7 +95,8 @@ class loader_call {
 template <class F>
 void each_loaded_object(F f) {
   process_lock lock;
-  ::dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void* data) -> int { return (*static_cast<F*>(data))(*info); }, &f);
+  ::dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void* data) -> int { return (*static_cast<F*>(data))(*info); },
+                    &f);
 }
 
 class fork_safe_mutex {

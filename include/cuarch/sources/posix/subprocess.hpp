@@ -108,7 +108,8 @@ struct child_plan {
   const int out_w = step == 0 && p.out_w < 3 ? ::fcntl(p.out_w, F_DUPFD, 3) : p.out_w;
   const int err_w = step == 0 && p.err_w < 3 ? ::fcntl(p.err_w, F_DUPFD, 3) : p.err_w;
   const int null_fd = step == 0 ? ::open("/dev/null", O_RDONLY) : -1;  // never wait for our stdin
-  if (step == 0 && (out_w < 0 || err_w < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0))
+  if (step == 0 &&
+      (out_w < 0 || err_w < 0 || null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0))
     step = errno;
   if (step == 0) {
     close_from(3);
@@ -141,7 +142,9 @@ inline void read_available(fd_guard& pipe, std::string& sink, std::size_t max_ou
   for (;;) {
     const ssize_t got = ::read(pipe.fd, buf, sizeof buf);
     if (got > 0) {
-      const std::size_t keep = sink.size() < max_output ? std::min(max_output - sink.size(), static_cast<std::size_t>(got)) : 0;
+      const std::size_t keep = sink.size() < max_output
+                                   ? std::min(max_output - sink.size(), static_cast<std::size_t>(got))
+                                   : 0;
       sink.append(buf, keep);
       if (keep < static_cast<std::size_t>(got)) truncated = true;
       continue;
@@ -156,14 +159,16 @@ inline void read_available(fd_guard& pipe, std::string& sink, std::size_t max_ou
 
 /// Runs argv[0] (an absolute path). Errors, naming the command line and the program: process_failed
 /// (cannot spawn: native_status = errno; killed by a signal: 128 + signal), process_timed_out.
-inline expected<process_result, error> run_process(const std::vector<std::string>& argv, const process_limits& limits = {},
+inline expected<process_result, error> run_process(const std::vector<std::string>& argv,
+                                                   const process_limits& limits = {},
                                                    source_kind src = source_kind::none) {
   using clock = std::chrono::steady_clock;
   // An error naming the command line and the program.
   const auto fail = [&](int status, std::string_view why, errc code = errc::process_failed) {
     std::string line;
     for (const auto& a : argv) line.append(line.empty() ? "" : " ").append(a);
-    return detail::located_error(code, src, line, argv.empty() ? std::string_view() : std::string_view(argv.front()), why, status);
+    return detail::located_error(code, src, line, argv.empty() ? std::string_view() : std::string_view(argv.front()),
+                                 why, status);
   };
   if (argv.empty() || argv.front().empty() || argv.front().front() != '/')
     return unexpected(fail(0, "the program path must be absolute"));
@@ -192,7 +197,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
 
   const auto deadline = clock::now() + limits.timeout;
   volatile int exec_errno = 0;
-  const detail::child_plan plan{argv.front().c_str(), args.data(), envp.data(), out_w.fd, err_w.fd, ::getpid(), &exec_errno};
+  const detail::child_plan plan{argv.front().c_str(), args.data(), envp.data(), out_w.fd, err_w.fd,
+                                ::getpid(),           &exec_errno};
   const pid_t pid = detail::spawn_child(plan);
   const int spawn_errno = pid < 0 ? errno : exec_errno;
   out_w.reset();  // the child holds its own copies; EOF arrives when it (and its children) close them
@@ -232,7 +238,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     int wait = remaining_ms();
     if (wait == 0) {
       stopped = fail(static_cast<int>(limits.timeout.count()),
-                     "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed", errc::process_timed_out);
+                     "no exit within " + std::to_string(limits.timeout.count()) + " ms; killed",
+                     errc::process_timed_out);
       break;
     }
     if (exit_fd.fd < 0) {
@@ -263,7 +270,8 @@ inline expected<process_result, error> run_process(const std::vector<std::string
     ::kill(pid, SIGKILL);
     // SIGKILL ends it at once unless it is stuck in the kernel: wait a bounded while, never forever.
     const auto until = clock::now() + std::chrono::milliseconds(1000);
-    for (int step = 1; detail::reap(pid, status) == detail::reap_state::running && clock::now() < until; step = std::min(step * 2, 64)) {
+    for (int step = 1; detail::reap(pid, status) == detail::reap_state::running && clock::now() < until;
+         step = std::min(step * 2, 64)) {
       pollfd p{exit_fd.fd, POLLIN, 0};
       ::poll(&p, exit_fd.fd >= 0 ? 1 : 0, step);
     }

@@ -60,9 +60,9 @@ inline const r_debug* loader_debug_state() noexcept {
     if (ph[i].p_type == PT_DYNAMIC) dynamic = &ph[i];
   }
   // The load bias: where the headers are, less where they say they are.
-  const ElfW(Dyn)* dyn = self && dynamic
-                             ? reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) - self->p_vaddr + dynamic->p_vaddr)
-                             : nullptr;
+  const ElfW(Dyn)* dyn = self && dynamic ? reinterpret_cast<const ElfW(Dyn)*>(reinterpret_cast<ElfW(Addr)>(ph) -
+                                                                              self->p_vaddr + dynamic->p_vaddr)
+                                         : nullptr;
   for (; dyn && dyn->d_tag != DT_NULL; ++dyn)
     if (dyn->d_tag == DT_DEBUG && dyn->d_un.d_ptr) return reinterpret_cast<const r_debug*>(dyn->d_un.d_ptr);
   return &_r_debug;
@@ -83,8 +83,8 @@ struct trial_outcome {
 inline constexpr int child_setup_failed = 125;
 
 /// One child that dlopen()s `what` and says how it went; `fork_error` is set where none started.
-inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until, const std::atomic<bool>* cancel,
-                                  int& fork_error) {
+inline trial_outcome try_in_child(const std::string& what, int flags, library_clock::time_point until,
+                                  const std::atomic<bool>* cancel, int& fork_error) {
   trial_outcome t;
   fork_error = 0;
   int fds[2];
@@ -121,7 +121,8 @@ inline trial_outcome try_in_child(const std::string& what, int flags, library_cl
       if (!refused) refused = "unknown dynamic loader error";
     }
     const std::string_view head = !refused ? "ok" : *refused ? "no " : "busy";
-    if (::write(to_host, head.data(), head.size()) < 0 || (refused && ::write(to_host, refused, std::strlen(refused)) < 0))
+    if (::write(to_host, head.data(), head.size()) < 0 ||
+        (refused && ::write(to_host, refused, std::strlen(refused)) < 0))
       ::_exit(126);
     ::_exit(0);
   }
@@ -194,19 +195,20 @@ inline std::optional<error> trial_dlopen(const std::string& what, source_kind sr
       process_lock lock;
       hung_trials().push_back(hung_trial{what, file, waited, started});
     }
-    return errors::deadline_exceeded(src, "dlopen in " + what, what,
-                                     t.timed_out ? "dlopen() did not return by the detection's deadline in a child process that tried " +
-                                                       what + " first (killed); it was not loaded into this process"
-                                                 : "another thread of this process was loading a library until the deadline, so " +
-                                                       what + " could not be tried first; it was not loaded");
+    return errors::deadline_exceeded(
+        src, "dlopen in " + what, what,
+        t.timed_out ? "dlopen() did not return by the detection's deadline in a child process that tried " + what +
+                          " first (killed); it was not loaded into this process"
+                    : "another thread of this process was loading a library until the deadline, so " + what +
+                          " could not be tried first; it was not loaded");
   }
   const std::string how = !t.status_known         ? "its exit status was lost (SIGCHLD is ignored)"
                           : WIFSIGNALED(t.status) ? "killed by signal " + std::to_string(WTERMSIG(t.status))
                                                   : "exit status " + std::to_string(WEXITSTATUS(t.status));
   if (t.status_known && WIFEXITED(t.status) && WEXITSTATUS(t.status) == child_setup_failed)
     return errors::library_not_found(src, asked_as, what,
-                                     "the child process that was to try it first could not set up its descriptors (" + how +
-                                         "); it was not loaded into this process");
+                                     "the child process that was to try it first could not set up its descriptors (" +
+                                         how + "); it was not loaded into this process");
   return errors::library_not_found(src, asked_as, what,
                                    "a child process that tried it first ended before dlopen() returned (" + how +
                                        "): a constructor of the library, or of one it needs, ended the process; it was "
