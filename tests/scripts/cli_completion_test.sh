@@ -6,13 +6,7 @@
 # `fish -n`, where installed); man: groff renders it without a warning (where installed).
 # Environment: CUARCH_CLI. Exit 77 (skipped) when it is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

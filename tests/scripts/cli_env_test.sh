@@ -7,16 +7,8 @@
 # Uses fake nvcc scripts (12.8: tests/fixtures/fake-nvcc; 13.0: written here) in toolkit layouts,
 # so it runs anywhere. Environment: CUARCH_CLI, CUARCH_SOURCE_DIR. Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 src="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH PYTORCH_NVCC \
-  FLASHINFER_CUDA_ARCH_LIST FLASHINFER_NVCC FLASHINFER_EXTRA_CUDAFLAGS TVM_FFI_CUDA_ARCH_LIST TRITON_PTXAS_PATH
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; sed 's/^/  stdout: /' "$work/out" >&2; sed 's/^/  stderr: /' "$work/err" >&2; failures=$((failures + 1)); }
 env_() { PATH=/usr/bin:/bin "$cli" env "$@" >"$work/out" 2>"$work/err"; }

@@ -13,16 +13,9 @@
 # installed (scripts/install-deps.sh installs it), said when not. Environment: CUARCH_CLI,
 # CUARCH_SOURCE_DIR, CUARCH_BINARY_DIR. Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 src="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH PYTORCH_NVCC \
-  FLASHINFER_CUDA_ARCH_LIST FLASHINFER_NVCC FLASHINFER_EXTRA_CUDAFLAGS TVM_FFI_CUDA_ARCH_LIST TRITON_PTXAS_PATH CMAKE_COMMAND
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+unset CMAKE_COMMAND
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

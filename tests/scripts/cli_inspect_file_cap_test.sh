@@ -4,13 +4,7 @@
 # the fix, in the text and in the JSON document; before, the files past the cap were dropped without
 # a word and the exit was 0. Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 mkdir "$work/many"
 (cd "$work/many" && seq 100001 | xargs touch) || { echo "FAIL: could not create the files" >&2; exit 1; }
 failures=0

@@ -8,13 +8,7 @@
 set -uo pipefail
 set -m  # background jobs in their own process group, SIGINT not ignored (as in an interactive shell)
 . "$(dirname "${BASH_SOURCE[0]}")/timing_bound.sh"
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 failures=0
 fail() { echo "FAIL: $*" >&2; sed 's/^/  stderr: /' "$work/err" >&2; failures=$((failures + 1)); }
 

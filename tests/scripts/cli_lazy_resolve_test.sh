@@ -8,16 +8,9 @@
 # cases are skipped), CUARCH_SOURCE_DIR. Exit 77 (skipped) when the command line is not built.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/timing_bound.sh"  # prompt_bound_ms: bounds that hold under load
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 src="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 nvrtc="${CUARCH_TEST_NVRTC:-/usr/local/cuda/lib64/libnvrtc.so}"
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 failures=0
 
 # The governing nvcc (fake 12.8) first on PATH; three hanging ones below it.

@@ -5,12 +5,7 @@
 # given by flag or variable.
 # Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 big=$(head -c 97000 /dev/zero | tr '\0' x)
 failures=0
 check() {  # check <what> <expected exit> -- <command...>

@@ -5,15 +5,9 @@
 # library's own spellings. Needs no CUDA (--toolkit and --device-cc are given where it matters).
 # Environment: CUARCH_CLI. Exit 77 (skipped) when it is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 version_hpp="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/include/cuarch/core/version.hpp"
-out="$(mktemp)" err="$(mktemp)"
-trap 'rm -f "$out" "$err"' EXIT
+out="$work/out" err="$work/err"
 failures=0
 
 # expect RC STDOUT_HAS STDERR_HAS -- ARGS...: exit status and text ('' = no check).

@@ -4,18 +4,11 @@
 # gone before the output. A fake nvcc that takes 2 s to answer; a terminal from `script` (util-linux).
 # Environment: CUARCH_CLI. Exit 77 (skipped) when it is not built or `script` is absent.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 if ! command -v script >/dev/null; then
   echo "skipped: no script(1) (util-linux) to give cuarch a terminal" >&2
   exit 77
 fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 

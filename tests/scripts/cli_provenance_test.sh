@@ -12,15 +12,8 @@
 # Needs the real toolkit at /usr/local/cuda for the 13.0 cases (skipped without it).
 # Environment: CUARCH_CLI, CUARCH_SOURCE_DIR (default: this checkout). Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 src="${CUARCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH VIRTUAL_ENV CONDA_PREFIX
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; sed 's/^/  stdout: /' "$work/out" >&2; sed 's/^/  stderr: /' "$work/err" >&2; failures=$((failures + 1)); }
 run() { "$cli" resolve "$@" >"$work/out" 2>"$work/err"; }

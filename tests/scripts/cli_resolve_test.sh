@@ -3,15 +3,9 @@
 # Uses only given compilers and devices (--toolkit, --device-cc), so it needs no CUDA and no GPU.
 # Environment: CUARCH_CLI (the built command line). Exit 77 (skipped) when it is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 failures=0
-out="$(mktemp)" err="$(mktemp)"
-trap 'rm -f "$out" "$err"' EXIT
+out="$work/out" err="$work/err"
 
 # check WANT_EXIT WANT_STDOUT -- ARGS...: runs `cuarch resolve ARGS`, compares exit status and stdout.
 check() {

@@ -10,16 +10,9 @@
 #      a non-zero exit, nothing on stdout, a message naming what happened.
 # Needs a C compiler ($CC, else cc). Environment: CUARCH_CLI. Exit 77 when the CLI is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || { echo "skipped: no C compiler ($cc)" >&2; exit 77; }
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_HOME CUDA_PATH
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; head -c 600 "$work/out" | sed 's/^/  stdout: /' >&2; head -c 600 "$work/err" | sed 's/^/  stderr: /' >&2; failures=$((failures + 1)); }
 

@@ -5,14 +5,7 @@
 # `doctor --format json|text` as every other command (with --json kept), and no build path in the
 # doctor's report. Needs no CUDA. Environment: CUARCH_CLI. Exit 77 (skipped) when it is not built.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 out="$work/out" err="$work/err"
 failures=0
 fail() { echo "FAIL: $*" >&2; sed 's/^/  stdout: /' "$out" >&2; sed 's/^/  stderr: /' "$err" >&2; failures=$((failures + 1)); }

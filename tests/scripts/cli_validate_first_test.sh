@@ -8,14 +8,7 @@
 # a compiler only the hanging-nvcc half runs). Exit 77 (skipped) when the command line is not built.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/timing_bound.sh"  # prompt_bound_ms: bounds that hold under load
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
-unset CUARCH_ARCHS TORCH_CUDA_ARCH_LIST CUDAARCHS CUARCH_NVCC CUARCH_NVRTC CUDACXX CUDA_PATH
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 failures=0
 
 # A toolkit whose nvcc hangs (30 s, longer than any bound asserted here).

@@ -6,11 +6,7 @@
 # Environment: CUARCH_CLI, CUARCH_SOURCE_DIR; CUARCH_LOCAL_CUDA (default /usr/local/cuda) adds
 # scenarios with a real toolkit when it has NVRTC. Exit 77 (skipped) without the CLI or Python 3.
 set -uo pipefail
-cli="${CUARCH_CLI:-}"
-if [[ -z "$cli" || ! -x "$cli" ]]; then
-  echo "skipped: CUARCH_CLI is not set to the built cuarch command line" >&2
-  exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # cli, a hermetic environment, $work
 python=${CUARCH_PYTHON:-python3}
 if ! command -v "$python" >/dev/null 2>&1; then
   echo "skipped: no Python 3 ($python) to validate the documents" >&2
