@@ -22,7 +22,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <string>
 #include <vector>
 #include <thread>
@@ -36,30 +35,6 @@ using cuarch_test::scoped_env;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// Runs `load` on another thread and waits at most one second. When it blocks (in open() of a
-/// FIFO), the test fails and the FIFO is opened for writing once, so the blocked reader gets EOF
-/// and the test process can finish.
-template <class Load>
-auto bounded(Load load, const std::vector<std::string>& fifos = {}) {
-  // A blocked read waits for ever; a refusal takes microseconds (timing_bound.hpp).
-  const auto bound = cuarch_test::prompt_bound(std::chrono::seconds(0), std::chrono::seconds(1));
-  const auto start = std::chrono::steady_clock::now();
-  auto result = std::async(std::launch::async, load);
-  if (result.wait_for(bound) != std::future_status::ready) {
-    FAIL_CHECK("blocked for more than " << bound.count() << " s");
-    // Unblock the reader: a writer that opens and closes the FIFO hands it EOF (repeatedly: the
-    // code under test may block on the next FIFO of the list after this one).
-    for (int i = 0; i < 100 && result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready; ++i)
-      for (const auto& f : fifos) {
-        const int fd = ::open(f.c_str(), O_WRONLY | O_NONBLOCK);
-        if (fd >= 0) ::close(fd);
-      }
-  }
-  auto r = result.get();
-  CHECK(std::chrono::steady_clock::now() - start < bound);
-  return r;
-}
 
 /// A minimal ELF header (64 bytes) of the given class and machine, padded to 4 KiB.
 std::string elf_header(unsigned char cls, std::uint16_t machine, std::uint16_t type = ET_DYN) {
@@ -121,7 +96,8 @@ std::string loader_picks(const std::string& soname, const std::string& llp) {
 std::string cuarch_picks(const std::string& soname, const std::string& llp, const std::vector<std::string>& fifos = {}) {
   cuarch::environment env;
   if (!llp.empty()) env.set("LD_LIBRARY_PATH", llp);
-  const auto l = bounded([&] { return cuarch::load_library_by_name(soname, source_kind::nvrtc, &env); }, fifos);
+  const auto l = cuarch_test::bounded([&] { return cuarch::load_library_by_name(soname, source_kind::nvrtc, &env); },
+                                      fifos);
   if (l) l->retain();  // an NVRTC copy allocates on every load: loaded once
   return l ? "OK " + l->path()
            : "ERR " + std::string(l.error().location.view()) + ": " + std::string(l.error().raw.view());
@@ -160,31 +136,34 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
   SECTION("a FIFO") {
     const std::string fifo = dir + "/libnvrtc.so.13";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    check_refused(bounded([&] { return cuarch::load_library_file(fifo, source_kind::nvrtc); }, {fifo}), fifo,
-                  "not a regular file");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(fifo, source_kind::nvrtc); }, {fifo}),
+                  fifo, "not a regular file");
   }
   SECTION("a directory") {
-    check_refused(bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir,
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(dir, source_kind::nvrtc); }), dir,
                   "not a regular file");
   }
   SECTION("a character device") {
-    check_refused(bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }), "/dev/zero",
-                  "not a regular file");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file("/dev/zero", source_kind::nvrtc); }),
+                  "/dev/zero", "not a regular file");
   }
   SECTION("a text file") {
     const std::string text = dir + "/libtext.so";
     cuarch_test::write_file(text, "INPUT(-lc)\n");
-    check_refused(bounded([&] { return cuarch::load_library_file(text, source_kind::nvrtc); }), text, "not an ELF");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(text, source_kind::nvrtc); }), text,
+                  "not an ELF");
   }
   SECTION("an empty file") {
     const std::string empty = dir + "/libempty.so";
     cuarch_test::write_file(empty, "");
-    check_refused(bounded([&] { return cuarch::load_library_file(empty, source_kind::nvrtc); }), empty, "not an ELF");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(empty, source_kind::nvrtc); }), empty,
+                  "not an ELF");
   }
   SECTION("a 32-bit ELF") {
     const std::string elf32 = dir + "/lib32.so";
     cuarch_test::write_file(elf32, elf_header(ELFCLASS32, EM_386));
-    check_refused(bounded([&] { return cuarch::load_library_file(elf32, source_kind::nvrtc); }), elf32, "32-bit");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(elf32, source_kind::nvrtc); }), elf32,
+                  "32-bit");
   }
   SECTION("an ELF of another machine") {
     const std::string other = dir + "/libother.so";
@@ -193,7 +172,8 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
 #else
     cuarch_test::write_file(other, elf_header(ELFCLASS64, EM_S390));
 #endif
-    check_refused(bounded([&] { return cuarch::load_library_file(other, source_kind::nvrtc); }), other, "machine");
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(other, source_kind::nvrtc); }), other,
+                  "machine");
   }
   SECTION("an ELF that is not a shared object (a relocatable .o)") {
     const std::string obj = dir + "/libobj.so";
@@ -204,7 +184,7 @@ TEST_CASE("files that are no loadable library are refused by path, before dlopen
 #else
     SKIP("no ELF machine number known for this platform");
 #endif
-    check_refused(bounded([&] { return cuarch::load_library_file(obj, source_kind::nvrtc); }), obj,
+    check_refused(cuarch_test::bounded([&] { return cuarch::load_library_file(obj, source_kind::nvrtc); }), obj,
                   "not a shared object");
   }
 }
@@ -217,10 +197,12 @@ TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never op
   SECTION("a FIFO named like the library") {
     const std::string fifo = dir + "/libnvrtc.so.13";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    const auto l = bounded([&] { return cuarch::load_library_by_name("libnvrtc.so.13", source_kind::nvrtc); }, {fifo});
+    const auto l = cuarch_test::bounded(
+        [&] { return cuarch::load_library_by_name("libnvrtc.so.13", source_kind::nvrtc); }, {fifo});
     check_refused(l, fifo, "not a regular file");
     // The first-found search stops there too: the loader would have opened that FIFO.
-    const auto first = bounded([&] { return cuarch::nvrtc_library_source::from_loader().compiler(); }, {fifo});
+    const auto first = cuarch_test::bounded([&] { return cuarch::nvrtc_library_source::from_loader().compiler(); },
+                                            {fifo});
     REQUIRE_FALSE(first);
     CHECK(first.error().location.view() == fifo);
   }
@@ -228,7 +210,8 @@ TEST_CASE("by SONAME: a bad file on LD_LIBRARY_PATH is refused by path, never op
       "a text file ends the search, as it ends the loader's; a 32-bit build is passed over, and named when nothing else is found") {
     const std::string text = dir + "/libcuarch-test-text.so.1";
     cuarch_test::write_file(text, "not a library\n");
-    const auto t = bounded([&] { return cuarch::load_library_by_name("libcuarch-test-text.so.1", source_kind::nvrtc); });
+    const auto t = cuarch_test::bounded(
+        [&] { return cuarch::load_library_by_name("libcuarch-test-text.so.1", source_kind::nvrtc); });
     check_refused(t, text, "not an ELF");
     const std::string elf32 = dir + "/libcuarch-test-32.so.1";
     cuarch_test::write_file(elf32, elf_header(ELFCLASS32, EM_386));
@@ -330,9 +313,9 @@ TEST_CASE("one locator for NVRTC, the runtime and the driver", "[dynamic_library
   const std::string dir = cuarch_test::make_temp_dir("locator");
   const std::string fifo = dir + "/libfifo.so";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  const auto nvrtc = bounded([&] { return cuarch::nvrtc_library_source(fifo).compiler(); }, {fifo});
-  const auto runtime = bounded([&] { return cuarch::cuda_runtime_source(fifo).observe(); }, {fifo});
-  const auto driver = bounded([&] { return cuarch::driver_library_source(fifo).driver_version(); }, {fifo});
+  const auto nvrtc = cuarch_test::bounded([&] { return cuarch::nvrtc_library_source(fifo).compiler(); }, {fifo});
+  const auto runtime = cuarch_test::bounded([&] { return cuarch::cuda_runtime_source(fifo).observe(); }, {fifo});
+  const auto driver = cuarch_test::bounded([&] { return cuarch::driver_library_source(fifo).driver_version(); }, {fifo});
   REQUIRE_FALSE(nvrtc);
   REQUIRE_FALSE(runtime);
   REQUIRE_FALSE(driver);

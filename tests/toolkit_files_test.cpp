@@ -14,7 +14,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <string>
 #include <vector>
 
@@ -254,29 +253,6 @@ TEST_CASE("wrapper scripts that exec a compiler are that compiler", "[files]") {
 }
 
 namespace {
-/// Runs `read` on another thread; fails the test when it takes a second or more (a FIFO opened
-/// for reading blocks in open() until a writer comes: after the second, the test opens it for
-/// writing once, so the blocked reader gets EOF and the test process can finish).
-template <class Read>
-auto bounded_read(Read read, const std::vector<std::string>& fifos = {}) {
-  // A blocked read waits for ever; a refusal takes microseconds (timing_bound.hpp).
-  const auto bound = cuarch_test::prompt_bound(std::chrono::seconds(0), std::chrono::seconds(1));
-  const auto start = std::chrono::steady_clock::now();
-  auto result = std::async(std::launch::async, read);
-  if (result.wait_for(bound) != std::future_status::ready) {
-    FAIL_CHECK("blocked for more than " << bound.count() << " s");
-    // Unblock the reader: a writer that opens and closes the FIFO hands it EOF (repeatedly: the
-    // code under test may block on the next FIFO of the list after this one).
-    for (int i = 0; i < 100 && result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready; ++i)
-      for (const auto& f : fifos) {
-        const int fd = ::open(f.c_str(), O_WRONLY | O_NONBLOCK);
-        if (fd >= 0) ::close(fd);
-      }
-  }
-  auto r = result.get();
-  CHECK(std::chrono::steady_clock::now() - start < bound);
-  return r;
-}
 
 void check_unreadable(const cuarch::expected<cuarch::file_observation, cuarch::error>& o, const std::string& path,
                       std::string_view words) {
@@ -296,7 +272,7 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
     for (const char* name : {"version.json", "version.txt", "cuda.h"}) {
       const std::string fifo = dir + "/" + name;
       REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-      check_unreadable(bounded_read(
+      check_unreadable(cuarch_test::bounded(
                            [&] {
                              const std::string_view n(name);
                              return n == "version.json"  ? cuarch::read_version_json(fifo)
@@ -307,26 +283,27 @@ TEST_CASE("toolkit files that are FIFOs, directories, devices or huge: typed err
                        fifo, "not a regular file");
     }
     // A toolkit root holding them: each an error in the list, none a hang.
-    const auto seen = bounded_read([&] { return cuarch::observe_toolkit_root(dir); },
-                                   {dir + "/version.json", dir + "/version.txt", dir + "/cuda.h"});
+    const auto seen = cuarch_test::bounded([&] { return cuarch::observe_toolkit_root(dir); },
+                                           {dir + "/version.json", dir + "/version.txt", dir + "/cuda.h"});
     REQUIRE(seen.size() == 2);  // version.json, version.txt (include/cuda.h is not where cuda.h is looked for)
     for (const auto& o : seen) CHECK_FALSE(o);
   }
   SECTION("a directory named version.json") {
     const std::string d = dir + "/version.json";
     std::filesystem::create_directory(d);
-    check_unreadable(bounded_read([&] { return cuarch::read_version_json(d); }), d, "not a regular file");
+    check_unreadable(cuarch_test::bounded([&] { return cuarch::read_version_json(d); }), d, "not a regular file");
   }
   SECTION("/dev/zero as cuda.h and as version.json") {
-    check_unreadable(bounded_read([&] { return cuarch::read_cuda_h("/dev/zero"); }), "/dev/zero", "not a regular file");
-    check_unreadable(bounded_read([&] { return cuarch::read_version_json("/dev/zero"); }), "/dev/zero",
+    check_unreadable(cuarch_test::bounded([&] { return cuarch::read_cuda_h("/dev/zero"); }), "/dev/zero",
+                     "not a regular file");
+    check_unreadable(cuarch_test::bounded([&] { return cuarch::read_version_json("/dev/zero"); }), "/dev/zero",
                      "not a regular file");
   }
   SECTION("a huge version.json is refused by its size, without reading it") {
     const std::string huge = dir + "/version.json";
     { std::ofstream(huge, std::ios::binary) << "{"; }
     std::filesystem::resize_file(huge, std::uintmax_t(8) << 30);  // 8 GiB, sparse
-    check_unreadable(bounded_read([&] { return cuarch::read_version_json(huge); }), huge, "larger than");
+    check_unreadable(cuarch_test::bounded([&] { return cuarch::read_version_json(huge); }), huge, "larger than");
   }
 }
 
@@ -335,7 +312,7 @@ TEST_CASE("cuda.h is read only as far as its CUDA_VERSION line", "[files]") {
   // The define near the top, then more than the cap of filler: found, without reading the rest.
   cuarch_test::write_file(dir + "/cuda.h",
                           "#ifndef __cuda_cuda_h__\n#define CUDA_VERSION 13000\n" + std::string(8 << 20, ' ') + "\n");
-  const auto h = bounded_read([&] { return cuarch::read_cuda_h(dir + "/cuda.h"); });
+  const auto h = cuarch_test::bounded([&] { return cuarch::read_cuda_h(dir + "/cuda.h"); });
   REQUIRE(h);
   CHECK(h->seen.version == cuda_version{13, 0, -1});
   // A define beyond the cap is not looked for: malformed, and the error says how far it read.
