@@ -112,6 +112,13 @@ TEST_CASE("a named toolkit and named devices: nothing is detected", "[front_door
   REQUIRE(done.compiler);
   CHECK(done.compiler->compiler.kind == cuarch::source_kind::knowledge_table);
   CHECK(done.compiler->found.empty());  // a release given by version was not found anywhere
+  CHECK(done.compiler->how == "explicit argument");
+  CHECK(done.compiler->origin == "toolkit=13.0");
+  CHECK(done.used == cuarch::compile_path::nvcc);
+  o.output = cuarch::output_format::nvrtc;  // NVRTC output: NVRTC decides (compile_path::automatic)
+  const auto jit = cuarch::resolve_here(o);
+  CHECK_FALSE(jit.usage);
+  CHECK(jit.used == cuarch::compile_path::nvrtc);
 }
 
 TEST_CASE("a detected nvcc that cannot build the request: the failure names it and how it was found", "[front_door]") {
@@ -172,6 +179,7 @@ TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warn
   const auto done = cuarch::resolve_here(o);
   REQUIRE(done.result);
   CHECK(cuarch::nvcc_flags(done.result->targets) == "-gencode=arch=compute_120f,code=sm_120f");
+  CHECK(done.used == cuarch::compile_path::nvcc);
   // Who decided and how, in parts, as the document carries them to every front end (Python's Compiler).
   REQUIRE(done.compiler);
   CHECK(done.compiler->how == "environment");

@@ -304,6 +304,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     out.result = unexpected(resolution_failure{plan.error(), {}});
     return out;
   }
+  out.used = plan->jit ? compile_path::nvrtc : compile_path::nvcc;
   out.found = plan->detect ? std::optional<detection>(detect(*plan->detect)) : std::nullopt;
   const detection* d = out.found ? &*out.found : nullptr;
   const detail::door_answers answers = detail::answer_sources(o, *plan, d);
