@@ -23,31 +23,20 @@ outcome env(const std::string& tool, const std::string& format, const std::strin
     return cuarch::env_json(*t, cuarch::resolve_outcome{}, cuarch::unexpected(e));
   };
   if (auto bad = read_options(options, env, o, document)) return *bad;
-  if (auto bad = cuarch::options_for_tool(*t, o)) return usage(*bad);
-  const cuarch::environment& snapshot = *o.env_snapshot;
   o.cancel = cancel;  // Ctrl-C / interpreter exit (cuarch_ext.cpp)
-  const cuarch::resolve_outcome done = cuarch::resolve_here(o);
-  if (done.usage) return usage(*done.usage);
-  const auto result = cuarch::tool_env_for(*t, done, snapshot, cmake_version);
+  const cuarch::env_outcome got = cuarch::env_here(*t, *f, o, cmake_version);
+  if (got.usage) return usage(*got.usage);
   outcome out;
-  out.json = cuarch::env_json(*t, done, result);
-  if (!result) {
-    const cuarch::error& e = done.result ? result.error() : done.result.error().summary;
+  out.json = got.json;
+  if (got.refused) {
     out.kind = outcome::failed;
-    out.code = code_name(e.code);
-    out.input_error = is_input_error(e.code);
-    out.message = done.result ? e.message(python_speller) : done.result.error().message(python_speller);
+    out.code = code_name(got.refused->code);
+    out.input_error = is_input_error(got.refused->code);
+    out.message = got.refusal;
     return out;
   }
-  if (*f == cuarch::env_format::json) out.text = out.json + "\n";
-  else if (const auto lines = cuarch::env_lines(*result, *f)) out.text = *lines;
-  else {
-    out.kind = outcome::failed;
-    out.code = code_name(lines.error().code);
-    out.message = lines.error().message(python_speller);
-    return out;
-  }
-  out.strict_failed = done.strict && !result->warnings.empty();
+  out.text = *got.text;
+  out.strict_failed = got.strict_failed;
   return out;
 }
 

@@ -71,42 +71,30 @@ int run_env(const env_flags& flags) {
     return usage_error(command_name, "--cmake-version is for --for cmake only");
   cuarch::resolve_options o;
   if (const auto bad = flags.options.read(o)) return usage_error(command_name, *bad);
-  if (const auto bad = cuarch::options_for_tool(*tool, o)) return usage_error(command_name, *bad);
-  // One snapshot: what detection reads and the tool's own variables, judged against the answer.
-  cuarch::environment env = cuarch::environment::from_process();
-  for (const auto name : cuarch::tool_variables)
-    if (const char* v = cuarch::environment::process_value(std::string(name).c_str())) env.set(std::string(name), v);
-  o.env_snapshot = env;
-  const cuarch::resolve_outcome done = [&] {
+  const cuarch::env_outcome got = [&] {
     const detecting scope;  // stdout is the output's; Ctrl-C kills the probe and ends cuarch (cli.hpp)
     o.cancel = &interrupted;
     o.progress = scope.progress();
-    return cuarch::resolve_here(o);
+    return cuarch::env_here(*tool, *format, o, flag_set::get(flags.cmake_version).value_or(""));
   }();
-  if (done.usage) return usage_error(command_name, *done.usage);
-  const auto result = cuarch::tool_env_for(*tool, done, env, flag_set::get(flags.cmake_version).value_or(""));
+  if (got.usage) return usage_error(command_name, *got.usage);
   const std::string who = fmt::format("cuarch env --for {}", cuarch::to_string(*tool));
-  for (const auto& n : done.notes) print_to(stderr, "{}: note: {}\n", who, say(n));
-  const auto& warnings = result ? result->warnings : done.warnings;
-  for (const auto& w : warnings)
+  for (const auto& n : got.done.notes) print_to(stderr, "{}: note: {}\n", who, say(n));
+  for (const auto& w : got.warnings())
     print_to(stderr, "{}: warning: {} ({}): {}\n", who, say(w.what), w.kind, say(w.meaning));
-  if (*format == cuarch::env_format::json) print_to(stdout, "{}\n", cuarch::env_json(*tool, done, result));
+  if (*format == cuarch::env_format::json) print_to(stdout, "{}\n", got.json);
   // A refusal prints what makes its consumer fail too (an eval of it returns non-zero), never nothing.
-  const auto refuse = [&](const std::string& why, int status) {
+  const auto refuse = [&](const std::string& why) {
     print_to(stderr, "{}: {}\n", who, say(why));
-    print_to(stdout, "{}", cuarch::env_refused_lines(*format));
-    return status;
+    if (*format != cuarch::env_format::json) print_to(stdout, "{}", cuarch::env_refused_lines(*format));
+    return got.exit_status();
   };
-  if (!result)
-    return refuse(done.result ? result.error().message(done.spelling) : done.result.error().message(done.spelling),
-                  done.result ? cuarch::exit_status(result.error().code) : done.exit_status());
-  for (const auto& n : result->notes) print_to(stderr, "{}: note: {}\n", who, say(n));
-  if (done.strict && !result->warnings.empty())
-    return refuse(fmt::format("--strict: {} warning(s) above; exit 1", result->warnings.size()), exit_failed);
-  if (*format == cuarch::env_format::json) return exit_ok;
-  const auto lines = cuarch::env_lines(*result, *format);
-  if (!lines) return refuse(lines.error().message(done.spelling), exit_failed);
-  print_to(stdout, "{}", *lines);
+  if (got.refused && !got.result) return refuse(got.refusal);
+  for (const auto& n : got.result->notes) print_to(stderr, "{}: note: {}\n", who, say(n));
+  if (got.strict_failed)
+    return refuse(fmt::format("--strict: {} warning(s) above; exit 1", got.result->warnings.size()));
+  if (got.refused) return refuse(got.refusal);
+  if (*format != cuarch::env_format::json) print_to(stdout, "{}", *got.text);
   return exit_ok;
 }
 

@@ -79,6 +79,35 @@ CUARCH_FUNC std::string env_refused_lines(env_format format);
 /// The cuarch.env/1 document (docs/json.md); for a failed `result`, "ok": false and the error.
 CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, const expected<tool_env, error>& result);
 
+/// What came of one env_here() call. Nothing is printed and nothing thrown: the caller words it.
+struct env_outcome {
+  std::optional<std::string> usage;  // the options do not fit the tool (in o.spelling): nothing was done
+  resolve_outcome done;              // the front door's answer
+  expected<tool_env, error> result{unexpected(error{})};  // the variables, or why there are none
+  std::string json;                                       // the cuarch.env/1 document, either way
+  /// What the format prints (json: the document and a newline); nullopt where something refused:
+  std::optional<std::string> text;
+  std::optional<error> refused;  // what refused: the resolution's summary, the tool's or the format's error
+  std::string refusal;           // that refusal in words (done.spelling; a resolution's whole message)
+  bool strict_failed = false;    // strict, and warnings bear on the answer: `text` stays, exit 1
+
+  /// The warnings that bear on the answer (the tool's, which hold the door's, once it answered).
+  const std::vector<resolution_warning>& warnings() const { return result ? result->warnings : done.warnings; }
+  /// 0 the variables; 1 refused or strict_failed; 2 usage or malformed input (as resolve_outcome).
+  int exit_status() const noexcept {
+    if (usage) return 2;
+    if (!done.result) return done.exit_status();
+    if (refused) return cuarch::exit_status(refused->code);
+    return strict_failed ? 1 : 0;
+  }
+};
+
+/// `cuarch env --for TOOL` whole, for every front end: options_for_tool, resolve_here() against one
+/// snapshot that holds the tool's own variables too (o.env_snapshot, else this process's), tool_env_for,
+/// and the text `format` prints, or the one error that refused.
+CUARCH_FUNC env_outcome env_here(env_tool tool, env_format format, resolve_options o,
+                                 std::string_view cmake_version = {});
+
 CUARCH_END_NAMESPACE
 
 #if CUARCH_DEFINITIONS
@@ -440,6 +469,38 @@ CUARCH_FUNC std::string env_json(env_tool tool, const resolve_outcome& done, con
   if (result) notes.insert(notes.end(), result->notes.begin(), result->notes.end());
   w.key("notes").value(notes).end_object();
   return w.str();
+}
+
+CUARCH_FUNC env_outcome env_here(env_tool tool, env_format format, resolve_options o, std::string_view cmake_version) {
+  env_outcome out;
+  if ((out.usage = options_for_tool(tool, o))) return out;
+  if (!o.env_snapshot) {  // what detection reads and the tool's own variables, judged against the answer
+    environment env = environment::from_process();
+    for (const auto name : tool_variables)
+      if (const char* v = environment::process_value(std::string(name).c_str())) env.set(std::string(name), v);
+    o.env_snapshot = std::move(env);
+  }
+  out.done = resolve_here(o);
+  if ((out.usage = out.done.usage)) return out;
+  out.result = tool_env_for(tool, out.done, *o.env_snapshot, cmake_version);
+  out.json = env_json(tool, out.done, out.result);
+  const auto refuse = [&](const error& e, std::string words) {
+    out.refused = e;
+    out.refusal = std::move(words);
+    return std::move(out);
+  };
+  if (!out.done.result)
+    return refuse(out.done.result.error().summary, out.done.result.error().message(out.done.spelling));
+  if (!out.result) return refuse(out.result.error(), out.result.error().message(out.done.spelling));
+  out.strict_failed = out.done.strict && !out.result->warnings.empty();
+  if (format == env_format::json) {
+    out.text = out.json + "\n";
+    return out;
+  }
+  auto lines = env_lines(*out.result, format);
+  if (!lines) return refuse(lines.error(), lines.error().message(out.done.spelling));
+  out.text = std::move(*lines);
+  return out;
 }
 
 CUARCH_END_NAMESPACE

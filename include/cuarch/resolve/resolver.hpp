@@ -44,8 +44,8 @@ inline error with_origin(error e, const request_origin& origin) {
 }  // namespace detail
 
 /// The request as resolution reads it, parsed: a malformed one is the error resolution would give
-/// (naming the environment variable it came from). Callers that must refuse malformed input before
-/// detecting anything (the command line, Python) call this first.
+/// (naming the environment variable it came from). read_and_parse() reads and calls it, once per
+/// resolution; a caller that must refuse malformed input before detecting anything calls that.
 inline expected<parsed_arch_list, error> parse_request(const effective_request& req) {
   auto parsed = parse_arch_list(req.list, req.dialect);
   // One object returned on every path: g++ then constructs it in place instead of copying the ~3 KB
