@@ -78,7 +78,7 @@ class _CompilerInfoRequired(TypedDict):
 
 class CompilerInfo(_CompilerInfoRequired, total=False):
     """Schema: cuarch.resolve-1.schema.json#/$defs/compiler. Members not always present: location,
-    supported_sm_numbers, path, found."""
+    supported_sm_numbers, path, found, how, origin, why."""
     location: str
     supported_sm_numbers: list[int] | None
     path: str
@@ -87,6 +87,13 @@ class CompilerInfo(_CompilerInfoRequired, total=False):
     found: str | None
     """how it was found, e.g. "PATH /usr/bin (first on PATH: ...)"; null for a release given by version; in
     failure documents, and in success documents that know the compiler"""
+    how: str | None
+    """the route's kind, as detection names it: "PATH", "environment", "explicit argument", "already loaded",
+    ...; null where nothing says (a failure's compiler known by value only)"""
+    origin: str | None
+    """the route itself: "CUDA_HOME=/opt/cuda", "toolkit=13.0" (a release given by version)"""
+    why: str | None
+    """why this compiler governs (the compiler that decided; null for an alternative)"""
 
 
 class Target(TypedDict):

@@ -127,6 +127,11 @@ def test_python_prefix_names_a_wheel_environment(nvrtc_12_4, tmp_path):
     os.symlink(nvrtc_12_4, lib_dir / "libnvrtc.so.12")
     r = cuarch.resolve("9.0a", compiler="nvrtc", python_prefix=str(tmp_path))
     assert r.compiler.kind == "NVRTC" and r.compiler.version.startswith("12.4"), r.compiler
+    # How it was found is the document's, in parts (issue 34: Python rebuilds nothing it carries).
+    c = r.as_dict()["compiler"]
+    assert (r.compiler.how, r.compiler.origin, r.compiler.why) == (c["how"], c["origin"], c["why"])
+    assert r.compiler.origin.startswith("python prefix") or str(tmp_path) in r.compiler.origin, r.compiler
+    assert r.compiler.why, r.compiler
 
 
 def test_defaults_are_the_librarys():
