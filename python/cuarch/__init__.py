@@ -23,16 +23,34 @@ Every call releases the GIL while the library works, and calls may run in many t
 The command line is `cuarch` (or `python -m cuarch`); docs in README.md.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import warnings
-from typing import Any, Dict, Iterable, List, Literal, Optional, Tuple, TypeAlias, Union, overload
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Tuple, TypeAlias, Union, overload
 
-from . import _cuarch, _too_late, documents
+from . import _cuarch, _too_late
 from ._errors import ResolveError, ResolveFailure, ResolveInputError, raise_for
 from ._result import Compiler, Resolution, os_text
-from .documents import DoctorDocument, InspectDocument, ResolveDocumentOk
+
+if TYPE_CHECKING:  # loaded on first use at run time (__getattr__ below): a resolve does not need them
+    from . import documents
+    from .documents import DoctorDocument, InspectDocument, ResolveDocumentOk
+
+_DOCUMENT_TYPES = ("DoctorDocument", "InspectDocument", "ResolveDocumentOk")
+
+
+def __getattr__(name: str) -> Any:
+    """cuarch.documents and the document types it re-exports, imported on first use (PEP 562):
+    they are TypedDicts for type checkers, and `import cuarch` need not pay for them."""
+    if name == "documents" or name in _DOCUMENT_TYPES:
+        import importlib  # not `from . import documents`: that asks this __getattr__ again
+
+        module = importlib.import_module(".documents", __name__)
+        return module if name == "documents" else getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __version__: str = _cuarch.__version__
 

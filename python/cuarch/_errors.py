@@ -12,11 +12,15 @@ An argument cuarch's API does not know at all (policy="bogus", compiler="clang")
 ValueError, and a wrong type a TypeError: those are mistakes in the call, not answers of the library.
 """
 
+from __future__ import annotations
+
 import json
-from typing import Any, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type
 
 from . import _cuarch
-from .documents import ErrorObject
+
+if TYPE_CHECKING:  # the documents' types are for checkers: importing them costs every `import cuarch`
+    from .documents import ErrorObject
 
 
 class ResolveError(Exception):

@@ -5,13 +5,17 @@ include/cuarch/resolve/outputs.hpp), how the compiler was found included, so the
 `cuarch resolve --format json` cannot disagree.
 """
 
+from __future__ import annotations
+
 import json
 import os
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional
 
 from . import _cuarch
 from ._errors import from_error_object
-from .documents import Diagnostic, ErrorObject, ResolveDocumentOk, ResolveRequest, WarningInfo
+
+if TYPE_CHECKING:  # the documents' types are for checkers: importing them costs every `import cuarch`
+    from .documents import Diagnostic, ErrorObject, ResolveDocumentOk, ResolveRequest, WarningInfo
 
 
 def os_text(member: Dict[str, Any], key: str) -> Any:

@@ -11,7 +11,7 @@ import pytest
 
 import cuarch
 import cuarch.documents
-from conftest import REPO
+from conftest import REPO, run_python
 
 GENERATOR = os.path.join(REPO, "python", "documents_from_schemas.py")
 SCHEMAS = os.path.join(REPO, "docs", "schema")
@@ -86,3 +86,21 @@ def test_the_documents_returned_have_the_members_of_their_types(tmp_path):
         cuarch.resolve("8.0a", toolkit="12.8")
     members(cuarch.documents.ErrorObject, raised.value.error)
     members(cuarch.documents.ResolveDocumentFailed, json.loads(raised.value.to_json()))
+
+
+def test_import_cuarch_leaves_the_documents_to_first_use():
+    """Issue 34: `import cuarch` does not import what a resolve does not need. The TypedDicts are for
+    type checkers; they load when a program first names them, and they are the same objects then."""
+    done = run_python(
+        "import sys, cuarch\n"
+        "print('cuarch.documents' in sys.modules)\n"
+        "r = cuarch.resolve('9.0a', toolkit='12.8')\n"
+        "print('cuarch.documents' in sys.modules)\n"
+        "print(cuarch.InspectDocument is cuarch.documents.InspectDocument and 'cuarch.documents' in sys.modules)\n"
+        "try:\n"
+        "    cuarch.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["False", "False", "True", "module 'cuarch' has no attribute 'no_such_name'"]
