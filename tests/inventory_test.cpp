@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -556,7 +557,13 @@ TEST_CASE("--inventory is linear in the hosts: 10 times the hosts, about 10 time
     const std::string small = scratch(kubectl ? "lin-s.json" : "lin-s.csv", make(4000));
     const std::string large = scratch(kubectl ? "lin-l.json" : "lin-l.csv", make(40000));
     seconds_for(small);  // warm the caches
-    const double a = seconds_for(small), b = seconds_for(large);
+    // The fastest of three, interleaved: a busy moment on a loaded machine slows one run, not all
+    // three (one run each gave 37x under four CPU hogs, 2026-12-07).
+    double a = 1e9, b = 1e9;
+    for (int i = 0; i < 3; ++i) {
+      a = std::min(a, seconds_for(small));
+      b = std::min(b, seconds_for(large));
+    }
     INFO((kubectl ? "kubectl" : "csv") << ": 4,000 hosts " << a << " s, 40,000 hosts " << b << " s");
     CHECK(b < 30 * a);
     ::unlink(small.c_str());
