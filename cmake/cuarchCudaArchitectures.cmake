@@ -188,17 +188,12 @@ function(cuarch_resolve_cuda_architectures out_var)
     _cuarch_answer_text(${member} "${doc}" ${member})
   endforeach()
   set(errors "${error}")
-  set(notes "")
-  _cuarch_answer_list(note_list "${doc}" notes)
-  foreach(i IN LISTS note_list)
-    string(JSON note GET "${doc}" notes ${i})
-    string(APPEND notes "\n  ${note}")
-  endforeach()
-  _cuarch_answer_list(warning_list "${doc}" warnings)
-  foreach(i IN LISTS warning_list)
-    string(JSON warning GET "${doc}" warnings ${i})
-    message(WARNING "cuarch: ${warning}")
-  endforeach()
+  _cuarch_answer_text(notes "${doc}" notes "\n  ")
+  _cuarch_answer_text(warnings "${doc}" warnings "\ncuarch: ")
+  if(NOT warnings STREQUAL "")
+    string(STRIP "${warnings}" warnings)
+    message(WARNING "${warnings}")
+  endif()
   string(JSON path_bytes ERROR_VARIABLE no_bytes GET "${doc}" compiler_path_bytes)
   if(no_bytes STREQUAL "NOTFOUND")
     message(FATAL_ERROR "cuarch: the nvcc that decided, ${compiler_path}, has a path that is not UTF-8 (bytes "
@@ -277,28 +272,24 @@ function(cuarch_resolve_cuda_architectures out_var)
   set(${out_var} "${architectures}" PARENT_SCOPE)
 endfunction()
 
-# <out> = string member <key> of the helper's answer <doc>; "" for null. A CMake list's semicolons stay
-# in the value: set() keeps a quoted value whole.
+# <out> = member <key> of the helper's answer <doc>: a string's value ("" for null), or an array's
+# strings each after <lead> (ARGV3). A CMake list's semicolons stay in the value: set() keeps a quoted
+# value whole, and no list of the strings is ever made.
 function(_cuarch_answer_text out doc key)
   string(JSON type TYPE "${doc}" ${key})
   set(value "")
   if(type STREQUAL "STRING")
     string(JSON value GET "${doc}" ${key})
-  endif()
-  set(${out} "${value}" PARENT_SCOPE)
-endfunction()
-
-# <out> = the indexes of array member <key> of the helper's answer <doc> (empty for an empty array).
-function(_cuarch_answer_list out doc key)
-  string(JSON n LENGTH "${doc}" ${key})
-  set(indexes "")
-  if(n GREATER 0)
-    math(EXPR last "${n} - 1")
-    foreach(i RANGE ${last})
-      list(APPEND indexes ${i})
+  elseif(type STREQUAL "ARRAY")
+    string(JSON n LENGTH "${doc}" ${key})
+    foreach(i RANGE ${n})  # 0..n: the last index is n - 1, and RANGE of an empty array still yields 0
+      if(i LESS n)
+        string(JSON item GET "${doc}" ${key} ${i})
+        string(APPEND value "${ARGV3}${item}")
+      endif()
     endforeach()
   endif()
-  set(${out} "${indexes}" PARENT_SCOPE)
+  set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
 # <out> = program, or where PATH has it when it is a bare name (as CMake looks up a CMAKE_CUDA_COMPILER

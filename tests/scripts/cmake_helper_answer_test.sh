@@ -4,7 +4,8 @@
 #   a. a library loaded while detecting prints on stdout (here a stub libcuda whose constructor
 #      prints, asked for `native`): the answer file is still the whole document, the print is not in it;
 #   b. a list's semicolons and a refusal's words travel whole: CMake reads back the value and the error;
-#   c. no answer= writes the document on stdout (for a person running the helper by hand).
+#   c. no answer= writes the document on stdout (for a person running the helper by hand);
+#   d. the module's reader (_cuarch_answer_text) gives strings and arrays of strings whole.
 # Environment: CUARCH_SOURCE_DIR, CUARCH_BINARY_DIR (its tests/cuarch_resolve_helper), CXX/CC.
 # Exit 77 when the helper is not built (no nvcc at configure), or no C compiler or cmake is at hand.
 set -uo pipefail
@@ -80,6 +81,23 @@ if [[ "$out" == '{"architectures":null,'* ]] && python3 -c 'import json,sys; jso
   echo "ok: c. without answer= the document is on stdout"
 else
   fail "c. stdout was: $out"
+fi
+
+# ---- d. the module's own reading: arrays of strings, semicolons kept, an empty array empty --------
+cat >"$work/module.cmake" <<'EOF'
+include("${SRC}/cmake/cuarchCudaArchitectures.cmake")
+set(doc [=[{"notes":["one; two","three"],"warnings":[],"error":"a;b","architectures":null}]=])
+foreach(key notes warnings error architectures)
+  _cuarch_answer_text(value "${doc}" ${key} "|")
+  message("${key}=[${value}]")
+endforeach()
+EOF
+got=$("$cmake" -DSRC="$src" -P "$work/module.cmake" 2>&1)
+want=$'notes=[|one; two|three]\nwarnings=[]\nerror=[a;b]\narchitectures=[]'
+if [[ "$got" == "$want" ]]; then
+  echo "ok: d. the module reads strings and arrays of strings whole"
+else
+  fail "d. the module read: $got"
 fi
 
 ((failures == 0)) && echo "all passed" || echo "$failures failure(s)"
