@@ -86,14 +86,14 @@ int run_env(const env_flags& flags) {
   // A refusal prints what makes its consumer fail too (an eval of it returns non-zero), never nothing.
   const auto refuse = [&](const std::string& why) {
     print_to(stderr, "{}: {}\n", who, say(why));
-    if (*format != cuarch::env_format::json) print_to(stdout, "{}", cuarch::env_refused_lines(*format));
+    print_to(stdout, "{}", cuarch::env_refused_lines(*format));  // json: nothing, the document said it
     return got.exit_status();
   };
-  if (got.refused && !got.result) return refuse(got.refusal);
-  for (const auto& n : got.result->notes) print_to(stderr, "{}: note: {}\n", who, say(n));
+  if (got.result)
+    for (const auto& n : got.result->notes) print_to(stderr, "{}: note: {}\n", who, say(n));
+  if (got.refused) return refuse(got.refusal);
   if (got.strict_failed)
     return refuse(fmt::format("--strict: {} warning(s) above; exit 1", got.result->warnings.size()));
-  if (got.refused) return refuse(got.refusal);
   if (*format != cuarch::env_format::json) print_to(stdout, "{}", *got.text);
   return exit_ok;
 }
