@@ -23,6 +23,7 @@
 #include "../sources/toolkit_files.hpp"
 #include "../detect/detector.hpp"
 #include "../detect/result.hpp"
+#include "warm_detection.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -151,7 +152,7 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
     more.query_devices = false;
     more.deadline = std::min(more.deadline, budget);
     more.tool_timeout = std::min(more.tool_timeout, budget);
-    every = detect(more);
+    every = detail::detect_or_recall(more);
   }
   const detection& all = every ? *every : found;
   add_alternatives(

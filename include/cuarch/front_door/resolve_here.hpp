@@ -53,6 +53,7 @@ CUARCH_END_NAMESPACE
 #  include "../resolve/resolver.hpp"
 #  include "../sources/code_file.hpp"
 #  include "resolve_warnings.hpp"
+#  include "warm_detection.hpp"
 
 CUARCH_BEGIN_NAMESPACE
 
@@ -305,7 +306,7 @@ CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& o) {
     return out;
   }
   out.used = plan->jit ? compile_path::nvrtc : compile_path::nvcc;
-  out.found = plan->detect ? std::optional<detection>(detect(*plan->detect)) : std::nullopt;
+  out.found = plan->detect ? std::optional<detection>(detail::detect_or_recall(*plan->detect)) : std::nullopt;
   const detection* d = out.found ? &*out.found : nullptr;
   const detail::door_answers answers = detail::answer_sources(o, *plan, d);
   out.result = detail::judge(o, *plan, answers);
