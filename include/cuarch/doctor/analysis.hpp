@@ -9,6 +9,7 @@
 #include "../core/arch.hpp"
 #include "../core/arch_table.hpp"
 #include "../core/compatibility.hpp"
+#include "../resolve/compiler_rules.hpp"
 #include "report.hpp"  // the declarations
 
 // This header defines an entry point; in a compiled-mode TU it would define it a second time.
@@ -68,34 +69,16 @@ inline std::string site_packages_home(const std::string& path) {
   return {};
 }
 
-/// Why `compiler` cannot build machine code for `cc` (empty if it can).
+/// Why `compiler` cannot build machine code for `cc` (empty if it can), in check_buildable_by's words
+/// less its fix. Without a supported-arch list, a toolkit newer than the table cannot be told no.
 inline std::string cannot_build(const compiler_info& compiler, const compute_capability& cc) {
-  const arch_target sass{cc, arch_variant::baseline, arch_form::sass};
-  const std::string target = to_text(sass).str();
-  const auto table = check_buildable(sass, compiler.version);
-  if (compiler.supported_sm_numbers) {
-    const auto& list = *compiler.supported_sm_numbers;
-    if (std::find(list.begin(), list.end(), cc.sm_number()) != list.end()) return {};
-    std::string why = target + " is not in its nvrtcGetSupportedArchs list (";
-    for (std::size_t i = 0; i < list.size(); ++i) why += (i ? " " : "") + std::to_string(list[i]);
-    why += ")";
-    if (!table && table.error().code == errc::needs_newer_toolkit)
-      why += "; it needs CUDA >= " + release_text(table.error().required);
-    return why;
-  }
-  if (table) return {};
-  const error& e = table.error();
-  switch (e.code) {
-    case errc::needs_newer_toolkit: return target + " needs CUDA >= " + release_text(e.required);
-    case errc::removed_in_toolkit: return target + " was removed in CUDA " + release_text(e.required);
-    case errc::renamed_in_toolkit:
-      return target + " was renamed " + to_text(e.replacement).str() + " in CUDA " + release_text(e.required);
-    case errc::unknown_arch:
-      if (newest_known_toolkit() < compiler.version.release())
-        return {};  // a newer toolkit than the table: the table cannot say no
-      return target + " is unknown to cuarch's table and to CUDA " + release_text(compiler.version);
-    default: return e.message();
-  }
+  const auto verdict = check_buildable_by(arch_target{cc, arch_variant::baseline, arch_form::sass}, compiler);
+  if (verdict) return {};
+  if (verdict.error().code == errc::unknown_arch && !compiler.supported_sm_numbers &&
+      newest_known_toolkit() < compiler.version.release())
+    return {};
+  const std::string words = verdict.error().message();
+  return words.substr(0, words.find("; fix: "));
 }
 
 class analyzer {

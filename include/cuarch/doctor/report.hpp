@@ -142,7 +142,7 @@ CUARCH_FUNC std::string render_text(const detection& d, const std::vector<findin
                     ": every CUDA source this process can see\n\ncompile path\n";
   detail::text_role(out, d, d.jit_compiler, "JIT");
   detail::text_role(out, d, d.offline_compiler, "offline");
-  if (d.nvcc_on_path && (!d.offline_compiler.index || *d.offline_compiler.index != *d.nvcc_on_path)) {
+  if (d.nvcc_on_path && d.offline_compiler.index != d.nvcc_on_path) {
     const candidate& p = d.candidates[*d.nvcc_on_path];
     out += "           but a shell runs " + printable(p.path) + " (first on PATH: " +
            (p.result ? "nvcc " + to_text(p.result->version).str()
@@ -174,15 +174,13 @@ namespace detail {
 /// The devices, {"error": ...} when they could not be read, or null when they were not asked for.
 inline void json_devices(json_writer& w, const std::optional<expected<std::vector<device_info>, error>>& devs) {
   if (!devs) return void(w.null());
-  if (!*devs) {
-    json_error(w.begin_object().key("error"), devs->error());
-    w.end_object();
-    return;
-  }
-  json_objects(w, **devs, [&](const device_info& dev) {
-    w.key("ordinal").value(dev.ordinal).key("cc").value(to_text(dev.cc).view());
-    w.key("name").value(dev.name).key("source").value(to_string(dev.source));
-  });
+  if (*devs)
+    return json_objects(w, **devs, [&](const device_info& dev) {
+      w.key("ordinal").value(dev.ordinal).key("cc").value(to_text(dev.cc).view());
+      w.key("name").value(dev.name).key("source").value(to_string(dev.source));
+    });
+  json_error(w.begin_object().key("error"), devs->error());
+  w.end_object();
 }
 
 inline void json_role(json_writer& w, const selection& s) {

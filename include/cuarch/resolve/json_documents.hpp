@@ -96,27 +96,21 @@ CUARCH_FUNC check_report check_targets(const std::vector<arch_target>& targets, 
   check_report report{toolkit, {}};
   report.items.reserve(targets.size());
   for (const auto& t : targets) {
-    const auto ok = check_buildable(t, toolkit);
-    report.items.push_back({t, ok ? std::nullopt : std::optional<error>(ok.error())});
+    std::optional<error> reason;
+    if (const auto ok = check_buildable(t, toolkit); !ok) reason = ok.error();
+    // Buildable one by one is not enough: a baseline sm_XY beside its sm_XYf is refused by nvcc in
+    // one compilation (check_same_compilation); the sm_XY item carries the conflict and its fix.
+    for (std::size_t i = 0; !reason && t.variant == arch_variant::baseline && i < targets.size(); ++i)
+      if (const auto one = check_same_compilation(t, targets[i]); !one) reason = one.error();
+    report.items.push_back({t, reason});
   }
-  // Buildable one by one is not enough: a baseline sm_XY beside its sm_XYf is refused by nvcc in
-  // one compilation (check_same_compilation); the sm_XY item carries the conflict and its fix.
-  for (auto& item : report.items)
-    for (const auto& other : report.items)
-      if (auto one = check_same_compilation(item.target, other.target);
-          !item.reason && !one && item.target.variant == arch_variant::baseline)
-        item.reason = one.error();
   return report;
 }
 
 CUARCH_FUNC std::string to_json(const check_report& r) {
   detail::json_writer w;
-  detail::begin_document(w, json_schema::check)
-      .key("ok")
-      .value(r.ok())
-      .key("toolkit")
-      .value(to_text(r.toolkit).view())
-      .key("error");
+  detail::begin_document(w, json_schema::check).key("ok").value(r.ok());
+  w.key("toolkit").value(to_text(r.toolkit).view()).key("error");
   detail::json_optional_error(w, r.first_failure());
   detail::json_objects(w.key("diagnostics"), r.items, [&](const check_item& i) {
     w.key("target").value(to_text(i.target).view()).key("ok").value(!i.reason).key("reason");

@@ -138,12 +138,9 @@ expected<std::string, error> join_arch_groups(const target_set& targets, std::st
   return out;
 }
 
-/// The first CMake release whose CMAKE_CUDA_ARCHITECTURES takes the suffix of v: the validation
-/// regex, Modules/CMakeDetermineCUDACompiler.cmake until 3.27, then Modules/Internal/
-/// CMakeCUDAArchitecturesValidate.cmake, gained `a?` in 3.25.0 (Kitware/CMake 234aa7e0aa, "CUDA:
-/// Support upcoming sm90a architecture") and `(a|f)?` in 4.0.2 (a1b4c30f24, "CUDA: Add CUDA 12.9 new
-/// architectures and family syntax"). The CUDA_ARCHITECTURES property is passed through unchecked,
-/// but the variable a project sets before enable_language(CUDA) is refused there.
+/// The first CMake release whose CMAKE_CUDA_ARCHITECTURES takes the suffix of v: its validation regex
+/// gained `a?` in 3.25.0 and `(a|f)?` in 4.0.2 (the commits: docs/conformance.md). The CUDA_ARCHITECTURES
+/// property is passed through unchecked, but the variable a project sets before enable_language(CUDA) is refused.
 constexpr cuda_version cmake_spells_from(arch_variant v) noexcept {
   switch (v) {
     case arch_variant::arch_specific: return {3, 25, 0};
@@ -210,13 +207,9 @@ CUARCH_FUNC expected<std::string, error> torch_cuda_arch_list(const target_set& 
 CUARCH_FUNC std::string jit_cache_key(const compiler_info& compiler, const target_set& targets) {
   std::string key = "cuarch-jit-key/2 compiler=";
   key.append(to_string(compiler.kind)).append(" version=").append(to_text(compiler.version).view());
-  key.append(" build=").append(compiler.build_id.empty() ? std::string_view("none")
-                                                         : std::string_view(compiler.build_id));
-  key.append(" path=")
-      .append(std::to_string(compiler.location.size()))
-      .append(":")
-      .append(compiler.location)
-      .append(" targets=");
+  key.append(" build=").append(compiler.build_id.empty() ? "none" : compiler.build_id);
+  key.append(" path=").append(std::to_string(compiler.location.size())).append(":").append(compiler.location);
+  key.append(" targets=");
   for (std::size_t i = 0; i < targets.size(); ++i) key.append(i ? "," : "").append(to_text(targets[i]).view());
   return key;
 }
