@@ -44,6 +44,10 @@ inline bool append_json_string(std::string& out, std::string_view s) {
   bool valid = true;
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
+    std::size_t plain = i;  // printable ASCII but '"' and '\\' is written as it is, a run at a time
+    while (plain < s.size() && s[plain] >= 0x20 && s[plain] < 0x7F && s[plain] != '"' && s[plain] != '\\') ++plain;
+    out.append(s.data() + i, plain - i);
+    if ((i = plain) == s.size()) break;
     const utf8_step step = decode_utf8(s, i);
     if (!step.valid) {
       out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
