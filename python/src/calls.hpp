@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <iterator>
 #include <string>
@@ -23,8 +24,12 @@ namespace cuarch_python {
 /// Keyword arguments as (library option name, text) pairs, in the order given (cuarch/__init__.py).
 using option_list = std::vector<std::pair<std::string, std::string>>;
 /// The variables cuarch reads (cuarch::detection_variables), copied from os.environ under the GIL,
-/// then the rest of the environment, for the programs cuarch runs (cuarch_ext.cpp's with_inherited).
-using environment_map = std::vector<std::pair<std::string, std::string>>;
+/// and the rest of the environment ("NAME=VALUE"), for the programs cuarch runs: one copy shared by
+/// the calls while `environ` is unchanged (cuarch_ext.cpp's inherited_environment).
+struct environment_map {
+  std::vector<std::pair<std::string, std::string>> read;
+  std::shared_ptr<const std::vector<std::string>> inherited;
+};
 
 /// The outcome of a call, as Python turns it into a value or an exception.
 struct outcome {
@@ -126,10 +131,9 @@ std::optional<outcome> read_options(const option_list& options, const environmen
   }
   o.spelling = python_speller;
   cuarch::environment snapshot;
-  for (const auto& [k, v] : env) {
-    if (reads_variable(k)) snapshot.set(k, v);
-    else snapshot.inherit(k + "=" + v);  // the rest of the environment, for nvcc (with_inherited)
-  }
+  for (const auto& [k, v] : env.read) snapshot.set(k, v);
+  if (env.inherited)
+    for (const std::string& entry : *env.inherited) snapshot.inherit(entry);  // for nvcc and the tools cuarch runs
   o.env_snapshot = std::move(snapshot);
   return std::nullopt;
 }

@@ -4,14 +4,16 @@
 // Errors come back as values (outcome); cuarch/__init__.py turns them into ResolveError, so the
 // exception types live in one place, in Python.
 //
-// resolve() and doctor() run the library on a worker thread while the calling thread waits without
-// the GIL in 50 ms slices, taking it between slices only to run Python's signal handlers
-// (PyErr_CheckSignals): Ctrl-C raises KeyboardInterrupt within about 70 ms and sets the call's cancel
-// flag, which kills a running probe with its process group (subprocess.hpp); the worker is joined
-// before the call returns, so no thread is left behind. At interpreter exit (an atexit handler) every
-// call in flight, a daemon thread's included, is cancelled and waited for (at most 10 s) before the
-// interpreter finalizes: a thread that took the GIL back after that would be ended by pthread_exit
-// inside C++ frames, which aborts the process. Later calls raise RuntimeError.
+// resolve(), doctor(), env() and inspect() run the library on the calling thread with the GIL
+// released: no thread is started, so a warm call costs the library's time and the conversions. On
+// the main thread (the only one Python raises KeyboardInterrupt in), SIGINT is chained for the call's
+// length: cuarch's handler sets the call's cancel flag, which kills a running probe with its process
+// group (subprocess.hpp) and asks nothing more, then runs Python's own handler; the call returns and
+// PyErr_CheckSignals raises KeyboardInterrupt. SIG_IGN and SIG_DFL are left as they are. At
+// interpreter exit (an atexit handler) every call in flight, a daemon thread's included, is cancelled
+// and waited for (at most 10 s) before the interpreter finalizes: a thread that took the GIL back after
+// that would be ended by pthread_exit inside C++ frames, which aborts the process. Later calls raise
+// RuntimeError.
 //
 // Bytes in, bytes out (docs/reliability.md): paths and environment values are the operating
 // system's bytes, which need not be UTF-8. Every text argument comes in as os.fsencode gives it
@@ -28,11 +30,12 @@
 #include <cuarch/core/environment.hpp>
 #include <cuarch/front_door/tool_env.hpp>
 
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -108,71 +111,88 @@ nb::str text_of(const std::string& s, decoding how = decoding::message) {
 std::atomic<bool> interpreter_exiting{false};
 std::atomic<int> calls_in_flight{0};
 
-/// `env` and the rest of the process environment (each variable cuarch does not read), for the
-/// programs cuarch runs (nvcc --version): copied here, while this thread holds the GIL, since
-/// os.environ's writers call putenv holding it; so no Python thread changes `environ` during the
-/// copy, and the probe never reads the live one (docs/reliability.md).
-cuarch_python::environment_map with_inherited(const fs_pairs& env) {
-  cuarch_python::environment_map out = bytes_of(env);
-  for (const std::string& entry : cuarch::environment::process_entries()) {
-    const std::size_t eq = entry.find('=');
-    if (!cuarch_python::reads_variable(std::string_view(entry).substr(0, eq)))
-      out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+/// The process environment's entries that cuarch does not read, for the programs it runs (nvcc
+/// --version). Copied here, while this thread holds the GIL, since os.environ's writers call putenv
+/// holding it: no Python thread changes `environ` during the copy, and the probe never reads the live
+/// one (docs/reliability.md). The copy is kept and shared while `environ` holds the same entries (a
+/// string compare each), so a warm call makes none.
+std::shared_ptr<const std::vector<std::string>> inherited_environment() {
+  static std::vector<std::string>* seen = new std::vector<std::string>;  // environ as last copied (GIL-guarded)
+  static auto* kept = new std::shared_ptr<const std::vector<std::string>>;
+  std::size_t n = 0;
+  bool same = *kept != nullptr;
+  for (char** e = environ; same && e && *e; ++e, ++n) same = n < seen->size() && (*seen)[n] == *e;
+  if (same && n == seen->size()) return *kept;
+  seen->clear();
+  auto rest = std::make_shared<std::vector<std::string>>();
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry = seen->emplace_back(*e);
+    const std::size_t eq = entry.find('=');  // an entry without one is kept out (environment::process_entries)
+    if (eq != std::string_view::npos && !cuarch_python::reads_variable(entry.substr(0, eq))) rest->emplace_back(entry);
   }
-  return out;
+  *kept = std::move(rest);
+  return *kept;
 }
 
-/// Runs `call(cancel)` (plain C++, no Python object) as the file's comment says.
+cuarch_python::environment_map with_inherited(const fs_pairs& env) { return {bytes_of(env), inherited_environment()}; }
+
+/// Set to stop the calls in flight: Ctrl-C stops the main thread's (the only one Python interrupts),
+/// the interpreter's exit every one.
+std::atomic<bool> stop_main{false};
+std::atomic<bool> stop_others{false};
+struct sigaction python_sigint {};  // the SIGINT handler a main-thread call chains to (Python's)
+unsigned long main_thread = 0;      // threading.main_thread().ident
+
+/// SIGINT while the main thread is in a call: stop that call, then what Python's own handler does
+/// (note the signal for PyErr_CheckSignals and its wakeup fd). Only async-signal-safe work.
+extern "C" void stop_on_sigint(int signal, siginfo_t* info, void* context) {
+  stop_main.store(true);
+  if (python_sigint.sa_flags & SA_SIGINFO) python_sigint.sa_sigaction(signal, info, context);
+  else python_sigint.sa_handler(signal);
+}
+
+/// Runs `call(stop)` (plain C++, no Python object) on this thread with the GIL released, as the
+/// file's comment says.
 template <class Call>
 cuarch_python::outcome interruptible(Call call) {
-  using namespace std::chrono_literals;
   if (interpreter_exiting.load()) throw std::runtime_error("cuarch: the interpreter is exiting; nothing was detected");
-  std::atomic<bool> cancel{false};
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
+  const bool main = PyThread_get_thread_ident() == main_thread;
+  struct sigaction saved {};
+  bool chained = false;  // a Python handler is in place (not SIG_IGN, not SIG_DFL): Ctrl-C stops the call
+  if (main) {
+    stop_main = false;
+    ::sigaction(SIGINT, nullptr, &saved);
+    const bool function = (saved.sa_flags & SA_SIGINFO) || (saved.sa_handler != SIG_IGN && saved.sa_handler != SIG_DFL);
+    if (function) {
+      python_sigint = saved;
+      struct sigaction mine = saved;
+      mine.sa_sigaction = stop_on_sigint;
+      mine.sa_flags = saved.sa_flags | SA_SIGINFO;
+      chained = ::sigaction(SIGINT, &mine, nullptr) == 0;
+    }
+  }
+  calls_in_flight.fetch_add(1);
   std::optional<cuarch_python::outcome> result;
   std::exception_ptr failure;
-  calls_in_flight.fetch_add(1);
-  std::thread worker;
-  try {
-    worker = std::thread([&] {
-      try {
-        result.emplace(call(&cancel));
-      } catch (...) { failure = std::current_exception(); }
-      const std::lock_guard<std::mutex> lock(m);
-      done = true;
-      cv.notify_one();
-    });
-  } catch (...) {
-    calls_in_flight.fetch_sub(1);
-    throw;  // no thread to be had: RuntimeError, nothing started
-  }
-  bool interrupted = false;
-  for (bool finished = false; !finished;) {
-    PyThreadState* state = PyEval_SaveThread();
-    {
-      std::unique_lock<std::mutex> lock(m);
-      if (!interrupted && !cv.wait_for(lock, 50ms, [&] { return done; }) && interpreter_exiting.load()) cancel = true;
-      if (cancel.load()) cv.wait(lock, [&] { return done; });  // cancelled: the probe is being killed
-      finished = done;
-    }
-    if (finished) worker.join();  // before the GIL is taken back: nothing of ours runs on after
-    PyEval_RestoreThread(state);
-    if (!finished && PyErr_CheckSignals() != 0) {
-      interrupted = true;
-      cancel = true;
-    }
+  {
+    nb::gil_scoped_release release;
+    try {
+      result.emplace(call(main ? &stop_main : &stop_others));
+    } catch (...) { failure = std::current_exception(); }
   }
   calls_in_flight.fetch_sub(1);
-  if (interrupted) throw nb::python_error();  // KeyboardInterrupt (or what the handler raised)
+  if (chained) ::sigaction(SIGINT, &saved, nullptr);
+  if (chained && stop_main.load() && PyErr_CheckSignals() != 0) throw nb::python_error();  // KeyboardInterrupt
   if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
-/// atexit: cancels the calls in flight and waits for them to return to Python (GIL released).
+/// atexit: stops the calls in flight (a daemon thread's) and waits for them to return to Python (GIL
+/// released).
 void on_interpreter_exit() {
   interpreter_exiting = true;
+  stop_others = true;
+  stop_main = true;
   if (calls_in_flight.load() == 0) return;
   nb::gil_scoped_release release;
   for (int i = 0; i < 1000 && calls_in_flight.load() > 0; ++i)
@@ -214,6 +234,7 @@ NB_MODULE(_cuarch, m) {
         .def_prop_ro("text", [](const cuarch_python::outcome& o) { return text_of(o.text, decoding::os_bytes); });
     // Once per process, as the module's state (interpreter_exiting) is.
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(on_interpreter_exit));
+    main_thread = nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
   }
 
   // Options as (name, text) pairs and the environment as (name, value) pairs: plain data the
@@ -227,6 +248,19 @@ NB_MODULE(_cuarch, m) {
             [&](const std::atomic<bool>* cancel) { return cuarch_python::resolve(given, full, cancel); });
       },
       "options"_a, "env"_a);
+  // benchmarks/python_calls.py's baseline: the same call in C++ alone, `times` over, in seconds per
+  // call (what resolve() adds on top of it is the binding's cost).
+  m.def(
+      "_resolve_in_cpp",
+      [](const fs_pairs& options, const fs_pairs& env, int times) {
+        const auto full = with_inherited(env);
+        const auto given = bytes_of(options);
+        nb::gil_scoped_release release;
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < times; ++i) cuarch_python::resolve(given, full, nullptr);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / times;
+      },
+      "options"_a, "env"_a, "times"_a);
   m.def(
       "doctor",
       [](const fs_pairs& options, const fs_pairs& env, bool query_devices) {
