@@ -42,11 +42,9 @@ inline std::vector<std::string> library_dirs(const std::string& root) {
 inline std::vector<std::string> default_toolkit_roots() {
   std::vector<std::string> roots{"/usr/local/cuda"};
   std::vector<std::pair<cuda_version, std::string>> versioned;
-  for (const auto& name : list_dir("/usr/local")) {
-    if (!starts_with(name, "cuda-")) continue;
+  for (const auto& name : list_dir("/usr/local", "cuda-"))
     if (const auto v = parse_cuda_version(std::string_view(name).substr(5)))
       versioned.emplace_back(*v, "/usr/local/" + name);
-  }
   std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
   for (auto& v : versioned) roots.push_back(std::move(v.second));
   roots.emplace_back("/opt/cuda");
@@ -61,13 +59,9 @@ inline std::string exec_wrapper_target(const std::string& path) {
   if (path.empty()) return {};
   const auto text = read_regular_file(path, 4096, source_kind::none);
   if (!text || text->compare(0, 2, "#!") != 0) return {};
-  std::string_view rest(*text), last;
-  while (!rest.empty()) {
-    const std::size_t nl = rest.find('\n');
-    const std::string_view line = trim(rest.substr(0, nl));
-    if (!line.empty() && line.front() != '#') last = line;
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-  }
+  std::string_view last;  // the last line that is not blank or a comment
+  for (const std::string_view raw : split(*text, '\n'))
+    if (const std::string_view line = trim(raw); !line.empty() && line.front() != '#') last = line;
   if (!starts_with(last, "exec ")) return {};
   std::string_view target = trim(last.substr(5));
   const std::size_t space = target.find(' ');

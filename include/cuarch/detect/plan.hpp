@@ -50,8 +50,7 @@ enum component_bit : unsigned {
 };
 inline constexpr unsigned libraries = nvrtc_bit | runtime_bit | driver_bit;
 inline constexpr unsigned every_component = libraries | nvcc_bit | ptxas_bit;
-inline constexpr unsigned toolkit_parts = nvrtc_bit | runtime_bit | nvcc_bit |
-                                          ptxas_bit;  // what a toolkit or wheel holds
+inline constexpr unsigned toolkit_parts = nvrtc_bit | runtime_bit | nvcc_bit | ptxas_bit;  // in a toolkit or wheel
 
 struct plan_row {
   tier where;
@@ -115,7 +114,7 @@ struct search_spec {
   std::string path;  // a file; or empty with soname set (loader search)
   std::string soname;
   bool sticky = false;
-  bool allow_relative = false;
+  library_path_policy policy = library_path_policy::absolute_only;  // allow_relative: an explicit argument
   std::optional<error> problem;  // known to be wrong before asking (e.g. a relative variable)
 };
 

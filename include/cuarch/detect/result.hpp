@@ -115,10 +115,8 @@ struct detect_options {
 
 /// One place a component was found, and what asking it gave.
 struct candidate {
-  source_kind source =
-      source_kind::none;  // nvrtc, cuda_runtime, driver, nvcc, ptxas, toolkit_files, python_wheel, compile_time
-  source_kind describes =
-      source_kind::none;  // toolkit_files / python_wheel: the component the file is about (none: the toolkit)
+  source_kind source = source_kind::none;     // a component (nvrtc...ptxas), toolkit_files, python_wheel, compile_time
+  source_kind describes = source_kind::none;  // toolkit_files / python_wheel: its component (none: the toolkit)
   discovery how = discovery::explicit_argument;
   std::string origin;          // the route, in words: "CUDA_HOME=/opt/cuda", "PATH", "loader search for libnvrtc.so.13"
   std::string path;            // as found

@@ -69,22 +69,17 @@ class role_choice {
     if (!loader_miss_) loader_miss_ = e;
   }
 
-  /// Fills the selection when no candidate governs; `searched`, every place the walk looked in, in
-  /// words, names them when no compiler was found at all.
+  /// Fills the selection when no candidate governs; `searched` (every place looked in) names them if no compiler.
   void finish(const detect_options& opts, std::vector<std::string> searched) {
     if (!sel_ || decided_) return;
     const source_kind kind = comp_.kind;
     const std::string what(comp_.role_words);
     error e = comp_.program ? errors::file_unreadable(kind, what) : errors::library_not_found(kind, what);
-    std::size_t found = 0, not_probed = 0;
-    const error* first_failure = nullptr;  // the most telling: it is the highest tier
-    for (std::size_t i = first_; i < d_.candidates.size(); ++i) {
-      const candidate& c = d_.candidates[i];
-      if (c.source != kind) continue;
-      ++found;
-      if (!c.probed) ++not_probed;
-      if (!c.result && !first_failure) first_failure = &c.result.error();
-    }
+    // The walk appends only this role's candidates, and each failed (one that answered decides the role).
+    const std::size_t found = d_.candidates.size() - first_;
+    std::size_t not_probed = 0;
+    for (std::size_t i = first_; i < d_.candidates.size(); ++i)
+      if (!d_.candidates[i].probed) ++not_probed;
     const bool compiler = kind == source_kind::nvrtc || kind == source_kind::nvcc;
     sel_->why = "no " + what + " found";
     if (found == 0 && compiler) {
@@ -109,7 +104,7 @@ class role_choice {
       e.location = "loader search" +
                    std::string(opts.default_locations ? " and every other place in the discovery order" : "");
     } else if (found != 0) {
-      if (first_failure) e = *first_failure;  // every candidate failed
+      e = d_.candidates[first_].result.error();  // the first failure is the most telling: the highest tier
       sel_->why = not_probed == 0
                       ? "every " + what + " found failed"
                       : "no " + what + " answered before detection's deadline (" + std::to_string(not_probed) + " of " +

@@ -95,7 +95,6 @@ class detector {
     return d_.candidates.emplace_back(candidate{source, source_kind::none, how, origin, path});
   }
 
-  // ---- roles: down the plan ------------------------------------------------------------------
   void role(const component_info& comp, selection& sel, bool asked) {
     if (asked) return walk(comp, &sel);
     sel.asked = false;
@@ -110,83 +109,75 @@ class detector {
     const bool compiler = comp.kind == source_kind::nvrtc || comp.kind == source_kind::nvcc;
     for (const plan_row& row : discovery_plan) {
       if ((row.components & comp.bit) == 0) continue;
-      if (enough() && !tools) break;                          // first_answer: the role has its answer
-      if (enough() && !tool_tier(comp, row.where)) continue;  // answer_and_tools: only what the user's tools run
-      std::vector<std::string>* const words = compiler && !choice.decided() ? &looked
-                                                                            : nullptr;  // only while they may be said
+      if (enough() && !tools) break;                                 // first_answer: the role has its answer
+      if (enough() && !what_a_tool_runs(comp, row.where)) continue;  // answer_and_tools: only what the user's tools run
       // A compiler decides what can be built: a named toolkit's must be the one, or an error. (The
       // runtime is only reported, the driver never comes from a toolkit root.)
       if (sel && compiler && (row.where == tier::explicit_root || row.where == tier::environment_root)) {
-        named_roots(row.where, comp, choice, words);
+        named_roots(row.where, comp, choice, looked);
         continue;
       }
-      for (const search_spec& s : places(row.where, comp, words)) {
+      for (const search_spec& s : places(row.where, comp, looked)) {
         if (enough() && !tools) break;
-        if (enough() && !what_a_tool_runs(comp, row.where, s)) continue;
+        if (enough() && !what_a_tool_runs(comp, row.where, &s)) continue;
         visit(comp, s, choice);
       }
     }
     choice.finish(opts_, std::move(looked));
   }
 
-  /// Past a role's answer (detect_mode::answer_and_tools), the tiers that hold what the user's own
-  /// tools run: CUDACXX, $CUDA_HOME/$CUDA_PATH and the first nvcc on PATH; an NVRTC already loaded.
-  static bool tool_tier(const component_info& comp, tier where) {
-    if (comp.kind == source_kind::nvcc)
-      return where == tier::variable || where == tier::environment_root || where == tier::search;
-    return comp.kind == source_kind::nvrtc && where == tier::already_loaded;
-  }
-  bool what_a_tool_runs(const component_info& comp, tier where, const search_spec& s) const {
-    if (!tool_tier(comp, where)) return false;
-    if (where == tier::variable) return detail::starts_with(s.origin, "CUDACXX=");
-    if (where == tier::search) return !d_.nvcc_on_path;  // the first on PATH only
-    return true;
+  /// Past a role's answer (detect_mode::answer_and_tools), what the user's own tools run: CUDACXX,
+  /// $CUDA_HOME/$CUDA_PATH and the first nvcc on PATH; an NVRTC already loaded. Without `s`: the tier.
+  bool what_a_tool_runs(const component_info& comp, tier where, const search_spec* s = nullptr) const {
+    if (comp.kind == source_kind::nvrtc) return where == tier::already_loaded;
+    if (comp.kind != source_kind::nvcc) return false;
+    if (where == tier::variable) return !s || detail::starts_with(s->origin, "CUDACXX=");
+    if (where == tier::search) return !s || !d_.nvcc_on_path;  // the first on PATH only
+    return where == tier::environment_root;
   }
 
   /// The toolkit roots the caller named (--cuda-home; $CUDA_HOME, then $CUDA_PATH), one at a time.
   /// A named root that does not exist, lacks the component or whose component fails is the role's
   /// answer: cuarch never moves on to a toolkit the caller did not name (PATH, /usr/local/cuda).
-  void named_roots(tier where, const component_info& comp, role_choice& choice, std::vector<std::string>* looked) {
+  void named_roots(tier where, const component_info& comp, role_choice& choice, std::vector<std::string>& looked) {
     for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
       if (root_tiers_[i] != where) continue;
       const toolkit_root& r = d_.toolkit_roots[i];
+      std::vector<search_spec> specs;
+      if (!r.problem) root_places(specs, r, comp, looked);
+      for (auto& spec : specs) {
+        spec.sticky = true;  // the caller named this toolkit: its failure is the answer
+        visit(comp, spec, choice);
+      }
+      if (!specs.empty()) continue;
       const std::string variable = r.how == discovery::environment ? r.origin.substr(0, r.origin.find('='))
                                                                    : std::string();
       const std::string named = variable.empty()
                                     ? "the toolkit root given explicitly (detect_options::cuda_home, --cuda-home) " +
                                           echoed(r.path, path_words)
                                     : variable + "=" + echoed(r.path, path_words);
+      const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
+                                              : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
+      error e = r.problem ? *r.problem
+                          : errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"),
+                                                    variable.empty() ? r.path : variable, "it has no " + wanted);
       const std::string no_fallback = "; cuarch does not fall back to another " + std::string(comp.role_words);
-      if (r.problem) {
-        error e = *r.problem;
-        e.raw.append(no_fallback);
-        choice.refuse(e, named + " is not a usable toolkit root" + no_fallback);
-        continue;
-      }
-      std::vector<search_spec> specs;
-      root_places(specs, where, comp, looked, i);
-      if (specs.empty()) {
-        const std::string wanted = comp.program ? "bin/" + std::string(comp.file_prefix)
-                                                : std::string(comp.file_prefix) + "* in lib64, lib or targets/*/lib";
-        error e = errors::file_unreadable(comp.kind, join(r.path, comp.program ? wanted : "lib64"),
-                                          variable.empty() ? r.path : variable, "it has no " + wanted + no_fallback);
-        choice.refuse(e, named + " has no " + std::string(comp.role_words) + no_fallback);
-        continue;
-      }
-      for (auto& spec : specs) {
-        spec.sticky = true;  // the caller named this toolkit: its failure is the answer
-        visit(comp, spec, choice);
-      }
+      e.raw.append(no_fallback);
+      choice.refuse(e, named + (r.problem ? " is not a usable toolkit root" : " has no " + std::string(comp.role_words)) +
+                           no_fallback);
     }
   }
 
-  // ---- one place -------------------------------------------------------------------------------
   void visit(const component_info& comp, const search_spec& s, role_choice& choice) {
     candidate c{comp.kind, source_kind::none, s.how, s.origin, s.path.empty() ? s.soname : s.path};
     if (s.problem) {
       c.result = unexpected(*s.problem);
-    } else if (passed()) {
-      if (!record_not_probed(comp, s, c)) return;
+    } else if (passed()) {  // found, not asked: unless the file is already a candidate by another route
+      if (!s.path.empty()) c.real_path = real_path(s.path);
+      if (merge_duplicate(comp.kind, c.real_path, s.origin)) return;
+      c.probed = false;
+      c.result = unexpected(not_probed(
+          comp.kind, s.path.empty() ? "loader search for " + s.soname : std::string(comp.role_words), c.path));
     } else if (!(comp.program ? ask_program(comp, s, c) : ask_library(comp, s, c, choice))) {
       return;
     }
@@ -214,29 +205,15 @@ class detector {
     return std::nullopt;
   }
 
-  bool record_not_probed(const component_info& comp, const search_spec& s, candidate& c) {
-    if (!s.path.empty()) {
-      c.real_path = real_path(s.path);
-      if (merge_duplicate(comp.kind, c.real_path, s.origin)) return false;
-    }
-    c.probed = false;
-    c.result = unexpected(
-        not_probed(comp.kind, s.path.empty() ? "loader search for " + s.soname : std::string(comp.role_words), c.path));
-    return true;
-  }
-
-  /// Loads and asks a library; false when it is not a candidate (the loader has no such name, or
-  /// the file is already a candidate by another route).
+  /// Loads and asks a library; false when it is not a candidate (no such SONAME, or one already by another route).
   bool ask_library(const component_info& comp, const search_spec& s, candidate& c, role_choice& choice) {
     const source_kind kind = comp.kind;
-    const auto policy = s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only;
-    if (opts_.progress) opts_.progress("loading " + (s.path.empty() ? s.soname : s.path));
-    const auto lib = application_libraries::instance().load(s.path.empty() ? s.soname : s.path, [&] {
-      return !s.path.empty() ? load_library_file(s.path, kind, policy) : load_library_by_name(s.soname, kind, &env_);
+    if (opts_.progress) opts_.progress("loading " + c.path);
+    const auto lib = application_libraries::instance().load(c.path, [&] {
+      return !s.path.empty() ? load_library_file(s.path, kind, s.policy) : load_library_by_name(s.soname, kind, &env_);
     });
-    if (!lib && s.path.empty() &&
-        lib.error().code == errc::library_not_found) {  // the loader has no such SONAME: not a candidate
-      choice.loader_missed(lib.error());
+    if (!lib && s.path.empty() && lib.error().code == errc::library_not_found) {
+      choice.loader_missed(lib.error());  // the loader has no such SONAME: not a candidate
       return false;
     }
     if (lib) c.real_path = lib->path();
@@ -259,27 +236,23 @@ class detector {
     return true;
   }
 
-  /// Runs `<program> --version` within the time left; false when the program is already a
-  /// candidate by another route.
+  /// Runs `<program> --version` within the time left; false when it is already a candidate by another route.
   bool ask_program(const component_info& comp, const search_spec& s, candidate& c) {
-    const source_kind kind = comp.kind;
-    const std::string abs = s.allow_relative ? absolute_path(s.path) : s.path;
+    const std::string abs = s.policy == library_path_policy::allow_relative ? absolute_path(s.path) : s.path;
     c.real_path = real_path(abs);
     if (const std::string target = exec_wrapper_target(c.real_path); !target.empty()) {
       c.real_path = target;  // a wrapper script (`exec /opt/cuda/bin/nvcc "$@"`) is the program it runs
       c.origin += " (wrapper script for " + target + ")";
     }
-    if (const auto dup = merge_duplicate(kind, c.real_path, c.origin)) {
+    if (const auto dup = merge_duplicate(comp.kind, c.real_path, c.origin)) {
       note_nvcc_on_path(comp, s, *dup);  // already a candidate by another route; still the first nvcc on PATH if it is
       return false;
     }
     c.toolkit_root = toolkit_root_of(c.real_path);
     const auto timeout = std::min(opts_.tool_timeout, left());
     if (opts_.progress) opts_.progress("probing " + abs + " (--version)");
-    auto p = probe_tool_version(
-        abs, kind, s.how, timeout,
-        s.allow_relative ? library_path_policy::allow_relative : library_path_policy::absolute_only, opts_.cancel,
-        &env_);  // the tool runs in this resolution's environment
+    auto p = probe_tool_version(abs, comp.kind, s.how, timeout, s.policy, opts_.cancel,
+                                &env_);  // the tool runs in this resolution's environment
     if (p) p->seen.location = s.path;
     take_compiler(c, std::move(p));
     return true;
@@ -293,16 +266,16 @@ class detector {
     c.compiler = std::move(p->info);
   }
 
-  // ---- what a tier names, for one component; `looked`, if given, gets each place in words -----------
-  std::vector<search_spec> places(tier where, const component_info& comp, std::vector<std::string>* looked) const {
+  // ---- what a tier names, for one component; `looked` gets each place in words ---------------------
+  std::vector<search_spec> places(tier where, const component_info& comp, std::vector<std::string>& looked) const {
     std::vector<search_spec> out;
     switch (where) {
       case tier::explicit_argument:
         if (const std::string& path = opts_.*comp.explicit_path; !path.empty()) {
           search_spec& s = out.emplace_back(discovery::explicit_argument, std::string(comp.explicit_words), path);
           s.sticky = true;
-          s.allow_relative = true;
-          if (looked) looked->push_back(path + " (given explicitly)");
+          s.policy = library_path_policy::allow_relative;
+          looked.push_back(path + " (given explicitly)");
         }
         break;
       case tier::variable:
@@ -314,13 +287,12 @@ class detector {
                                               std::string(var.name) + "=" + echoed(*v, path_words), *v);
             s.sticky = var.sticky;
             s.problem = check_variable_path(std::string(var.name), *v, comp.kind);
-            if (looked) looked->push_back(*v + " (" + std::string(var.name) + ")");
+            looked.push_back(*v + " (" + std::string(var.name) + ")");
           }
         break;
       case tier::already_loaded:
         if (!opts_.already_loaded) break;
-        if (looked)
-          looked->push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
+        looked.push_back("the " + std::string(comp.file_prefix) + "* libraries already loaded in this process");
         for (const auto& p : application_libraries::instance().paths(comp.file_prefix))
           out.emplace_back(discovery::already_loaded, "already loaded in this process", p);
         break;
@@ -334,7 +306,10 @@ class detector {
       case tier::environment_root:
       case tier::conda_root:
       case tier::default_root:
-      case tier::around_candidate: root_places(out, where, comp, looked); break;
+      case tier::around_candidate:
+        for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i)
+          if (root_tiers_[i] == where) root_places(out, d_.toolkit_roots[i], comp, looked);
+        break;
       case tier::explicit_python:
       case tier::environment_python: wheel_places(out, where, comp.kind, looked); break;
       case tier::search:
@@ -342,10 +317,9 @@ class detector {
           path_places(out, comp, looked);
         } else if (opts_.loader_search) {
           const std::vector<std::string> names = comp.loader_names();
-          if (looked)
-            looked->push_back(
-                "the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
-                ", /etc/ld.so.cache) for " + soname_words(names));
+          looked.push_back(
+              "the dynamic loader (LD_LIBRARY_PATH=" + env_.get_nonempty("LD_LIBRARY_PATH").value_or("<unset>") +
+              ", /etc/ld.so.cache) for " + soname_words(names));
           for (const auto& name : names)
             out.emplace_back(discovery::loader_search, "loader search for " + name, "").soname = name;
         }
@@ -354,41 +328,34 @@ class detector {
     return out;
   }
 
-  /// The component's files in the toolkit roots of one tier (`only`: in that root alone).
-  void root_places(std::vector<search_spec>& out, tier where, const component_info& comp,
-                   std::vector<std::string>* looked, std::optional<std::size_t> only = std::nullopt) const {
-    for (std::size_t i = 0; i < d_.toolkit_roots.size(); ++i) {
-      const auto& r = d_.toolkit_roots[i];
-      if (root_tiers_[i] != where || (only && *only != i)) continue;
-      if (r.problem) {
-        if (looked)
-          looked->push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) +
-                            ")");
-      } else if (comp.program) {
-        if (looked) looked->push_back(join(r.path, "bin") + " (" + r.origin + ")");
-        const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
-        if (is_file(f)) out.emplace_back(r.how, r.origin, f);
-      } else {
-        std::string dirs;
-        for (const auto& dir : library_dirs(r.path)) {
-          dirs.append(dirs.empty() ? "" : ", ").append(dir);
-          for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
-        }
-        if (looked) looked->push_back(dirs + " (" + r.origin + ")");
+  /// The component's files in one toolkit root.
+  void root_places(std::vector<search_spec>& out, const toolkit_root& r, const component_info& comp,
+                   std::vector<std::string>& looked) const {
+    if (r.problem) {
+      looked.push_back(echoed(r.path, path_words) + " (" + r.origin + ": " + std::string(r.problem->raw.view()) + ")");
+    } else if (comp.program) {
+      looked.push_back(join(r.path, "bin") + " (" + r.origin + ")");
+      const std::string f = join(r.path, "bin/" + std::string(comp.file_prefix));
+      if (is_file(f)) out.emplace_back(r.how, r.origin, f);
+    } else {
+      std::string dirs;
+      for (const auto& dir : library_dirs(r.path)) {
+        dirs.append(dirs.empty() ? "" : ", ").append(dir);
+        for (const auto& f : versioned_files(dir, comp.file_prefix)) out.emplace_back(r.how, r.origin, f);
       }
+      looked.push_back(dirs + " (" + r.origin + ")");
     }
   }
 
   void wheel_places(std::vector<search_spec>& out, tier where, source_kind component,
-                    std::vector<std::string>* looked) const {
-    for (std::size_t i = 0; i < d_.python_environments.size(); ++i) {
-      const python_environment& p = d_.python_environments[i];
-      if (python_tiers_[i] != where) continue;
-      if (p.problem && looked)
-        looked->push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) +
-                          ")");
+                    std::vector<std::string>& looked) const {
+    for (const python_environment& p : d_.python_environments) {
+      if ((p.how == discovery::explicit_argument ? tier::explicit_python : tier::environment_python) != where) continue;
+      if (p.problem)
+        looked.push_back(echoed(p.prefix, path_words) + " (" + p.origin + ": " + std::string(p.problem->raw.view()) +
+                         ")");
       for (const auto& sp : p.site_packages) {
-        if (looked) looked->push_back(sp + " (pip wheels, " + p.origin + ")");
+        looked.push_back(sp + " (pip wheels, " + p.origin + ")");
         for (const auto& f : scanned(sp).files)
           if (f.component == component)
             out.emplace_back(discovery::python_site_packages, f.package + " in " + sp, f.path);
@@ -396,25 +363,24 @@ class detector {
     }
   }
 
-  /// One site-packages directory's wheels, listed once per detection: each role's walk and the
-  /// toolkit-files pass ask for the same directories.
+  /// One site-packages directory's wheels, listed once: every role's walk and the toolkit files ask.
   const wheel_scan& scanned(const std::string& sp) const {
     for (const auto& s : scans_)
       if (s.first == sp) return s.second;
     return scans_.emplace_back(sp, scan_site_packages(sp)).second;
   }
 
-  void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>* looked) const {
+  void path_places(std::vector<search_spec>& out, const component_info& comp, std::vector<std::string>& looked) const {
     if (!opts_.path_search) return;
     const auto path = env_.get("PATH");
     if (!path) {
-      if (looked) looked->emplace_back("PATH (not set)");
+      looked.emplace_back("PATH (not set)");
       return;
     }
     const std::string name(comp.file_prefix);
     for (const auto& dir : split_path_list(*path)) {
       const std::string at = dir.empty() ? "." : dir;  // an empty entry is the current directory
-      if (looked) looked->push_back(at + " (PATH)");
+      looked.push_back(at + " (PATH)");
       search_spec s(discovery::path_search, "PATH " + (dir.empty() ? std::string("(empty entry)") : dir),
                     join(at, name));
       if (!is_file(s.path) || ::access(s.path.c_str(), X_OK) != 0) continue;
@@ -500,7 +466,6 @@ class detector {
       }
     }
     d_.python_environments.push_back(std::move(p));
-    python_tiers_.push_back(given ? tier::explicit_python : tier::environment_python);
   }
 
   void collect_python() {
@@ -510,21 +475,18 @@ class detector {
         if (const auto v = env_.get_nonempty(var)) add_python(*v, var);
   }
 
-  // ---- toolkit files, wheels, devices --------------------------------------------------------
   void observe_roots() {
     for (const auto& r : d_.toolkit_roots) {
       if (r.problem) continue;
-      if (passed()) {
-        candidate& c = add(source_kind::toolkit_files, r.how, r.origin, r.path);
-        c.toolkit_root = r.real_path;
-        c.probed = false;
-        c.result = unexpected(not_probed(source_kind::toolkit_files, "the toolkit's version files", r.path));
-        continue;
-      }
-      for (auto& o : observe_toolkit_root(r.path, r.how)) {
+      const bool late = passed();  // then one candidate, not probed, stands for the version files
+      auto files = late ? std::vector<expected<file_observation, error>>() : observe_toolkit_root(r.path, r.how);
+      if (late)
+        files.emplace_back(unexpected(not_probed(source_kind::toolkit_files, "the toolkit's version files", r.path)));
+      for (auto& o : files) {
         candidate& c = o ? add_file(std::move(*o), r.how, r.origin)
                          : add(source_kind::toolkit_files, r.how, r.origin, r.path);
         c.toolkit_root = r.real_path;
+        c.probed = !late;
         if (!o) c.result = unexpected(o.error());
       }
     }
@@ -582,7 +544,6 @@ class detector {
   const std::chrono::steady_clock::time_point end_;  // the deadline
   detection d_;
   std::vector<tier> root_tiers_;                                   // the tier each of d_.toolkit_roots was met in
-  std::vector<tier> python_tiers_;                                 // the tier each of d_.python_environments was met in
   mutable std::vector<std::pair<std::string, wheel_scan>> scans_;  // scanned(): each site-packages directory met
 };
 
