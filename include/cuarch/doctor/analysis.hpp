@@ -103,11 +103,27 @@ class analyzer {
     devices();
     other_candidates();
     table_age();
+    return sorted();
+  }
+
+  /// Only the passes whose findings can bear on one resolution (front_door/resolve_warnings.hpp keeps
+  /// some of their kinds): a resolve does not pay for the doctor's whole analysis.
+  std::vector<finding> bearing_on_a_resolution() {
+    cuda_home_vs_others();
+    compilers_vs_driver();
+    environment_problems();
+    against_toolkit_files();
+    runtime_and_driver();
+    other_candidates();
+    return sorted();
+  }
+
+ private:
+  std::vector<finding> sorted() {
     std::stable_sort(out_.begin(), out_.end(), [](const finding& a, const finding& b) { return a.level > b.level; });
     return std::move(out_);
   }
 
- private:
   void add(finding_kind kind, severity level, std::string what, std::string meaning,
            std::vector<const candidate*> cs = {}) {
     finding f{kind, level, std::move(what), std::move(meaning), {}};

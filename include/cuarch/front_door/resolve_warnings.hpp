@@ -1,6 +1,7 @@
 // The warnings that bear on one resolution (docs/library.md, "Warnings"): the doctor's findings about
-// the compiler that decided (resolve_warnings()), and the compilers the user's own tools would run,
-// judged by their verdict on the request, each with the fix that makes them one (tool_view_warnings()).
+// the compiler that decided, from only the analyses that can bear on it (resolve_warnings()), and the
+// compilers the user's own tools would run, judged by their verdict on the request, each with the fix
+// that makes them one (tool_view_warnings()).
 #pragma once
 
 #include <algorithm>
@@ -38,7 +39,7 @@ CUARCH_FUNC std::vector<resolution_warning> resolve_warnings(const detection& d,
   const bool ptx = !targets ||  // unknown targets (a failure) may hold PTX
                    std::any_of(targets->begin(), targets->end(),
                                [](const arch_target& t) { return t.form != arch_form::sass; });
-  for (const finding& f : find_disagreements(d)) {
+  for (const finding& f : detail::analyzer(d).bearing_on_a_resolution()) {
     const bool by_gov = role.index &&
                         std::find(f.candidates.begin(), f.candidates.end(), *role.index) != f.candidates.end();
     bool keep = false;
