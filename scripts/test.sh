@@ -3,9 +3,9 @@
 #   bash scripts/test.sh [extra cmake configure args...]
 # Environment:
 #   CUARCH_BUILD_DIR   build directory (default: build, relative to the repository root)
-#   CUARCH_BUILD_TYPE  CMAKE_BUILD_TYPE (default RelWithDebInfo: the suite runs optimized, -O2, so a
-#                      warning or a bug that only optimisation shows fails here too; a configure
-#                      argument -DCMAKE_BUILD_TYPE=... given to this script wins)
+#   CUARCH_BUILD_TYPE  CMAKE_BUILD_TYPE (default Release, as users build: -O3 -DNDEBUG, so a warning
+#                      or a bug that only optimisation shows fails here too; a configure argument
+#                      -DCMAKE_BUILD_TYPE=... given to this script wins)
 #   CUARCH_JOBS        parallel jobs for build and ctest (default: nproc)
 #   CTEST_ARGS         extra ctest arguments, e.g. CTEST_ARGS="-L unit" or "-R arch"
 set -euo pipefail
@@ -32,8 +32,8 @@ if [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]] && command -v ccache >/dev/null 2>&
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 fi
 
-echo "== configure ($build_dir, ${CUARCH_BUILD_TYPE:-RelWithDebInfo})"
-cmake -S . -B "$build_dir" "${generator[@]}" "-DCMAKE_BUILD_TYPE=${CUARCH_BUILD_TYPE:-RelWithDebInfo}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
+echo "== configure ($build_dir, ${CUARCH_BUILD_TYPE:-Release})"
+cmake -S . -B "$build_dir" "${generator[@]}" "-DCMAKE_BUILD_TYPE=${CUARCH_BUILD_TYPE:-Release}" -DCUARCH_BUILD_TESTS=ON -DCUARCH_BUILD_TOOLS=ON -DCUARCH_BUILD_EXAMPLES=ON "$@"
 echo "== build (-j$jobs)"
 cmake --build "$build_dir" -j "$jobs"
 echo "== test"
