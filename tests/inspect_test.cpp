@@ -59,7 +59,8 @@ std::string word(const code_image& img, bool cubin) {
 std::string words(const code_listing& l, bool cubin) {
   std::string out;
   for (const auto& o : l.objects)
-    for (const auto& img : o.images) out += (out.empty() ? "" : " ") + word(img, cubin);
+    for (const auto& img : o.images)
+      out.append(out.empty() ? "" : " ").append(word(img, cubin));  // g++ 12 -O3: -Wrestrict
   return out.empty() ? "none" : out;
 }
 
