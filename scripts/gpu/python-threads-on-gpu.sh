@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Which threads does cuarch.resolve("native") leave in a Python process (issue 18)? Python 3.12 warns
-# at os.fork() when the process has more than one OS thread. cuarch's own worker thread (resolve()
-# and doctor() run the library on one, for Ctrl-C) is joined before the call returns; this measures
-# what else is left on a real GPU machine (NVML's own threads? the driver's, if cuInit ran?).
+# at os.fork() when the process has more than one OS thread. A call runs on the calling thread, and
+# the worker that bounds a library call ends before the call returns; this measures what else is
+# left on a real GPU machine (NVML's own threads? the driver's, if cuInit ran?).
 # For each step it prints the OS thread count and the new threads' names (/proc/self/task/*/comm):
 #   import cuarch; resolve("9.0", toolkit="13.0"); resolve("native"); resolve("native",
 #   cuinit_fallback=False); doctor(query_devices=True); then os.fork() with warnings as errors
