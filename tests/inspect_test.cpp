@@ -9,13 +9,13 @@
 #include <cuarch/resolve/inspect.hpp>
 #include <cuarch/sources/code_file.hpp>
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "test_paths.hpp"
+#include "timing_bound.hpp"
 
 using namespace cuarch;
 
@@ -453,9 +453,9 @@ TEST_CASE("hostile bytes: a million entries is an error, in bounded time", "[ins
 // 200,000-image case below takes 25 s and passes or fails with the load. What must hold is that the work
 // grows linearly: the whole input takes about four times as long as a quarter of it, while judging each
 // code object against every other (2e10 comparisons here) would take sixteen times as long. Each size
-// is timed three times, interleaved, and the fastest run counts: a neighbour can only slow a run
-// down, and one timing each failed under a loaded suite (a quarter in a quiet moment, 0.13 s, the
-// whole in a busy one, 1.64 s: 12x).
+// is timed in CPU seconds (cpu_seconds_of: a loaded machine's waits for a CPU are not the code's), three
+// times, interleaved, and the fastest run counts: a neighbour's use of the shared caches can only slow
+// a run down (one wall-clock timing each failed under a loaded suite: 0.13 s against 1.64 s, 12x).
 template <class Seconds>
 void check_grows_linearly(Seconds seconds_for) {
   double quarter = 1e300, whole = 1e300;
@@ -467,13 +467,6 @@ void check_grows_linearly(Seconds seconds_for) {
   CHECK(whole < 8 * quarter + 0.5);
 }
 
-template <class F>
-double seconds_of(F&& f) {
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 TEST_CASE("hostile bytes: 200,000 relocatable code objects are judged in linear time", "[inspect][hostile]") {
   // As many code objects as the image cap allows, none loadable: judging each must not rescan them all.
   check_grows_linearly([](std::size_t n) {
@@ -482,7 +475,7 @@ TEST_CASE("hostile bytes: 200,000 relocatable code objects are judged in linear 
     code_image img;
     img.target = arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass};
     l.objects.assign(n, code_object{0, true, {img}});
-    return seconds_of([&] {
+    return cuarch_test::cpu_seconds_of([&] {
       const device_verdict v = judge_device(l, device_info{0, cc(9, 0), "", source_kind::device_list}, std::nullopt);
       CHECK(v.judged == n);
       CHECK(v.by_sass == n);
@@ -515,7 +508,7 @@ TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, a
                                static_cast<arch_variant>(1 + i % 2), static_cast<arch_form>(i % 3)};
       one.objects[0].images.push_back(img);
     }
-    return seconds_of([&] { CHECK_FALSE(judged_for_cc_100(one).files[0].loads_everywhere()); });
+    return cuarch_test::cpu_seconds_of([&] { CHECK_FALSE(judged_for_cc_100(one).files[0].loads_everywhere()); });
   });
   check_grows_linearly([](std::size_t n) {
     code_listing many;  // n code objects, each a different pair of targets
@@ -530,7 +523,7 @@ TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, a
       }
       many.objects.push_back(std::move(o));
     }
-    return seconds_of([&] {
+    return cuarch_test::cpu_seconds_of([&] {
       const auto r = judged_for_cc_100(many);
       REQUIRE(r.files[0].devices.size() == 1);
       CHECK(r.files[0].devices[0].failed() == n);

@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "test_paths.hpp"
+#include "timing_bound.hpp"
 
 namespace {
 
@@ -536,15 +536,16 @@ std::string fleet_kubectl(std::size_t n) {
   return s + "]}";
 }
 /// Seconds to read the fleet and judge a file on it (inspect), and to resolve for it.
+/// CPU seconds (cuarch_test::cpu_seconds_of: the work, not the waits of a loaded machine).
 double seconds_for(const std::string& path) {
-  const auto start = std::chrono::steady_clock::now();
-  cuarch::resolve_options o;
-  o.inventory = path;
-  const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90a.o"}, o);
-  CHECK(done.exit_status() == 0);
-  o.toolkit = cuda_version{13, 0, -1};
-  CHECK(cuarch::resolve_here(o).exit_status() == 0);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return cuarch_test::cpu_seconds_of([&] {
+    cuarch::resolve_options o;
+    o.inventory = path;
+    const auto done = cuarch::inspect_here({std::string(CUARCH_TEST_DATA_DIR) + "/inspect/sm_90a.o"}, o);
+    CHECK(done.exit_status() == 0);
+    o.toolkit = cuda_version{13, 0, -1};
+    CHECK(cuarch::resolve_here(o).exit_status() == 0);
+  });
 }
 }  // namespace
 
