@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "test_paths.hpp"
-#include "timing_bound.hpp"
+#include "cpu_seconds.hpp"
 
 using namespace cuarch;
 

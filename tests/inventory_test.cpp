@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "test_paths.hpp"
-#include "timing_bound.hpp"
+#include "cpu_seconds.hpp"
 
 namespace {
 
