@@ -535,8 +535,8 @@ std::string fleet_kubectl(std::size_t n) {
          R"("status":{"capacity":{"nvidia.com/gpu":"8"}}})";
   return s + "]}";
 }
-/// Seconds to read the fleet and judge a file on it (inspect), and to resolve for it.
-/// CPU seconds (cuarch_test::cpu_seconds_of: the work, not the waits of a loaded machine).
+/// CPU seconds (the work, not a loaded machine's waits) to read the fleet and judge a file on it
+/// (inspect), and to resolve for it.
 double seconds_for(const std::string& path) {
   return cuarch_test::cpu_seconds_of([&] {
     cuarch::resolve_options o;
