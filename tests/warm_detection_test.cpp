@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <ctime>
 
 #include <string>
@@ -111,6 +112,26 @@ TEST_CASE("another environment is another question; both are kept", "[warm][dete
   CHECK_FALSE(fresh);
   l.decider(l.options(l.toolkit), fresh);
   CHECK_FALSE(fresh);
+}
+
+TEST_CASE("options without a snapshot read the live environment, so they are asked afresh", "[warm][detect]") {
+  layout l;
+  const std::string other = l.dir + "/other";
+  fake_nvcc(other + "/nvcc", "12.8.93");
+  auto o = l.options();
+  o.env.reset();                 // the process's own environment, read at each call
+  o.environment_places = false;  // not the machine's CUDA_HOME: only PATH changes here
+  const char* const saved = std::getenv("PATH");
+  const std::string old_path = saved ? saved : "";
+  REQUIRE(::setenv("PATH", l.bin.c_str(), 1) == 0);
+  bool fresh = false;
+  const std::string first = l.decider(o, fresh);
+  REQUIRE(::setenv("PATH", other.c_str(), 1) == 0);  // another PATH, no directory on the old one changed
+  const std::string second = l.decider(o, fresh);
+  REQUIRE(::setenv("PATH", old_path.c_str(), 1) == 0);
+  CHECK(first == l.toolkit + "/bin/nvcc 13.0.88");
+  CHECK(second == other + "/nvcc 12.8.93");
+  CHECK(fresh);
 }
 
 TEST_CASE("the front door asked twice probes once and answers the same", "[warm][front_door]") {

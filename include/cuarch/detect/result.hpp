@@ -113,6 +113,25 @@ struct detect_options {
   progress_hook progress;  // told of each probe before it starts (see progress_hook); default: none
 };
 
+namespace detail {
+
+/// Whether `a` and `b` ask detection the same question, so that one's answer is the other's
+/// (front_door/warm_detection.hpp). Left out: the bounds (deadline, tool_timeout; an answer given in
+/// time stands whatever the next caller's), the caller's hooks (cancel, progress), and what only a
+/// never-kept question reads (compile_time; query_devices and cuinit_fallback, for the devices role).
+inline bool same_question(const detect_options& a, const detect_options& b) {
+  const auto vars = [](const detect_options& o) { return o.env ? o.env->vars() : std::vector<environment::variable>{}; };
+  return a.nvrtc_path == b.nvrtc_path && a.nvcc_path == b.nvcc_path && a.cudart_path == b.cudart_path &&
+         a.libcuda_path == b.libcuda_path && a.ptxas_path == b.ptxas_path && a.cuda_home == b.cuda_home &&
+         a.python_prefixes == b.python_prefixes && a.device_ccs == b.device_ccs &&
+         a.env.has_value() == b.env.has_value() && vars(a) == vars(b) && a.already_loaded == b.already_loaded &&
+         a.loader_search == b.loader_search && a.path_search == b.path_search &&
+         a.default_locations == b.default_locations && a.environment_places == b.environment_places &&
+         a.default_roots == b.default_roots && a.probe_ptxas == b.probe_ptxas && a.roles == b.roles && a.mode == b.mode;
+}
+
+}  // namespace detail
+
 /// One place a component was found, and what asking it gave.
 struct candidate {
   source_kind source = source_kind::none;     // a component (nvrtc...ptxas), toolkit_files, python_wheel, compile_time

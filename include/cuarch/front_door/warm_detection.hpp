@@ -82,18 +82,6 @@ inline void stamp_found(detection_stamp& s, const detection& d) {
     }
 }
 
-/// Whether `a` and `b` ask detection the same question (the bounds on time are not part of it: an
-/// answer given in time stands whatever the next caller's deadline).
-inline bool same_question(const detect_options& a, const detect_options& b) {
-  const auto vars = [](const detect_options& o) { return o.env ? o.env->vars() : std::vector<environment::variable>{}; };
-  return a.nvrtc_path == b.nvrtc_path && a.nvcc_path == b.nvcc_path && a.cudart_path == b.cudart_path &&
-         a.libcuda_path == b.libcuda_path && a.ptxas_path == b.ptxas_path && a.cuda_home == b.cuda_home &&
-         a.python_prefixes == b.python_prefixes && a.device_ccs == b.device_ccs && vars(a) == vars(b) &&
-         a.already_loaded == b.already_loaded && a.loader_search == b.loader_search && a.path_search == b.path_search &&
-         a.default_locations == b.default_locations && a.environment_places == b.environment_places &&
-         a.default_roots == b.default_roots && a.probe_ptxas == b.probe_ptxas && a.roles == b.roles && a.mode == b.mode;
-}
-
 /// Whether `d` is an answer to keep: complete (nothing left unasked at the deadline or cancelled, no
 /// probe that ran out of time) and free of live questions (the devices are asked every time).
 inline bool worth_keeping(const detect_options& o, const detection& d) {
@@ -107,8 +95,11 @@ inline bool worth_keeping(const detect_options& o, const detection& d) {
 
 /// detect(o), or the answer to the same question kept from an earlier call when everything it rests
 /// on is as it was. A few questions are kept (a JIT library alternates the NVRTC and nvcc paths); the
-/// oldest goes first. Every thread shares them, under the process lock, held only to copy.
+/// oldest goes first. Every thread shares them, under the process lock, held only to copy. Options
+/// without an environment snapshot read the live one, which the question does not hold (a changed
+/// PATH would not be seen): those are always detected afresh. The front door always passes one.
 inline detection detect_or_recall(const detect_options& o) {
+  if (!o.env) return detect(o);
   struct kept {
     detect_options question;
     detection answer;
@@ -122,7 +113,7 @@ inline detection detect_or_recall(const detect_options& o) {
       if (k && same_question(k->question, o)) hit = k;
   }
   if (hit && hit->stamp.still_true(o.already_loaded)) return hit->answer;
-  const environment env = o.env ? *o.env : environment::from_process();
+  const environment& env = *o.env;
   auto fresh = std::make_shared<kept>();
   stamp_places(fresh->stamp, o, env);  // before: a place that changes while detection runs is seen next time
   fresh->answer = detect(o);
