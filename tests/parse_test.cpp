@@ -1,8 +1,10 @@
 // Parsing every spelling of docs/design.md's input grammar, each case checked at compile time and at run time.
 #include <cuarch/core/parse.hpp>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -301,4 +303,84 @@ TEST_CASE("nvcc: machine code built from a lower virtual architecture is refused
     CHECK(r.error().message().find("lower virtual architecture") != std::string::npos);
   }
   CHECK(parse_arch_list("-gencode=arch=compute_100f,code=sm_100", arch_dialect::nvcc));  // the same cc: sm_100f
+}
+
+// The quick readers (core/parse.hpp, "The usual spellings, in one pass") stand in for the full ones on
+// the hot path: whatever they read, the full readers must read the same, and every short target the
+// full readers accept, the quick ones must read (else the hot path is slow, not wrong).
+namespace {
+
+std::vector<std::string> short_tokens(std::string_view prefix) {
+  std::vector<std::string> out;
+  std::vector<std::string> numbers;
+  for (int n = 0; n <= 1300; ++n) numbers.push_back(std::to_string(n));
+  for (const char* odd : {"", "0", "00", "075", "090", "0120", "1000", "12000", "9.0", "x"}) numbers.emplace_back(odd);
+  for (const auto& n : numbers)
+    for (const char* suffix : {"", "a", "f", "b", "A", "F", "1", ".", "a1", "af", "-real", " "})
+      out.push_back(std::string(prefix) + n + suffix);
+  return out;
+}
+
+std::vector<std::string> dotted_tokens() {
+  std::vector<std::string> out;
+  for (const char* major : {"", "0", "1", "3", "5", "6", "7", "8", "9", "10", "11", "12", "13", "09", "010", "100", "x"})
+    for (const char* minor : {"", "0", "1", "2", "3", "5", "6", "7", "9", "00", "10", "x"})
+      for (const char* suffix : {"", "a", "f", "b", "A", "1", "."})
+        for (const char* dot : {".", ",", ""}) out.push_back(std::string(major) + dot + minor + suffix);
+  std::sort(out.begin(), out.end());  // "6" "." "1" "" and "6" "." "" "1" are one token
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the quick readers read exactly what the full readers read", "[parse]") {
+  using namespace cuarch::detail;
+  std::size_t accepted = 0;
+  for (const char* prefix : {"", "sm_", "sm", "compute_", "lto_", "s", "c", "compute", "lto", "SM_"})
+    for (const std::string& tok : short_tokens(prefix)) {
+      INFO(tok);
+      const auto full = parse_prefixed(tok, 0);
+      const auto quick = quick_prefixed(tok, true);
+      REQUIRE(quick.has_value() == full.has_value());
+      if (quick) CHECK(*quick == *full);
+      const bool nvcc_prefix = starts_with(tok, "sm_") || starts_with(tok, "compute_") || starts_with(tok, "lto_");
+      const auto quick_nvcc = quick_prefixed(tok, false);
+      REQUIRE(quick_nvcc.has_value() == (full.has_value() && nvcc_prefix));
+      if (!quick_nvcc && nvcc_prefix) CHECK(nvcc_target_error(tok, 0, tok).code == full.error().code);
+      accepted += quick.has_value();
+    }
+  CHECK(accepted > 1000);  // the token set reaches the accepting path, not only refusals
+  for (const std::string& tok : dotted_tokens()) {
+    INFO(tok);
+    const auto full = read_dotted(tok, tok, 0);
+    const auto quick = quick_dotted(tok);
+    REQUIRE(quick.has_value() == full.has_value());
+    if (quick) CHECK(*quick == *full);
+  }
+}
+
+TEST_CASE("a plain torch entry is read in one pass as PyTorch's list reads it", "[parse][torch]") {
+  using namespace cuarch::detail;
+  for (const std::string_view listed : torch_supported_arches) CHECK(quick_dotted(listed).has_value());
+  std::size_t listed_seen = 0;
+  for (const std::string& dotted : dotted_tokens())
+    for (const char* ptx : {"", "+PTX", "+ptx"}) {
+      const std::string tok = dotted + ptx;
+      INFO(tok);
+      const std::string_view entry = std::string_view(tok).substr(
+          0, tok.size() - (std::string_view(ptx) == "+PTX" ? 4 : 0));
+      bool listed = false;
+      for (const std::string_view s : torch_supported_arches) listed = listed || s == entry;
+      listed_seen += listed;
+      CHECK(torch_supports(tok) == listed);
+      const auto quick = quick_torch_entry(tok);
+      REQUIRE(quick.has_value() == listed);
+      if (!quick) continue;
+      const auto full = cuarch::parse_arch_token(tok, cuarch::arch_dialect::torch);  // the full reader
+      REQUIRE(full);
+      REQUIRE(quick->count == full->count);
+      for (std::size_t i = 0; i < quick->count; ++i) CHECK(quick->items[i] == full->items[i]);
+    }
+  CHECK(listed_seen == 2 * std::size(torch_supported_arches));  // each listed entry, with and without +PTX
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <optional>
@@ -152,6 +153,58 @@ constexpr unexpected<error> bad_token(std::string_view token, std::size_t positi
   return unexpected(errors::malformed_token(source_kind::user_input, token, position));
 }
 
+// ---- The usual spellings, in one pass ------------------------------------------------------------
+// The full readers below return an expected<.., error>, whose error (520 B) every path carries: a JIT
+// library that parses on each call paid for it per token. The quick readers accept only well-formed
+// targets, in one pass and without an error; for anything else they say nothing, and the full readers
+// decide, error and all. What a quick reader accepts, the full one reads the same
+// (tests/parse_test.cpp compares them on every short token).
+
+/// The variant letter, if any, that ends a target after compute capability `cc`: all of `rest`.
+constexpr std::optional<arch_target> quick_variant(std::string_view rest, compute_capability cc) noexcept {
+  if (!rest.empty() && rest != "a" && rest != "f") return std::nullopt;
+  const arch_variant v = rest.empty()     ? arch_variant::baseline
+                         : rest[0] == 'a' ? arch_variant::arch_specific
+                                          : arch_variant::family_specific;
+  if (!variant_exists(cc, v)) return std::nullopt;
+  return arch_target{cc, v, arch_form::sass};
+}
+
+/// "<sm number>[a|f]", all of `s`: two or three digits, no leading zero ("90a", "120").
+constexpr std::optional<arch_target> quick_sm_number(std::string_view s) noexcept {
+  int number = 0;
+  std::size_t n = 0;
+  for (const char c : s) {  // a range loop, as in read_uint
+    if (!is_digit(c) || n == 3) break;
+    number = number * 10 + (c - '0');
+    ++n;
+  }
+  if (n < 2 || s[0] == '0') return std::nullopt;
+  return quick_variant(s.substr(n), compute_capability{number / 10, number % 10});
+}
+
+/// "D.D[a|f]" or "DD.D[a|f]", all of `s`, no leading zero ("9.0a", "12.0").
+constexpr std::optional<arch_target> quick_dotted(std::string_view s) noexcept {
+  const std::size_t dot = s.size() > 2 && s[1] == '.' ? 1 : s.size() > 3 && s[2] == '.' ? 2 : 0;
+  if (dot == 0 || s[0] == '0' || !is_digit(s[0]) || !is_digit(s[dot - 1]) || !is_digit(s[dot + 1])) return std::nullopt;
+  const int major = dot == 1 ? s[0] - '0' : (s[0] - '0') * 10 + (s[1] - '0');
+  return quick_variant(s.substr(dot + 2), compute_capability{major, s[dot + 1] - '0'});
+}
+
+/// sm_/compute_/lto_ + "<sm number>[a|f]"; with `bare_sm`, also "sm90" (Triton's spelling; nvcc refuses it).
+constexpr std::optional<arch_target> quick_prefixed(std::string_view s, bool bare_sm) noexcept {
+  const auto read = [](std::string_view number, arch_form form) -> std::optional<arch_target> {
+    const auto t = quick_sm_number(number);
+    if (!t) return std::nullopt;
+    return with_form(*t, form);
+  };
+  if (starts_with(s, "sm_")) return read(s.substr(3), arch_form::sass);
+  if (starts_with(s, "compute_")) return read(s.substr(8), arch_form::ptx);
+  if (starts_with(s, "lto_")) return read(s.substr(4), arch_form::lto);
+  if (bare_sm && starts_with(s, "sm")) return read(s.substr(2), arch_form::sass);
+  return std::nullopt;
+}
+
 /// "<digits>[a|f]" at rest[n] after compute capability cc has been read: the variant, which must
 /// exist for cc, and then nothing more. A letter left over is an unknown suffix ("compute_90b"),
 /// anything else a malformed token ("sm_90a1", "sm_9.0").
@@ -201,12 +254,14 @@ constexpr expected<arch_target, error> parse_prefixed(std::string_view token, st
   return bad_token(token, position);
 }
 
-/// nvcc's own spelling of a target: sm_/compute_/lto_ + number + optional a/f; "sm90" is refused.
-constexpr expected<arch_target, error> parse_nvcc_target(std::string_view v, std::size_t position,
-                                                         std::string_view flag) {
+/// nvcc's own spelling of a target is sm_/compute_/lto_ + number + optional a/f, which
+/// quick_prefixed(v, false) reads ("sm90" is refused). Where it refuses `v`, this is why: the flag is
+/// malformed, or the target is (an unknown suffix, a variant not defined).
+constexpr error nvcc_target_error(std::string_view v, std::size_t position, std::string_view flag) {
   if (!starts_with(v, "sm_") && !starts_with(v, "compute_") && !starts_with(v, "lto_"))
-    return bad_token(flag, position);
-  return parse_prefixed(v, position);
+    return bad_token(flag, position).error();
+  const auto t = parse_prefixed(v, position);
+  return t ? bad_token(flag, position).error() : t.error();  // t: never, quick_prefixed reads what it reads
 }
 }  // namespace detail
 
@@ -218,12 +273,15 @@ constexpr expected<token_targets, error> parse_arch_token(std::string_view token
   const bool prefixed = detail::starts_with(token, "sm") || detail::starts_with(token, "compute_") ||
                         detail::starts_with(token, "lto_");
   if (dialect == arch_dialect::nvcc || (prefixed && dialect == arch_dialect::generic)) {
-    const auto t = dialect == arch_dialect::nvcc ? detail::parse_nvcc_target(token, position, token)
-                                                 : detail::parse_prefixed(token, position);
+    if (const auto q = detail::quick_prefixed(token, dialect == arch_dialect::generic)) return token_targets{{*q}, 1};
+    if (dialect == arch_dialect::nvcc) return unexpected(detail::nvcc_target_error(token, position, token));
+    const auto t = detail::parse_prefixed(token, position);
     if (!t) return unexpected(t.error());
     return token_targets{{*t}, 1};
   }
 
+  if (dialect == arch_dialect::generic)
+    if (const auto q = detail::quick_dotted(token)) return token_targets{{*q}, 1};
   std::string_view body = token;
   const bool ptx = dialect != arch_dialect::cmake && body.size() >= 4 &&
                    detail::iequals(body.substr(body.size() - 4), "+ptx");
@@ -280,12 +338,42 @@ inline constexpr std::string_view torch_supported_arches[] = {
     "7.5",   "8.0",  "8.6",   "8.7",  "8.9",   "9.0",  "9.0a",  "10.0", "10.0a", "11.0",
     "11.0a", "10.3", "10.3a", "10.7", "10.7a", "12.0", "12.0a", "12.1", "12.1a"};
 
-/// `entry` ("9.0a", "8.6+PTX") is one PyTorch accepts.
+/// torch_supported_arches as bits, one per sm number, for the baseline and the `a` variant: each
+/// entry is a target's one canonical spelling, the only one quick_dotted reads as that target.
+struct torch_target_bits {
+  std::uint64_t baseline[2]{}, arch_specific[2]{};
+  constexpr bool has(const arch_target& t) const noexcept {
+    const auto sm = static_cast<unsigned>(t.cc.sm_number());
+    if (sm >= 128 || t.variant == arch_variant::family_specific) return false;
+    const std::uint64_t* bits = t.variant == arch_variant::baseline ? baseline : arch_specific;
+    return (bits[sm / 64] >> (sm % 64)) & 1u;
+  }
+};
+constexpr torch_target_bits torch_bits_of_list() noexcept {
+  torch_target_bits b;
+  for (const std::string_view s : torch_supported_arches) {
+    const arch_target t = *quick_dotted(s);  // every entry reads (tests/parse_test.cpp)
+    const auto sm = static_cast<unsigned>(t.cc.sm_number());
+    (t.variant == arch_variant::baseline ? b.baseline : b.arch_specific)[sm / 64] |= std::uint64_t{1} << (sm % 64);
+  }
+  return b;
+}
+inline constexpr torch_target_bits torch_supported_targets = torch_bits_of_list();
+
+/// `entry` ("9.0a", "8.6+PTX") is one PyTorch accepts ("+PTX" is case-sensitive there).
 constexpr bool torch_supports(std::string_view entry) noexcept {
   if (ends_with(entry, "+PTX")) entry.remove_suffix(4);
-  for (const std::string_view s : torch_supported_arches)
-    if (s == entry) return true;
-  return false;
+  const auto t = quick_dotted(entry);
+  return t && torch_supported_targets.has(*t);
+}
+
+/// A plain entry ("8.6", "9.0a+PTX") PyTorch accepts, read in one pass; nothing for any other token
+/// (a named generation, or one to refuse), which add_torch_token reads in full.
+constexpr std::optional<token_targets> quick_torch_entry(std::string_view token) noexcept {
+  const bool ptx = ends_with(token, "+PTX");
+  const auto t = quick_dotted(ptx ? token.substr(0, token.size() - 4) : token);
+  if (!t || !torch_supported_targets.has(*t)) return std::nullopt;
+  return ptx ? token_targets{{*t, with_form(*t, arch_form::ptx)}, 2} : token_targets{{*t}, 1};
 }
 
 constexpr arch_keyword keyword_of(std::string_view token) noexcept {
@@ -343,8 +431,8 @@ constexpr expected<void, error> add_nvcc_codes(parsed_arch_list& list, std::stri
     const std::size_t comma = codes.find(',');
     const std::string_view code = codes.substr(0, comma);
     if (!code.empty() || !skip_empty) {
-      const auto c = parse_nvcc_target(code, position, flag);
-      if (!c) return unexpected(c.error());
+      const auto c = quick_prefixed(code, false);
+      if (!c) return unexpected(nvcc_target_error(code, position, flag));
       const auto image = nvcc_code_image(virt, *c, rdc);
       if (!image) return bad_token(flag, position);
       // A target is built from the virtual architecture of its own compute capability: machine code
@@ -374,9 +462,13 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   std::string_view arch_value, code_value;
   bool have_arch = false, have_code = false;
   while (!value.empty()) {
-    std::size_t end = 0;
-    for (bool bracket = false; end < value.size() && (bracket || value[end] != ','); ++end)
-      bracket = value[end] == '[' || (bracket && value[end] != ']');
+    std::size_t end = value.find(',');
+    if (end == std::string_view::npos) end = value.size();
+    if (value.substr(0, end).find('[') != std::string_view::npos) {  // a comma inside [...] is the value's
+      end = 0;
+      for (bool bracket = false; end < value.size() && (bracket || value[end] != ','); ++end)
+        bracket = value[end] == '[' || (bracket && value[end] != ']');
+    }
     const std::string_view item = value.substr(0, end);
     value.remove_prefix(end < value.size() ? end + 1 : end);
     if (item.empty()) continue;
@@ -389,8 +481,8 @@ constexpr expected<void, error> add_gencode(parsed_arch_list& list, std::string_
   if (!have_arch || !have_code) return bad_token(flag, position);
   if (arch_value.size() >= 2 && arch_value.front() == '[' && arch_value.back() == ']')  // nvcc takes arch=[compute_80]
     arch_value = arch_value.substr(1, arch_value.size() - 2);
-  const auto virt = parse_nvcc_target(arch_value, position, flag);
-  if (!virt) return unexpected(virt.error());
+  const auto virt = quick_prefixed(arch_value, false);
+  if (!virt) return unexpected(nvcc_target_error(arch_value, position, flag));
   if (virt->form != arch_form::ptx) return bad_token(flag, position);
   if (!code_value.empty() && code_value.front() == '[') {
     if (code_value.size() < 2 || code_value.back() != ']') return bad_token(flag, position);
@@ -431,13 +523,30 @@ struct nvcc_value {
   std::size_t position = 0;
 };
 
+/// Where the word that starts at s[i] ends: the next whitespace, or the end. Eight characters at a
+/// time while none is a control character or a space (the words of a flag list run to 40 characters,
+/// and a character at a time was a fifth of its cost); then one at a time.
+constexpr std::size_t word_end(std::string_view s, std::size_t i) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  if (!__builtin_is_constant_evaluated()) {
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    for (std::uint64_t x = 0; i + 8 <= s.size(); i += 8) {
+      std::memcpy(&x, s.data() + i, 8);
+      if ((x - ones * 0x21u) & ~x & highs) break;  // some byte is below 0x21 (exact whether any is)
+    }
+  }
+#endif
+  while (i < s.size() && (static_cast<unsigned char>(s[i]) > ' ' || !is_space(s[i]))) ++i;
+  return i;
+}
+
 constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::string_view input) {
   if (trim(input).empty()) return unexpected(errors::empty_input(source_kind::user_input, input, 0));
   std::size_t i = 0;
   const auto next_word = [&] {
     while (i < input.size() && is_space(input[i])) ++i;
     const std::size_t start = i;
-    while (i < input.size() && !is_space(input[i])) ++i;
+    i = word_end(input, i);
     return input.substr(start, i - start);
   };
   nvcc_value arch{}, codes[4]{};  // -code words: four are plenty (each takes a list)
@@ -467,8 +576,8 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
     } else {  // -arch: checked now, the last one kept
       keyword = keyword_of(value);
       if (keyword == arch_keyword::none) {
-        const auto t = parse_nvcc_target(value, pos, word);
-        if (!t) return unexpected(t.error());
+        const auto t = quick_prefixed(value, false);
+        if (!t) return unexpected(nvcc_target_error(value, pos, word));
         virt = *t;
       }
       arch = nvcc_value{word, value, pos};
@@ -505,6 +614,7 @@ constexpr expected<void, error> parse_nvcc_flags(parsed_arch_list& list, std::st
 constexpr expected<void, error> add_torch_token(parsed_arch_list& list, std::string_view token, std::size_t position,
                                                 std::string_view input) {
   // No token over 24 characters can be valid ("Blackwell+Tegraa+PTX", 11.0a+PTX, is the longest).
+  if (const auto quick = quick_torch_entry(token)) return add_targets(list, *quick, position, token.size(), input);
   if (token.size() > 24) return bad_token(token, position);
   text<200> expanded(token);
   if (token.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos) {  // names start with a capital
