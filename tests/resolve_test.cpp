@@ -386,7 +386,7 @@ TEST_CASE("the resolver type binds sources and policy; CTAD picks them up", "[re
   CHECK(r->compiler_kind == source_kind::nvrtc);
   CHECK(r->compiler_version == cuda_version{13, 0});
   CHECK_FALSE(r->table_older_than_compiler);
-  static_assert(std::is_same_v<decltype(jit), const resolver<fixed_compiler, fixed_devices, jit_policy, fixed_driver>>);
+  static_assert(std::is_same_v<decltype(jit), const resolver<fixed_compiler, fixed_devices, fixed_driver>>);
 
   const resolver build(fixed_compiler({12, 8}));
   const auto b = build.resolve(request("all-major"));

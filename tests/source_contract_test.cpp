@@ -112,8 +112,8 @@ TEST_CASE("checks_ptx(): a driver source that says at run time whether it checks
 
 TEST_CASE("no_driver: PTX is not checked, and a PTX fallback is refused with no_driver's own reason",
           "[contract][driver]") {
-  const resolver<fixed_compiler, fixed_devices, jit_policy, no_driver> no_check(fixed_compiler({12, 6}),
-                                                                                fixed_devices{{12, 0}});
+  const resolver<fixed_compiler, fixed_devices, no_driver> no_check(fixed_compiler({12, 6}), fixed_devices{{12, 0}},
+                                                                    jit_policy{});
   const auto refused = no_check.resolve(request("native"));
   REQUIRE_FALSE(refused);
   REQUIRE(refused.error().diagnostics[0].fallback_error);

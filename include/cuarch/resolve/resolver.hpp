@@ -414,17 +414,18 @@ resolve_result resolve_parsed(const parsed_request& request, const compiler_info
                               const DeviceSource& devices = DeviceSource{},
                               const resolve_policy& policy = resolve_policy{},
                               const DriverSource& driver = DriverSource{}) {
-  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, resolve_policy, DriverSource>());
+  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, DriverSource>());
   return detail::resolution_run<DeviceSource, DriverSource>(request, compiler, policy, devices, driver).run();
 }
 
 /// Resolves `request` against a compiler already described by value (the warm path: no source is
 /// asked for the compiler). Devices and driver are still asked lazily, as described above.
-template <class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver>
+template <class DeviceSource = no_devices, class DriverSource = no_driver>
 resolve_result resolve_target_archs(const arch_request& request, const compiler_info& compiler,
-                                    const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
+                                    const DeviceSource& devices = DeviceSource{},
+                                    const resolve_policy& policy = resolve_policy{},
                                     const DriverSource& driver = DriverSource{}) {
-  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, Policy, DriverSource>());
+  static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, DriverSource>());
   const auto req = read_and_parse(request);
   if (!req) return detail::failure_against(compiler, req.error());
   return resolve_parsed(*req, compiler, devices, policy, driver);
@@ -433,12 +434,13 @@ resolve_result resolve_target_archs(const arch_request& request, const compiler_
 /// Resolves `request`: environment overrides first, then the compiler source (once), then devices
 /// and driver only when needed. Returns the non-empty target set with one diagnostic per request,
 /// or a resolution_failure carrying every per-target reason.
-template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy,
-          class DriverSource = no_driver, std::enable_if_t<is_compiler_source_v<CompilerSource>, int> = 0>
+template <class CompilerSource, class DeviceSource = no_devices, class DriverSource = no_driver,
+          std::enable_if_t<is_compiler_source_v<CompilerSource>, int> = 0>
 resolve_result resolve_target_archs(const arch_request& request, const CompilerSource& compiler,
-                                    const DeviceSource& devices = DeviceSource{}, const Policy& policy = Policy{},
+                                    const DeviceSource& devices = DeviceSource{},
+                                    const resolve_policy& policy = resolve_policy{},
                                     const DriverSource& driver = DriverSource{}) {
-  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
+  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, DriverSource>());
   const auto req = read_and_parse(request);                          // before any source is asked
   const expected<compiler_info, error>& info = compiler.compiler();  // no copy of a cached answer
   if (!info) return unexpected(resolution_failure{info.error(), {}});
@@ -448,14 +450,15 @@ resolve_result resolve_target_archs(const arch_request& request, const CompilerS
 
 /// A resolver with its sources and policy bound: a JIT library holds one (linked NVRTC, the driver
 /// API's devices, jit_policy), a build tool another (nvcc's version, given devices, best effort),
-/// a test a third (fixed sources). Sources are asked on every resolve, lazily (see above).
-template <class CompilerSource, class DeviceSource = no_devices, class Policy = strict_policy, class DriverSource = no_driver>
+/// a test a third (fixed sources). Sources are asked on every resolve, lazily (see above). The
+/// sources are types (each answers in its own way); the policy is a value, as everywhere.
+template <class CompilerSource, class DeviceSource = no_devices, class DriverSource = no_driver>
 class resolver {
-  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, Policy, DriverSource>());
+  static_assert(detail::check_resolver_arguments<CompilerSource, DeviceSource, DriverSource>());
 
  public:
-  explicit resolver(CompilerSource compiler, DeviceSource devices = DeviceSource{}, Policy policy = Policy{},
-                    DriverSource driver = DriverSource{})
+  explicit resolver(CompilerSource compiler, DeviceSource devices = DeviceSource{},
+                    resolve_policy policy = resolve_policy{}, DriverSource driver = DriverSource{})
       : compiler_(std::move(compiler)),
         devices_(std::move(devices)),
         policy_(std::move(policy)),
@@ -471,7 +474,7 @@ class resolver {
  private:
   CompilerSource compiler_;
   DeviceSource devices_;
-  Policy policy_;
+  resolve_policy policy_;
   DriverSource driver_;
 };
 
@@ -483,10 +486,11 @@ class resolver {
 #  else
 #    define CUARCH_INSTANTIATE extern template
 #  endif
-CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, strict_policy, no_driver>(
-    const arch_request&, const compiler_info&, const no_devices&, const strict_policy&, const no_driver&);
-CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, strict_policy, no_driver, 0>(
-    const arch_request&, const fixed_compiler&, const no_devices&, const strict_policy&, const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<no_devices, no_driver>(const arch_request&, const compiler_info&,
+                                                                              const no_devices&, const resolve_policy&,
+                                                                              const no_driver&);
+CUARCH_INSTANTIATE resolve_result resolve_target_archs<fixed_compiler, no_devices, no_driver, 0>(
+    const arch_request&, const fixed_compiler&, const no_devices&, const resolve_policy&, const no_driver&);
 CUARCH_INSTANTIATE resolve_result resolve_parsed<no_devices, no_driver>(const parsed_request&, const compiler_info&,
                                                                         const no_devices&, const resolve_policy&,
                                                                         const no_driver&);

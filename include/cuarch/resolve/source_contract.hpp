@@ -84,8 +84,11 @@ bool checks_ptx_against(const Driver& driver) noexcept {
 
 namespace detail {
 
-template <class CompilerSource, class DeviceSource, class Policy, class DriverSource>
+template <class CompilerSource, class DeviceSource, class DriverSource>
 constexpr bool check_resolver_arguments() {
+  static_assert(!std::is_base_of_v<resolve_policy, DeviceSource> && !std::is_base_of_v<resolve_policy, DriverSource>,
+                "cuarch: the policy is a value, not a template argument: resolver<Compiler, Devices, Driver> "
+                "takes it in its constructor (resolver<C, D>(c, d, cuarch::jit_policy{}))");
   static_assert(is_compiler_source_v<CompilerSource>,
                 "cuarch: CompilerSource needs `expected<compiler_info, error> compiler() const` "
                 "(e.g. cuarch::fixed_compiler; see cuarch/resolve/source_contract.hpp)");
@@ -95,9 +98,6 @@ constexpr bool check_resolver_arguments() {
   static_assert(is_driver_source_v<DriverSource>,
                 "cuarch: DriverSource needs `expected<observation, error> driver_version() const` "
                 "(e.g. cuarch::fixed_driver; see cuarch/resolve/source_contract.hpp)");
-  static_assert(std::is_base_of_v<resolve_policy, Policy>,
-                "cuarch: Policy must be cuarch::resolve_policy or derive from it "
-                "(strict_policy, best_effort_policy, jit_policy)");
   return true;
 }
 }  // namespace detail
