@@ -10,6 +10,7 @@
 #include <cuarch/sources/code_file.hpp>
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -508,7 +509,7 @@ TEST_CASE("hostile bytes: 200,000 images in one code object, or all different, a
                                static_cast<arch_variant>(1 + i % 2), static_cast<arch_form>(i % 3)};
       one.objects[0].images.push_back(img);
     }
-    return cuarch_test::cpu_seconds_of([&] { CHECK_FALSE(judged_for_cc_100(one).files[0].loads_everywhere()); });
+    return cuarch_test::cpu_seconds_of([&] { CHECK_FALSE(judged_for_cc_100(one).files[0].fine_everywhere()); });
   });
   check_grows_linearly([](std::size_t n) {
     code_listing many;  // n code objects, each a different pair of targets
@@ -887,4 +888,154 @@ TEST_CASE("each image says whether it holds a kernel: .text sections, PTX .entry
   const auto ptx = list_code(".version 9.0\n.target sm_90\n");  // no .entry
   REQUIRE(ptx.has_value());
   CHECK(ptx->objects.at(0).images.at(0).kernels == K::none);
+}
+
+namespace {
+
+struct elf_part {
+  std::string name;
+  std::uint64_t flags;  // SHF_WRITE 1, SHF_ALLOC 2, SHF_EXECINSTR 4
+  std::string bytes;
+};
+
+// An ELF64 x86-64 shared object whose sections are `parts`, each SHT_PROGBITS at an 8-byte-aligned
+// offset from byte 64, then the section names and the section table.
+std::string elf_with(const std::vector<elf_part>& parts) {
+  std::string b(64, '\0'), names(1, '\0'), table;
+  b.replace(0, 4, "\177ELF");
+  b[4] = 2;
+  b[5] = 1;
+  b[6] = 1;
+  put_le(b, 0x12, 62, 2);
+  const auto header = [&](std::size_t name, std::uint32_t type, std::uint64_t flags, std::size_t at, std::size_t size) {
+    std::string h(64, '\0');
+    put_le(h, 0, name, 4);
+    put_le(h, 4, type, 4);
+    put_le(h, 8, flags, 8);
+    put_le(h, 24, at, 8);
+    put_le(h, 32, size, 8);
+    table += h;
+  };
+  for (const auto& p : parts) {
+    b.resize((b.size() + 7) / 8 * 8, '\0');
+    header(names.size(), 1, p.flags, b.size(), p.bytes.size());
+    names += p.name + '\0';
+    b += p.bytes;
+  }
+  header(names.size(), 3, 0, b.size(), names.size() + 10);  // SHT_STRTAB, its own name included
+  names += std::string(".shstrtab") + '\0';
+  b += names;
+  b.resize((b.size() + 7) / 8 * 8, '\0');
+  put_le(b, 0x28, b.size(), 8);
+  put_le(b, 0x3a, 64, 2);
+  put_le(b, 0x3c, parts.size() + 1, 2);
+  put_le(b, 0x3e, parts.size(), 2);
+  return b + table;
+}
+
+inspect_report judged_on(const code_listing& l, std::vector<compute_capability> ccs,
+                         std::optional<cuda_version> driver = std::nullopt) {
+  inspect_report r;
+  for (const auto& c : ccs)
+    r.devices.push_back(device_info{static_cast<int>(r.devices.size()), c, "", source_kind::device_list});
+  r.driver = driver;
+  r.files.push_back(judge_file("lib.so", l, r));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("code objects embedded in data sections are found, judged apart, and never fail", "[inspect][embedded]") {
+  std::string data(40, 'x');  // bytes, then a magic whose header is not whole (header size 32)
+  std::string fake = fatbin_of(1, 90);
+  put_le(fake, 6, 32, 2);
+  data += fake;
+  data.resize((data.size() + 7) / 8 * 8, '\0');
+  data += fatbin_of(1, 90) + std::string(24, '\0') + fatbin_of(2, 120);
+  const std::string lib = elf_with({{".nv_fatbin", 2, fatbin_of(1, 75)},
+                                    {".rodata", 2, data},
+                                    {".text", 6, fatbin_of(1, 86)},  // machine code: not searched
+                                    {".ldata", 3, std::string(3, 'y') + fatbin_of(1, 80)},  // not 8-byte aligned
+                                    {".comment", 0, fatbin_of(1, 87)}});                    // not loaded: not searched
+  const auto l = list_code(lib);
+  REQUIRE(l.has_value());
+  REQUIRE(l->objects.size() == 3);
+  CHECK_FALSE(l->objects[0].embedded);
+  CHECK(l->objects[0].images[0].target == arch_target{cc(7, 5), arch_variant::baseline, arch_form::sass});
+  CHECK(l->objects[1].embedded);
+  CHECK(l->objects[1].images[0].target.cc == cc(9, 0));
+  CHECK(l->objects[2].embedded);
+  CHECK(l->objects[2].images.size() == 2);
+  CHECK(l->embedded_in == std::vector<std::string>{".rodata"});
+  CHECK(has_loadable(*l));
+  CHECK_FALSE(judged(l->objects[1], true));
+
+  const auto r = judged_on(*l, {cc(9, 0), cc(7, 5), cc(8, 0), cc(12, 0)});
+  const auto& d = r.files[0].devices;
+  // 9.0: an embedded object has its code, the registered sm_75 one is another architecture's.
+  CHECK(d[0].verdict() == load_verdict::dispatches);
+  CHECK(d[0].embedded == 2);
+  CHECK(d[0].embedded_here == 1);
+  CHECK(d[0].failed() == 1);
+  CHECK(d[1].verdict() == load_verdict::dispatches);     // 7.5: the registered object loads, no embedded one does
+  CHECK(d[2].verdict() == load_verdict::no_code_found);  // 8.0: nothing anywhere
+  CHECK(d[3].verdict() == load_verdict::dispatches);
+  CHECK(r.exit_status() == 1);  // 8.0's no_code_found
+  CHECK(judged_on(*l, {cc(9, 0), cc(12, 0)}).exit_status() == 0);
+
+  const std::string text = inspect_text(r), json = inspect_json(r);
+  CHECK(text.find("1 code object and 2 embedded in .rodata") != std::string::npos);
+  CHECK(text.find("cc 9.0: dispatches: it holds code for cc 9.0 and picks its code by architecture: 0 of 1 code "
+                  "objects it registers and 1 of 2 embedded ones have an image for it") != std::string::npos);
+  CHECK(text.find("cc 8.0: no code found for it") != std::string::npos);
+  CHECK(text.find("CANNOT LOAD") == std::string::npos);
+  CHECK(json.find("\"embedded_in\":[\".rodata\"]") != std::string::npos);
+  CHECK(json.find("\"verdict\":\"no_code_found\"") != std::string::npos);
+  CHECK(json.find("\"embedded_code_objects\":2,\"embedded_here\":1") != std::string::npos);
+
+  // The same registered code without embedded objects: one object without sm_90 is CANNOT LOAD, as before.
+  const auto plain = list_code(elf_with({{".nv_fatbin", 2, fatbin_of(1, 75)}, {".rodata", 2, std::string(64, 'x')}}));
+  REQUIRE(plain.has_value());
+  CHECK(judged_on(*plain, {cc(9, 0)}).files[0].devices[0].verdict() == load_verdict::cannot_load);
+}
+
+TEST_CASE("data sections are searched once, however many sections name them", "[inspect][embedded][hostile]") {
+  std::string data = fatbin_of(1, 90);
+  data.resize(4096, '\0');
+  std::string lib = elf_with(std::vector<elf_part>(200, elf_part{".rodata", 2, data}));
+  const auto distinct = list_code(lib);  // 200 sections of their own bytes: 200 code objects, one name
+  REQUIRE(distinct.has_value());
+  CHECK(distinct->objects.size() == 200);
+  CHECK(distinct->embedded_in == std::vector<std::string>{".rodata"});
+  const std::size_t table = lib.size() - 201 * 64;  // elf_with writes the section table last
+  for (std::size_t k = 1; k < 200; ++k) put_le(lib, table + k * 64 + 24, 64, 8);  // each names the first's bytes
+  const auto same = list_code(lib);
+  REQUIRE(same.has_value());
+  CHECK(same->objects.size() == 1);
+}
+
+TEST_CASE("CUDA 13.0's libcufft.so.12 keeps its kernels in .ldata: it dispatches, never CANNOT LOAD",
+          "[inspect][embedded][real]") {
+  // The issue's false alarm: only an sm_75 object is in .nv_fatbin, yet torch.fft runs on an H200.
+  const std::string path = "/usr/local/cuda/lib64/libcufft.so.12";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || st.st_size != 286542352)
+    SKIP("CUDA 13.0's libcufft.so.12 (286,542,352 bytes) is not at " + path);
+  const auto l = read_code_file(path);
+  REQUIRE(l.has_value());
+  std::size_t embedded = 0, cubins_90 = 0;
+  for (const auto& o : l->objects) {
+    embedded += o.embedded ? 1 : 0;
+    for (const auto& img : o.images)
+      cubins_90 += o.embedded && img.target == arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass};
+  }
+  // Counted independently by a scan of the file for whole fatbin headers (docs/inspect.md, "Embedded code").
+  CHECK(l->objects.size() == 23984);
+  CHECK(embedded == 23983);
+  CHECK(cubins_90 == 393);
+  CHECK(l->embedded_in == std::vector<std::string>{".ldata"});
+  const auto r = judged_on(*l, {cc(9, 0), cc(5, 0)}, cuda_version{13, 0});
+  CHECK(r.files[0].devices[0].verdict() == load_verdict::dispatches);
+  CHECK(r.files[0].devices[0].embedded_here > 393);  // and PTX the driver JITs
+  CHECK(r.files[0].devices[1].verdict() == load_verdict::no_code_found);
 }

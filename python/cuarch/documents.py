@@ -509,6 +509,9 @@ class InspectCodeObject(TypedDict):
     """whether it is judged: a loader sees it and it may hold a kernel (an empty fatbin, or one whose images
     all hold none, is not)"""
     images: list[InspectImage]
+    embedded: bool
+    """found in a data section, not .nv_fatbin: code the library loads itself, picking by architecture
+    (docs/inspect.md, "Embedded code"); cuobjdump does not list it, and it is never judged as failing"""
 
 
 class InspectChosen(TypedDict):
@@ -554,15 +557,22 @@ class InspectVerdict(TypedDict):
     name: str
     """the device's name: the node's with --inventory"""
     loads: bool
-    """known to load: verdict is "loads\""""
+    """every code object (embedded ones too) has an image that loads: verdict is "loads\""""
     code_objects: int
     by_sass: int
     by_ptx_jit: int
+    embedded_code_objects: int
+    """embedded code objects that may hold a kernel"""
+    embedded_here: int
+    """of those, how many have an image that loads on this device"""
     chosen: list[InspectChosen]
     failing: list[InspectFailing]
-    verdict: Literal["loads", "cannot_load", "unknown"]
+    verdict: Literal["loads", "cannot_load", "unknown", "dispatches", "no_code_found"]
     """cannot_load: a code object has no image that loads; unknown: none fails, but some load only if the
-    driver runs the CUDA that built their machine code, which the file does not say"""
+    driver runs the CUDA that built their machine code, which the file does not say. For a file with
+    embedded code objects (a library that picks its code by architecture): dispatches, it holds code for
+    this device and the code objects without are for other architectures; no_code_found, no code object,
+    embedded or registered, has an image for it (not proof that it cannot run)"""
     unknown: list[InspectUnknown]
     """code objects whose verdict is unknown, grouped as failing ones are (error code unknown_builder)"""
 
@@ -573,6 +583,8 @@ class InspectFile(TypedDict):
     error: ErrorObject | None
     kind: Literal["none", "elf", "fatbin", "cubin", "ptx", "archive"]
     has_cuda_code: bool
+    embedded_in: list[str]
+    """the data sections that hold embedded code objects, in file order"""
     code_objects: list[InspectCodeObject]
     devices: list[InspectVerdict]
 
@@ -586,9 +598,12 @@ class InspectDocument(TypedDict):
     schema: Literal["cuarch.inspect/1"]
     cuarch_version: str
     ok: bool
-    """true: every device loads every file (exit_status 0)"""
+    """true: every device loads every file, or holds code for it where a library picks its code by architecture
+    (exit_status 0)"""
     exit_status: Literal[0, 1, 2]
-    """0 every device loads every file, 1 one cannot (or no device), 2 a file is unreadable or malformed"""
+    """0 every device loads every file (or, in a library that picks its code by architecture, finds code for
+    it), 1 one cannot, its verdict is unknown, or no code for it was found (or no device), 2 a file is
+    unreadable or malformed"""
     error: ErrorObject | None
     """null when ok; else what stopped the inspection before any file was judged (no device; no driver with
     --driver detected), else the first unreadable file's error, else the first code object that cannot load"""

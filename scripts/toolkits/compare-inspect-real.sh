@@ -49,11 +49,12 @@ def ours(path):
     f = doc["files"][0]
     if f["error"]: return None, f["error"]["message"], 0
     words = []
-    for o in f["code_objects"]:
+    registered = [o for o in f["code_objects"] if not o.get("embedded")]  # cuobjdump does not list embedded ones
+    for o in registered:
         for i in o["images"]:
             t = i["target"].split("_", 1)[1]
             words.append({"sass": "elf", "ptx": "ptx", "lto": "nvvm"}[i["kind"]] + ":sm_" + t + ":" + i["code_version"] + (":z" if i["compressed"] else ""))
-    return words, None, len(f["code_objects"])
+    return words, None, len(registered)
 same = total = with_code = objects = images = 0
 t_ours = t_theirs = 0.0
 for path in files:

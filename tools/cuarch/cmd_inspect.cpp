@@ -32,10 +32,12 @@ Devices: --device-cc, else this machine's (NVML, as `cuarch resolve --archs nati
 With no device named and none visible (a build machine), the files are listed, not judged.
 A code object with no kernel (an empty fatbin, cubins without .text) is listed, not judged.
 Verdicts per device: loads; CANNOT LOAD (with a fix that works); unknown (machine code whose
-builder the file does not say, e.g. compressed, under a driver that may not run it).
-exit status: 0 every device loads every file (or nothing was judged); 1 a device cannot load a
-file, or whether it does is unknown; 2 bad usage or a file that cannot be read or whose CUDA
-code is malformed.
+builder the file does not say, e.g. compressed, under a driver that may not run it). A library
+that keeps code in its data sections and picks it by architecture (cuFFT): dispatches (it holds
+code for the device), or no code found (none for it where cuarch can see).
+exit status: 0 every device loads every file, or finds code for it in such a library (or
+nothing was judged); 1 a device cannot load a file, whether it does is unknown, or no code for it
+was found; 2 bad usage or a file that cannot be read or whose CUDA code is malformed.
 example: cuarch inspect build/libkernels.so --device-cc 8.6,8.9,9.0 --driver 12.8)";
 
 struct inspect_flags {

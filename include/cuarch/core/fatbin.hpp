@@ -60,11 +60,15 @@ struct code_object {
   std::uint64_t offset = 0;
   bool relocatable = false;  // from __nv_relfatbin: for the device linker, never loaded as it is
   std::vector<code_image> images;
+  // Found in a data section, not .nv_fatbin: code the library hands the driver itself
+  // (cuModuleLoadData), picking by architecture, as cuFFT does (docs/inspect.md, "Embedded code").
+  bool embedded = false;
 };
 
 struct code_listing {
   container_kind kind = container_kind::none;
   std::vector<code_object> objects;
+  std::vector<std::string> embedded_in;  // the data sections that hold embedded code objects, in file order
   std::size_t image_count() const noexcept {
     std::size_t n = 0;
     for (const auto& o : objects) n += o.images.size();
@@ -414,6 +418,8 @@ inline std::string_view ptx_directive(std::string_view text, std::string_view ke
 struct elf_section {
   std::string_view name;
   std::uint64_t offset = 0, size = 0;
+  std::uint64_t flags = 0;  // sh_flags: SHF_ALLOC (2) is loaded with the file, SHF_EXECINSTR (4) is machine code
+  std::uint32_t type = 0;   // sh_type: SHT_PROGBITS (1) holds the program's bytes
 };
 
 /// The most of a section name cuarch reads: enough for every name it looks for, and for a message.
@@ -447,7 +453,8 @@ std::optional<error> for_each_section(const byte_range& b, std::string_view elf_
     // Bounded: a name without its NUL is not searched to the table's end once per section.
     const std::string_view named = name < names->size() ? names->substr(static_cast<std::size_t>(name), max_section_name)
                                                         : std::string_view();
-    const elf_section sec{named.substr(0, named.find('\0')), le(*table, s + 24, 8), le(*table, s + 32, 8)};
+    const elf_section sec{named.substr(0, named.find('\0')), le(*table, s + 24, 8), le(*table, s + 32, 8),
+                          le(*table, s + 8, 8), static_cast<std::uint32_t>(le(*table, s + 4, 4))};
     if (!b.fits(sec.offset, sec.size))
       return bad_code(shoff + s, "ELF section '" + std::string(sec.name) + "' runs past the end of the file");
     if (auto e = f(sec)) return e;
@@ -513,17 +520,98 @@ inline std::optional<error> read_cubin(const byte_range& b, std::string_view elf
   return std::nullopt;
 }
 
+/// The end of the fatbin at `at` in [at, end) if its headers are well formed (magic, version 1, a
+/// 16-byte header, entries of a known kind and size for a plausible GPU, filling it but for a zero
+/// tail), else nullopt: bytes of a data section that only look like a fatbin's magic.
+inline expected<std::optional<std::uint64_t>, error> embedded_fatbin_end(const byte_range& b, std::uint64_t at,
+                                                                         std::uint64_t end, std::string& bytes) {
+  constexpr std::optional<std::uint64_t> no;
+  if (end - at < 16 + 64) return no;
+  const auto h = b.read(at, 16, bytes);
+  if (!h) return unexpected(h.error());
+  const std::uint64_t size = le(*h, 8, 8);
+  if (le(*h, 0, 4) != fatbin_magic || le(*h, 4, 2) != 1 || le(*h, 6, 2) != 16 || size < 64 || size > end - at - 16)
+    return no;
+  const std::uint64_t stop = at + 16 + size;
+  for (std::uint64_t e = at + 16; e < stop;) {
+    if (stop - e < 64) {  // a short tail: zeros, which read_fatbins skips, or not a fatbin
+      if (e == at + 16) return no;
+      const auto tail = b.read(e, stop - e, bytes);
+      if (!tail) return unexpected(tail.error());
+      return tail->find_first_not_of('\0') == std::string_view::npos ? std::optional<std::uint64_t>(stop) : no;
+    }
+    const auto eh = b.read(e, 64, bytes);
+    if (!eh) return unexpected(eh.error());
+    const std::uint64_t kind = le(*eh, 0, 2), header = le(*eh, 4, 4), payload = le(*eh, 8, 8), sm = le(*eh, 28, 4);
+    if ((kind != 1 && kind != 2 && kind != 8) || header < 64 || header > stop - e || payload > stop - e - header ||
+        sm < 10 || sm > 1000)
+      return no;
+    e += header + payload;
+  }
+  return std::optional<std::uint64_t>(stop);
+}
+
+/// The most of a data section searched for embedded fatbins at one read.
+inline constexpr std::uint64_t embedded_scan_block = std::uint64_t{1} << 20;
+
+/// The fatbins embedded in [at, end), a data section's bytes (or the part of it no fatbin section
+/// holds): each 8-byte-aligned magic whose headers are well formed (embedded_fatbin_end) is read
+/// as a fatbin and marked embedded; the bytes between are searched once, a block at a time, holes
+/// skipped. Returns how many were found.
+inline expected<std::size_t, error> read_embedded_fatbins(const byte_range& b, std::uint64_t at, std::uint64_t end,
+                                                          code_listing& out, code_counts& counts) {
+  constexpr std::string_view magic("\x50\xED\x55\xBA", 4);  // fatbin_magic, little-endian
+  std::string block_bytes, header_bytes;
+  std::size_t found = 0;
+  while (end - at >= 16 + 64) {
+    const auto data = b.skip_zeros(at, end);  // a hole, or zero padding, in one step
+    if (!data) return unexpected(data.error());
+    if (end - (at = *data) < 16 + 64) break;  // a magic's first byte is not 0: none is skipped
+    const auto block = b.read(at, static_cast<std::size_t>(std::min(end - at, embedded_scan_block)), block_bytes);
+    if (!block) return unexpected(block.error());
+    std::uint64_t next = at + block->size() - 3;  // a magic cut by the block's end is searched again
+    for (std::size_t p = block->find(magic); p != std::string_view::npos; p = block->find(magic, p + 1)) {
+      if ((at + p) % 8 != 0) continue;
+      const auto stop = embedded_fatbin_end(b, at + p, end, header_bytes);
+      if (!stop) return unexpected(stop.error());
+      if (!*stop) continue;
+      const std::size_t first = out.objects.size();
+      if (auto e = read_fatbins(b, at + p, **stop, false, out, counts)) return unexpected(std::move(*e));
+      for (std::size_t i = first; i < out.objects.size(); ++i) out.objects[i].embedded = true;
+      ++found;
+      if (**stop >= at + block->size()) {  // past this block: read on from its end
+        next = **stop;
+        break;
+      }
+      p = static_cast<std::size_t>(**stop - at) - 1;  // on in this block, after it
+    }
+    at = std::max(next, at + 1);
+  }
+  return found;
+}
+
 /// The fatbins of a 64-bit ELF file that is no cubin (.so, executable, object), loadable ones first
 /// whatever the section order, as cuobjdump lists them (libnccl.so.2 of CUDA 13.0 has
-/// __nv_relfatbin before .nv_fatbin). Sections that name the same bytes are read once; sections that
-/// overlap otherwise are an error (a linker never writes either).
+/// __nv_relfatbin before .nv_fatbin), then those embedded in its data sections (loaded, not
+/// executable, outside every fatbin section: read_embedded_fatbins), which cuobjdump does not list.
+/// Sections that name the same bytes are read once; fatbin sections that overlap otherwise are an
+/// error (a linker never writes either).
 inline std::optional<error> read_elf_code(const byte_range& b, std::string_view elf_header, code_listing& out,
                                           code_counts& counts) {
   const std::size_t first = out.objects.size();
-  std::map<std::uint64_t, std::uint64_t> read_ranges;  // start -> end of each fatbin section read
+  std::map<std::uint64_t, std::uint64_t> read_ranges;         // start -> end of each fatbin section read
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> data;  // each data section's [start, end)
+  std::vector<std::string> data_names;
   auto e = for_each_section(b, elf_header, [&](const elf_section& s) -> std::optional<error> {
     const bool relocatable = s.name == "__nv_relfatbin";
-    if ((s.name != ".nv_fatbin" && !relocatable) || s.size == 0) return std::nullopt;
+    if (s.size == 0) return std::nullopt;
+    if (s.name != ".nv_fatbin" && !relocatable) {
+      if (s.type == 1 && (s.flags & 2) && !(s.flags & 4)) {  // SHT_PROGBITS, SHF_ALLOC, not SHF_EXECINSTR
+        data.emplace_back(s.offset, s.offset + s.size);
+        data_names.emplace_back(s.name);
+      }
+      return std::nullopt;
+    }
     const std::uint64_t end = s.offset + s.size;
     auto after = read_ranges.lower_bound(s.offset);
     if (after != read_ranges.end() && after->first == s.offset && after->second == end)
@@ -534,10 +622,32 @@ inline std::optional<error> read_elf_code(const byte_range& b, std::string_view 
     read_ranges.emplace(s.offset, end);
     return read_fatbins(b, s.offset, end, relocatable, out, counts);
   });
-  if (!e)
-    std::stable_partition(out.objects.begin() + static_cast<std::ptrdiff_t>(first), out.objects.end(),
-                          [](const code_object& o) { return !o.relocatable; });
-  return e;
+  if (e) return e;
+  std::stable_partition(out.objects.begin() + static_cast<std::ptrdiff_t>(first), out.objects.end(),
+                        [](const code_object& o) { return !o.relocatable; });
+  // Each data byte is searched once: sections that overlap (each other, or a fatbin section) are cut
+  // to what no earlier one covered, in file order.
+  std::vector<std::size_t> order(data.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return data[x] < data[y]; });
+  std::uint64_t searched = 0;
+  for (const std::size_t i : order) {
+    std::uint64_t from = std::max(data[i].first, searched);
+    const std::uint64_t to = data[i].second;
+    searched = std::max(searched, to);
+    // Fatbin sections do not overlap one another (an error above): inside one, go past it; before
+    // the next, stop there.
+    if (const auto in = read_ranges.upper_bound(from); in != read_ranges.begin() && std::prev(in)->second > from)
+      from = std::prev(in)->second;
+    const auto next = read_ranges.lower_bound(from);
+    const std::uint64_t until = next == read_ranges.end() ? to : std::min(to, next->first);
+    if (from >= until) continue;
+    const auto found = read_embedded_fatbins(b, from, until, out, counts);
+    if (!found) return found.error();
+    if (*found != 0 && std::find(out.embedded_in.begin(), out.embedded_in.end(), data_names[i]) == out.embedded_in.end())
+      out.embedded_in.push_back(std::move(data_names[i]));  // once per name (archive members repeat theirs)
+  }
+  return std::nullopt;
 }
 
 /// The members of a static library (`ar`: "!<arch>\n", then 60-byte headers whose size is decimal
@@ -637,9 +747,10 @@ inline expected<code_listing, error> list_code(std::string_view b) {
   return list_code(bytes);
 }
 
-/// Whether a listing holds loadable fatbins (.nv_fatbin), not only relocatable ones.
+/// Whether a listing holds loadable fatbins (.nv_fatbin), not only relocatable (or embedded) ones.
 inline bool has_loadable(const code_listing& l) noexcept {
-  return std::any_of(l.objects.begin(), l.objects.end(), [](const code_object& o) { return !o.relocatable; });
+  return std::any_of(l.objects.begin(), l.objects.end(),
+                     [](const code_object& o) { return !o.relocatable && !o.embedded; });
 }
 
 /// Whether code object o may hold a kernel: an image holds one, or might (unknown: compressed, LTO
@@ -652,9 +763,10 @@ inline bool may_launch(const code_object& o) noexcept {
 
 /// Whether code object o is judged: a loader sees it (what cuobjdump lists without --all-fatbin: the
 /// loadable fatbins when the listing has any, has_loadable(), asked once per listing, else the
-/// relocatable ones) and it may hold a kernel (may_launch()).
+/// relocatable ones) and it may hold a kernel (may_launch()). Embedded code objects are judged
+/// apart (judge_device): the library picks among them.
 inline bool judged(const code_object& o, bool listing_has_loadable) noexcept {
-  return (!o.relocatable || !listing_has_loadable) && may_launch(o);
+  return !o.embedded && (!o.relocatable || !listing_has_loadable) && may_launch(o);
 }
 
 /// Which image of a code object a device loads, or why none does.

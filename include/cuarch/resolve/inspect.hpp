@@ -35,16 +35,23 @@ struct failing_group {
 
 /// What a device does with a file: every code object known to load; one cannot; or none cannot,
 /// but some load only if the driver runs the CUDA that built them, which the file does not say.
-enum class load_verdict : unsigned char { loads, cannot_load, unknown };
-inline constexpr std::string_view load_verdict_names[] = {"loads", "cannot_load", "unknown"};
+/// A file with embedded code objects (code_object::embedded: a library that picks its code by
+/// architecture) has two more: it holds code for the device, and the code objects without are for
+/// other architectures (dispatches); or no code for the device was found where cuarch can see
+/// (no_code_found): not proof that it cannot run, since the library may find code elsewhere.
+enum class load_verdict : unsigned char { loads, cannot_load, unknown, dispatches, no_code_found };
+inline constexpr std::string_view load_verdict_names[] = {"loads", "cannot_load", "unknown", "dispatches",
+                                                          "no_code_found"};
 constexpr std::string_view to_string(load_verdict v) noexcept { return detail::name_of(load_verdict_names, v); }
 
 /// One device against one file.
 struct device_verdict {
   device_info device{};
-  std::size_t judged = 0;      // code objects a loader sees (judged(): relocatable ones only in an object file)
-  std::size_t by_sass = 0;     // of those, loaded as machine code
-  std::size_t by_ptx_jit = 0;  // loaded by JIT-compiling PTX
+  std::size_t judged = 0;         // code objects a loader sees (judged(): relocatable ones only in an object file)
+  std::size_t by_sass = 0;        // of those, loaded as machine code
+  std::size_t by_ptx_jit = 0;     // loaded by JIT-compiling PTX
+  std::size_t embedded = 0;       // embedded code objects that may hold a kernel (judged apart: the library picks)
+  std::size_t embedded_here = 0;  // of those, with an image that loads here
   std::vector<failing_group> failing;
   std::vector<failing_group> unknown;  // not failing, not known to load: built by an unknown CUDA (errc::unknown_builder)
   std::vector<std::size_t> choice;  // per code object of the listing: the image index it loads, or image_choice::none
@@ -56,12 +63,21 @@ struct device_verdict {
   }
   std::size_t failed() const noexcept { return count_of(failing); }
   std::size_t unknowns() const noexcept { return count_of(unknown); }
-  /// Known to load: every code object judged has an image the rules say loads.
-  bool loads() const noexcept { return failing.empty() && unknown.empty(); }
+  /// Known to load: every code object judged (and every embedded one) has an image the rules say loads.
+  bool loads() const noexcept { return failing.empty() && unknown.empty() && embedded_here == embedded; }
   load_verdict verdict() const noexcept {
+    if (embedded != 0 && !loads()) {  // a library that picks its code: what it holds for this device decides
+      if (embedded_here != 0 || by_sass + by_ptx_jit != 0) return load_verdict::dispatches;
+      return unknown.empty() ? load_verdict::no_code_found : load_verdict::unknown;
+    }
     return !failing.empty()   ? load_verdict::cannot_load
            : !unknown.empty() ? load_verdict::unknown
                               : load_verdict::loads;
+  }
+  /// Nothing found against it: it loads, or it is a library that holds code for this device.
+  bool fine() const noexcept {
+    const load_verdict v = verdict();
+    return v == load_verdict::loads || v == load_verdict::dispatches;
   }
 };
 
@@ -73,8 +89,8 @@ struct file_verdict {
   std::vector<device_verdict> devices;
 
   bool has_code() const noexcept { return !listing.objects.empty(); }
-  bool loads_everywhere() const noexcept {
-    return !unreadable && std::all_of(devices.begin(), devices.end(), [](const device_verdict& d) { return d.loads(); });
+  bool fine_everywhere() const noexcept {
+    return !unreadable && std::all_of(devices.begin(), devices.end(), [](const device_verdict& d) { return d.fine(); });
   }
 };
 
@@ -94,13 +110,14 @@ struct inspect_report {
     return device_drivers[i].major ? std::optional<cuda_version>(device_drivers[i]) : std::nullopt;
   }
 
-  /// 2 when a file could not be read, else 1 when a device cannot load a file or whether it does is
-  /// unknown (not shown to load), else 0 (also when no device was judged: the files were listed).
+  /// 2 when a file could not be read, else 1 when a device cannot load a file, whether it does is
+  /// unknown (not shown to load), or no code for it was found in a library that picks its code, else
+  /// 0 (also when no device was judged: the files were listed).
   int exit_status() const noexcept {
     int s = 0;
     for (const auto& f : files) {
       if (f.unreadable) return 2;
-      if (!f.loads_everywhere()) s = 1;
+      if (!f.fine_everywhere()) s = 1;
     }
     return s;
   }
@@ -165,6 +182,12 @@ inline device_verdict judge_device(const code_listing& listing, const device_inf
   std::vector<miss> misses, unsure;
   for (std::size_t i = 0; i < listing.objects.size(); ++i) {
     const code_object& o = listing.objects[i];
+    if (o.embedded && may_launch(o)) {  // one of the library's own choices: counted, never a failure
+      ++v.embedded;
+      const image_choice c = choose_image(o, device.cc, driver);
+      v.choice[i] = c.image;
+      v.embedded_here += c.loads() ? 1 : 0;
+    }
     if (!judged(o, loadable)) continue;
     ++v.judged;
     const image_choice c = choose_image(o, device.cc, driver);
@@ -205,6 +228,12 @@ inline file_verdict judge_file(std::string path, expected<code_listing, error> l
 }
 
 namespace detail {
+
+inline std::string names_text(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s.append(s.empty() ? "" : ", ").append(printable(n));
+  return s;
+}
 
 inline std::string targets_text(const std::vector<arch_target>& ts) {
   std::string s;
@@ -343,7 +372,8 @@ inline std::string inspect_text(const inspect_report& r) {
   // Files without CUDA code (most of a directory: headers, scripts) are counted, not listed, unless alone.
   const std::size_t codeless = static_cast<std::size_t>(std::count_if(
       r.files.begin(), r.files.end(), [](const file_verdict& f) { return !f.unreadable && !f.has_code(); }));
-  constexpr const char* no_code_why = "no .nv_fatbin or __nv_relfatbin section; not a fatbin, cubin or PTX text";
+  constexpr const char* no_code_why =
+      "no .nv_fatbin or __nv_relfatbin section and no fatbin in a data section; not a fatbin, cubin or PTX text";
   bool judged_ptx = false;  // whether the driver note below bears on anything
   for (const auto& f : r.files) {
     if (!f.unreadable && !f.has_code()) {
@@ -373,26 +403,58 @@ inline std::string inspect_text(const inspect_report& r) {
     const std::size_t idle = static_cast<std::size_t>(
         std::count_if(f.listing.objects.begin(), f.listing.objects.end(),
                       [&](const code_object& o) { return (!o.relocatable || !loadable) && !may_launch(o); }));
+    // Embedded code objects (the library's own choices) with their targets, said apart.
+    std::vector<std::size_t> embedded_per_key(detail::target_keys, 0);
+    std::vector<std::uint32_t> embedded_order;
+    std::size_t embedded = 0;
+    for (const auto& o : f.listing.objects)
+      if (o.embedded && ++embedded)
+        for (const std::uint32_t k : detail::target_keys_of(o, true))
+          if (k < embedded_per_key.size() && embedded_per_key[k]++ == 0) embedded_order.push_back(k);
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
            (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") +
-           (idle ? " (and " + std::to_string(idle) + " without a kernel, not judged)" : "") + ", " +
-           std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") +
+           (idle ? " (and " + std::to_string(idle) + " without a kernel, not judged)" : "") +
+           (embedded ? " and " + std::to_string(embedded) + " embedded in " + detail::names_text(f.listing.embedded_in)
+                     : std::string()) +
+           ", " + std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") +
            "\n  targets:";
     for (const std::uint32_t k : order)
       out += " " + std::string(to_text(detail::target_of_key(k)).view()) +
              (per_key[k] == judged_objects ? "" : "(" + std::to_string(per_key[k]) + ")");
     out += "\n";
+    if (embedded) {
+      out +=
+          "  embedded targets (code objects in data sections, which the library loads itself, picking by "
+          "architecture; cuobjdump does not list them):";
+      for (const std::uint32_t k : embedded_order)
+        out += " " + std::string(to_text(detail::target_of_key(k)).view()) + "(" + std::to_string(embedded_per_key[k]) +
+               ")";
+      out += "\n";
+    }
     const cuda_version builder = builder_of(f.listing);
     for (std::size_t i = 0; i < f.devices.size(); ++i) {
       const device_verdict& d = f.devices[i];
       const std::string cc(to_text(d.device.cc).view()), of = " of " + std::to_string(d.judged) + " code objects ";
       out += "  cc " + cc + (d.device.name.empty() ? "" : " (" + detail::printable(d.device.name) + ")") + ": ";
       if (d.loads()) {
-        out += d.judged ? "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) +
-                              " as SASS, " + std::to_string(d.by_ptx_jit) + " by JIT of PTX)\n"
-                        : std::string("loads: no code object holds a kernel, so none can fail to launch\n");
+        out += d.judged || d.embedded
+                   ? "loads: every code object has an image for cc " + cc + " (" + std::to_string(d.by_sass) +
+                         " as SASS, " + std::to_string(d.by_ptx_jit) + " by JIT of PTX" +
+                         (d.embedded ? ", and " + std::to_string(d.embedded) + " embedded ones" : std::string()) + ")\n"
+                   : std::string("loads: no code object holds a kernel, so none can fail to launch\n");
         continue;
       }
+      if (d.verdict() == load_verdict::dispatches) {  // the counts of both kinds, then what the rest are
+        out += "dispatches: it holds code for cc " + cc +
+               " and picks its code by architecture: " + std::to_string(d.by_sass + d.by_ptx_jit) + of +
+               "it registers and " + std::to_string(d.embedded_here) + " of " + std::to_string(d.embedded) +
+               " embedded ones have an image for it; the others are for other architectures\n";
+        continue;
+      }
+      if (d.verdict() == load_verdict::no_code_found)
+        out += "no code found for it: none of " + std::to_string(d.embedded) +
+               " embedded code objects, nor of the code objects it registers, has an image for cc " + cc +
+               " (not proof that it cannot run: the library may load code from elsewhere)\n";
       // The groups, largest first (--format json lists every one), then each fix (or what settles it) once.
       const auto groups = [&](const std::vector<failing_group>& all, const char* fix_word) {
         constexpr std::size_t shown = 8;
@@ -411,7 +473,8 @@ inline std::string inspect_text(const inspect_report& r) {
         for (const auto& fix : fixes) out += "    " + std::string(fix_word) + ": " + fix + "\n";
       };
       if (!d.failing.empty()) {
-        out += "CANNOT LOAD: " + std::to_string(d.failed()) + of + "have no image for it\n";
+        if (d.verdict() == load_verdict::cannot_load)
+          out += "CANNOT LOAD: " + std::to_string(d.failed()) + of + "have no image for it\n";
         groups(d.failing, "fix");
       }
       if (!d.unknown.empty()) {
@@ -448,10 +511,16 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     if (!first && f.unreadable) first = f.unreadable;
   for (const auto& f : r.files)
     for (const auto& d : f.devices)
-      if (!first && !d.failing.empty()) first = d.failing.front().why;
+      if (!first && !d.fine() && !d.failing.empty()) first = d.failing.front().why;
   for (const auto& f : r.files)
     for (const auto& d : f.devices)
-      if (!first && !d.unknown.empty()) first = d.unknown.front().why;
+      if (!first && !d.fine() && !d.unknown.empty()) first = d.unknown.front().why;
+  for (const auto& f : r.files)  // no code found in a library that picks its code: its first embedded miss says why
+    for (std::size_t i = 0; i < f.devices.size(); ++i)
+      if (!first && f.devices[i].verdict() == load_verdict::no_code_found)
+        for (const auto& o : f.listing.objects)
+          if (!first && o.embedded && may_launch(o))
+            first = choose_image(o, f.devices[i].device.cc, r.driver_of(i)).why;
   detail::begin_document(w, json_schema::inspect).key("ok").value(status == 0).key("exit_status").value(status).key("error");
   detail::json_optional_error(w, first);
   w.key("driver");
@@ -476,9 +545,11 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
     w.key("path").value(f.path).key("error");
     detail::json_optional_error(w, f.unreadable);
     w.key("kind").value(to_string(f.listing.kind)).key("has_cuda_code").value(f.has_code());
+    w.key("embedded_in").value(f.listing.embedded_in);
     const bool loadable = has_loadable(f.listing);
     detail::json_objects(w.key("code_objects"), f.listing.objects, [&](const code_object& o) {
       w.key("offset").value(static_cast<long long>(o.offset)).key("relocatable").value(o.relocatable);
+      w.key("embedded").value(o.embedded);
       detail::json_objects(w.key("judged").value(judged(o, loadable)).key("images"), o.images, [&](const code_image& img) {
         w.key("kind").value(to_string(img.target.form)).key("target").value(to_text(img.target).view());
         w.key("code_version").value(to_text(img.version).view()).key("compressed").value(img.compressed);
@@ -495,6 +566,8 @@ inline std::string inspect_json(const inspect_report& r, const std::optional<err
       w.key("verdict").value(to_string(d.verdict()));
       w.key("code_objects").value(static_cast<long long>(d.judged)).key("by_sass").value(static_cast<long long>(d.by_sass));
       w.key("by_ptx_jit").value(static_cast<long long>(d.by_ptx_jit));
+      w.key("embedded_code_objects").value(static_cast<long long>(d.embedded));
+      w.key("embedded_here").value(static_cast<long long>(d.embedded_here));
       std::vector<long long> chosen(detail::target_keys, 0);  // the images it loads, by target: how many code objects
       std::vector<std::uint32_t> order;
       for (std::size_t i = 0; i < d.choice.size(); ++i) {
