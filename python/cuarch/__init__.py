@@ -60,6 +60,7 @@ __all__ = [
     "check",
     "list_targets",
     "inspect",
+    "inspect_loaded",
     "env",
     "schema",
     "Resolution",
@@ -538,6 +539,37 @@ def inspect(
         inventory=_optional_path(inventory, "inventory"),
     )
     outcome = _cuarch.inspect(paths=names, options=options, env=_environment())
+    if outcome.note:
+        warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
+    raise_for(outcome)
+    document: InspectDocument = json.loads(outcome.json)
+    return document
+
+
+def inspect_loaded(
+    *,
+    devices: Optional[Union[str, Iterable[Any]]] = None,
+    driver: Optional[str] = None,
+    timeout: Optional[float] = None,
+) -> InspectDocument:
+    """Will the CUDA code this process has loaded run here? inspect() of this process's program and
+    every shared library it has mapped (as `cuarch inspect --pid` reads another process), before
+    the first launch that would fail with "no kernel image is available for execution on the device".
+
+    Nothing is loaded, run or initialised: the devices come through NVML (never cuInit: a process
+    that forks workers keeps CUDA usable in them); with none visible, nothing is judged and
+    "devices" is empty. devices and driver as inspect(). Returns the cuarch.inspect/1 document: per
+    library its code objects and per device its verdict (docs/inspect.md). A JIT or AOT library can
+    call it at import and raise a clear error instead:
+        doc = cuarch.inspect_loaded()
+        if not doc["ok"]: raise RuntimeError(doc["error"]["message"])
+    """
+    options = _options(
+        devices=None if devices is None else _joined(devices, "devices", ","),
+        driver=_version_text(driver, "driver"),
+        timeout=_timeout_text(timeout),
+    )
+    outcome = _cuarch.inspect_loaded(options=options, env=_environment())
     if outcome.note:
         warnings.warn(outcome.note, CuarchWarning, stacklevel=2)
     raise_for(outcome)

@@ -162,4 +162,8 @@ outcome list_targets(const std::string& toolkit);
 outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
                 const std::atomic<bool>* cancel);
 
+/// cuarch.inspect_loaded(...) (inspect_call.cpp): inspect() of this process's program and shared
+/// libraries (inspect_loaded), the devices never found through cuInit in this process.
+outcome inspect_loaded(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel);
+
 }  // namespace cuarch_python

@@ -285,6 +285,15 @@ NB_MODULE(_cuarch, m) {
       },
       "paths"_a, "options"_a, "env"_a);
   m.def(
+      "inspect_loaded",
+      [](const fs_pairs& options, const fs_pairs& env) {
+        const auto full = with_inherited(env);
+        const auto given = bytes_of(options);
+        return interruptible(
+            [&](const std::atomic<bool>* cancel) { return cuarch_python::inspect_loaded(given, full, cancel); });
+      },
+      "options"_a, "env"_a);
+  m.def(
       "check",
       [](const fs_bytes& targets, const fs_bytes& toolkit, const fs_bytes& dialect) {
         nb::gil_scoped_release release;

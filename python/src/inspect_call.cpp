@@ -1,6 +1,6 @@
-// cuarch.inspect(paths, ...): `cuarch inspect` in process. The keyword arguments are library options
-// (devices, driver) read as the command line's flags are; the reading, the judging and the
-// cuarch.inspect/1 document are the library's (front_door/inspect_here.hpp, resolve/inspect.hpp).
+// cuarch.inspect(paths, ...) and cuarch.inspect_loaded(...): `cuarch inspect` (and `--pid`) in process. The keyword
+// arguments are library options (devices, driver) read as the command line's flags are; the reading, the judging and
+// the cuarch.inspect/1 document are the library's (front_door/inspect_here.hpp, resolve/inspect.hpp).
 #include <cuarch/detect.hpp>
 #include <cuarch/front_door/inspect_here.hpp>
 
@@ -12,14 +12,10 @@
 
 namespace cuarch_python {
 
-outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
-                const std::atomic<bool>* cancel) {
-  if (paths.empty()) return usage("name at least one file or directory to inspect");
-  cuarch::resolve_options o;
-  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
-  if (auto bad = read_options(options, env, o, document)) return *bad;
-  o.cancel = cancel;  // Ctrl-C stops the device detection and the reading (cuarch_ext.cpp, interruptible)
-  const cuarch::inspect_outcome done = cuarch::inspect_here(paths, o);
+namespace {
+
+/// The outcome of an inspection: the document, the notes, and what is raised.
+outcome worded(const cuarch::inspect_outcome& done) {
   if (done.usage) return usage(*done.usage);  // check_options() refused: ValueError, as resolve()
   outcome out;
   out.json = cuarch::inspect_json(done.report, done.failure);
@@ -38,6 +34,27 @@ outcome inspect(const std::vector<std::string>& paths, const option_list& option
     out.message = e->message();
   }
   return out;
+}
+
+}  // namespace
+
+outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
+                const std::atomic<bool>* cancel) {
+  if (paths.empty()) return usage("name at least one file or directory to inspect");
+  cuarch::resolve_options o;
+  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
+  if (auto bad = read_options(options, env, o, document)) return *bad;
+  o.cancel = cancel;  // Ctrl-C stops the device detection and the reading (cuarch_ext.cpp, interruptible)
+  return worded(cuarch::inspect_here(paths, o));
+}
+
+outcome inspect_loaded(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel) {
+  cuarch::resolve_options o;
+  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
+  if (auto bad = read_options(options, env, o, document)) return *bad;
+  o.cancel = cancel;
+  o.cuinit_fallback = false;  // this process's CUDA stays uninitialised: NVML answers, or nothing is judged
+  return worded(cuarch::inspect_loaded(o));
 }
 
 }  // namespace cuarch_python

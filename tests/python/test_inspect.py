@@ -50,6 +50,38 @@ def test_same_document_as_the_command_line():
     assert p.returncode == 1  # only 10.0 loads sm_100a
 
 
+LOADS_A_LIBRARY = """
+import ctypes, json, os, sys
+import cuarch
+cudart = "/usr/local/cuda/lib64/libcudart.so.13"  # the library's own need; loading it initialises no CUDA
+ctypes.CDLL(cudart, mode=ctypes.RTLD_GLOBAL)
+ctypes.CDLL(sys.argv[1])
+doc = cuarch.inspect_loaded(devices="9.0,8.0", driver="13.0")
+print(json.dumps(doc))
+"""
+
+
+def test_inspect_loaded_judges_what_this_process_has_mapped(tmp_path):
+    if not os.path.exists("/usr/local/cuda/lib64/libcudart.so.13"):
+        pytest.skip("no CUDA 13 runtime at /usr/local/cuda/lib64 to load the test library with")
+    library = os.path.join(DATA, "libk_sm_90a.so")  # nvcc 13.0: sm_90a and compute_90(a)
+    p = subprocess.run([sys.executable, "-c", LOADS_A_LIBRARY, library], capture_output=True, text=True,
+                       env=clean_env(), timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    with_code = [f for f in doc["files"] if f["has_cuda_code"]]
+    assert [f["path"] for f in with_code] == [library]
+    assert os.path.realpath(sys.executable) in [os.path.realpath(f["path"]) for f in doc["files"]]  # the program
+    verdict = {d["cc"]: d["verdict"] for d in with_code[0]["devices"]}
+    assert verdict == {"9.0": "loads", "8.0": "cannot_load"}
+    assert doc["exit_status"] == 1
+
+
+def test_inspect_loaded_takes_no_paths():
+    with pytest.raises(TypeError):
+        cuarch.inspect_loaded("lib.so")
+
+
 def test_unreadable_file_raises_with_the_document(tmp_path):
     with pytest.raises(cuarch.ResolveInputError) as e:
         cuarch.inspect(str(tmp_path / "missing.so"), devices="9.0")

@@ -68,6 +68,12 @@ def will_it_load(path: str) -> List[str]:
     return fixes + [f["path"] for f in unreadable] + [v for v in verdicts.values() if v != "loads"]
 
 
+def loaded_here() -> List[str]:
+    document = cuarch.inspect_loaded(devices=["9.0"], driver="13.0")
+    assert_type(document, InspectDocument)
+    return [f["path"] for f in document["files"] if f["has_cuda_code"]]
+
+
 def doctor_findings() -> List[str]:
     report = cuarch.doctor()
     assert_type(report, cuarch.DoctorDocument)
@@ -105,5 +111,5 @@ def given_paths(name: bytes, root: pathlib.Path) -> InspectDocument:
 
 if __name__ == "__main__":
     print(resolution(), tables(), failure(), cuarch.__version__)
-    print(will_it_load(sys.executable), doctor_findings())
+    print(will_it_load(sys.executable), loaded_here(), doctor_findings())
     print(shell_lines(), command_line())

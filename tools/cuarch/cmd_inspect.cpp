@@ -6,6 +6,7 @@
 #include <cuarch/front_door/inspect_here.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,12 @@ code for the device), or no code found (none for it where cuarch can see).
 exit status: 0 every device loads every file, or finds code for it in such a library (or
 nothing was judged); 1 a device cannot load a file, whether it does is unknown, or no code for it
 was found; 2 bad usage or a file that cannot be read or whose CUDA code is malformed.
+--pid PID judges what a running process has loaded (its program and shared libraries).
 example: cuarch inspect build/libkernels.so --device-cc 8.6,8.9,9.0 --driver 12.8)";
 
 struct inspect_flags {
   CLI::Option* paths = nullptr;
+  CLI::Option* pid = nullptr;
   CLI::Option* format = nullptr;
   library_flags options;
 };
@@ -52,13 +55,22 @@ int run_inspect(const inspect_flags& flags) {
   bool json = false;
   if (const auto status = read_format(command_name, flags.format, json)) return *status;
   const std::vector<std::string> paths = flag_set::all(flags.paths);
-  if (paths.empty()) return usage_error(command_name, "name at least one file or directory to inspect");
+  std::optional<long> pid;
+  if (const auto text = flag_set::get(flags.pid)) {
+    int n = 0;
+    if (!cuarch::detail::parse_uint(*text, n) || n == 0)
+      return usage_error(command_name, "--pid takes a process ID (a positive number), not '" + *text + "'");
+    if (!paths.empty()) return usage_error(command_name, "name files or directories, or --pid, not both");
+    pid = n;
+  }
+  if (paths.empty() && !pid)
+    return usage_error(command_name, "name at least one file or directory to inspect, or --pid PID");
 
   const cuarch::inspect_outcome done = [&] {
     const detecting scope;  // stdout is the report's; SIGINT/SIGTERM/SIGHUP stop the reading and end cuarch by it (cli.hpp)
     o.cancel = &interrupted;
     o.progress = scope.progress();
-    return cuarch::inspect_here(paths, o);
+    return pid ? cuarch::inspect_loaded(o, pid) : cuarch::inspect_here(paths, o);
   }();
   if (done.usage)
     return usage_error(command_name, *done.usage);  // flags.options.read() said it first, in flag spelling
@@ -78,6 +90,10 @@ std::function<int()> setup_inspect(flag_set& f) {
   using cuarch::option_name;
   inspect_flags flags;
   flags.paths = f.positionals("paths", "PATH", "files or directories to inspect");
+  flags.pid = f.value("--pid", "PID",
+                      "instead of files: the program and shared libraries process PID has mapped\n"
+                      "(/proc/PID/maps), before a launch fails with \"no kernel image\"",
+                      "input");
   flags.format = f.value("--format", "text|json",
                          "text (default), or json: one cuarch.inspect/1 document (docs/json.md)", "output");
   const std::string devices = "devices and driver";

@@ -1,5 +1,6 @@
 // inspect_here(): `cuarch inspect` and cuarch.inspect(): the devices and the driver (given, or this
-// machine's, found as resolve finds them), every file read (sources/code_file.hpp) and judged.
+// machine's, found as resolve finds them), every file read (sources/code_file.hpp) and judged;
+// inspect_loaded(): the same for the files a process has mapped as code (`--pid`, inspect_loaded()).
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "../detect/detector.hpp"
 #include "../resolve/inspect.hpp"
 #include "../sources/code_file.hpp"
+#include "../sources/mapped_files.hpp"
 #include "options.hpp"
 #include "resolve_here.hpp"
 
@@ -113,6 +115,25 @@ inline inspect_outcome inspect_here(const std::vector<std::string>& paths, const
   if (cancelled())
     return fail(errors::deadline_exceeded(source_kind::user_input, "inspect", {},
                                           "cancelled by the caller (a signal) before every file was read"));
+  return out;
+}
+
+/// inspect_here() of the files process `pid` maps as code (mapped_files_of), or with no pid of
+/// this process's program and shared libraries (mapped_files_here): will the code this process has
+/// loaded run on these devices, before its first launch? Nothing is loaded, run or initialised: the
+/// devices come through NVML unless named, and (o.cuinit_fallback false) never through cuInit.
+inline inspect_outcome inspect_loaded(const resolve_options& o, std::optional<long> pid = std::nullopt) {
+  const auto files = pid ? mapped_files_of(*pid) : expected<mapped_files, error>(mapped_files_here());
+  if (!files) {
+    inspect_outcome out;
+    if (!(out.usage = check_options(o, o.spelling))) out.failure = files.error();
+    return out;
+  }
+  inspect_outcome out = inspect_here(files->paths, o);
+  if (!files->deleted.empty())
+    out.notes.push_back(std::to_string(files->deleted.size()) + " mapped file(s) were deleted or replaced since (" +
+                        files->deleted.front() + (files->deleted.size() > 1 ? ", ..." : "") +
+                        "): not read; the process runs the old code, which no path names any more");
   return out;
 }
 
