@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     for (const auto& o : listing->objects)
       for (const auto& img : o.images) {
         if (o.relocatable && loadable) continue;  // as cuobjdump: the relocatable fatbins only when alone
+        if (o.embedded) continue;                 // in a data section: cuobjdump does not look there
         if (img.target.form != cuarch::arch_form::sass || listing->kind == cuarch::container_kind::cubin) continue;
         // The entry list_code read (its header at img.offset: u32 header size @4, u64 payload @8, flags
         // @40; compressed: u32 stored size @16, u64 size @56), its cubin decompressed as cuarch does.
