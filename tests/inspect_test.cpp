@@ -999,6 +999,21 @@ TEST_CASE("code objects embedded in data sections are found, judged apart, and n
   CHECK(judged_on(*plain, {cc(9, 0)}).files[0].devices[0].verdict() == load_verdict::cannot_load);
 }
 
+TEST_CASE("an embedded code object without a kernel is counted as embedded, not as a registered one",
+          "[inspect][embedded]") {
+  code_listing l;
+  l.kind = container_kind::elf;
+  code_image img{
+      arch_target{cc(9, 0), arch_variant::baseline, arch_form::sass}, {}, false, 0, 8, {}, kernel_presence::some};
+  l.objects.push_back(code_object{0, false, {img}});
+  img.kernels = kernel_presence::none;
+  l.objects.push_back(code_object{64, false, {img}, true});
+  l.embedded_in = {".rodata"};
+  const std::string text = inspect_text(judged_on(l, {cc(9, 0)}));
+  CHECK(text.find("elf, 1 code object and 1 embedded in .rodata, 2 images") != std::string::npos);
+  CHECK(text.find("without a kernel") == std::string::npos);
+}
+
 TEST_CASE("data sections are searched once, however many sections name them", "[inspect][embedded][hostile]") {
   std::string data = fatbin_of(1, 90);
   data.resize(4096, '\0');

@@ -229,6 +229,18 @@ inline file_verdict judge_file(std::string path, expected<code_listing, error> l
 
 namespace detail {
 
+/// Targets with the number of code objects holding each, in the order of first appearance.
+struct target_tally {
+  std::vector<std::size_t> per_key = std::vector<std::size_t>(target_keys, 0);
+  std::vector<std::uint32_t> order;
+  std::size_t objects = 0;
+  void add(const code_object& o) {
+    ++objects;
+    for (const std::uint32_t k : target_keys_of(o, true))
+      if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
+  }
+};
+
 inline std::string names_text(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s.append(s.empty() ? "" : ", ").append(printable(n));
@@ -385,32 +397,23 @@ inline std::string inspect_text(const inspect_report& r) {
       out += "unreadable: " + f.unreadable->message() + "\n";
       continue;
     }
-    // Targets with the number of code objects holding each, in the order of first appearance.
-    std::vector<std::size_t> per_key(detail::target_keys, 0);
-    std::vector<std::uint32_t> order;
-    std::size_t judged_objects = 0, relocatable = 0;
+    // The code objects judged, and apart from them the embedded ones (the library's own choices).
+    detail::target_tally judged_targets, embedded_targets;
+    std::size_t relocatable = 0;
     const bool loadable = has_loadable(f.listing);
     for (const auto& o : f.listing.objects) {
+      if (o.embedded) embedded_targets.add(o);
       if (!judged(o, loadable)) continue;
-      ++judged_objects;
+      judged_targets.add(o);
       relocatable += o.relocatable ? 1 : 0;
       judged_ptx |= !f.devices.empty() && std::any_of(o.images.begin(), o.images.end(), [](const code_image& i) {
         return i.target.form == arch_form::ptx;
       });
-      for (const std::uint32_t k : detail::target_keys_of(o, true))
-        if (k < per_key.size() && per_key[k]++ == 0) order.push_back(k);
     }
-    const std::size_t idle = static_cast<std::size_t>(
-        std::count_if(f.listing.objects.begin(), f.listing.objects.end(),
-                      [&](const code_object& o) { return (!o.relocatable || !loadable) && !may_launch(o); }));
-    // Embedded code objects (the library's own choices) with their targets, said apart.
-    std::vector<std::size_t> embedded_per_key(detail::target_keys, 0);
-    std::vector<std::uint32_t> embedded_order;
-    std::size_t embedded = 0;
-    for (const auto& o : f.listing.objects)
-      if (o.embedded && ++embedded)
-        for (const std::uint32_t k : detail::target_keys_of(o, true))
-          if (k < embedded_per_key.size() && embedded_per_key[k]++ == 0) embedded_order.push_back(k);
+    const std::size_t idle = static_cast<std::size_t>(std::count_if(
+        f.listing.objects.begin(), f.listing.objects.end(),
+        [&](const code_object& o) { return !o.embedded && (!o.relocatable || !loadable) && !may_launch(o); }));
+    const std::size_t judged_objects = judged_targets.objects, embedded = embedded_targets.objects;
     out += std::string(to_string(f.listing.kind)) + ", " + std::to_string(judged_objects) + " code object" +
            (judged_objects == 1 ? "" : "s") + (relocatable ? " (relocatable: for the device linker)" : "") +
            (idle ? " (and " + std::to_string(idle) + " without a kernel, not judged)" : "") +
@@ -418,17 +421,17 @@ inline std::string inspect_text(const inspect_report& r) {
                      : std::string()) +
            ", " + std::to_string(f.listing.image_count()) + " image" + (f.listing.image_count() == 1 ? "" : "s") +
            "\n  targets:";
-    for (const std::uint32_t k : order)
+    for (const std::uint32_t k : judged_targets.order)
       out += " " + std::string(to_text(detail::target_of_key(k)).view()) +
-             (per_key[k] == judged_objects ? "" : "(" + std::to_string(per_key[k]) + ")");
+             (judged_targets.per_key[k] == judged_objects ? "" : "(" + std::to_string(judged_targets.per_key[k]) + ")");
     out += "\n";
     if (embedded) {
       out +=
           "  embedded targets (code objects in data sections, which the library loads itself, picking by "
           "architecture; cuobjdump does not list them):";
-      for (const std::uint32_t k : embedded_order)
-        out += " " + std::string(to_text(detail::target_of_key(k)).view()) + "(" + std::to_string(embedded_per_key[k]) +
-               ")";
+      for (const std::uint32_t k : embedded_targets.order)
+        out += " " + std::string(to_text(detail::target_of_key(k)).view()) + "(" +
+               std::to_string(embedded_targets.per_key[k]) + ")";
       out += "\n";
     }
     const cuda_version builder = builder_of(f.listing);
