@@ -36,25 +36,31 @@ outcome worded(const cuarch::inspect_outcome& done) {
   return out;
 }
 
+/// `run(o)` with the options read (a bad one: its outcome, with an empty document). Ctrl-C sets
+/// `cancel`, which stops the device detection and the reading (cuarch_ext.cpp, interruptible).
+template <class Inspect>
+outcome inspected(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel, Inspect run) {
+  cuarch::resolve_options o;
+  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
+  if (auto bad = read_options(options, env, o, document)) return *bad;
+  o.cancel = cancel;
+  return worded(run(o));
+}
+
 }  // namespace
 
 outcome inspect(const std::vector<std::string>& paths, const option_list& options, const environment_map& env,
                 const std::atomic<bool>* cancel) {
   if (paths.empty()) return usage("name at least one file or directory to inspect");
-  cuarch::resolve_options o;
-  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
-  if (auto bad = read_options(options, env, o, document)) return *bad;
-  o.cancel = cancel;  // Ctrl-C stops the device detection and the reading (cuarch_ext.cpp, interruptible)
-  return worded(cuarch::inspect_here(paths, o));
+  return inspected(options, env, cancel,
+                   [&](const cuarch::resolve_options& o) { return cuarch::inspect_here(paths, o); });
 }
 
 outcome inspect_loaded(const option_list& options, const environment_map& env, const std::atomic<bool>* cancel) {
-  cuarch::resolve_options o;
-  const auto document = [](const cuarch::error& e) { return cuarch::inspect_json({}, e); };
-  if (auto bad = read_options(options, env, o, document)) return *bad;
-  o.cancel = cancel;
-  o.cuinit_fallback = false;  // this process's CUDA stays uninitialised: NVML answers, or nothing is judged
-  return worded(cuarch::inspect_loaded(o));
+  return inspected(options, env, cancel, [](cuarch::resolve_options o) {
+    o.cuinit_fallback = false;  // this process's CUDA stays uninitialised: NVML answers, or nothing is judged
+    return cuarch::inspect_loaded(o);
+  });
 }
 
 }  // namespace cuarch_python
