@@ -139,8 +139,7 @@ int main(int argc, char** argv) {
   }
   if (!done.result) {
     for (const auto& d : done.result.error().diagnostics) a.notes.push_back(d.message(done.spelling));
-    for (const auto& alt : done.result.error().alternatives)
-      a.notes.push_back("would build it: " + alt.found + "; fix: " + alt.fix);
+    for (const auto& alt : done.alternatives) a.notes.push_back("would build it: " + alt.found + "; fix: " + alt.fix);
     return fail(done.result.error().summary.message(done.spelling) +
                     (decided_by.empty() ? "" : " (decided by " + decided_by + ")"),
                 done.exit_status());

@@ -16,6 +16,7 @@
 #include "cuarch/doctor/report.hpp"
 #include "cuarch/front_door/options.hpp"
 #include "cuarch/front_door/resolve_here.hpp"
+#include "cuarch/front_door/resolve_outcome.hpp"
 #include "cuarch/front_door/resolve_warnings.hpp"
 #include "cuarch/front_door/tool_env.hpp"
 #include "cuarch/resolve/json_documents.hpp"

@@ -85,12 +85,14 @@ TEST_CASE("the local toolkit's NVRTC: detected, explained when it cannot build, 
   old.overrides = cuarch::env_override::none;
   auto failed = cuarch::resolve_target_archs(old, cuarch::detected_jit_compiler{&d}, devices);
   REQUIRE_FALSE(failed);
-  cuarch::resolution_failure f = failed.error();
-  cuarch::explain_failure(f, d, options, /*jit=*/true, *cuarch::read_and_parse(old), devices, cuarch::resolve_policy{},
-                          cuarch::no_driver{});
-  REQUIRE(f.compiler);
-  CHECK(f.compiler->path == nvrtc);
-  CHECK(contains(f.compiler->found, "given explicitly"));
+  cuarch::resolve_outcome out;
+  out.result = failed;
+  cuarch::explain_failure(out, d, options, /*jit=*/true, *cuarch::read_and_parse(old), devices,
+                          cuarch::resolve_policy{}, cuarch::no_driver{});
+  REQUIRE(out.compiler);
+  CHECK(out.compiler->path == nvrtc);
+  CHECK(contains(out.compiler->found, "given explicitly"));
+  CHECK(contains(out.message(), "decided by: NVRTC"));
 }
 
 TEST_CASE("the resolutions the compiled library instantiates, and its writers, answer as header-only",

@@ -28,8 +28,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "front_door_driver: %s\n", r.usage->c_str());
     return 2;
   }
-  const std::string doc = r.result ? cuarch::to_json(*r.result, *r.compiler, r.warnings)
-                                   : cuarch::to_json(r.result.error());
-  std::printf("%s\n", doc.c_str());
+  std::printf("%s\n", cuarch::to_json(r).c_str());
   return r.exit_status();
 }

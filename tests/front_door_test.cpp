@@ -134,11 +134,10 @@ TEST_CASE("a detected nvcc that cannot build the request: the failure names it a
   CHECK(done.compiler->path == nvcc);  // the provenance a success document carries too
   CHECK(done.compiler->found.find("given explicitly") != std::string::npos);
   REQUIRE_FALSE(done.result);
-  const auto& f = done.result.error();
-  CHECK(f.summary.code == cuarch::errc::nothing_resolved);
-  REQUIRE(f.compiler);
-  CHECK(f.compiler->found.find("given explicitly") != std::string::npos);
-  CHECK(f.message().find("sm_120f needs CUDA >= 12.9") != std::string::npos);
+  CHECK(done.result.error().summary.code == cuarch::errc::nothing_resolved);
+  CHECK(done.message().find("sm_120f needs CUDA >= 12.9") != std::string::npos);
+  CHECK(done.message().find("decided by: nvcc 12.8") != std::string::npos);
+  CHECK(done.message().find("given explicitly") != std::string::npos);
 }
 
 #ifdef CUARCH_CLI_PATH
@@ -185,7 +184,7 @@ TEST_CASE("the seed: nvcc 12.8 first on PATH, CUDA_HOME at 13.0: the answer warn
   CHECK(done.compiler->how == "environment");
   CHECK(done.compiler->origin == "CUDA_HOME=/usr/local/cuda");
   CHECK(done.compiler->why.find("CUDA_HOME=/usr/local/cuda") == 0);
-  const std::string document = cuarch::to_json(*done.result, *done.compiler, done.warnings);
+  const std::string document = cuarch::to_json(done);
   CHECK(document.find(R"("how":"environment","origin":"CUDA_HOME=/usr/local/cuda","why":"CUDA_HOME)") !=
         std::string::npos);
   REQUIRE(kinds(done.warnings) == "tool_compiler_disagrees");
@@ -214,10 +213,9 @@ TEST_CASE("nvcc 12.8 first on PATH decides alone: the failure's fix, followed, r
   o.env_snapshot = cuarch::environment{{"PATH", path_dir_with_nvcc_12_8() + ":/usr/bin:/bin"}};
   const auto done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  const auto& f = done.result.error();
-  REQUIRE_FALSE(f.alternatives.empty());  // /usr/local/cuda's 13.0, a default location
-  INFO(f.message());
-  o.env_snapshot = follow(f.alternatives.front().fix, *o.env_snapshot);
+  REQUIRE_FALSE(done.alternatives.empty());  // /usr/local/cuda's 13.0, a default location
+  INFO(done.message());
+  o.env_snapshot = follow(done.alternatives.front().fix, *o.env_snapshot);
   const auto fixed = cuarch::resolve_here(o);
   REQUIRE(fixed.result);
   CHECK(kinds(fixed.warnings).empty());
@@ -240,7 +238,7 @@ TEST_CASE("the request is read and parsed once, however many compilers the door 
   cuarch::detail::request_reads = 0;
   const auto failed = cuarch::resolve_here(o);  // 12.8 refuses it; 13.0 judged as the alternative
   REQUIRE_FALSE(failed.result);
-  REQUIRE_FALSE(failed.result.error().alternatives.empty());
+  REQUIRE_FALSE(failed.alternatives.empty());
   CHECK(cuarch::detail::request_reads == 1);
 }
 
@@ -253,11 +251,10 @@ TEST_CASE("CUDACXX names nvcc 12.8, CUDA_HOME 13.0: CUDACXX decides, and the fix
                                        {"CUDA_HOME", "/usr/local/cuda"}};
   const auto done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  const auto& f = done.result.error();
-  REQUIRE_FALSE(f.alternatives.empty());
-  INFO(f.message());
-  CHECK(f.alternatives.front().fix.find("CUDACXX=") != std::string::npos);
-  o.env_snapshot = follow(f.alternatives.front().fix, *o.env_snapshot);
+  REQUIRE_FALSE(done.alternatives.empty());
+  INFO(done.message());
+  CHECK(done.alternatives.front().fix.find("CUDACXX=") != std::string::npos);
+  o.env_snapshot = follow(done.alternatives.front().fix, *o.env_snapshot);
   const auto fixed = cuarch::resolve_here(o);
   REQUIRE(fixed.result);
   CHECK(kinds(fixed.warnings).empty());
@@ -311,6 +308,22 @@ TEST_CASE("\"first on PATH\" is said only of the nvcc that is first on PATH", "[
   CHECK(done.compiler->found.find("after the first") != std::string::npos);
 }
 
+TEST_CASE("no 'detection saw' sentence when nothing was detected", "[front_door][failure][edges]") {
+  // A toolkit named by release: the door names it, nobody looked for alternatives.
+  cuarch::resolve_options o;
+  o.archs = "sm_120a";
+  o.toolkit = cuarch::cuda_version{12, 4};
+  auto r = cuarch::resolve_here(o);
+  REQUIRE_FALSE(r.result);
+  REQUIRE_FALSE(r.found);
+  const std::string m = r.message();
+  CHECK(m.find("decided by:") != std::string::npos);
+  CHECK(m.find("detection saw") == std::string::npos);
+  // Once alternatives were sought (explain_failure) and none found, it is said.
+  r.alternatives_sought = true;
+  CHECK(r.message().find("no other compiler that detection saw would build it") != std::string::npos);
+}
+
 TEST_CASE("a toolkit named by release is never called NVRTC, with or without its list", "[front_door][edges]") {
   cuarch::resolve_options o;
   o.archs = "12.0";
@@ -318,7 +331,7 @@ TEST_CASE("a toolkit named by release is never called NVRTC, with or without its
   o.toolkit_supported_sm = std::vector<int>{75, 90};
   const auto done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  const std::string m = done.result.error().message();
+  const std::string m = done.message();
   INFO(m);
   CHECK(m.find("NVRTC") == std::string::npos);
   CHECK(m.find("decided by: the toolkit given as CUDA 14.0 with its supported-arch list") != std::string::npos);
@@ -326,7 +339,7 @@ TEST_CASE("a toolkit named by release is never called NVRTC, with or without its
   o.archs = "15.0";  // unknown to the table: the fix names the compiler's own list, not NVRTC alone
   const auto unknown = cuarch::resolve_here(o);
   REQUIRE_FALSE(unknown.result);
-  CHECK(unknown.result.error().message().find("NVRTC's") == std::string::npos);
+  CHECK(unknown.message().find("NVRTC's") == std::string::npos);
 }
 
 TEST_CASE("a fix never suggests a target the device cannot load: cc 10.1 with CUDA 13.0", "[front_door][edges]") {
@@ -336,7 +349,7 @@ TEST_CASE("a fix never suggests a target the device cannot load: cc 10.1 with CU
   o.devices = std::vector<cuarch::compute_capability>{{10, 1}};
   const auto done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  const std::string m = done.result.error().message();
+  const std::string m = done.message();
   INFO(m);
   CHECK(m.find("fix: use sm_110a") == std::string::npos);  // sm_110a does not load where the driver reports 10.1
   CHECK(m.find("reports compute capability 11.0") != std::string::npos);

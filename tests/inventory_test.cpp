@@ -231,7 +231,7 @@ TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node
   o.inventory = fleet_json;
   o.toolkit = cuda_version{12, 8, -1};
   auto done = cuarch::resolve_here(o);
-  INFO((done.result ? std::string() : done.result.error().message()));
+  INFO((done.result ? std::string() : done.message()));
   REQUIRE(done.result);
   // The done criterion: every GPU node loads one of the targets; one per node's cc, no more.
   const auto inv = read(fleet_json);
@@ -250,7 +250,7 @@ TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node
   done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
   CHECK(done.exit_status() == 1);
-  const std::string why = done.result.error().message();
+  const std::string why = done.message();
   INFO(why);
   CHECK(why.find("node gpu-t4-0") != std::string::npos);
   CHECK(why.find("CUDA 12.2") != std::string::npos);
@@ -261,7 +261,7 @@ TEST_CASE("resolve --inventory: one target set every GPU node loads, or the node
   o.inventory = scratch("old.csv", "host, compute_cap, driver_version\nk80, 3.7, 470.57.02\nh, 9.0, 580.159.04\n");
   done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  CHECK(done.result.error().message().find("k80, cc 3.7") != std::string::npos);
+  CHECK(done.message().find("k80, cc 3.7") != std::string::npos);
 
   // Devices and a driver beside an inventory: one or the other; a bad file: exit 2 before anything runs.
   o.devices = std::vector<compute_capability>{{9, 0}};
@@ -511,7 +511,7 @@ TEST_CASE("node names and products with control characters are escaped in every 
   const auto resolved = cuarch::resolve_here(o);
   std::string said;
   for (const auto& n : resolved.notes) said += n + "\n";
-  if (!resolved.result) said += resolved.result.error().message() + "\n";
+  if (!resolved.result) said += resolved.message() + "\n";
   else
     for (const auto& d : resolved.result->diagnostics) said += d.message() + "\n";
   INFO(said);
@@ -581,7 +581,7 @@ TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails t
   auto done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
   CHECK(done.exit_status() == 1);
-  const std::string why = done.result.error().message();
+  const std::string why = done.message();
   INFO(why);
   CHECK(why.find("node rtx") != std::string::npos);
   CHECK(why.find("update the driver to one that serves CUDA 12.8 or newer") != std::string::npos);
@@ -592,13 +592,13 @@ TEST_CASE("resolve --inventory: a node whose driver cannot drive its GPU fails t
   o.inventory = scratch("old.csv", "host, compute_cap, driver_version\nk80, 3.7, 470.57.02\nh, 9.0, 580.159.04\n");
   done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  INFO(done.result.error().message());
-  CHECK(done.result.error().message().find("what is built for the fleet in " + o.inventory + " was refused: ") == 0);
+  INFO(done.message());
+  CHECK(done.message().find("what is built for the fleet in " + o.inventory + " was refused: ") == 0);
   o.toolkit = cuda_version{13, 0, -1};
   o.inventory = fleet_json;
   done = cuarch::resolve_here(o);
   REQUIRE_FALSE(done.result);
-  CHECK(done.result.error().message().find("the request 'native'") == std::string::npos);
+  CHECK(done.message().find("the request 'native'") == std::string::npos);
   // inspect says the same of that node.
   o = cuarch::resolve_options{};
   o.inventory = scratch("nodrive.csv", "host, compute_cap, cuda_version\nrtx, 12.0, 12.4\nh200, 9.0, 12.8\n");

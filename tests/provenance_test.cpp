@@ -71,23 +71,25 @@ TEST_CASE("a failed resolution names the compiler that decided, even without det
   const cuarch::compiler_info nvcc128{source_kind::nvcc, {12, 8, 93}, "/opt/cuda-12.8/bin/nvcc", std::nullopt};
   const auto r = cuarch::resolve_target_archs(request("12.0f"), nvcc128, cuarch::fixed_devices({{12, 0}}));
   REQUIRE_FALSE(r);
-  REQUIRE(r.error().compiler);
-  CHECK(r.error().compiler->compiler.version == cuarch::cuda_version{12, 8, 93});
-  CHECK(r.error().compiler->compiler.location == "/opt/cuda-12.8/bin/nvcc");
-  CHECK(contains(r.error().message(), "decided by: nvcc 12.8.93 at /opt/cuda-12.8/bin/nvcc"));
+  // The resolver's failure is its summary and diagnostics; the outcome that holds it names the compiler.
+  CHECK_FALSE(contains(r.error().message(), "decided by"));
+  cuarch::resolve_outcome out;
+  out.result = r;
+  out.compiler = cuarch::bare_provenance(nvcc128);
+  CHECK(contains(out.message(), "decided by: nvcc 12.8.93 at /opt/cuda-12.8/bin/nvcc"));
   // Nothing was detected here: no "detection saw" sentence (issue 16 item 7 g).
-  CHECK_FALSE(contains(r.error().message(), "detection saw"));
+  CHECK_FALSE(contains(out.message(), "detection saw"));
   // The JSON failure carries the compiler object a success carries.
-  const std::string json = cuarch::to_json(r.error());
+  const std::string json = cuarch::to_json(out);
   CHECK(contains(
       json,
       R"("compiler":{"kind":"nvcc","version":"12.8.93","location":"/opt/cuda-12.8/bin/nvcc","supported_sm_numbers":null,"table_older_than_compiler":false)"));
   CHECK(contains(json, R"("alternatives":[])"));
 
   SECTION("a malformed request is the caller's to fix: no compiler talk") {
-    const auto bad = cuarch::resolve_target_archs(request("sm_"), nvcc128);
-    REQUIRE_FALSE(bad);
-    CHECK_FALSE(contains(bad.error().message(), "decided by"));
+    out.result = cuarch::resolve_target_archs(request("sm_"), nvcc128);
+    REQUIRE_FALSE(out.result);
+    CHECK_FALSE(contains(out.message(), "decided by"));
   }
 }
 
@@ -99,7 +101,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   auto r = cuarch::resolve_target_archs(request("12.0f"), cuarch::detected_offline_compiler{&found},
                                         cuarch::fixed_devices({{12, 0}}));
   REQUIRE_FALSE(r);
-  cuarch::resolution_failure f = r.error();
+  cuarch::resolve_outcome f;  // the front door's outcome owns who decided and the alternatives
+  f.result = r;
 
   // first_answer stopped at the PATH nvcc; a fuller walk finds the toolkit that would build it.
   const auto every = cuarch::detect(layout.options(cuarch::detect_mode::enumerate_all));
@@ -126,7 +129,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
   CHECK(contains(json, R"("fix":"export PATH=\")" + layout.toolkit));
 
   SECTION("explain_failure does both with the same request, walking the role again past first_answer") {
-    cuarch::resolution_failure g = r.error();
+    cuarch::resolve_outcome g;
+    g.result = r;
     const std::size_t not_asked = cuarch::explain_failure(g, found, layout.options(cuarch::detect_mode::first_answer),
                                                           /*jit=*/false, *cuarch::read_and_parse(request("12.0f")),
                                                           cuarch::fixed_devices({{12, 0}}), cuarch::strict_policy{},
@@ -137,7 +141,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
     CHECK(contains(g.compiler->found, "first on PATH"));
   }
   SECTION("a request the other compiler cannot build either lists no alternative") {
-    cuarch::resolution_failure g = r.error();
+    cuarch::resolve_outcome g;
+    g.result = r;
     cuarch::add_alternatives(g, every, every.offline_compiler, source_kind::nvcc,
                              [](const cuarch::compiler_info&) { return false; });
     CHECK(g.alternatives.empty());
@@ -146,7 +151,8 @@ TEST_CASE("nvcc 12.8 first on PATH, 13.0 at the default location: the failure sa
     auto o = layout.options(cuarch::detect_mode::enumerate_all);
     o.nvcc_path = layout.old_nvcc;
     const auto named = cuarch::detect(o);
-    cuarch::resolution_failure g = r.error();
+    cuarch::resolve_outcome g;
+    g.result = r;
     cuarch::add_alternatives(g, named, named.offline_compiler, source_kind::nvcc,
                              [](const cuarch::compiler_info& c) { return c.version.major == 13; });
     REQUIRE(g.alternatives.size() == 1);
@@ -262,12 +268,14 @@ TEST_CASE("no compiler anywhere is no_compiler, listing the directories searched
   // Through resolution: the failure lists the places in full, and the JSON names the code.
   auto r = cuarch::resolve_target_archs(request("9.0"), cuarch::detected_offline_compiler{&d});
   REQUIRE_FALSE(r);
-  cuarch::resolution_failure f = r.error();
+  cuarch::resolve_outcome f;
+  f.result = r;
   cuarch::name_decider(f, d, d.offline_compiler);
   CHECK_FALSE(f.compiler);
   CHECK(f.searched == searched);
   CHECK(contains(f.message(), "searched:\n    " + dir + "/p1 (PATH)"));
   CHECK(contains(cuarch::to_json(f), R"("kind":"no_compiler")"));
+  CHECK(contains(cuarch::to_json(f), R"("searched":[")" + dir + "/p1 (PATH)"));
   CHECK(cuarch::exit_status(errc::no_compiler) == 1);
 }
 

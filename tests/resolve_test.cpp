@@ -423,16 +423,3 @@ TEST_CASE("a refusal says 'no target could be resolved' only when none was", "[r
   REQUIRE_FALSE(none);
   CHECK(none.error().message().find("no target could be resolved for 'sm_120a;sm_100'") != std::string::npos);
 }
-
-TEST_CASE("no 'detection saw' sentence when nothing was detected", "[resolve][failure][edges]") {
-  // A toolkit named by release: the resolver names it, nobody looked for alternatives.
-  auto r = resolve_target_archs(request("sm_120a"), fixed_compiler({12, 4}));
-  REQUIRE_FALSE(r);
-  r.error().compiler = bare_provenance(*fixed_compiler({12, 4}).compiler());
-  const std::string m = r.error().message();
-  CHECK(m.find("decided by:") != std::string::npos);
-  CHECK(m.find("detection saw") == std::string::npos);
-  // Once alternatives were sought (explain_failure) and none found, it is said.
-  r.error().alternatives_sought = true;
-  CHECK(r.error().message().find("no other compiler that detection saw would build it") != std::string::npos);
-}

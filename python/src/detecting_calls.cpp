@@ -15,14 +15,16 @@
 namespace cuarch_python {
 namespace {
 
-/// A failure before or during resolution, as the library's failure document.
-outcome failed(const cuarch::resolution_failure& f, const std::string& prefix = {}) {
+/// A failure before or during resolution: the library's failure document and its words, which
+/// already name the compiler that decided and how it was found (resolve_outcome::message).
+outcome failed(const cuarch::resolve_outcome& done) {
+  const cuarch::error& summary = done.result.error().summary;
   outcome o;
   o.kind = outcome::failed;
-  o.json = cuarch::to_json(f, python_speller);
-  o.code = code_name(f.summary.code);
-  o.input_error = is_input_error(f.summary.code);
-  o.message = prefix + f.message(python_speller);
+  o.json = cuarch::to_json(done);
+  o.code = code_name(summary.code);
+  o.input_error = is_input_error(summary.code);
+  o.message = done.message();
   return o;
 }
 
@@ -42,25 +44,14 @@ outcome resolve(const option_list& options, const environment_map& env, const st
   if (done.usage) return usage(*done.usage);
   outcome result;
   for (const auto& n : done.notes) result.note += (result.note.empty() ? "" : "; ") + n;
-  if (done.malformed) return failed(done.result.error());
   if (!done.result) {
-    // The library's message names the rule that refused; say first which compiler it was judged
-    // against and how that compiler was found.
-    std::string against;
-    if (done.compiler) {
-      const cuarch::compiler_info& c = done.compiler->compiler;
-      against = "resolved against " + std::string(cuarch::to_string(c.kind)) + " " +
-                std::string(cuarch::to_text(c.version).view());
-      if (!c.location.empty()) against += " at " + c.location;
-      against += " (" + done.compiler->how + "): ";
-    }
-    outcome f = failed(done.result.error(), against);
+    outcome f = failed(done);
     f.note = std::move(result.note);  // said with the failure too (CuarchWarning)
     return f;
   }
   // The warnings that bear on the answer travel in the document ("warnings"); cuarch/__init__.py
   // raises each as a CuarchWarning, and under strict=True raises instead.
-  result.json = cuarch::to_json(*done.result, *done.compiler, done.warnings);
+  result.json = cuarch::to_json(done);
   result.strict_failed = done.exit_status() != 0;
   return result;
 }

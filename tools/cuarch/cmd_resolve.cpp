@@ -61,20 +61,17 @@ struct resolve_flags {
 };
 
 /// Prints a failure: a JSON document on stdout for --format json (with the schema of every
-/// resolve document), the reason on stderr; returns `status`.
-int print_failure(cuarch::output_format format, const cuarch::resolution_failure& failure, int status,
-                  const cuarch::option_speller& spell) {
-  if (format == cuarch::output_format::json) print_to(stdout, "{}\n", cuarch::to_json(failure, spell));
-  print_to(stderr, "cuarch resolve: {}\n", say(failure.message(spell)));
-  return status;
+/// resolve document), the reason on stderr; returns the outcome's status.
+int print_failure(cuarch::output_format format, const cuarch::resolve_outcome& done) {
+  if (format == cuarch::output_format::json) print_to(stdout, "{}\n", cuarch::to_json(done));
+  print_to(stderr, "cuarch resolve: {}\n", say(done.message()));
+  return done.exit_status();
 }
 
 /// Prints the targets in the chosen format; whether the format could spell them.
 bool print_targets(cuarch::output_format format, const cuarch::resolution& r, const cuarch::resolve_outcome& done) {
   switch (format) {
-    case cuarch::output_format::json:
-      print_to(stdout, "{}\n", cuarch::to_json(r, *done.compiler, done.warnings));
-      return true;
+    case cuarch::output_format::json: print_to(stdout, "{}\n", cuarch::to_json(done)); return true;
     case cuarch::output_format::nvcc: print_to(stdout, "{}\n", cuarch::nvcc_flags(r.targets)); return true;
     case cuarch::output_format::nvrtc:
       for (const auto& c : cuarch::nvrtc_compiles(r.targets)) {
@@ -113,7 +110,7 @@ int run_resolve(const resolve_flags& flags) {
   for (const auto& n : done.notes) print_to(stderr, "cuarch resolve: note: {}\n", say(n));
   for (const auto& w : done.warnings)
     print_to(stderr, "cuarch resolve: warning: {} ({}): {}\n", say(w.what), w.kind, say(w.meaning));
-  if (!done.result) return print_failure(format, done.result.error(), done.exit_status(), done.spelling);
+  if (!done.result) return print_failure(format, done);
 
   const cuarch::resolution& r = *done.result;
   for (const auto& d : r.diagnostics)

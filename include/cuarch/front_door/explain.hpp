@@ -23,6 +23,7 @@
 #include "../sources/toolkit_files.hpp"
 #include "../detect/detector.hpp"
 #include "../detect/result.hpp"
+#include "resolve_outcome.hpp"
 #include "warm_detection.hpp"
 
 CUARCH_BEGIN_NAMESPACE
@@ -99,51 +100,50 @@ inline std::optional<compiler_provenance> provenance_of(const detection& d, cons
   return p;
 }
 
-/// Names in `f` how its compiler was found (when `role` of `d` governed it) and, when no compiler
+/// Names in `out` how its compiler was found (when `role` of `d` governed it) and, when no compiler
 /// was found at all, every place searched.
-inline void name_decider(resolution_failure& f, const detection& d, const selection& role) {
+inline void name_decider(resolve_outcome& out, const detection& d, const selection& role) {
   auto p = provenance_of(d, role);
-  if (p &&
-      (!f.compiler || f.compiler->compiler.location.empty() || f.compiler->compiler.location == p->compiler.location))
-    f.compiler = std::move(*p);
-  if (!role.index && f.searched.empty()) f.searched = role.searched;
+  if (p && (!out.compiler || out.compiler->compiler.location.empty() ||
+            out.compiler->compiler.location == p->compiler.location))
+    out.compiler = std::move(*p);
+  if (!role.index && out.searched.empty()) out.searched = role.searched;
 }
 
-/// Adds to `f` every other compiler of the role's kind in `d` that answered and for which
+/// Adds to `out` every other compiler of the role's kind in `d` that answered and for which
 /// `satisfies(compiler_info)` holds, each with its fix. `d` may be a fuller detection than the one
 /// that decided (every candidate, not just the first that answered).
 template <class Satisfies>
-void add_alternatives(resolution_failure& f, const detection& d, const selection& role, source_kind kind,
-                      Satisfies&& satisfies, const option_speller& spell = {}) {
-  f.alternatives_sought = true;
+void add_alternatives(resolve_outcome& out, const detection& d, const selection& role, source_kind kind,
+                      Satisfies&& satisfies) {
+  out.alternatives_sought = true;
   const candidate* decider = d.chosen(role);
-  const std::string decided_path = f.compiler ? f.compiler->compiler.location : std::string();
+  const std::string decided_path = out.compiler ? out.compiler->compiler.location : std::string();
   for (const candidate& c : d.candidates) {
     if (c.source != kind || !c.result || !c.compiler || &c == decider) continue;
     if (!decided_path.empty() && (c.real_path == decided_path || c.compiler->location == decided_path)) continue;
     const auto known = [&](const compiler_provenance& a) { return a.compiler.location == c.real_path; };
-    if (std::any_of(f.alternatives.begin(), f.alternatives.end(), known) || !satisfies(*c.compiler)) continue;
+    if (std::any_of(out.alternatives.begin(), out.alternatives.end(), known) || !satisfies(*c.compiler)) continue;
     compiler_provenance p = detail::provenance_from(d, c);
-    p.fix = detail::aligning_fix(d, c, spell);
-    f.alternatives.push_back(std::move(p));
+    p.fix = detail::aligning_fix(d, c, out.spelling);
+    out.alternatives.push_back(std::move(p));
   }
 }
 
 /// How long explain_failure() may spend walking the compile role again.
 inline constexpr std::chrono::milliseconds alternatives_budget{1000};
 
-/// Explains a failed resolution of `request`: name_decider, then add_alternatives for every other
+/// Explains in `out` a failed resolution of `request`: name_decider, then add_alternatives for every other
 /// compiler that resolves the same parse under the same devices, policy and driver. `asked` is what
 /// detected `found`; `jit` picks NVRTC (else nvcc). A first_answer detection has its compile role
 /// walked again, every candidate, within `budget` (a hanging compiler cannot hold the answer up).
 /// Returns how many candidates of the role could not be asked within the budget (the caller says so).
 template <class Devices, class Driver>
-std::size_t explain_failure(resolution_failure& f, const detection& found, const detect_options& asked, bool jit,
+std::size_t explain_failure(resolve_outcome& out, const detection& found, const detect_options& asked, bool jit,
                             const parsed_request& request, const Devices& devices, const resolve_policy& policy,
-                            const Driver& driver, const option_speller& spell = {},
-                            std::chrono::milliseconds budget = alternatives_budget) {
+                            const Driver& driver, std::chrono::milliseconds budget = alternatives_budget) {
   const source_kind kind = jit ? source_kind::nvrtc : source_kind::nvcc;
-  name_decider(f, found, jit ? found.jit_compiler : found.offline_compiler);
+  name_decider(out, found, jit ? found.jit_compiler : found.offline_compiler);
   std::optional<detection> every;
   if (asked.mode != detect_mode::enumerate_all) {
     detect_options more = asked;
@@ -155,9 +155,9 @@ std::size_t explain_failure(resolution_failure& f, const detection& found, const
     every = detail::detect_or_recall(more);
   }
   const detection& all = every ? *every : found;
-  add_alternatives(
-      f, all, jit ? all.jit_compiler : all.offline_compiler, kind,
-      [&](const compiler_info& c) { return resolve_parsed(request, c, devices, policy, driver).has_value(); }, spell);
+  add_alternatives(out, all, jit ? all.jit_compiler : all.offline_compiler, kind, [&](const compiler_info& c) {
+    return resolve_parsed(request, c, devices, policy, driver).has_value();
+  });
   return static_cast<std::size_t>(std::count_if(all.candidates.begin(), all.candidates.end(),
                                                 [&](const candidate& c) { return c.source == kind && !c.probed; }));
 }

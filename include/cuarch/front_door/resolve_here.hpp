@@ -3,39 +3,12 @@
 // disagree. Its steps, and resolve_outcome's members: docs/library.md, "The front door".
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "../core/config.hpp"
-#include "../core/errc.hpp"
-#include "../core/observation.hpp"
 #include "../detect/result.hpp"
-#include "../resolve/resolution.hpp"
 #include "options.hpp"
+#include "resolve_outcome.hpp"
 
 CUARCH_BEGIN_NAMESPACE
-
-/// What came of one resolve_here() call. Nothing is printed and nothing thrown: the caller words it.
-struct resolve_outcome {
-  resolve_result result{unexpected(resolution_failure(error{}))};
-  std::optional<std::string> usage;             // check_options() refused: nothing was done
-  bool malformed = false;                       // the request or an option's text was refused as the caller's input
-  std::optional<compiler_provenance> compiler;  // the compiler judged against (nullopt: none answered)
-  compile_path used = compile_path::nvcc;       // after compile_path::automatic was applied
-  std::vector<resolution_warning> warnings;     // what bears on the answer; strict fails on any
-  std::vector<std::string> notes;               // what to say beside the answer
-  std::optional<detection> found;               // nullopt: nothing was detected
-  bool strict = false;
-  option_speller spelling;  // the caller's (resolve_options::spelling): message() with it speaks the caller's language
-
-  /// 0 resolved; 1 resolution failed, or strict and a warning; 2 usage or malformed input.
-  int exit_status() const noexcept {
-    if (usage || malformed) return 2;
-    if (!result) return cuarch::exit_status(result.error().summary.code);
-    return strict && !warnings.empty() ? 1 : 0;
-  }
-};
 
 CUARCH_FUNC resolve_outcome resolve_here(const resolve_options& options);
 
@@ -226,13 +199,12 @@ inline void explain_and_warn(const resolve_options& o, const door_plan& plan, co
       out.warnings.insert(out.warnings.end(), views.begin(), views.end());
     }
     if (!out.result) {
-      const std::size_t not_asked = explain_failure(out.result.error(), *d, *plan.detect, plan.jit, plan.request,
-                                                    a.devices, o.policy, a.driver, o.spelling);
+      const std::size_t not_asked = explain_failure(out, *d, *plan.detect, plan.jit, plan.request, a.devices, o.policy,
+                                                    a.driver);
       if (not_asked != 0)
         out.notes.push_back(std::to_string(not_asked) + " other " + std::string(to_string(kind)) +
                             " candidate(s) were not asked within " + std::to_string(alternatives_budget.count()) +
                             " ms; the doctor lists them");
-      out.result.error().warnings = out.warnings;
     }
   }
   if (out.compiler || !a.compiler) return;
@@ -285,9 +257,7 @@ inline void judge_fleet(const resolve_options& o, const door_plan& plan, const d
       first + (failing > 1 ? " (and " + std::to_string(failing - 1) + " more nodes)" : ""));
   e.location = printable(o.inventory);
   e.partial = true;
-  resolution_failure f{e, out.result->diagnostics};
-  f.compiler = out.compiler;
-  out.result = unexpected(std::move(f));
+  out.result = unexpected(resolution_failure{e, out.result->diagnostics});
 }
 
 }  // namespace detail

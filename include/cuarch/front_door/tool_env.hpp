@@ -489,8 +489,7 @@ CUARCH_FUNC env_outcome env_here(env_tool tool, env_format format, resolve_optio
     out.refusal = std::move(words);
     return std::move(out);
   };
-  if (!out.done.result)
-    return refuse(out.done.result.error().summary, out.done.result.error().message(out.done.spelling));
+  if (!out.done.result) return refuse(out.done.result.error().summary, out.done.message());
   if (!out.result) return refuse(out.result.error(), out.result.error().message(out.done.spelling));
   out.strict_failed = out.done.strict && !out.result->warnings.empty();
   if (format == env_format::json) {

@@ -75,7 +75,9 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compil
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& compiler,
                                 const std::vector<resolution_warning>& warnings = {});
 
-/// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary error, and the diagnostics.
+/// A failed resolution as one JSON document (schema "cuarch.resolve/1"): "ok": false, the summary
+/// error, and the diagnostics. Who decided and what else would have built it are the front door's
+/// (to_json(const resolve_outcome&)); here "compiler" is null and the lists empty.
 CUARCH_FUNC std::string to_json(const resolution_failure& f, const option_speller& spell = {});
 
 CUARCH_END_NAMESPACE
@@ -314,6 +316,27 @@ inline std::string resolution_json(const resolution& r, const compiler_provenanc
   return w.str();
 }
 
+/// The failure document: `f`, who decided (null: none), every alternative with its fix, the places
+/// searched and the warnings. The front door passes what it knows (front_door/resolve_outcome.hpp).
+inline std::string failure_json(const resolution_failure& f, const compiler_provenance* compiler,
+                                const std::vector<compiler_provenance>& alternatives,
+                                const std::vector<std::string>& searched,
+                                const std::vector<resolution_warning>& warnings, const option_speller& spell) {
+  json_writer w;
+  begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
+  json_error(w, f.summary, spell);
+  w.key("compiler");  // null when none decided
+  if (compiler) json_compiler_provenance(w, *compiler, false);
+  else w.null();
+  w.key("alternatives").begin_array();
+  for (const auto& a : alternatives) json_compiler_provenance(w, a, true);
+  w.end_array().key("searched").value(searched);
+  json_warnings(w, warnings);
+  json_diagnostics(w, f.diagnostics, spell);
+  w.end_object();
+  return w.str();
+}
+
 }  // namespace detail
 
 CUARCH_FUNC std::string to_json(const resolution& r, const compiler_info* compiler,
@@ -329,19 +352,7 @@ CUARCH_FUNC std::string to_json(const resolution& r, const compiler_provenance& 
 }
 
 CUARCH_FUNC std::string to_json(const resolution_failure& f, const option_speller& spell) {
-  detail::json_writer w;
-  detail::begin_document(w, json_schema::resolve).key("ok").value(false).key("error");
-  detail::json_error(w, f.summary, spell);
-  w.key("compiler");  // null when none decided
-  if (f.compiler) detail::json_compiler_provenance(w, *f.compiler, false);
-  else w.null();
-  w.key("alternatives").begin_array();
-  for (const auto& a : f.alternatives) detail::json_compiler_provenance(w, a, true);
-  w.end_array().key("searched").value(f.searched);
-  detail::json_warnings(w, f.warnings);
-  detail::json_diagnostics(w, f.diagnostics, spell);
-  w.end_object();
-  return w.str();
+  return detail::failure_json(f, nullptr, {}, {}, {}, spell);
 }
 
 CUARCH_END_NAMESPACE

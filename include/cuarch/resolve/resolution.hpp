@@ -173,18 +173,10 @@ struct resolution_failure {
   /// request (naming the environment variable it came from), no_device, or a source's error.
   error summary{};
   std::vector<diagnostic> diagnostics;
-  /// The compiler that decided (nullopt: none was found, or the request was malformed); how it was
-  /// found is detection's to add (front_door/explain.hpp).
-  std::optional<compiler_provenance> compiler;
-  std::vector<compiler_provenance> alternatives;  // other compilers that would satisfy it, each with its fix
-  /// Whether detection looked for alternatives (explain_failure): only then may the message say
-  /// that no other compiler it saw would build the request. A toolkit named by release: false.
-  bool alternatives_sought = false;
-  std::vector<std::string> searched;         // no compiler found: every place looked in
-  std::vector<resolution_warning> warnings;  // disagreements between sources that bear on the answer
 
-  /// The summary, one line per rejected request, then the compiler that decided and every
-  /// alternative that would have worked, with its fix.
+  /// The summary, then one line per rejected request. Who decided, what else would have built it
+  /// and the warnings are the front door's to add (resolve_outcome::message): the resolver knows
+  /// only the compiler's value, which its caller passed.
   std::string message(const option_speller& spell = {}) const;
 };
 
@@ -254,22 +246,6 @@ CUARCH_FUNC std::string resolution_failure::message(const option_speller& spell)
   std::string m = summary.message(spell);
   for (const auto& d : diagnostics)
     if (d.outcome == resolution_outcome::rejected) m += "\n  - " + d.message(spell);
-  // A malformed request is the caller's to fix whatever the compiler: naming it would only distract.
-  const bool input_error = classify(summary.code).exit == exit_class::bad_input;
-  if (compiler && !input_error) {
-    m += "\n  decided by: " + compiler->describe();
-    if (alternatives_sought && alternatives.empty() && summary.code == errc::nothing_resolved)
-      m += "\n  no other compiler that detection saw would build it";
-  }
-  for (const auto& a : alternatives) {
-    m += "\n  would build it: " + a.describe();
-    if (!a.fix.empty()) m += "; fix: " + a.fix;
-  }
-  if (!searched.empty()) {
-    m += "\n  searched:";
-    for (const auto& p : searched) m += "\n    " + p;
-  }
-  for (const auto& w : warnings) m += "\n  warning: " + w.what + " (" + w.kind + "): " + w.meaning;
   return m;
 }
 

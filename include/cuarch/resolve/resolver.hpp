@@ -119,13 +119,6 @@ inline error refusal_summary(const effective_request& req, const resolve_policy&
 
 // ---- one resolution ----------------------------------------------------------------------------
 
-/// A failure judged against `compiler` (how it was found is the front door's to add: front_door/explain.hpp).
-inline resolve_result failure_against(const compiler_info& compiler, error summary, std::vector<diagnostic> diags = {}) {
-  resolution_failure f(std::move(summary), std::move(diags));
-  f.compiler = bare_provenance(compiler);
-  return unexpected(std::move(f));
-}
-
 // The policy is a value (resolve_policy): every policy type is one, so one run serves them all, and
 // what `native` picks is its native_preferences wherever the request comes in.
 template <class DeviceSource, class DriverSource>
@@ -167,7 +160,9 @@ class resolution_run {
   }
 
  private:
-  resolve_result failure(error summary) { return failure_against(compiler_, std::move(summary), std::move(diags_)); }
+  resolve_result failure(error summary) {
+    return unexpected(resolution_failure(std::move(summary), std::move(diags_)));
+  }
 
   error too_many_targets() const {
     return with_origin(errors::too_many_targets(source_kind::user_input, req_.list), req_.origin);
@@ -427,7 +422,7 @@ resolve_result resolve_target_archs(const arch_request& request, const compiler_
                                     const DriverSource& driver = DriverSource{}) {
   static_assert(detail::check_resolver_arguments<fixed_compiler, DeviceSource, DriverSource>());
   const auto req = read_and_parse(request);
-  if (!req) return detail::failure_against(compiler, req.error());
+  if (!req) return unexpected(resolution_failure(req.error()));
   return resolve_parsed(*req, compiler, devices, policy, driver);
 }
 
@@ -444,7 +439,7 @@ resolve_result resolve_target_archs(const arch_request& request, const CompilerS
   const auto req = read_and_parse(request);                          // before any source is asked
   const expected<compiler_info, error>& info = compiler.compiler();  // no copy of a cached answer
   if (!info) return unexpected(resolution_failure{info.error(), {}});
-  if (!req) return detail::failure_against(*info, req.error());
+  if (!req) return unexpected(resolution_failure(req.error()));
   return resolve_parsed(*req, *info, devices, policy, driver);
 }
 
