@@ -985,8 +985,8 @@ TEST_CASE("code objects embedded in data sections are found, judged apart, and n
 
   const std::string text = inspect_text(r), json = inspect_json(r);
   CHECK(text.find("1 code object and 2 embedded in .rodata") != std::string::npos);
-  CHECK(text.find("cc 9.0: dispatches: it holds code for cc 9.0 and picks its code by architecture: 0 of 1 code "
-                  "objects it registers and 1 of 2 embedded ones have an image for it") != std::string::npos);
+  CHECK(text.find("cc 9.0: dispatches: 0 of 1 code objects it registers and 1 of 2 embedded ones have an image for "
+                  "cc 9.0; the others hold code only for other architectures") != std::string::npos);
   CHECK(text.find("cc 8.0: no code found for it") != std::string::npos);
   CHECK(text.find("CANNOT LOAD") == std::string::npos);
   CHECK(json.find("\"embedded_in\":[\".rodata\"]") != std::string::npos);
@@ -1053,4 +1053,80 @@ TEST_CASE("CUDA 13.0's libcufft.so.12 keeps its kernels in .ldata: it dispatches
   CHECK(r.files[0].devices[0].verdict() == load_verdict::dispatches);
   CHECK(r.files[0].devices[0].embedded_here > 393);  // and PTX the driver JITs
   CHECK(r.files[0].devices[1].verdict() == load_verdict::no_code_found);
+}
+
+namespace {
+
+code_object one_object(std::initializer_list<arch_target> targets) {
+  code_object o{0, false, {}};
+  for (const auto& t : targets) {
+    code_image img;
+    img.target = t;
+    img.built_by = cuda_version{13, 0};
+    if (t.form == arch_form::ptx) img.version = ptx_isa_version{9, 0};
+    o.images.push_back(img);
+  }
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a library of per-architecture code objects dispatches; only what cannot run here is CANNOT LOAD",
+          "[inspect][verdict][dispatch]") {
+  // cuBLAS 13.0's shape (issue 36, seen on an H100): 191 of 193 code objects hold sm_90, one holds only
+  // sm_75 and one only sm_120 + compute_120; cuBLAS runs there. The two are kernels it launches only on
+  // their architectures: the verdict says so, and exit 0.
+  const auto sass = [](int major, int minor) {
+    return arch_target{cc(major, minor), arch_variant::baseline, arch_form::sass};
+  };
+  const arch_target sm_75 = sass(7, 5), sm_90 = sass(9, 0), sm_120 = sass(12, 0),
+                    compute_120{cc(12, 0), arch_variant::baseline, arch_form::ptx},
+                    compute_90{cc(9, 0), arch_variant::baseline, arch_form::ptx};
+  code_listing lib;
+  lib.kind = container_kind::elf;
+  for (int i = 0; i < 3; ++i) lib.objects.push_back(one_object({sm_75, sm_90, sm_120}));
+  lib.objects.push_back(one_object({sm_75}));
+  lib.objects.push_back(one_object({sm_120, compute_120}));
+  const auto r = judged_on(lib, {cc(9, 0), cc(7, 5)}, cuda_version{13, 0});
+  const file_verdict& f = r.files[0];
+  CHECK(f.devices[0].verdict() == load_verdict::dispatches);  // 3 of 5 hold sm_90; the others are for 7.5 and 12.0
+  CHECK(f.devices[1].verdict() == load_verdict::dispatches);  // 4 of 5 hold sm_75
+  CHECK(r.exit_status() == 0);
+  const std::string text = inspect_text(r);
+  INFO(text);
+  CHECK(text.find("CANNOT LOAD") == std::string::npos);
+  CHECK(text.find("1 hold only sm_75") != std::string::npos);  // what the others are is still said
+  CHECK(text.find("fix: add sm_90") == std::string::npos);     // and no fix for what is not broken
+
+  // Nothing in it for the device (sm_75 machine code does not run on 8.0, nor PTX of 12.0): every
+  // code object fails there, which is proof.
+  const auto none = judged_on(lib, {cc(8, 0)}, cuda_version{13, 0});
+  CHECK(none.files[0].devices[0].verdict() == load_verdict::cannot_load);
+  CHECK(none.exit_status() == 1);
+  // One code object (a single translation unit's kernels): the kernels in it cannot launch here.
+  code_listing single;
+  single.kind = container_kind::elf;
+  single.objects.push_back(one_object({sm_120, compute_120}));
+  CHECK(judged_on(single, {cc(9, 0)}).files[0].devices[0].verdict() == load_verdict::cannot_load);
+  // A code object that fails for the driver, not the architecture, is no dispatch: PTX for 9.0 the
+  // driver cannot JIT beside objects with sm_90.
+  code_listing old_driver = lib;
+  old_driver.objects.push_back(one_object({compute_90}));
+  const auto jit = judged_on(old_driver, {cc(9, 0)}, cuda_version{12, 8});
+  CHECK(jit.files[0].devices[0].verdict() == load_verdict::cannot_load);
+}
+
+TEST_CASE("CUDA 13.0's libcublas.so.13 holds per-architecture kernels: it dispatches on 9.0",
+          "[inspect][dispatch][real]") {
+  const std::string path = "/usr/local/cuda/lib64/libcublas.so.13";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) SKIP("CUDA 13.0's libcublas.so.13 is not at " + path);
+  const auto l = read_code_file(path);
+  REQUIRE(l.has_value());
+  const auto r = judged_on(*l, {cc(9, 0)}, cuda_version{13, 0});
+  const device_verdict& d = r.files[0].devices[0];
+  INFO(inspect_text(r));
+  CHECK(d.failed() == 2);
+  CHECK(d.by_sass + d.by_ptx_jit == d.judged - 2);
+  CHECK(d.verdict() == load_verdict::dispatches);
 }

@@ -568,11 +568,12 @@ class InspectVerdict(TypedDict):
     chosen: list[InspectChosen]
     failing: list[InspectFailing]
     verdict: Literal["loads", "cannot_load", "unknown", "dispatches", "no_code_found"]
-    """cannot_load: a code object has no image that loads; unknown: none fails, but some load only if the
-    driver runs the CUDA that built their machine code, which the file does not say. For a file with
-    embedded code objects (a library that picks its code by architecture): dispatches, it holds code for
-    this device and the code objects without are for other architectures; no_code_found, no code object,
-    embedded or registered, has an image for it (not proof that it cannot run)"""
+    """dispatches: some code objects have an image for this device and every one without holds code only for
+    other architectures (a library that picks its kernels by architecture; exit 0); cannot_load: no code
+    object has an image that loads, or one fails for the driver rather than the architecture; unknown: none
+    fails, but some load only if the driver runs the CUDA that built their machine code, which the file does
+    not say; no_code_found: a file with embedded code objects, none of them or of the registered ones with
+    an image for it (not proof that it cannot run)"""
     unknown: list[InspectUnknown]
     """code objects whose verdict is unknown, grouped as failing ones are (error code unknown_builder)"""
 

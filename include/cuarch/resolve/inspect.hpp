@@ -33,12 +33,15 @@ struct failing_group {
   error why{};  // the reason of the first one
 };
 
-/// What a device does with a file: every code object known to load; one cannot; or none cannot,
-/// but some load only if the driver runs the CUDA that built them, which the file does not say.
-/// A file with embedded code objects (code_object::embedded: a library that picks its code by
-/// architecture) has two more: it holds code for the device, and the code objects without are for
-/// other architectures (dispatches); or no code for the device was found where cuarch can see
-/// (no_code_found): not proof that it cannot run, since the library may find code elsewhere.
+/// What a device does with a file: every code object known to load (loads); code for the device
+/// beside code objects only for other architectures (dispatches: a library that picks its kernels
+/// by architecture, as cuBLAS and cuFFT do; which kernel a caller launches is not in the file, so
+/// nothing here says one fails); what is proved not to run (cannot_load: no code object has an
+/// image for the device, a single one has none, or one fails for the driver rather than the
+/// architecture); or none known to fail, but some load only if the driver runs the CUDA that built
+/// them, which the file does not say (unknown). With embedded code objects (code_object::embedded)
+/// and none for the device: no_code_found, not proof that it cannot run, since the library may
+/// find code elsewhere.
 enum class load_verdict : unsigned char { loads, cannot_load, unknown, dispatches, no_code_found };
 inline constexpr std::string_view load_verdict_names[] = {"loads", "cannot_load", "unknown", "dispatches",
                                                           "no_code_found"};
@@ -66,13 +69,14 @@ struct device_verdict {
   /// Known to load: every code object judged (and every embedded one) has an image the rules say loads.
   bool loads() const noexcept { return failing.empty() && unknown.empty() && embedded_here == embedded; }
   load_verdict verdict() const noexcept {
-    if (embedded != 0 && !loads()) {  // a library that picks its code: what it holds for this device decides
-      if (embedded_here != 0 || by_sass + by_ptx_jit != 0) return load_verdict::dispatches;
+    if (loads()) return load_verdict::loads;
+    if (by_sass + by_ptx_jit + embedded_here == 0) {  // nothing known to load here
+      if (embedded == 0 && !failing.empty()) return load_verdict::cannot_load;
       return unknown.empty() ? load_verdict::no_code_found : load_verdict::unknown;
     }
-    return !failing.empty()   ? load_verdict::cannot_load
-           : !unknown.empty() ? load_verdict::unknown
-                              : load_verdict::loads;
+    const auto for_other_archs = [](const failing_group& g) { return g.why.code == errc::cannot_load_on_device; };
+    if (!std::all_of(failing.begin(), failing.end(), for_other_archs)) return load_verdict::cannot_load;
+    return failing.empty() && embedded_here == embedded ? load_verdict::unknown : load_verdict::dispatches;
   }
   /// Nothing found against it: it loads, or it is a library that holds code for this device.
   bool fine() const noexcept {
@@ -447,13 +451,15 @@ inline std::string inspect_text(const inspect_report& r) {
                    : std::string("loads: no code object holds a kernel, so none can fail to launch\n");
         continue;
       }
-      if (d.verdict() == load_verdict::dispatches) {  // the counts of both kinds, then what the rest are
-        out += "dispatches: it holds code for cc " + cc +
-               " and picks its code by architecture: " + std::to_string(d.by_sass + d.by_ptx_jit) + of +
-               "it registers and " + std::to_string(d.embedded_here) + " of " + std::to_string(d.embedded) +
-               " embedded ones have an image for it; the others are for other architectures\n";
-        continue;
-      }
+      const bool dispatches = d.verdict() == load_verdict::dispatches;
+      if (dispatches)  // the counts of both kinds, then what the rest are, with no fix: nothing is broken
+        out += "dispatches: " + std::to_string(d.by_sass + d.by_ptx_jit) + of + "it registers" +
+               (d.embedded
+                    ? " and " + std::to_string(d.embedded_here) + " of " + std::to_string(d.embedded) + " embedded ones"
+                    : std::string()) +
+               " have an image for cc " + cc +
+               "; the others hold code only for other architectures, which a library that picks its kernels by "
+               "architecture launches only there\n";
       if (d.verdict() == load_verdict::no_code_found)
         out += "no code found for it: none of " + std::to_string(d.embedded) +
                " embedded code objects, nor of the code objects it registers, has an image for cc " + cc +
@@ -464,8 +470,10 @@ inline std::string inspect_text(const inspect_report& r) {
         std::vector<std::string> fixes;
         for (std::size_t k = 0; k < all.size(); ++k) {
           const failing_group& g = all[k];
-          std::string fix = fix_of(g, d.device.cc, r.driver_of(i), builder).text;
-          if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(std::move(fix));
+          if (fix_word)  // none where nothing is broken (dispatches)
+            if (std::string fix = fix_of(g, d.device.cc, r.driver_of(i), builder).text;
+                std::find(fixes.begin(), fixes.end(), fix) == fixes.end())
+              fixes.push_back(std::move(fix));
           if (k >= shown) continue;
           std::string why = g.why.message();  // its own "; fix: ..." gives way to the fixes below
           if (const auto cut = why.find("; fix: "); cut != std::string::npos) why.resize(cut);
@@ -478,7 +486,7 @@ inline std::string inspect_text(const inspect_report& r) {
       if (!d.failing.empty()) {
         if (d.verdict() == load_verdict::cannot_load)
           out += "CANNOT LOAD: " + std::to_string(d.failed()) + of + "have no image for it\n";
-        groups(d.failing, "fix");
+        groups(d.failing, dispatches ? nullptr : "fix");
       }
       if (!d.unknown.empty()) {
         out += std::string(d.failing.empty() ? "unknown: built by an unknown CUDA: "
@@ -487,7 +495,7 @@ inline std::string inspect_text(const inspect_report& r) {
                "load only if the driver runs the CUDA that built their machine code, which the file does not say\n";
         groups(d.unknown, "settle");
       }
-      if (d.failed() + d.unknowns() < d.judged)
+      if (!dispatches && d.failed() + d.unknowns() < d.judged)
         out +=
             "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
             "architecture holds such code objects on purpose)\n";
