@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The release packages: scripts/build-wheels.sh builds the sdist and the manylinux wheels from the
-# sdist and checks them (auditwheel show, the libraries the binaries need, the files a wheel must
-# hold, an install with --no-index into a fresh venv, import + resolve, the console script and
-# python -m cuarch, the stub against nanobind's stubgen of the installed module, mypy --strict and
-# pyright on tests/python/typed_user.py, twine check). Then this test makes sure those checks can
-# fail: a mistyped user script must fail mypy and pyright, and a wheel without py.typed the check.
+# The release packages: scripts/build-wheels.sh builds the sdist and, from it, the manylinux_2_17
+# wheels for x86_64 and aarch64 (cross-compiled), cp310, cp311 and cp312-abi3, and checks them
+# (auditwheel show, the ELF machine, glibc symbol versions and libraries the binaries need, the
+# files a wheel must hold; for x86_64 an install with --no-index into a fresh venv, import +
+# resolve, the console script and python -m cuarch, the stub against nanobind's stubgen of the
+# installed module, mypy --strict and pyright on tests/python/typed_user.py; for aarch64 the command
+# line and the cp311 module under qemu-aarch64-static with Debian's arm64 Python 3.11, skipped,
+# saying so, only where qemu or that userland cannot be fetched; twine check; a wheel for every
+# claimed Python). Then this test makes sure those checks can fail: a mistyped user script must fail
+# mypy and pyright, and a wheel without py.typed the check.
 #
-# Warm runs are fast: the pinned tools sit in a wheelhouse and venvs under the build tree, the
-# sdist is unpacked onto the same source folder (only changed files rewritten) and each wheel's
-# CMake build tree is kept. The first run fills the wheelhouse from the package index.
+# Warm runs are fast: the pinned tools sit in a wheelhouse and venvs under the build tree, zig, the
+# compiler wrappers, qemu and the arm64 userland in ~/.cache/cuarch/wheels, the sdist is unpacked
+# onto the same source folder (only changed files rewritten), each wheel's CMake build tree is kept,
+# and ccache hits across clones. The first run fills the caches from the package indexes.
 #
 # Environment: CUARCH_SOURCE_DIR, CUARCH_BINARY_DIR (ctest sets both). Exit 77 (skipped) only
 # without a Python 3.10+ or readelf; everything else is a pass or a failure.
