@@ -380,7 +380,11 @@ qemu_setup() {
   find "$tmp/qemu" -mindepth 1 ! -path "$tmp/qemu/usr" ! -path "$tmp/qemu/usr/bin" ! -path "$tmp/qemu/usr/bin/qemu-aarch64-static" -delete
   rm -rf "$tmp/lists" "$tmp/cache" "$tmp/debs" "$tmp/sysroot/usr/share/doc" "$tmp/sysroot/usr/share/man"
   echo "$want" > "$tmp/.packages"
-  rm -rf "$dir" && mv -T "$tmp" "$dir" || { qemu_absent="could not move $tmp to $dir"; return 1; }
+  if [[ -x $qemu && -f $dir/.packages && $(cat "$dir/.packages") == "$want" ]]; then
+    rm -rf "$tmp"  # another run (a clone's CI) was first: its copy is in use
+  else
+    rm -rf "$dir" && mv -T "$tmp" "$dir" || { qemu_absent="could not move $tmp to $dir"; return 1; }
+  fi
 }
 
 # ---- checks ---------------------------------------------------------------------------------------
