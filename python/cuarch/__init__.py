@@ -515,8 +515,9 @@ def inspect(
 
     Returns the cuarch.inspect/1 document as a dict (typed: cuarch.InspectDocument): "ok" (every
     device loads every file), "files" (per file its code objects and images, and per device "verdict" ("loads",
-    "cannot_load", or "unknown": machine code whose builder the file does not say; for a library that
-    keeps code in its data sections and picks it by architecture, "dispatches" or "no_code_found"), "loads"
+    "dispatches": code for it beside code objects only for other architectures, a library that picks its
+    kernels; "cannot_load"; "unknown": machine code whose builder the file does not say; "no_code_found":
+    a library that keeps code in its data sections, none of it for the device), "loads"
     (known to load), the images "chosen", the "failing" groups with their error, "fix" and "fix_ways", and
     the "unknown" groups with what would "settle" them). With no device named and none visible,
     the files are listed and "devices" is empty: nothing is judged. Raises ResolveInputError for a

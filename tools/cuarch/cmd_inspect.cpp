@@ -32,10 +32,12 @@ Devices: --device-cc, else this machine's (NVML, as `cuarch resolve --archs nati
 --inventory FILE, each node with its own compute capabilities and driver (docs/inspect.md).
 With no device named and none visible (a build machine), the files are listed, not judged.
 A code object with no kernel (an empty fatbin, cubins without .text) is listed, not judged.
-Verdicts per device: loads; CANNOT LOAD (with a fix that works); unknown (machine code whose
-builder the file does not say, e.g. compressed, under a driver that may not run it). A library
-that keeps code in its data sections and picks it by architecture (cuFFT): dispatches (it holds
-code for the device), or no code found (none for it where cuarch can see).
+Verdicts per device: loads; dispatches (code for it beside code objects only for other
+architectures: a library that picks its kernels, as cuBLAS; cuFFT keeps its code in data
+sections, which are searched too); CANNOT LOAD (none for it, or one fails for the driver; with a
+fix that works); unknown (machine code whose builder the file does not say, e.g. compressed,
+under a driver that may not run it); no code found (a library with code in data sections, none of
+it for the device).
 exit status: 0 every device loads every file, or finds code for it in such a library (or
 nothing was judged); 1 a device cannot load a file, whether it does is unknown, or no code for it
 was found; 2 bad usage or a file that cannot be read or whose CUDA code is malformed.
