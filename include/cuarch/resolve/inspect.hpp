@@ -495,10 +495,9 @@ inline std::string inspect_text(const inspect_report& r) {
                "load only if the driver runs the CUDA that built their machine code, which the file does not say\n";
         groups(d.unknown, "settle");
       }
+      // Some load beside these, which fail for the driver or may (per-architecture ones are dispatches).
       if (!dispatches && d.failed() + d.unknowns() < d.judged)
-        out +=
-            "    (a kernel fails to launch on it only if its code object is one of these; a library that picks its kernels per "
-            "architecture holds such code objects on purpose)\n";
+        out += "    (a kernel fails to launch on it only if its code object is one of these)\n";
     }
   }
   if (codeless > 1)
